@@ -1,0 +1,107 @@
+"""attention_core: the math and the data of Attention Lab, pure (torch, numpy, pandas only).
+
+Shape letters used throughout: T tokens, d_model embedding size, d_k query/key size,
+d_v value size, h heads. Every function takes and returns torch tensors (float32 by
+default; float64 works too) unless its name says frame or labels.
+"""
+
+from attention_core.attention import (
+    AttentionSteps,
+    apply_mask,
+    attention_scores,
+    column_softmax,
+    context_vectors,
+    contributions,
+    dot_product_terms,
+    naive_normalize,
+    naive_softmax,
+    project_qkv,
+    row_entropy,
+    scale_scores,
+    self_attention,
+    softmax,
+)
+from attention_core.embeddings import (
+    MAX_TOKENS,
+    check_d_model,
+    check_seed,
+    distinct_tokens,
+    one_hot_embeddings,
+    random_embeddings,
+    tokenize,
+    validate_embedding_matrix,
+)
+from attention_core.heads import (
+    MultiHeadSteps,
+    head_size,
+    merge_heads,
+    multi_head_attention,
+    parameter_count,
+    split_heads,
+)
+from attention_core.masks import (
+    causal_mask,
+    fully_masked_rows,
+    mask_with_constant,
+    multiply_and_renormalize,
+    no_mask,
+    padding_mask,
+    sliding_window_mask,
+    to_blocked,
+)
+from attention_core.presets import DEFAULT_PRESET, PRESETS, PRESETS_BY_KEY, PRINTED, SCALING_EXAMPLE, Preset
+from attention_core.projections import Projections, random_output_weight, random_projections, recover_weight
+from attention_core.tables import long_frame, token_frame, token_labels, vector_frame
+
+__all__ = [
+    "DEFAULT_PRESET",
+    "MAX_TOKENS",
+    "PRESETS",
+    "PRESETS_BY_KEY",
+    "PRINTED",
+    "SCALING_EXAMPLE",
+    "AttentionSteps",
+    "MultiHeadSteps",
+    "Preset",
+    "Projections",
+    "apply_mask",
+    "attention_scores",
+    "causal_mask",
+    "check_d_model",
+    "check_seed",
+    "column_softmax",
+    "context_vectors",
+    "contributions",
+    "distinct_tokens",
+    "dot_product_terms",
+    "fully_masked_rows",
+    "head_size",
+    "long_frame",
+    "mask_with_constant",
+    "merge_heads",
+    "multi_head_attention",
+    "multiply_and_renormalize",
+    "naive_normalize",
+    "naive_softmax",
+    "no_mask",
+    "one_hot_embeddings",
+    "padding_mask",
+    "parameter_count",
+    "project_qkv",
+    "random_embeddings",
+    "random_output_weight",
+    "random_projections",
+    "recover_weight",
+    "row_entropy",
+    "scale_scores",
+    "self_attention",
+    "sliding_window_mask",
+    "softmax",
+    "split_heads",
+    "to_blocked",
+    "token_frame",
+    "token_labels",
+    "tokenize",
+    "validate_embedding_matrix",
+    "vector_frame",
+]

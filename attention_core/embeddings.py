@@ -1,0 +1,124 @@
+"""Tokens and embeddings: the input matrix X of shape (T, d_model).
+
+Shape letters: T tokens, d_model embedding size.
+Bad input never reaches the math: every check here raises ``ValueError`` with a
+sentence a learner can act on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+MAX_TOKENS = 1024  # hard limit: longer sentences are refused with a message
+MAX_D_MODEL = 64  # embeddings wider than this are refused
+MAX_ABS_VALUE = 1e4  # a hand-edited cell beyond this is refused (exp would overflow long before)
+MAX_TOKEN_CHARS = 10_000
+
+
+def tokenize(text: str) -> list[str]:
+    """Split on white space, keeping punctuation with its word ("can't" is one token)."""
+    if not isinstance(text, str):
+        raise ValueError("The sentence must be text.")
+    tokens = text.split()
+    if not tokens:
+        raise ValueError("The sentence is empty: type at least one word.")
+    if len(tokens) > MAX_TOKENS:
+        raise ValueError(
+            f"The sentence has {len(tokens):,} tokens; the lab handles at most {MAX_TOKENS:,}."
+        )
+    return tokens
+
+
+def distinct_tokens(tokens: Sequence[str]) -> list[str]:
+    """The vocabulary: each distinct token once, in order of first appearance."""
+    return list(dict.fromkeys(tokens))
+
+
+def check_d_model(d_model: int) -> int:
+    """Refuse an embedding size the lab cannot draw or that makes no sense."""
+    if isinstance(d_model, bool) or not isinstance(d_model, int | np.integer):
+        raise ValueError("The embedding size d_model must be a whole number.")
+    if not 1 <= d_model <= MAX_D_MODEL:
+        raise ValueError(f"The embedding size d_model must be between 1 and {MAX_D_MODEL}.")
+    return int(d_model)
+
+
+def check_seed(seed: int) -> int:
+    """Seeds are whole numbers from 0 to 2**63 - 1, as torch.Generator accepts."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise ValueError("The seed must be a whole number.")
+    if not 0 <= seed < 2**63:
+        raise ValueError("The seed must be a whole number from 0 to 9,223,372,036,854,775,807.")
+    return int(seed)
+
+
+def random_embeddings(
+    tokens: Sequence[str], d_model: int, seed: int, dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
+    """X[i] = E[vocab(tokens[i])] with E ~ N(0, 1) drawn from a seeded generator; (T, d_model)."""
+    d_model, seed = check_d_model(d_model), check_seed(seed)
+    vocab = distinct_tokens(tokens)
+    generator = torch.Generator().manual_seed(seed)
+    table = torch.randn(len(vocab), d_model, generator=generator, dtype=torch.float64)  # (V, d_model)
+    rows = [vocab.index(token) for token in tokens]
+    return table[rows].to(dtype)  # (T, d_model)
+
+
+def one_hot_embeddings(tokens: Sequence[str], dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """X[i] = e_{vocab(tokens[i])}: one dimension per distinct token; (T, V)."""
+    vocab = distinct_tokens(tokens)
+    if len(vocab) > MAX_D_MODEL:
+        raise ValueError(
+            f"One-hot needs one dimension per distinct word: {len(vocab)} words is more than "
+            f"the {MAX_D_MODEL} dimensions the lab allows. Use random embeddings instead."
+        )
+    rows = [vocab.index(token) for token in tokens]
+    return torch.eye(len(vocab), dtype=dtype)[rows]  # (T, V)
+
+
+def _cell_to_float(value: object, row: int, col: int) -> float:
+    """One cell of an edited matrix as a float, or a ValueError naming the cell."""
+    where = f"row {row + 1}, column {col + 1}"
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise ValueError(f"The cell at {where} is empty: every cell needs a number.")
+    if isinstance(value, bool):
+        raise ValueError(f"The cell at {where} is true/false, not a number.")
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"The cell at {where} holds {str(value)[:20]!r}, which is not a number.") from None
+    if math.isnan(number):
+        raise ValueError(f"The cell at {where} is empty or NaN (not a number): type a number.")
+    if math.isinf(number):
+        raise ValueError(f"The cell at {where} is infinite: type a finite number.")
+    if abs(number) > MAX_ABS_VALUE:
+        raise ValueError(
+            f"The cell at {where} is {number:g}; keep values within ±{MAX_ABS_VALUE:g} "
+            "so the exponentials in softmax stay meaningful."
+        )
+    return number
+
+
+def validate_embedding_matrix(
+    values: object, n_tokens: int, d_model: int | None = None, dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
+    """Check a user-edited matrix (list of rows, array or DataFrame) and return it as (T, d_model)."""
+    if hasattr(values, "to_numpy"):
+        values = values.to_numpy(dtype=object)  # a DataFrame from st.data_editor
+    array = np.asarray(values, dtype=object)
+    if array.size == 0:
+        raise ValueError("The embedding matrix is empty: it needs one row per token.")
+    if array.ndim != 2:
+        raise ValueError("The embedding matrix must be a table: one row per token, one column per dimension.")
+    rows, cols = array.shape
+    if rows != n_tokens:
+        raise ValueError(f"The matrix has {rows} rows but the sentence has {n_tokens} tokens: one row per token.")
+    if d_model is not None and cols != d_model:
+        raise ValueError(f"The matrix has {cols} columns but d_model is {d_model}: one column per dimension.")
+    check_d_model(cols)
+    numbers = [[_cell_to_float(array[i, j], i, j) for j in range(cols)] for i in range(rows)]
+    return torch.tensor(numbers, dtype=dtype)  # (T, d_model)

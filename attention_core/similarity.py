@@ -1,0 +1,22 @@
+"""Facts about a score matrix that the scores page states: symmetry and nearest neighbours.
+
+Shape letters: T tokens.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def asymmetry(scores: torch.Tensor) -> float:
+    """max_ij |S_ij - S_ji|: 0 for X X^T (symmetric), usually not for Q K^T."""
+    return float((scores - scores.transpose(-2, -1)).abs().max().item())  # (T, T) -> scalar
+
+
+def most_and_least_similar(scores_row: torch.Tensor, query_index: int) -> tuple[int | None, int | None]:
+    """Indices of the highest and lowest score among the *other* tokens (None if there are none)."""
+    others = [j for j in range(scores_row.shape[0]) if j != query_index]
+    if not others:
+        return None, None
+    values = scores_row[others]  # (T - 1,)
+    return others[int(values.argmax())], others[int(values.argmin())]

@@ -1,0 +1,79 @@
+"""Tensors -> pandas DataFrames labelled by tokens, wide (for tables) and long (for Altair).
+
+Shape letters: T tokens (rows and columns of attention matrices), d dimensions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import pandas as pd
+import torch
+
+MAX_LABEL_CHARS = 24
+DECIMALS = 4
+
+
+def short_label(token: str, limit: int = MAX_LABEL_CHARS) -> str:
+    """A token cut to ``limit`` characters with an ellipsis, so a 10,000-character word stays readable."""
+    return token if len(token) <= limit else token[: limit - 1] + "…"
+
+
+def token_labels(tokens: Sequence[str]) -> list[str]:
+    """Unique, readable labels: a repeated token gets its position, e.g. 'the (1)', 'the (5)'."""
+    shortened = [short_label(token) for token in tokens]
+    counts = Counter(shortened)
+    labels = [f"{label} ({i + 1})" if counts[label] > 1 else label for i, label in enumerate(shortened)]
+    taken: set[str] = set()
+    unique = []
+    for i, label in enumerate(labels):
+        while label in taken:  # e.g. a typed token that already reads "the (5)"
+            label = f"{label} [{i + 1}]"
+        taken.add(label)
+        unique.append(label)
+    return unique
+
+
+def dimension_labels(d: int, prefix: str = "d") -> list[str]:
+    """Column labels for embedding dimensions: d1, d2, ..."""
+    return [f"{prefix}{i + 1}" for i in range(d)]
+
+
+def to_frame(matrix: torch.Tensor, row_labels: Sequence[str], col_labels: Sequence[str]) -> pd.DataFrame:
+    """A (rows, cols) tensor as a float64 DataFrame with the given labels."""
+    values = matrix.detach().to(torch.float64).reshape(len(row_labels), len(col_labels)).numpy()
+    return pd.DataFrame(values, index=list(row_labels), columns=list(col_labels))
+
+
+def token_frame(matrix: torch.Tensor, tokens: Sequence[str]) -> pd.DataFrame:
+    """A (T, T) matrix labelled by tokens on both axes: rows are queries, columns are keys."""
+    labels = token_labels(tokens)
+    return to_frame(matrix, labels, labels)
+
+
+def vector_frame(matrix: torch.Tensor, tokens: Sequence[str], prefix: str = "d") -> pd.DataFrame:
+    """A (T, d) matrix with token rows and dimension columns d1..dd."""
+    return to_frame(matrix, token_labels(tokens), dimension_labels(matrix.shape[-1], prefix))
+
+
+def long_frame(
+    matrix: torch.Tensor, row_labels: Sequence[str], col_labels: Sequence[str], value_name: str = "value"
+) -> pd.DataFrame:
+    """Long form for Altair: one row per cell with row, col, their positions and the value."""
+    wide = to_frame(matrix, row_labels, col_labels)
+    n_rows, n_cols = wide.shape
+    return pd.DataFrame(
+        {
+            "row": [label for label in row_labels for _ in range(n_cols)],
+            "col": list(col_labels) * n_rows,
+            "row_pos": [i for i in range(n_rows) for _ in range(n_cols)],
+            "col_pos": list(range(n_cols)) * n_rows,
+            value_name: wide.to_numpy().reshape(-1),
+        }
+    )
+
+
+def round_frame(frame: pd.DataFrame, decimals: int = DECIMALS) -> pd.DataFrame:
+    """The frame rounded to the tutorials' 4 decimals (for CSV downloads and printed comparisons)."""
+    return frame.round(decimals)

@@ -1,0 +1,64 @@
+"""Helpers for page tests: open the app with a lesson in the URL, go to a page, read what it shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "streamlit_app.py")
+PAGES = [
+    "app_pages/overview.py",
+    "app_pages/scores.py",
+    "app_pages/softmax.py",
+    "app_pages/context_vectors.py",
+    "app_pages/qkv_projections.py",
+    "app_pages/scaling.py",
+    "app_pages/masking.py",
+    "app_pages/multi_head.py",
+    "app_pages/positions.py",
+    "app_pages/pipeline.py",
+]
+# URL values are what the widgets display (Streamlit binds the formatted option).
+OWN_SENTENCE = "Your own sentence"
+EMBEDDING_LABELS = {"printed": "As printed in the tutorial", "random": "Random (seeded)", "one-hot": "One-hot", "edited": "Edit by hand"}
+
+
+def open_page(page: str = "app_pages/overview.py", params: dict[str, str] | None = None, timeout: float = 60) -> AppTest:
+    """Run the app with ``params`` in the URL, then switch to ``page`` and run it."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    at.query_params.update(params or {})
+    at.run()
+    if page != "app_pages/overview.py":
+        at.switch_page(page).run()
+    return at
+
+
+def sentence_params(sentence: str, *, embedding: str = "random", seed: int = 0, d_model: int = 4, query: str | None = None) -> dict[str, str]:
+    """URL parameters for a typed sentence."""
+    params = {"example": OWN_SENTENCE, "sentence": sentence, "embedding": EMBEDDING_LABELS[embedding], "seed": str(seed), "d_model": str(d_model)}
+    if query is not None:
+        params["query"] = query
+    return params
+
+
+def lesson(at: AppTest):
+    """The Lesson the sidebar built in the last run."""
+    return at.session_state["_lesson"]
+
+
+def assert_clean(at: AppTest) -> None:
+    """No exception element and no traceback on the page."""
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def charts(at: AppTest) -> list:
+    """Every Altair/Vega-Lite chart element of the last run."""
+    return list(at.get("arrow_vega_lite_chart"))
+
+
+def frames(at: AppTest) -> list[pd.DataFrame]:
+    """Every st.dataframe's data as a DataFrame (data editors excluded)."""
+    return [df.value for df in at.dataframe if df.editing_mode == "read_only"]

@@ -1,0 +1,1 @@
+"""Streamlit and Altair helpers shared by the pages: inputs (sidebar), charts, display."""

@@ -1,0 +1,227 @@
+"""Every chart of the lab, as pure functions returning ``alt.Chart`` (or an RGB array for rasters).
+
+Heatmaps: ``mark_rect`` + ``mark_text``, tokens in sentence order on both axes, a diverging
+scale centred on 0 for scores and a sequential 0..1 scale for weights (colour-blind-safe
+schemes), tooltips with query, key and value. Square cells of a fixed size up to 24 tokens,
+then shrinking to fit with values only in the tooltip; beyond 128 tokens an Altair chart is
+too slow for the browser, so ``raster`` colour-maps the matrix into an image instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from ui.format import format_number, format_short
+
+Kind = Literal["weights", "scores", "mask", "values"]
+
+CELL_PX = 40  # fixed cell size up to MAX_TEXT_TOKENS
+MAX_TEXT_TOKENS = 24  # above this, values move to the tooltip
+MAX_CHART_TOKENS = 128  # above this, heatmaps become raster images
+FIT_PX = 760  # the size a shrinking heatmap fits into
+SEQUENTIAL_SCHEME = "viridis"  # perceptually uniform, colour-blind safe
+DIVERGING_SCHEME = "blueorange"  # colour-blind safe, white-ish at the centre
+MASK_COLOURS = ("#3b5bdb", "#e9ecef")  # may attend, blocked
+
+# viridis and blue-white-orange anchor colours for rasters (same look as the Vega schemes)
+_VIRIDIS = np.array(
+    [[68, 1, 84], [72, 40, 120], [62, 73, 137], [49, 104, 142], [38, 130, 142],
+     [31, 158, 137], [53, 183, 121], [110, 206, 88], [181, 222, 43], [253, 231, 37]],
+    dtype=float,
+)
+_BLUE_ORANGE = np.array(
+    [[5, 48, 97], [67, 147, 195], [209, 229, 240], [247, 247, 247], [254, 224, 182], [244, 165, 92], [127, 59, 8]],
+    dtype=float,
+)
+
+
+def cell_size(n: int) -> int:
+    """Pixels per cell: fixed up to MAX_TEXT_TOKENS, then shrinking so the chart fits FIT_PX."""
+    return CELL_PX if n <= MAX_TEXT_TOKENS else max(3, FIT_PX // n)
+
+
+def show_values(n_rows: int, n_cols: int) -> bool:
+    """Values are printed inside the cells only while the cells are large enough to read them."""
+    return max(n_rows, n_cols) <= MAX_TEXT_TOKENS
+
+
+def _colour(kind: Kind, data: pd.DataFrame) -> alt.Color:
+    if kind == "weights":
+        scale = alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, 1])
+        return alt.Color("value:Q", scale=scale, title="weight")
+    if kind == "mask":
+        return alt.Color(
+            "allowed:N",
+            scale=alt.Scale(domain=["may attend", "blocked"], range=list(MASK_COLOURS)),
+            title="mask",
+        )
+    finite = data["value"].replace([np.inf, -np.inf], np.nan).abs()
+    extent = float(finite.max()) if finite.notna().any() and finite.max() > 0 else 1.0
+    scale = alt.Scale(scheme=DIVERGING_SCHEME, domain=[-extent, extent], domainMid=0, clamp=True)
+    return alt.Color("value:Q", scale=scale, title="score" if kind == "scores" else "value")
+
+
+def _text_colour(kind: Kind, data: pd.DataFrame) -> alt.Color:
+    """Light text on dark cells, dark text on light cells."""
+    if kind == "weights":
+        return alt.when(alt.datum.value < 0.55).then(alt.value("white")).otherwise(alt.value("black"))
+    if kind == "mask":
+        return alt.when(alt.datum.allowed == "may attend").then(alt.value("white")).otherwise(alt.value("black"))
+    finite = data["value"].replace([np.inf, -np.inf], np.nan).abs()
+    threshold = 0.6 * float(finite.max()) if finite.notna().any() else 0.0
+    dark = alt.expr.abs(alt.datum.value) > threshold
+    return alt.when(dark).then(alt.value("white")).otherwise(alt.value("black"))
+
+
+def heatmap(
+    data: pd.DataFrame,
+    row_order: Sequence[str],
+    col_order: Sequence[str],
+    *,
+    kind: Kind = "weights",
+    title: str = "",
+    row_title: str = "query",
+    col_title: str = "key",
+) -> alt.LayerChart | alt.Chart:
+    """A labelled heatmap of a long frame with columns row, col, value (see attention_core.tables.long_frame)."""
+    data = data.copy()
+    data["exact"] = [format_number(v) for v in data["value"]]
+    data["short"] = [format_short(v) for v in data["value"]]
+    if kind == "mask":
+        data["allowed"] = np.where(data["value"] > 0, "may attend", "blocked")
+    data["value"] = data["value"].replace([np.inf, -np.inf], np.nan)  # -inf cells drawn empty, labelled
+    n_rows, n_cols = len(row_order), len(col_order)
+    size = cell_size(max(n_rows, n_cols))
+    axis_labels = max(n_rows, n_cols) <= MAX_CHART_TOKENS // 2
+    base = alt.Chart(data, title=title).encode(
+        x=alt.X("col:N", sort=list(col_order), title=col_title,
+                axis=alt.Axis(labelAngle=-45, orient="top", labels=axis_labels, labelLimit=120)),
+        y=alt.Y("row:N", sort=list(row_order), title=row_title, axis=alt.Axis(labels=axis_labels, labelLimit=140)),
+        tooltip=[
+            alt.Tooltip("row:N", title=row_title),
+            alt.Tooltip("col:N", title=col_title),
+            alt.Tooltip("exact:N", title="value"),
+        ],
+    )
+    rect = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0).encode(color=_colour(kind, data))
+    chart = rect
+    if show_values(n_rows, n_cols):
+        text = base.mark_text(fontSize=11 if size >= 40 else 9).encode(text="short:N", color=_text_colour(kind, data))
+        chart = rect + text
+    return chart.properties(width=size * n_cols, height=size * n_rows)
+
+
+def _interpolate(anchors: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Colours at positions t in [0, 1] along evenly spaced anchor colours: (..., 3) uint8."""
+    positions = np.linspace(0.0, 1.0, len(anchors))
+    channels = [np.interp(t, positions, anchors[:, c]) for c in range(3)]
+    return np.stack(channels, axis=-1).round().astype(np.uint8)
+
+
+def raster(values: np.ndarray, *, kind: Kind = "weights", pixels: int = 2) -> np.ndarray:
+    """A large matrix as an RGB image (rows, cols, 3), same colour scales as ``heatmap``; NaN/-inf grey."""
+    values = np.asarray(values, dtype=float)
+    bad = ~np.isfinite(values)
+    if kind in ("weights", "mask"):
+        t = np.clip(np.nan_to_num(values, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+        image = _interpolate(_VIRIDIS if kind == "weights" else np.array([[233, 236, 239], [59, 91, 219]], float), t)
+    else:
+        finite = np.abs(values[~bad])
+        extent = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+        t = (np.clip(np.nan_to_num(values, nan=0.0, posinf=extent, neginf=-extent), -extent, extent) / extent + 1) / 2
+        image = _interpolate(_BLUE_ORANGE, t)
+    image[bad] = (160, 160, 160)
+    return image.repeat(pixels, axis=0).repeat(pixels, axis=1)
+
+
+def stacked_contributions(data: pd.DataFrame, token_order: Sequence[str], *, title: str = "") -> alt.Chart:
+    """Stacked bars: per dimension, each token's weight x value; the bar total is the context vector."""
+    return (
+        alt.Chart(data, title=title)
+        .mark_bar()
+        .encode(
+            x=alt.X("dimension:N", title="dimension", sort=None),
+            y=alt.Y("contribution:Q", title="weight × value", stack="zero"),
+            color=alt.Color("token:N", sort=list(token_order), scale=alt.Scale(scheme="tableau10"), title="token"),
+            order=alt.Order("token_pos:Q"),
+            tooltip=["token:N", "dimension:N", alt.Tooltip("weight:Q", format=".4f"),
+                     alt.Tooltip("value:Q", format=".4f"), alt.Tooltip("contribution:Q", format=".4f")],
+        )
+        .properties(height=280, description=title or "Stacked contributions to a context vector")
+    )
+
+
+def bars(data: pd.DataFrame, *, x: str, y: str, order: Sequence[str] | None = None, title: str = "",
+         color: str | None = None, y_title: str | None = None) -> alt.Chart:
+    """Simple bars of y per x category, in the given order (tokens keep sentence order)."""
+    encoding = {
+        "x": alt.X(f"{x}:N", sort=list(order) if order is not None else None, title=x),
+        "y": alt.Y(f"{y}:Q", title=y_title or y),
+        "tooltip": [f"{x}:N", alt.Tooltip(f"{y}:Q", format=".4f")],
+    }
+    if color:
+        encoding["color"] = alt.Color(f"{color}:N", title=color)
+        encoding["xOffset"] = alt.XOffset(f"{color}:N")
+    return alt.Chart(data, title=title).mark_bar().encode(**encoding).properties(height=260, description=title)
+
+
+def lines(data: pd.DataFrame, *, x: str, y: str, color: str | None = None, title: str = "",
+          x_title: str | None = None, y_title: str | None = None, log_y: bool = False) -> alt.Chart:
+    """Line chart with points: y against a numeric x, one line per colour group."""
+    encoding = {
+        "x": alt.X(f"{x}:Q", title=x_title or x),
+        "y": alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log") if log_y else alt.Undefined),
+        "tooltip": [alt.Tooltip(f"{x}:Q"), alt.Tooltip(f"{y}:Q", format=".4f")],
+    }
+    if color:
+        encoding["color"] = alt.Color(f"{color}:N", title=color)
+        encoding["tooltip"].append(f"{color}:N")
+    return alt.Chart(data, title=title).mark_line(point=True).encode(**encoding).properties(height=280, description=title)
+
+
+def scatter_2d(data: pd.DataFrame, *, title: str = "", x_title: str = "dim 1", y_title: str = "dim 2") -> alt.LayerChart:
+    """Points with columns x, y, label, kind ('input' / 'context'); arrows drawn as rules from input to context."""
+    points = alt.Chart(data).mark_point(filled=True, size=90).encode(
+        x=alt.X("x:Q", title=x_title), y=alt.Y("y:Q", title=y_title),
+        color=alt.Color("kind:N", title="vector"), shape=alt.Shape("kind:N"),
+        tooltip=["label:N", "kind:N", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")],
+    )
+    labels = points.mark_text(dx=8, dy=-8, align="left", fontSize=11).encode(text="label:N")
+    inputs = data[data["kind"] == "input"][["label", "x", "y"]]
+    contexts = data[data["kind"] == "context"][["label", "x", "y"]].rename(columns={"x": "x2", "y": "y2"})
+    pairs = inputs.merge(contexts, on="label")
+    arrows = alt.Chart(pairs).mark_rule(strokeDash=[4, 3], color="grey").encode(x="x:Q", y="y:Q", x2="x2:Q", y2="y2:Q")
+    return (arrows + points + labels).properties(title=title, height=380, description=title)
+
+
+def line_view(data: pd.DataFrame, tokens: Sequence[str], *, title: str = "") -> alt.LayerChart:
+    """'Who attends to whom' as BertViz draws it: queries left, keys right, line opacity = weight.
+
+    ``data`` is the long frame of a (T, T) weight matrix (row = query, col = key, row_pos,
+    col_pos, value). Hovering a query token keeps only its lines bright.
+    """
+    T = len(tokens)
+    hover = alt.selection_point(fields=["row"], on="pointerover", clear="pointerout", empty=True)
+    pairs = data.assign(x0=0.0, x1=1.0)
+    links = alt.Chart(pairs).mark_rule(color="#3b5bdb").encode(
+        x=alt.X("x0:Q", axis=None, scale=alt.Scale(domain=[-0.35, 1.35])),
+        x2="x1:Q",
+        y=alt.Y("row_pos:Q", axis=None, scale=alt.Scale(domain=[T - 0.5, -0.5])),
+        y2="col_pos:Q",
+        strokeWidth=alt.value(2),
+        opacity=alt.when(hover).then(alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1]))).otherwise(alt.value(0.03)),
+        tooltip=[alt.Tooltip("row:N", title="query"), alt.Tooltip("col:N", title="key"), alt.Tooltip("value:Q", title="weight", format=".4f")],
+    )
+    side = pd.DataFrame({"row": list(tokens), "pos": range(T)})
+    left = alt.Chart(side).mark_text(align="right", dx=-6, fontSize=12).encode(
+        x=alt.datum(0.0), y=alt.Y("pos:Q"), text="row:N",
+        fontWeight=alt.when(hover).then(alt.value("bold")).otherwise(alt.value("normal")),
+    ).add_params(hover)
+    right = alt.Chart(side).mark_text(align="left", dx=6, fontSize=12).encode(x=alt.datum(1.0), y=alt.Y("pos:Q"), text="row:N")
+    height = max(160, min(24, 760 // max(T, 1)) * T)
+    return (links + left + right).properties(title=title, width=420, height=height, description=title or "Line view of attention weights")

@@ -1,0 +1,100 @@
+"""Small Streamlit building blocks every page uses: tables, heatmaps, code, downloads.
+
+Pages stay thin: they pass tensors and labels from attention_core to these helpers.
+Numbers are formatted by column configuration (4 decimals; scientific notation for a
+column holding tiny non-zero values, so they never read as 0.0000), not the pandas Styler.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+import streamlit as st
+import torch
+
+from attention_core.tables import long_frame, to_frame
+from ui import charts
+from ui.format import is_tiny
+
+
+def number_format(column: pd.Series) -> str:
+    """printf format for one column: 4 decimals, or scientific if it holds tiny non-zero values."""
+    return "%.3e" if any(is_tiny(float(v)) for v in column) else "%.4f"
+
+
+def table(frame: pd.DataFrame, *, alt: str | None = None, key: str | None = None) -> None:
+    """A numeric DataFrame as st.dataframe with token labels kept and numbers at 4 decimals."""
+    config = {
+        str(column): st.column_config.NumberColumn(str(column), format=number_format(frame[column]))
+        for column in frame.columns
+    }
+    height = "auto" if len(frame) <= 16 else 420
+    st.dataframe(frame, column_config=config, height=height, alt=alt, key=key)
+
+
+def heatmap(
+    matrix: torch.Tensor,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    kind: charts.Kind = "weights",
+    title: str = "",
+    row_title: str = "query",
+    col_title: str = "key",
+) -> None:
+    """Draw a matrix as an Altair heatmap, or as a raster image beyond MAX_CHART_TOKENS tokens."""
+    alt_text = f"{title}: heatmap of {len(row_labels)} × {len(col_labels)} values ({row_title} × {col_title})"
+    if max(len(row_labels), len(col_labels)) > charts.MAX_CHART_TOKENS:
+        values = to_frame(matrix, row_labels, col_labels).to_numpy()
+        st.image(charts.raster(values, kind=kind), caption=title, alt=alt_text)
+        st.caption(
+            f"{len(row_labels)} tokens is too many for an interactive chart: this is a colour-mapped "
+            "image of the same matrix (same colour scale). Use the table for exact values."
+        )
+        return
+    data = long_frame(matrix, row_labels, col_labels)
+    chart = charts.heatmap(data, row_labels, col_labels, kind=kind, title=title, row_title=row_title, col_title=col_title)
+    st.altair_chart(chart, alt=alt_text, width="content")
+
+
+def matrix(
+    matrix: torch.Tensor,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    kind: charts.Kind = "weights",
+    title: str = "",
+    row_title: str = "query",
+    col_title: str = "key",
+    download: str | None = None,
+) -> pd.DataFrame:
+    """Heatmap and table of one matrix in two tabs (and a CSV download); returns the table's frame."""
+    frame = to_frame(matrix, row_labels, col_labels)
+    chart_tab, table_tab = st.tabs(["Heatmap", "Table"])
+    with chart_tab:
+        heatmap(matrix, row_labels, col_labels, kind=kind, title=title, row_title=row_title, col_title=col_title)
+    with table_tab:
+        table(frame, alt=title)
+    if download:
+        download_csv(frame, download, label=f"Download {title or 'this matrix'} as CSV")
+    return frame
+
+
+def download_csv(frame: pd.DataFrame, filename: str, *, label: str = "Download as CSV") -> None:
+    """A CSV download of a table, with full precision and the token labels."""
+    st.download_button(label, frame.to_csv().encode("utf-8"), file_name=filename, mime="text/csv",
+                       icon=":material/download:", on_click="ignore")
+
+
+def show_code(*functions: Callable, title: str = "Show the code") -> None:
+    """The exact source of the core functions the page runs (inspect.getsource: never drifts)."""
+    with st.expander(title, icon=":material/code:"):
+        for function in functions:
+            st.code(inspect.getsource(function), language="python")
+
+
+def lesson_caption(description: str) -> None:
+    """One line saying which input the numbers come from."""
+    st.caption(f"Input: {description}. Change it in the sidebar.")

@@ -1,0 +1,213 @@
+"""The shared sidebar: which sentence and embeddings every page works on.
+
+The sidebar is drawn once per run by ``streamlit_app.py`` before the page runs, so its
+widgets keep their values across pages. The lesson-defining widgets are bound to the
+URL (``bind="query-params"``): a copied link opens the same lesson with the same numbers.
+Bad input shows an error and the last good lesson stays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+import torch
+
+import attention_core as ac
+from attention_core.embeddings import MAX_TOKENS
+from attention_core.presets import PRESETS_BY_KEY, Preset
+
+OWN = "own"
+DEFAULT_SENTENCE = "the cat sat on the mat"
+EMBEDDING_MODES = {
+    "printed": "As printed in the tutorial",
+    "random": "Random (seeded)",
+    "one-hot": "One-hot",
+    "edited": "Edit by hand",
+}
+D_MODEL_RANGE = (2, 16)
+DEFAULT_D_MODEL = 4
+DEFAULT_SEED = 0
+MAX_SEED = 2**31 - 1
+EDITOR_KEY = "embedding_editor"
+LESSON_KEY = "_lesson"
+PROBLEM_KEY = "_lesson_problem"
+URL_KEYS = ("example", "sentence", "embedding", "seed", "d_model", "query")
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """Everything a page needs about the current input."""
+
+    tokens: tuple[str, ...]
+    labels: tuple[str, ...]  # unique, readable token labels for tables and charts
+    X: torch.Tensor  # (T, d_model)
+    query_index: int
+    preset: Preset | None
+    embedding_mode: str
+    seed: int
+    description: str
+
+    @property
+    def T(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def d_model(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def query_label(self) -> str:
+        return self.labels[self.query_index]
+
+
+def _example_label(key: str) -> str:
+    return "Your own sentence" if key == OWN else f"{PRESETS_BY_KEY[key].name}"
+
+
+def _modes_for(example: str) -> list[str]:
+    return [m for m in EMBEDDING_MODES if example != OWN or m != "printed"]
+
+
+def _on_example_change() -> None:
+    """A new example starts at its own defaults: its embeddings and the tutorial's query token."""
+    example = st.session_state.get("example")
+    st.session_state["embedding"] = "random" if example == OWN else "printed"
+    st.session_state.pop("query", None)
+
+
+def reset() -> None:
+    """Back to the default lesson: every bound widget to its default, edits dropped."""
+    st.session_state["example"] = ac.DEFAULT_PRESET.key
+    st.session_state["sentence"] = DEFAULT_SENTENCE
+    st.session_state["embedding"] = "printed"
+    st.session_state["seed"] = DEFAULT_SEED
+    st.session_state["d_model"] = DEFAULT_D_MODEL
+    st.session_state.pop("query", None)
+    st.session_state.pop(EDITOR_KEY, None)
+    st.session_state.pop("_editor_signature", None)
+
+
+def _base_matrix(example: str, tokens: list[str], mode: str, seed: int, d_model: int) -> torch.Tensor:
+    """The embeddings before any hand edits: (T, d_model)."""
+    if mode == "one-hot":
+        return ac.one_hot_embeddings(tokens)
+    if example != OWN and mode in ("printed", "edited"):
+        return PRESETS_BY_KEY[example].matrix()
+    return ac.random_embeddings(tokens, d_model, seed)
+
+
+def _edited_matrix(base: torch.Tensor, labels: list[str]) -> torch.Tensor:
+    """Show the matrix in st.data_editor and return the validated edit (ValueError if bad)."""
+    signature = (tuple(labels), tuple(base.reshape(-1).tolist()))
+    if st.session_state.get("_editor_signature") != signature:
+        st.session_state.pop(EDITOR_KEY, None)  # a new base matrix starts without old edits
+        st.session_state["_editor_signature"] = signature
+    frame = ac.vector_frame(base, labels).map(lambda v: f"{v:.4g}")
+    st.sidebar.caption("Type a number in any cell; the pages update when you leave the cell.")
+    edited = st.sidebar.data_editor(
+        frame,
+        key=EDITOR_KEY,
+        width="stretch",
+        column_config={c: st.column_config.TextColumn(c) for c in frame.columns},
+    )
+    return ac.validate_embedding_matrix(edited, len(labels), base.shape[1])
+
+
+def _read_tokens(example: str) -> list[str]:
+    if example != OWN:
+        return list(PRESETS_BY_KEY[example].tokens)
+    sentence = st.sidebar.text_input(
+        "Your sentence",
+        value=DEFAULT_SENTENCE,
+        key="sentence",
+        bind="query-params",
+        max_chars=60_000,
+        help=f"Words are split at spaces; punctuation stays with its word. 1 to {MAX_TOKENS:,} tokens.",
+    )
+    st.sidebar.caption("A shared link contains the sentence you type here.")
+    return ac.tokenize(sentence)
+
+
+def _build_lesson() -> Lesson:
+    """Draw the input widgets and build the lesson; ValueError carries a learner-readable reason."""
+    options = [*PRESETS_BY_KEY, OWN]
+    example = st.sidebar.selectbox(
+        "Example",
+        options,
+        format_func=_example_label,
+        key="example",
+        bind="query-params",
+        on_change=_on_example_change,
+    )
+    tokens = _read_tokens(example)
+    modes = _modes_for(example)
+    mode = st.sidebar.radio(
+        "Embeddings", modes, format_func=EMBEDDING_MODES.get, key="embedding", bind="query-params"
+    )
+    seed, d_model = DEFAULT_SEED, DEFAULT_D_MODEL
+    if mode == "random" or (mode == "edited" and example == OWN):
+        d_model = st.sidebar.slider("d_model (embedding size)", *D_MODEL_RANGE, DEFAULT_D_MODEL, key="d_model", bind="query-params")
+        seed = st.sidebar.number_input("Seed", 0, MAX_SEED, DEFAULT_SEED, step=1, key="seed", bind="query-params")
+    labels = ac.token_labels(tokens)
+    X = _base_matrix(example, tokens, mode, int(seed), int(d_model))
+    if mode == "edited":
+        X = _edited_matrix(X, labels)
+    preset = PRESETS_BY_KEY.get(example)
+    default_query = preset.query_index if preset else 0
+    query = st.sidebar.selectbox(
+        "Query token", labels, index=default_query, key="query", bind="query-params",
+        help="The word whose attention the pages work out in detail.",
+    )
+    source = preset.name if preset else "your sentence"
+    return Lesson(
+        tokens=tuple(tokens),
+        labels=tuple(labels),
+        X=X,
+        query_index=labels.index(query),
+        preset=preset,
+        embedding_mode=mode,
+        seed=int(seed),
+        description=f"{source} · {EMBEDDING_MODES[mode].lower()} · {len(tokens)} tokens × d_model {X.shape[1]}",
+    )
+
+
+def sidebar() -> Lesson:
+    """Draw the shared sidebar and return the lesson every page uses (the last good one on bad input)."""
+    st.sidebar.header("Input")
+    try:
+        lesson = _build_lesson()
+    except ValueError as error:
+        st.session_state[PROBLEM_KEY] = str(error)
+        lesson = st.session_state.get(LESSON_KEY) or default_lesson()
+    else:
+        st.session_state.pop(PROBLEM_KEY, None)
+        st.session_state[LESSON_KEY] = lesson
+    st.sidebar.button("Reset to the default lesson", on_click=reset, icon=":material/restart_alt:")
+    return lesson
+
+
+def default_lesson() -> Lesson:
+    """The default preset with its printed embeddings."""
+    preset = ac.DEFAULT_PRESET
+    labels = ac.token_labels(preset.tokens)
+    return Lesson(
+        preset.tokens, tuple(labels), preset.matrix(), preset.query_index, preset, "printed", DEFAULT_SEED,
+        f"{preset.name} · as printed in the tutorial · {len(labels)} tokens × d_model {preset.d_model}",
+    )
+
+
+def current() -> Lesson:
+    """The lesson drawn by the sidebar in this run (pages call this)."""
+    return st.session_state.get(LESSON_KEY) or default_lesson()
+
+
+def problem() -> str | None:
+    """Why the last input was refused, or None."""
+    return st.session_state.get(PROBLEM_KEY)
+
+
+def embeddings_frame(lesson: Lesson) -> pd.DataFrame:
+    """The current X as a table labelled by tokens."""
+    return ac.vector_frame(lesson.X, lesson.labels)
