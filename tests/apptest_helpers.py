@@ -56,9 +56,16 @@ def assert_clean(at: AppTest) -> None:
 
 def charts(at: AppTest) -> list:
     """Every Altair/Vega-Lite chart element of the last run."""
-    return list(at.get("arrow_vega_lite_chart"))
+    return list(at.get("vega_lite_chart"))
 
 
 def frames(at: AppTest) -> list[pd.DataFrame]:
     """Every st.dataframe's data as a DataFrame (data editors excluded)."""
     return [df.value for df in at.dataframe if df.editing_mode == "read_only"]
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    """The Vega-Lite spec (as a dict) of every chart of the last run."""
+    import json
+
+    return [json.loads(chart.proto.spec) for chart in charts(at)]

@@ -1,0 +1,54 @@
+"""Screenshot pages of a running Attention Lab with the system Chromium.
+
+Usage: python tools/screenshot.py http://localhost:8501/scores out.png [more url/png pairs] [--width 1400] [--height 2800]
+Streamlit scrolls inside its own container, so the viewport height decides how much is captured.
+Waits for Streamlit to finish running, then saves a full-page PNG.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+def wait_for_app(page) -> None:
+    """Wait until the app is rendered and no script is running."""
+    page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000
+    )
+    page.wait_for_timeout(1500)
+
+
+def main(argv: list[str]) -> None:
+    width, height = 1400, 2800
+    if "--width" in argv:
+        i = argv.index("--width")
+        width = int(argv[i + 1])
+        argv = argv[:i] + argv[i + 2 :]
+    if "--height" in argv:
+        i = argv.index("--height")
+        height = int(argv[i + 1])
+        argv = argv[:i] + argv[i + 2 :]
+    pairs = list(zip(argv[0::2], argv[1::2], strict=True))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": width, "height": height})
+        for url, out in pairs:
+            page.goto(url)
+            wait_for_app(page)
+            page.screenshot(path=out, full_page=True)
+            errors = page.locator("[data-testid='stException']").count()
+            print(f"{out}: {'EXCEPTION ON PAGE' if errors else 'ok'}")
+        browser.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
