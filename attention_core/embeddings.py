@@ -56,6 +56,14 @@ def check_seed(seed: int) -> int:
     return int(seed)
 
 
+def parse_seed(text: str) -> int:
+    """A seed typed as text (or taken from a URL): a whole number from 0 to 2**63 - 1."""
+    cleaned = str(text).strip().replace(",", "").replace("_", "")
+    if not cleaned.isdigit():
+        raise ValueError(f"The seed must be a whole number such as 0 or 42, not {str(text)[:30]!r}.")
+    return check_seed(int(cleaned))
+
+
 def random_embeddings(
     tokens: Sequence[str], d_model: int, seed: int, dtype: torch.dtype = torch.float32
 ) -> torch.Tensor:

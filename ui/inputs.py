@@ -15,7 +15,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
-from attention_core.embeddings import MAX_TOKENS
+from attention_core.embeddings import MAX_TOKENS, parse_seed
 from attention_core.presets import PRESETS_BY_KEY, Preset
 
 OWN = "own"
@@ -29,7 +29,6 @@ EMBEDDING_MODES = {
 D_MODEL_RANGE = (2, 16)
 DEFAULT_D_MODEL = 4
 DEFAULT_SEED = 0
-MAX_SEED = 2**31 - 1
 EDITOR_KEY = "embedding_editor"
 LESSON_KEY = "_lesson"
 PROBLEM_KEY = "_lesson_problem"
@@ -82,7 +81,7 @@ def reset() -> None:
     st.session_state["example"] = ac.DEFAULT_PRESET.key
     st.session_state["sentence"] = DEFAULT_SENTENCE
     st.session_state["embedding"] = "printed"
-    st.session_state["seed"] = DEFAULT_SEED
+    st.session_state["seed"] = str(DEFAULT_SEED)
     st.session_state["d_model"] = DEFAULT_D_MODEL
     st.session_state.pop("query", None)
     st.session_state.pop(EDITOR_KEY, None)
@@ -149,7 +148,11 @@ def _build_lesson() -> Lesson:
     seed, d_model = DEFAULT_SEED, DEFAULT_D_MODEL
     if mode == "random" or (mode == "edited" and example == OWN):
         d_model = st.sidebar.slider("d_model (embedding size)", *D_MODEL_RANGE, DEFAULT_D_MODEL, key="d_model", bind="query-params")
-        seed = st.sidebar.number_input("Seed", 0, MAX_SEED, DEFAULT_SEED, step=1, key="seed", bind="query-params")
+        seed_text = st.sidebar.text_input(
+            "Seed", str(DEFAULT_SEED), key="seed", bind="query-params", max_chars=30,
+            help="A whole number: the same seed always gives the same random embeddings.",
+        )
+        seed = parse_seed(seed_text)
     labels = ac.token_labels(tokens)
     X = _base_matrix(example, tokens, mode, int(seed), int(d_model))
     if mode == "edited":
@@ -181,6 +184,7 @@ def sidebar() -> Lesson:
     except ValueError as error:
         st.session_state[PROBLEM_KEY] = str(error)
         lesson = st.session_state.get(LESSON_KEY) or default_lesson()
+        st.session_state[LESSON_KEY] = lesson
     else:
         st.session_state.pop(PROBLEM_KEY, None)
         st.session_state[LESSON_KEY] = lesson

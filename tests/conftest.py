@@ -1,0 +1,10 @@
+"""Shared fixtures. Browser fixtures live in tests/e2e/conftest.py."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # so tests import attention_core and ui from the checkout

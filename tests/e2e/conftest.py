@@ -1,0 +1,133 @@
+"""Browser fixtures: a Streamlit server on a free port and Debian's headless Chromium via Playwright.
+
+Without Chromium (or the playwright package) the browser tests skip with the reason, so the
+test command passes for anyone; with ATTENTION_LAB_REQUIRE_BROWSER=1 (set by .ci/run) a
+missing browser is an error instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "e2e"
+CHROMIUM = os.environ.get("ATTENTION_LAB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+REQUIRE = os.environ.get("ATTENTION_LAB_REQUIRE_BROWSER") == "1"
+
+
+def _missing_browser() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed (pip install -r requirements-dev.txt)"
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = _missing_browser()
+    if reason is None:
+        return
+    if REQUIRE:
+        return  # _browser_required fails every browser test instead
+    for item in items:
+        if "e2e" in str(item.fspath):
+            item.add_marker(pytest.mark.skip(reason=f"browser tests skipped: {reason}"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _browser_required() -> None:
+    """In CI a missing browser fails the run loudly instead of skipping."""
+    reason = _missing_browser()
+    if reason and REQUIRE:
+        pytest.fail(f"ATTENTION_LAB_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(port: int) -> subprocess.Popen:
+    """`streamlit run streamlit_app.py` headless on 127.0.0.1:port, waiting until it is healthy."""
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(ROOT / "streamlit_app.py"),
+        "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+    ]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return process
+        except OSError:
+            time.sleep(0.3)
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited: {process.stderr.read().decode()[-2000:]}")
+    process.kill()
+    raise RuntimeError("streamlit did not become healthy within 60 s")
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """Base URL of a Streamlit server running this checkout's app."""
+    port = free_port()
+    process = start_server(port)
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 2400})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def wait_for_app(page, timeout: float = 60_000) -> None:
+    """Wait until the page title is drawn and Streamlit has finished running the script."""
+    page.wait_for_selector("[data-testid='stMain'] h1", timeout=timeout)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+    page.wait_for_timeout(800)
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a screenshot under test-artifacts/e2e/ for a person to look at."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

@@ -1,0 +1,142 @@
+"""The app in a real browser (Debian's headless Chromium): pages render, inputs update them, links share them.
+
+Cell values of st.dataframe live on a canvas, so updates are checked through the text the page
+writes (the worked breakdown) and through pixels of the table and heatmap elements.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.e2e.conftest import screenshot, wait_for_app
+
+PAGES = {
+    "": "Attention Lab",
+    "scores": "1. Attention scores",
+    "softmax": "2. Softmax",
+    "context_vectors": "3. Context vectors",
+    "qkv_projections": "4. Queries, keys, values",
+    "scaling": "5. Scaling by √d_k",
+    "masking": "6. Masking",
+    "multi_head": "7. Multi-head attention",
+    "positions": "8. Word order and positions",
+    "pipeline": "9. The full pipeline",
+}
+LONG_SENTENCE = " ".join(f"w{i}" for i in range(32))
+
+
+def no_exception(page) -> None:
+    assert page.locator("[data-testid='stException']").count() == 0, page.locator("[data-testid='stException']").first.inner_text()
+
+
+def title(page) -> str:
+    return page.locator("[data-testid='stMain'] h1").first.inner_text().strip()
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick an option in the sidebar selectbox with this label, then wait for the rerun."""
+    page.locator("[data-testid='stSidebar']").get_by_role("combobox", name=label).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    page.wait_for_timeout(300)
+    wait_for_app(page)
+
+
+def downloaded_csv(page, label: str = "Download Attention scores") -> str:
+    """Click a CSV download button and return the file's text: the exact numbers behind the table."""
+    with page.expect_download() as info:
+        page.get_by_role("button", name=re.compile(label)).first.click()
+    return open(info.value.path(), encoding="utf-8").read()
+
+
+def breakdown(page) -> str:
+    """The worked example sentence of the scores page, with its numbers."""
+    return page.locator("[data-testid='stMarkdown']").filter(has_text="For example, with the key").first.inner_text()
+
+
+@pytest.mark.browser
+def test_overview_renders_without_exception(page, app_url):
+    page.goto(app_url)
+    wait_for_app(page)
+    assert title(page) == "Attention Lab"
+    no_exception(page)
+    assert page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").count() >= 2
+    screenshot(page, "overview")
+
+
+@pytest.mark.browser
+def test_every_page_reached_from_the_sidebar(page, app_url):
+    page.goto(app_url)
+    wait_for_app(page)
+    for path, expected in PAGES.items():
+        if not path:
+            continue
+        page.locator("[data-testid='stSidebarNav'] a").filter(has_text=expected).first.click()
+        page.wait_for_url(re.compile(f"/{path}"))
+        wait_for_app(page)
+        assert title(page) == expected
+        no_exception(page)
+        page.locator("[data-testid='stVegaLiteChart'], [data-testid='stImage']").first.wait_for(timeout=30_000)
+        screenshot(page, f"page-{path}")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", [p for p in PAGES if p])
+def test_every_page_with_a_32_token_sentence(page, app_url, path):
+    query = "example=Your+own+sentence&sentence=" + LONG_SENTENCE.replace(" ", "+") + "&d_model=8&seed=3"
+    page.goto(f"{app_url}/{path}?{query}")
+    wait_for_app(page)
+    assert title(page) == PAGES[path]
+    no_exception(page)
+    screenshot(page, f"page-{path}-32-tokens")
+
+
+@pytest.mark.browser
+def test_preset_and_query_token_update_the_numbers(page, app_url):
+    page.goto(f"{app_url}/scores")
+    wait_for_app(page)
+    first_text = breakdown(page)
+    table = page.locator("[data-testid='stDataFrame']").first
+    chart = page.locator("[data-testid='stVegaLiteChart']").first
+    first_table, first_chart, first_csv = table.screenshot(), chart.screenshot(), downloaded_csv(page)
+
+    choose(page, "Query token", "journey")
+    assert "query “journey”" in page.locator("[data-testid='stMain'] h2, [data-testid='stMain'] h3").all_inner_texts()[0]
+    assert breakdown(page) != first_text
+    assert table.screenshot() != first_table  # the term-by-term table follows the query
+
+    choose(page, "Example", "I can't find the light switch")
+    no_exception(page)
+    assert "0.9046" in page.locator("[data-testid='stMain']").inner_text()  # 001's score of "light" with "I"
+    assert chart.screenshot() != first_chart  # the score heatmap follows the preset
+    assert downloaded_csv(page) != first_csv and "light" in downloaded_csv(page)
+    screenshot(page, "scores-after-preset-change")
+
+
+@pytest.mark.browser
+def test_a_copied_link_opens_the_same_numbers(browser, app_url):
+    first = browser.new_context(viewport={"width": 1400, "height": 2000}).new_page()
+    first.goto(f"{app_url}/scores")
+    wait_for_app(first)
+    choose(first, "Example", "Your own sentence")
+    sentence = first.locator("[data-testid='stSidebar']").get_by_role("textbox", name="Your sentence")
+    sentence.fill("attention is all you need is it")
+    sentence.press("Enter")
+    first.wait_for_timeout(300)
+    wait_for_app(first)
+    choose(first, "Query token", "all")
+    expected_text = breakdown(first)
+    expected_csv = downloaded_csv(first)
+    url = first.url
+    assert "sentence=attention" in url and "query=all" in url
+
+    second = browser.new_context(viewport={"width": 1400, "height": 2000}).new_page()
+    second.goto(url)
+    wait_for_app(second)
+    no_exception(second)
+    assert breakdown(second) == expected_text
+    assert downloaded_csv(second) == expected_csv
+    assert expected_csv.splitlines()[0] == ",attention,is (2),all,you,need,is (6),it"
+    assert second.get_by_text("A shared link contains the sentence you type here.").count() == 1
+    screenshot(second, "scores-from-copied-link")

@@ -1,0 +1,134 @@
+"""The shared sidebar (ui/inputs.py): URL binding, fallbacks, reset, hand edits, and page switching."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+import attention_core as ac
+from tests.apptest_helpers import ROOT, assert_clean, lesson, open_page, sentence_params
+
+EDITOR = "embedding_editor"
+
+
+def edit_state(edited_rows: dict) -> dict:
+    """The edit state st.data_editor keeps in session state."""
+    return {"edited_rows": edited_rows, "added_rows": [], "deleted_rows": []}
+
+
+def test_default_lesson_is_the_journey_preset():
+    at = open_page()
+    assert_clean(at)
+    current = lesson(at)
+    assert current.preset is ac.DEFAULT_PRESET
+    assert current.query_label == "starts"
+    assert torch.equal(current.X, ac.DEFAULT_PRESET.matrix())
+
+
+def test_url_parameters_open_the_same_lesson():
+    at = open_page(params=sentence_params("dog bites man", seed=7, d_model=5, query="man"))
+    assert_clean(at)
+    current = lesson(at)
+    assert current.tokens == ("dog", "bites", "man")
+    assert current.query_label == "man"
+    assert torch.equal(current.X, ac.random_embeddings(["dog", "bites", "man"], 5, 7))
+
+
+def test_a_preset_and_query_from_the_url():
+    at = open_page(params={"example": "I can't find the light switch", "query": "switch"})
+    current = lesson(at)
+    assert current.preset is ac.PRESETS_BY_KEY["light"]
+    assert current.query_label == "switch"
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"example": "no such preset"},
+        {"seed": "-5", "d_model": "999", "query": "zzz"},
+        {"example": "Your own sentence", "embedding": "garbage", "d_model": "abc", "seed": "1e999"},
+        {"query": "<script>alert(1)</script>"},
+    ],
+)
+def test_invalid_url_values_fall_back_to_defaults(params):
+    at = open_page(params=params)
+    assert_clean(at)
+    current = lesson(at)
+    assert current.T >= 1 and torch.isfinite(current.X).all()
+    assert 2 <= current.d_model <= 16 and 0 <= current.seed < 2**63
+
+
+def test_a_seed_that_is_not_a_whole_number_is_explained():
+    at = open_page(params=sentence_params("a b c") | {"seed": "1e999"})
+    assert_clean(at)
+    assert any("seed must be a whole number" in e.value for e in at.error)
+
+
+def test_empty_sentence_keeps_the_last_good_lesson_with_a_message():
+    at = open_page(params=sentence_params("a fine sentence"))
+    good = lesson(at)
+    at.sidebar.text_input(key="sentence").set_value("   ").run()
+    assert_clean(at)
+    assert [e.value for e in at.error] and "empty" in at.error[0].value
+    assert lesson(at) is good
+
+
+def test_typed_sentence_switches_to_random_embeddings():
+    at = open_page()
+    at.sidebar.selectbox(key="example").set_value("own").run()
+    assert_clean(at)
+    assert at.sidebar.radio(key="embedding").value == "random"
+    assert lesson(at).tokens == tuple("the cat sat on the mat".split())
+    assert lesson(at).labels[0] == "the (1)" and lesson(at).labels[4] == "the (5)"
+
+
+def test_one_hot_embeddings_from_the_sidebar():
+    at = open_page()
+    at.sidebar.radio(key="embedding").set_value("one-hot").run()
+    assert torch.equal(lesson(at).X, torch.eye(6))
+
+
+def test_reset_returns_to_the_default_lesson():
+    at = open_page(params=sentence_params("one two three", query="two"))
+    at.sidebar.button[0].click().run()
+    assert_clean(at)
+    current = lesson(at)
+    assert current.preset is ac.DEFAULT_PRESET and current.query_label == "starts"
+
+
+def test_a_valid_cell_edit_changes_the_embeddings():
+    at = open_page(params={"embedding": "Edit by hand"})
+    at.session_state[EDITOR] = edit_state({0: {"d1": "2.5"}})
+    at.run()
+    assert_clean(at)
+    X = lesson(at).X
+    assert X[0, 0].item() == pytest.approx(2.5)
+    assert torch.equal(X[1:], ac.DEFAULT_PRESET.matrix()[1:])
+
+
+@pytest.mark.parametrize(
+    ("cell", "words"),
+    [("abc", "not a number"), ("nan", "NaN"), ("inf", "infinite"), ("", "empty"), ("1e9", "keep values within")],
+)
+def test_a_bad_cell_shows_why_and_keeps_the_last_good_matrix(cell, words):
+    at = open_page(params={"embedding": "Edit by hand"})
+    good = lesson(at)
+    at.session_state[EDITOR] = edit_state({1: {"d2": cell}})
+    at.run()
+    assert_clean(at)
+    assert any(words in e.value for e in at.error), [e.value for e in at.error]
+    assert lesson(at) is good
+
+
+def test_the_sidebar_survives_switching_pages_and_rerunning():
+    """Pins the app_pages/ layout: with a folder named pages/, AppTest reruns would skip the entry point."""
+    at = open_page(params={"example": "Self Attention is good"})
+    at.switch_page("app_pages/scores.py").run()
+    at.run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="example").value == "one-hot"
+    assert at.sidebar.selectbox(key="query") is not None
+    assert lesson(at).preset is ac.PRESETS_BY_KEY["one-hot"]
+    assert not (Path(ROOT) / "pages").exists()

@@ -1,0 +1,33 @@
+"""Every page runs with every preset and with a typed sentence, and shows tables and charts (AppTest)."""
+
+from __future__ import annotations
+
+import pytest
+
+from attention_core.presets import PRESETS
+from tests.apptest_helpers import PAGES, assert_clean, charts, frames, open_page, sentence_params
+
+LESSON_PAGES = [page for page in PAGES if not page.endswith("overview.py")]
+INPUTS = {preset.key: {"example": preset.name} for preset in PRESETS} | {
+    "typed": sentence_params("the cat sat on the mat and the dog sat too", seed=11, d_model=6, query="dog"),
+}
+
+
+@pytest.mark.parametrize("page", LESSON_PAGES)
+@pytest.mark.parametrize("name", list(INPUTS))
+def test_page_runs_and_shows_numbers(page, name):
+    at = open_page(page, INPUTS[name])
+    assert_clean(at)
+    assert not at.error, [e.value for e in at.error]
+    assert at.title and at.title[0].value, "every page has a title"
+    assert charts(at) or at.get("imgs"), "every lesson page draws at least one chart"
+    assert frames(at), "every lesson page shows at least one table"
+    assert at.get("download_button"), "every lesson page offers its main matrix as CSV"
+    assert at.expander, "every lesson page has a 'show the code' expander"
+
+
+def test_overview_lists_every_lesson():
+    at = open_page("app_pages/overview.py")
+    assert_clean(at)
+    links = [link.proto.page for link in at.get("page_link")]
+    assert sorted(links) == sorted(page.removeprefix("app_pages/").removesuffix(".py") for page in LESSON_PAGES)
