@@ -33,6 +33,9 @@ def run() -> None:
     reason = inputs.problem()
     if reason:
         st.error(f"{reason} The numbers below still use the last valid input.", icon=":material/error:")
+    note = inputs.link_note()
+    if note:
+        st.warning(note, icon=":material/link_off:")
     page.run()
 
 

@@ -32,6 +32,7 @@ DEFAULT_SEED = 0
 EDITOR_KEY = "embedding_editor"
 LESSON_KEY = "_lesson"
 PROBLEM_KEY = "_lesson_problem"
+LINK_NOTE_KEY = "_link_note"
 URL_KEYS = ("example", "sentence", "embedding", "seed", "d_model", "query")
 
 
@@ -176,9 +177,33 @@ def _build_lesson() -> Lesson:
     )
 
 
+def _link_values() -> dict[str, str]:
+    """The lesson parameters a link arrived with (first run of a session only)."""
+    if st.session_state.get("_link_checked"):
+        return {}
+    st.session_state["_link_checked"] = True
+    return {key: st.query_params.get(key, "") for key in URL_KEYS if key in st.query_params}
+
+
+def _shown_value(key: str) -> str:
+    """What a bound widget holds now, written as its URL parameter would be."""
+    value = st.session_state.get(key)
+    if key == "example":
+        return _example_label(value) if value in PRESETS_BY_KEY or value == OWN else ""
+    if key == "embedding":
+        return EMBEDDING_MODES.get(value, "")
+    return "" if value is None else str(value)
+
+
+def ignored_link_values(arrived: dict[str, str]) -> list[str]:
+    """Link parameters Streamlit refused (invalid option, out of range) and replaced by defaults."""
+    return [key for key, raw in arrived.items() if key in st.session_state and _shown_value(key) != raw]
+
+
 def sidebar() -> Lesson:
     """Draw the shared sidebar and return the lesson every page uses (the last good one on bad input)."""
     st.sidebar.header("Input")
+    arrived = _link_values()
     try:
         lesson = _build_lesson()
     except ValueError as error:
@@ -188,8 +213,20 @@ def sidebar() -> Lesson:
     else:
         st.session_state.pop(PROBLEM_KEY, None)
         st.session_state[LESSON_KEY] = lesson
+    ignored = ignored_link_values(arrived)
+    if ignored:
+        st.session_state[LINK_NOTE_KEY] = (
+            "This link had values the lab cannot use ("
+            + ", ".join(f"{key} = {arrived[key][:40]!r}" for key in ignored)
+            + "); the defaults are used instead."
+        )
     st.sidebar.button("Reset to the default lesson", on_click=reset, icon=":material/restart_alt:")
     return lesson
+
+
+def link_note() -> str | None:
+    """A note about link parameters that were replaced by defaults (shown once), or None."""
+    return st.session_state.pop(LINK_NOTE_KEY, None)
 
 
 def default_lesson() -> Lesson:
