@@ -27,13 +27,12 @@ EMBEDDING_LABELS = {"printed": "As printed in the tutorial", "random": "Random (
 
 
 def open_page(page: str = "app_pages/overview.py", params: dict[str, str] | None = None, timeout: float = 60) -> AppTest:
-    """Run the app with ``params`` in the URL, then switch to ``page`` and run it."""
+    """Open ``page`` as a deep link with ``params`` in the URL: the first run is that page's."""
     at = AppTest.from_file(APP, default_timeout=timeout)
     at.query_params.update(params or {})
-    at.run()
     if page != "app_pages/overview.py":
-        at.switch_page(page).run()
-    return at
+        at.switch_page(page)
+    return at.run()
 
 
 def sentence_params(sentence: str, *, embedding: str = "random", seed: int = 0, d_model: int = 4, query: str | None = None) -> dict[str, str]:
