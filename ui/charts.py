@@ -89,13 +89,15 @@ def heatmap(
     col_title: str = "key",
 ) -> alt.LayerChart | alt.Chart:
     """A labelled heatmap of a long frame with columns row, col, value (see attention_core.tables.long_frame)."""
-    data = data.copy()
+    n_rows, n_cols = len(row_order), len(col_order)
+    with_text = show_values(n_rows, n_cols)
+    data = data[["row", "col", "value"]].copy()  # only what the chart uses: fewer bytes to the browser
     data["exact"] = [format_number(v) for v in data["value"]]
-    data["short"] = [format_short(v) for v in data["value"]]
+    if with_text:
+        data["short"] = [format_short(v) for v in data["value"]]
     if kind == "mask":
         data["allowed"] = np.where(data["value"] > 0, "may attend", "blocked")
     data["value"] = data["value"].replace([np.inf, -np.inf], np.nan)  # -inf cells drawn empty, labelled
-    n_rows, n_cols = len(row_order), len(col_order)
     size = cell_size(max(n_rows, n_cols))
     axis_labels = max(n_rows, n_cols) <= MAX_CHART_TOKENS // 2
     base = alt.Chart(data, title=title).encode(
@@ -110,33 +112,43 @@ def heatmap(
     )
     rect = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0).encode(color=_colour(kind, data))
     chart = rect
-    if show_values(n_rows, n_cols):
+    if with_text:
         text = base.mark_text(fontSize=11 if size >= 40 else 9).encode(text="short:N", color=_text_colour(kind, data))
         chart = rect + text
     return chart.properties(width=size * n_cols, height=size * n_rows)
 
 
-def _interpolate(anchors: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Colours at positions t in [0, 1] along evenly spaced anchor colours: (..., 3) uint8."""
+def _lookup_table(anchors: np.ndarray, levels: int = 256) -> np.ndarray:
+    """``levels`` colours evenly spaced along the anchor colours: (levels, 3) uint8."""
     positions = np.linspace(0.0, 1.0, len(anchors))
-    channels = [np.interp(t, positions, anchors[:, c]) for c in range(3)]
-    return np.stack(channels, axis=-1).round().astype(np.uint8)
+    t = np.linspace(0.0, 1.0, levels)
+    return np.stack([np.interp(t, positions, anchors[:, c]) for c in range(3)], axis=-1).round().astype(np.uint8)
 
 
-def raster(values: np.ndarray, *, kind: Kind = "weights", pixels: int = 2) -> np.ndarray:
+_MASK_ANCHORS = np.array([[233, 236, 239], [59, 91, 219]], dtype=float)
+
+
+def raster_pixels(n: int) -> int:
+    """Pixels per cell of a raster heatmap: about 1,024 pixels across, at least 1 per cell."""
+    return max(1, 1024 // max(n, 1))
+
+
+def raster(values: np.ndarray, *, kind: Kind = "weights", pixels: int | None = None) -> np.ndarray:
     """A large matrix as an RGB image (rows, cols, 3), same colour scales as ``heatmap``; NaN/-inf grey."""
     values = np.asarray(values, dtype=float)
     bad = ~np.isfinite(values)
     if kind in ("weights", "mask"):
         t = np.clip(np.nan_to_num(values, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
-        image = _interpolate(_VIRIDIS if kind == "weights" else np.array([[233, 236, 239], [59, 91, 219]], float), t)
+        lut = _lookup_table(_VIRIDIS if kind == "weights" else _MASK_ANCHORS)
     else:
         finite = np.abs(values[~bad])
         extent = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
         t = (np.clip(np.nan_to_num(values, nan=0.0, posinf=extent, neginf=-extent), -extent, extent) / extent + 1) / 2
-        image = _interpolate(_BLUE_ORANGE, t)
+        lut = _lookup_table(_BLUE_ORANGE)
+    image = lut[np.rint(t * (len(lut) - 1)).astype(np.intp)]  # (rows, cols, 3)
     image[bad] = (160, 160, 160)
-    return image.repeat(pixels, axis=0).repeat(pixels, axis=1)
+    scale = pixels or raster_pixels(max(values.shape))
+    return image.repeat(scale, axis=0).repeat(scale, axis=1)
 
 
 def stacked_contributions(data: pd.DataFrame, token_order: Sequence[str], *, title: str = "") -> alt.Chart:
@@ -199,29 +211,154 @@ def scatter_2d(data: pd.DataFrame, *, title: str = "", x_title: str = "dim 1", y
     return (arrows + points + labels).properties(title=title, height=380, description=title)
 
 
-def line_view(data: pd.DataFrame, tokens: Sequence[str], *, title: str = "") -> alt.LayerChart:
-    """'Who attends to whom' as BertViz draws it: queries left, keys right, line opacity = weight.
+MAX_LINE_TOKENS = 64  # above this, the line view draws only the focus query's lines (T² lines is too many)
+
+
+def line_view(
+    data: pd.DataFrame, tokens: Sequence[str], *, title: str = "", focus: str | None = None
+) -> alt.LayerChart:
+    """'Who attends to whom' as BertViz draws it: queries left, keys right, line opacity and width = weight.
 
     ``data`` is the long frame of a (T, T) weight matrix (row = query, col = key, row_pos,
-    col_pos, value). Hovering a query token keeps only its lines bright.
+    col_pos, value). Hovering a query token (left) keeps only its lines bright; hovering a
+    key token (right) keeps only the lines into it. ``focus`` (a query label) draws that
+    query's lines only, for long sentences.
     """
     T = len(tokens)
-    hover = alt.selection_point(fields=["row"], on="pointerover", clear="pointerout", empty=True)
-    pairs = data.assign(x0=0.0, x1=1.0)
-    links = alt.Chart(pairs).mark_rule(color="#3b5bdb").encode(
-        x=alt.X("x0:Q", axis=None, scale=alt.Scale(domain=[-0.35, 1.35])),
+    hover_query = alt.selection_point(fields=["row"], on="pointerover", clear="pointerout", empty=True, nearest=False)
+    hover_key = alt.selection_point(fields=["col"], on="pointerover", clear="pointerout", empty=True, nearest=False)
+    pairs = (data if focus is None else data[data["row"] == focus]).assign(x0=0.0, x1=1.0)
+    pairs = pairs.assign(exact=[format_number(v) for v in pairs["value"]])
+    x_scale = alt.Scale(domain=[-0.45, 1.45])
+    y_scale = alt.Scale(domain=[T - 0.5, -0.5])
+    bright = hover_query & hover_key
+    links = alt.Chart(pairs).mark_rule(color="#3b5bdb", strokeCap="round").encode(
+        x=alt.X("x0:Q", axis=None, scale=x_scale),
         x2="x1:Q",
-        y=alt.Y("row_pos:Q", axis=None, scale=alt.Scale(domain=[T - 0.5, -0.5])),
+        y=alt.Y("row_pos:Q", axis=None, scale=y_scale),
         y2="col_pos:Q",
-        strokeWidth=alt.value(2),
-        opacity=alt.when(hover).then(alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1]))).otherwise(alt.value(0.03)),
-        tooltip=[alt.Tooltip("row:N", title="query"), alt.Tooltip("col:N", title="key"), alt.Tooltip("value:Q", title="weight", format=".4f")],
+        strokeWidth=alt.StrokeWidth("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[1, 5])),
+        opacity=alt.when(bright)
+        .then(alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[0.04, 1])))
+        .otherwise(alt.value(0.02)),
+        tooltip=[alt.Tooltip("row:N", title="query"), alt.Tooltip("col:N", title="key"),
+                 alt.Tooltip("exact:N", title="weight")],
     )
-    side = pd.DataFrame({"row": list(tokens), "pos": range(T)})
-    left = alt.Chart(side).mark_text(align="right", dx=-6, fontSize=12).encode(
-        x=alt.datum(0.0), y=alt.Y("pos:Q"), text="row:N",
-        fontWeight=alt.when(hover).then(alt.value("bold")).otherwise(alt.value("normal")),
-    ).add_params(hover)
-    right = alt.Chart(side).mark_text(align="left", dx=6, fontSize=12).encode(x=alt.datum(1.0), y=alt.Y("pos:Q"), text="row:N")
+    queries = pd.DataFrame({"row": list(tokens), "pos": range(T)})
+    keys = pd.DataFrame({"col": list(tokens), "pos": range(T)})
+    font = 12 if T <= 32 else 9
+    left = alt.Chart(queries).mark_text(align="right", dx=-8, fontSize=font, cursor="pointer").encode(
+        x=alt.datum(0.0, scale=x_scale), y=alt.Y("pos:Q", scale=y_scale, axis=None), text="row:N",
+        size=alt.when(hover_query, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
+        color=alt.when(hover_query, empty=False).then(alt.value("#c92a2a")).otherwise(alt.value("#212529")),
+        tooltip=[alt.Tooltip("row:N", title="query (hover: its lines)")],
+    ).add_params(hover_query)
+    right = alt.Chart(keys).mark_text(align="left", dx=8, fontSize=font, cursor="pointer").encode(
+        x=alt.datum(1.0, scale=x_scale), y=alt.Y("pos:Q", scale=y_scale, axis=None), text="col:N",
+        size=alt.when(hover_key, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
+        color=alt.when(hover_key, empty=False).then(alt.value("#c92a2a")).otherwise(alt.value("#212529")),
+        tooltip=[alt.Tooltip("col:N", title="key (hover: lines into it)")],
+    ).add_params(hover_key)
     height = max(160, min(24, 760 // max(T, 1)) * T)
-    return (links + left + right).properties(title=title, width=420, height=height, description=title or "Line view of attention weights")
+    return (links + left + right).properties(
+        title=title, width=460, height=height, description=title or "Line view of attention weights"
+    )
+
+
+# --- softmax / context vectors ---
+def contributions_with_totals(data: pd.DataFrame, totals: pd.DataFrame, token_order: Sequence[str], *,
+                              title: str = "") -> alt.LayerChart:
+    """stacked_contributions plus a black tick and label at each dimension's total (the context vector).
+
+    ``totals`` has columns dimension, total. Negative parts stack below zero, so the tick (the signed
+    sum) is what to read as the context value, not the top of the bar.
+    """
+    stacked = stacked_contributions(data, token_order, title=title)
+    base = alt.Chart(totals).encode(x=alt.X("dimension:N", sort=None), y=alt.Y("total:Q"))
+    ticks = base.mark_tick(color="black", thickness=4, size=64).encode(
+        tooltip=["dimension:N", alt.Tooltip("total:Q", title="context value", format=".4f")]
+    )
+    labels = base.mark_text(dx=36, align="left", fontSize=12, fontWeight="bold").encode(
+        text=alt.Text("total:Q", format=".4f")
+    )
+    return (stacked + ticks + labels).properties(height=300)
+
+
+# --- scaling ---
+SERIES_COLOURS = ("#e45756", "#4c78a8")  # first series red-ish, second blue (colour-blind distinguishable)
+
+
+def log_x_lines(data: pd.DataFrame, *, x: str, y: str, color: str = "series", title: str = "",
+                x_title: str | None = None, y_title: str | None = None, log_y: bool = False,
+                marker: float | None = None, marker_label: str = "", series_order: Sequence[str] | None = None,
+                legend: bool = True, width: int = 460) -> alt.Chart | alt.LayerChart:
+    """Lines with points over a log2 x axis (d_k = 1, 2, 4, ...), one line per series, optional x marker rule."""
+    order = list(series_order) if series_order is not None else sorted(data[color].unique())
+    colours = list(SERIES_COLOURS)[: len(order)] if len(order) <= 2 else alt.Undefined
+    colour_scale = alt.Scale(domain=order, range=colours)
+    encoding = {
+        "x": alt.X(f"{x}:Q", title=x_title or x, scale=alt.Scale(type="log", base=2), axis=alt.Axis(format="d")),
+        "y": alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log") if log_y else alt.Undefined),
+        "color": alt.Color(
+            f"{color}:N", title=None, scale=colour_scale,
+            legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=320) if legend else None,
+        ),
+        "tooltip": [
+            alt.Tooltip(f"{x}:Q", title=x_title or x),
+            alt.Tooltip(f"{y}:Q", format=".4f", title=y_title or y),
+            alt.Tooltip(f"{color}:N", title=color),
+        ],
+    }
+    chart = alt.Chart(data).mark_line(point=True).encode(**encoding)
+    if marker is not None:
+        rule_data = pd.DataFrame({x: [marker], "label": [marker_label or f"{x} = {marker:g}"]})
+        rule = alt.Chart(rule_data).mark_rule(strokeDash=[4, 3], color="grey").encode(x=f"{x}:Q")
+        text = alt.Chart(rule_data).mark_text(align="left", dx=4, dy=2, color="grey", baseline="top").encode(
+            x=f"{x}:Q", y=alt.value(0), text="label:N"
+        )
+        chart = chart + rule + text
+    return chart.properties(title=title, height=240, width=width, description=title)
+
+
+# --- multi_head ---
+
+
+def head_heatmap(
+    data: pd.DataFrame, row_order: Sequence[str], col_order: Sequence[str], *, title: str = "", panel_px: int = 230
+) -> alt.LayerChart | alt.Chart:
+    """A compact weights heatmap for a grid of heads: the same 0..1 viridis scale, no legend, fits panel_px."""
+    n_rows, n_cols = len(row_order), len(col_order)
+    with_text = show_values(n_rows, n_cols)
+    data = data[["row", "col", "value"]].copy()  # only what the chart uses: fewer bytes to the browser
+    data["exact"] = [format_number(v) for v in data["value"]]
+    if with_text:
+        data["short"] = [format_short(v) for v in data["value"]]
+    n = max(len(row_order), len(col_order), 1)
+    size = max(3, min(CELL_PX, panel_px // n))
+    show = n <= MAX_TEXT_TOKENS
+    base = alt.Chart(data, title=title).encode(
+        x=alt.X("col:N", sort=list(col_order), title=None,
+                axis=alt.Axis(labelAngle=-45, orient="top", labels=show, labelLimit=60, ticks=False,
+                              labelOverlap=False)),
+        y=alt.Y("row:N", sort=list(row_order), title=None,
+                axis=alt.Axis(labels=show, labelLimit=70, ticks=False, labelOverlap=False)),
+        tooltip=[alt.Tooltip("row:N", title="query"), alt.Tooltip("col:N", title="key"),
+                 alt.Tooltip("exact:N", title="weight")],
+    )
+    colour = alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, 1]), legend=None)
+    chart = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0).encode(color=colour)
+    if size >= 28:
+        text_colour = alt.when(alt.datum.value < 0.55).then(alt.value("white")).otherwise(alt.value("black"))
+        chart = chart + base.mark_text(fontSize=9).encode(text="short:N", color=text_colour)
+    return chart.properties(
+        width=size * len(col_order), height=size * len(row_order),
+        autosize=alt.AutoSizeParams(type="pad", contains="padding"),
+        description=title or "Attention weights of one head",
+    )
+
+
+def head_grid(num_heads: int, width_px: int = 760, per_row: int = 4) -> tuple[list[list[int]], int]:
+    """Rows of head indices (at most per_row each) and the panel size that fits width_px with axis labels."""
+    columns = min(num_heads, per_row)
+    rows = [list(range(start, min(start + columns, num_heads))) for start in range(0, num_heads, columns)]
+    return rows, max(60, width_px // columns - 80)

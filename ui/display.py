@@ -10,25 +10,28 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 import torch
 
 from attention_core.tables import long_frame, to_frame
 from ui import charts
-from ui.format import is_tiny
+from ui.format import TINY
 
 
-def number_format(column: pd.Series) -> str:
-    """printf format for one column: 4 decimals, or scientific if it holds tiny non-zero values."""
-    return "%.3e" if any(is_tiny(float(v)) for v in column) else "%.4f"
+def number_formats(frame: pd.DataFrame) -> list[str]:
+    """printf format per column: 4 decimals, or scientific where a column holds tiny non-zero values."""
+    magnitude = np.abs(frame.to_numpy(dtype=float))
+    tiny = ((magnitude > 0) & (magnitude < TINY)).any(axis=0)  # (columns,)
+    return ["%.3e" if column_is_tiny else "%.4f" for column_is_tiny in tiny]
 
 
 def table(frame: pd.DataFrame, *, alt: str | None = None, key: str | None = None) -> None:
     """A numeric DataFrame as st.dataframe with token labels kept and numbers at 4 decimals."""
     config = {
-        str(column): st.column_config.NumberColumn(str(column), format=number_format(frame[column]))
-        for column in frame.columns
+        str(column): st.column_config.NumberColumn(str(column), format=fmt)
+        for column, fmt in zip(frame.columns, number_formats(frame), strict=True)
     }
     height = "auto" if len(frame) <= 16 else 420
     st.dataframe(frame, column_config=config, height=height, alt=alt, key=key)
@@ -83,8 +86,8 @@ def matrix(
 
 
 def download_csv(frame: pd.DataFrame, filename: str, *, label: str = "Download as CSV") -> None:
-    """A CSV download of a table, with full precision and the token labels."""
-    st.download_button(label, frame.to_csv().encode("utf-8"), file_name=filename, mime="text/csv",
+    """A CSV download of a table, with full precision and the token labels (built only when clicked)."""
+    st.download_button(label, lambda: frame.to_csv().encode("utf-8"), file_name=filename, mime="text/csv",
                        icon=":material/download:", on_click="ignore")
 
 
