@@ -38,6 +38,12 @@ def distinct_tokens(tokens: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(tokens))
 
 
+def vocabulary_ids(tokens: Sequence[str]) -> list[int]:
+    """ids[i] = position of tokens[i] in the vocabulary: an embedding lookup's row numbers."""
+    index = {token: i for i, token in enumerate(distinct_tokens(tokens))}
+    return [index[token] for token in tokens]
+
+
 def check_d_model(d_model: int) -> int:
     """Refuse an embedding size the lab cannot draw or that makes no sense."""
     if isinstance(d_model, bool) or not isinstance(d_model, int | np.integer):
@@ -72,8 +78,7 @@ def random_embeddings(
     vocab = distinct_tokens(tokens)
     generator = torch.Generator().manual_seed(seed)
     table = torch.randn(len(vocab), d_model, generator=generator, dtype=torch.float64)  # (V, d_model)
-    rows = [vocab.index(token) for token in tokens]
-    return table[rows].to(dtype)  # (T, d_model)
+    return table[vocabulary_ids(tokens)].to(dtype)  # (V, d_model) -> (T, d_model)
 
 
 def one_hot_embeddings(tokens: Sequence[str], dtype: torch.dtype = torch.float32) -> torch.Tensor:
@@ -84,8 +89,7 @@ def one_hot_embeddings(tokens: Sequence[str], dtype: torch.dtype = torch.float32
             f"One-hot needs one dimension per distinct word: {len(vocab)} words is more than "
             f"the {MAX_D_MODEL} dimensions the lab allows. Use random embeddings instead."
         )
-    rows = [vocab.index(token) for token in tokens]
-    return torch.eye(len(vocab), dtype=dtype)[rows]  # (T, V)
+    return torch.eye(len(vocab), dtype=dtype)[vocabulary_ids(tokens)]  # (V, V) -> (T, V)
 
 
 def _cell_to_float(value: object, row: int, col: int) -> float:
@@ -93,7 +97,7 @@ def _cell_to_float(value: object, row: int, col: int) -> float:
     where = f"row {row + 1}, column {col + 1}"
     if value is None or (isinstance(value, str) and not value.strip()):
         raise ValueError(f"The cell at {where} is empty: every cell needs a number.")
-    if isinstance(value, bool):
+    if isinstance(value, bool | np.bool_):
         raise ValueError(f"The cell at {where} is true/false, not a number.")
     try:
         number = float(value)  # type: ignore[arg-type]
