@@ -1,3 +1,297 @@
+"""Lesson 2: softmax turns a row of scores into attention weights that are positive and sum to 1."""
+
+import pandas as pd
 import streamlit as st
 
-st.title("Under construction")
+import attention_core as ac
+from attention_core.normalization import (
+    max_weight,
+    one_hot_weights,
+    overflow_demo,
+    row_sums,
+    softmax_row_steps,
+    uniform_entropy,
+    with_sums,
+)
+from attention_core.presets import PRINTED
+from attention_core.reference import max_abs_difference
+from attention_core.tables import to_frame
+from ui import charts, display, inputs
+from ui.format import format_number
+
+SIDE_BY_SIDE_TOKENS = 8  # up to this many tokens, the temperature heatmap and bars share a row
+
+lesson = inputs.current()
+X, labels, q = lesson.X, lesson.labels, lesson.query_index
+query = lesson.query_label
+preset_key = lesson.preset.key if lesson.preset and lesson.embedding_mode == "printed" else None
+
+steps = ac.self_attention(X, scale=False)  # simplified attention: Q = K = V = X, no √d_k
+scores, weights = steps.scores, steps.weights  # (T, T) each
+
+
+def row_bars(rows: dict[str, object], *, title: str, y_title: str):
+    """Bars of several (T,) rows per token, side by side (colour = which row)."""
+    data = pd.DataFrame(
+        [
+            {"row of": name, "token": label, "value": value}
+            for name, values in rows.items()
+            for label, value in zip(labels, values.tolist(), strict=True)
+        ]
+    )
+    return charts.bars(data, x="token", y="value", order=labels, title=title, color="row of", y_title=y_title)
+
+
+def readable(values) -> list[str]:
+    """Numbers as text, so an inf or NaN in a demonstration reads as ∞ / NaN, not as an empty cell."""
+    return [format_number(v) for v in values.tolist()]
+
+
+st.title("2. Softmax: from scores to weights")
+st.markdown(
+    """
+Scores say how similar the query is to each token, but they can be any size and any sign.
+To **mix** the tokens we need *weights*: every weight at least 0, and the weights of one query
+adding up to 1, so the result is a weighted **average**. Softmax does exactly that: it makes every
+score positive with the exponential, then divides by the total. Bigger scores get a larger share,
+and the order of the scores is kept.
+"""
+)
+st.latex(
+    r"w_{ij} = \operatorname{softmax}(\omega_i)_j = \frac{e^{\omega_{ij}}}{\sum_{k=1}^{T} e^{\omega_{ik}}}"
+    r"\qquad W = \operatorname{softmax}_{\text{rows}}(X X^\top)"
+)
+display.lesson_caption(lesson.description)
+st.caption(
+    "Scores here are the simplified ones of lesson 1, Ω = X Xᵀ (queries, keys and values are all X, no "
+    "scaling by √d_k yet), so the numbers match the tutorials."
+)
+
+# --- worked example -------------------------------------------------------------------------------
+st.subheader(f"Step by step for the query “{query}”")
+row = softmax_row_steps(scores[q])
+worked = pd.DataFrame(
+    {
+        "score s_j": row.scores.tolist(),
+        "s_j − max": row.shifted.tolist(),
+        "exp(s_j − max)": row.exps.tolist(),
+        "weight w_j": row.weights.tolist(),
+    },
+    index=list(labels),
+)
+if bool(row.raw_exps.isfinite().all()):
+    worked.insert(1, "exp(s_j)", row.raw_exps.tolist())
+st.markdown(
+    f"""
+1. Take the query's row of scores. Its largest score is **{format_number(row.row_max)}**.
+2. Subtract that maximum from every score (column “s_j − max”). This does not change the result,
+   because it divides the top and the bottom of the fraction by the same e^max; it only keeps the
+   exponentials small (see *Stability* below).
+3. Take the exponential of each: all positive, the largest is exactly 1.
+4. Add them up: **Σ = {format_number(row.exp_sum)}**.
+5. Divide each exponential by Σ: those are the weights.
+"""
+)
+display.table(worked, alt=f"Softmax worked for the query {query}")
+top, top_weight = max_weight(row.weights)
+first = 0
+st.markdown(
+    f"For example, the weight of “{labels[first]}”: e^({format_number(row.shifted[first].item())}) / "
+    f"{format_number(row.exp_sum)} = {format_number(row.exps[first].item())} / {format_number(row.exp_sum)} "
+    f"= **{format_number(row.weights[first].item())}**. The weights of “{query}” add up to "
+    f"**{format_number(row_sums(row.weights).item())}**, and the largest goes to “{labels[top]}” "
+    f"({format_number(top_weight)})."
+)
+if preset_key == "transformer":
+    printed = " ".join(format_number(v) for v in PRINTED["000"]["weights_self"])
+    st.caption(f"Tutorial 000 prints the softmax of the row of “self” as {printed}: the same numbers.")
+
+# --- pitfall: divide by the sum -------------------------------------------------------------------
+st.subheader("Pitfall: why not just divide by the sum?")
+st.markdown(
+    """
+Tutorial 000 first tries the obvious normalisation, s_j / Σ_k s_k. The results do add up to 1,
+but scores can be **negative**, so the "weights" can be negative too, and when the scores nearly
+cancel out, the sum is close to 0 and the division makes them **explode**. A weighted average with
+negative or huge weights is no longer an average: it can land far outside the input vectors.
+Softmax never has these problems, because every exponential is positive.
+"""
+)
+naive = ac.naive_normalize(scores)[q]  # (T,)
+score_total = row_sums(scores)[q].item()
+naive_table = pd.DataFrame(
+    {"score s_j": scores[q].tolist(), "s_j / Σ s (pitfall)": naive.tolist(), "softmax w_j": weights[q].tolist()},
+    index=list(labels),
+)
+st.markdown(f"The scores of “{query}” add up to **Σ s = {format_number(score_total)}**.")
+if bool(naive.isfinite().all()):
+    left, right = st.columns([2, 3])
+    with left:
+        display.table(naive_table, alt="Divide by the sum versus softmax")
+    with right:
+        chart = row_bars(
+            {"s / Σ s (pitfall)": naive, "softmax": weights[q]},
+            title=f"“{query}”: divide by the sum vs softmax",
+            y_title="weight",
+        )
+        st.altair_chart(chart, width="stretch")
+else:
+    st.warning(
+        "Demonstration of the pitfall: these scores add up to exactly 0, so dividing by their sum gives "
+        "∞ or NaN (not a number). Softmax is still fine.",
+        icon=":material/warning:",
+    )
+    st.dataframe(naive_table.apply(readable), width="stretch")
+if preset_key == "transformer":
+    printed = " ".join(format_number(v) for v in PRINTED["000"]["naive_weights_self"])
+    st.caption(
+        f"Tutorial 000 prints these pitfall values for “self” as {printed}. The lab's differ in the third "
+        "decimal because it starts from the embeddings as printed (4 decimals): the sum of the scores is "
+        "close to 0, so dividing by it magnifies every tiny rounding difference. That sensitivity is the "
+        "pitfall too."
+    )
+
+# --- all rows: rows sum to 1, columns do not -------------------------------------------------------
+st.subheader("All queries at once: every row sums to 1, the columns do not")
+st.markdown(
+    """
+Softmax is taken **along each row** (over the keys, `dim=-1`): every query shares out exactly one unit of
+attention. Nothing constrains the columns: a column sum is the total attention one key *receives* from
+all queries, anywhere between 0 and T. Tutorial 003 checks this with its own numbers (a column sum of 0.8194).
+"""
+)
+display.matrix(
+    weights, labels, labels, kind="weights", title="Attention weights softmax(X Xᵀ)", download="attention_weights.csv"
+)
+bordered = with_sums(weights)  # (T + 1, T + 1)
+sums_frame = to_frame(bordered, [*labels, "column sum"], [*labels, "row sum"])
+st.markdown("The same weights with their sums: the last column (row sums) is all 1; the last row (column sums) is not.")
+display.table(sums_frame, alt="Weights with row sums and column sums")
+
+# --- temperature ----------------------------------------------------------------------------------
+st.subheader("Temperature: how peaked the weights are")
+st.markdown(
+    """
+Dividing the scores by a **temperature** t before the softmax changes how sharp the weights are.
+A small t stretches the gaps between scores, so the largest score takes almost everything; a large t
+shrinks the gaps, so the weights approach the uniform 1/T. The **entropy** of a row measures the
+spread: 0 when one weight is 1, ln T when all are equal. (Lesson 5's division by √d_k is a fixed
+temperature of this kind.)
+"""
+)
+st.latex(r"w_{ij} = \frac{e^{\omega_{ij}/t}}{\sum_k e^{\omega_{ik}/t}} \qquad H_i = -\sum_j w_{ij} \ln w_{ij}")
+temperature = st.slider(
+    "Temperature t",
+    min_value=0.1,
+    max_value=5.0,
+    value=1.0,
+    step=0.1,
+    key="softmax_temperature",
+    help="The scores are divided by t before the softmax. t = 1 is the plain softmax.",
+)
+hot = ac.softmax(scores, temperature=temperature)  # (T, T)
+hot_entropy = ac.row_entropy(hot)[q].item()
+hot_top, hot_max = max_weight(hot[q])
+col1, col2, col3 = st.columns(3)
+col1.metric(
+    f"Entropy of “{query}” at t = {temperature:g}",
+    f"{format_number(hot_entropy)} nats",
+    help=f"At t = 1 it is {format_number(ac.row_entropy(weights)[q].item())} nats.",
+)
+col2.metric(
+    "Uniform maximum ln T",
+    f"{format_number(uniform_entropy(lesson.T))} nats",
+    help="The entropy when every weight is 1/T.",
+)
+col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
+hot_title = f"Weights of “{query}” at t = 1" + ("" if temperature == 1 else f" and t = {temperature:g}")
+hot_bars = row_bars({"t = 1": weights[q], f"t = {temperature:g}": hot[q]}, title=hot_title, y_title="weight")
+if lesson.T <= SIDE_BY_SIDE_TOKENS:
+    hot_left, hot_right = st.columns(2)
+    with hot_left:
+        display.heatmap(hot, labels, labels, kind="weights", title=f"Weights at t = {temperature:g}")
+    with hot_right:
+        st.altair_chart(hot_bars, width="stretch")
+else:  # a wide heatmap needs the full width
+    st.altair_chart(hot_bars, width="stretch")
+    display.heatmap(hot, labels, labels, kind="weights", title=f"Weights at t = {temperature:g}")
+
+# --- stability ------------------------------------------------------------------------------------
+st.subheader("Stability: subtract the maximum before exp")
+st.markdown(
+    """
+In float32, e^x overflows to infinity once x passes about 88.7. Scores that large happen (long vectors,
+no scaling), and then the textbook formula computes ∞ / ∞, which is **NaN**. Because adding the same
+constant c to every score does not change the softmax, we can subtract the row's maximum first: the
+largest exponential becomes e⁰ = 1 and nothing can overflow. Below, every score of the query's row is
+shifted up by c to show it.
+"""
+)
+offset = st.select_slider(
+    "Add this constant c to every score",
+    options=[0, 10, 50, 80, 89, 100, 1000],
+    value=1000,
+    key="softmax_offset",
+)
+demo = overflow_demo(scores[q], float(offset))
+st.info(
+    "Demonstration on purpose: the naive columns below may show ∞ (overflow) and NaN (not a number). "
+    "No other table in the lab does.",
+    icon=":material/science:",
+)
+demo_table = pd.DataFrame(
+    {
+        "s_j + c": readable(demo.scores),
+        "naive exp(s_j + c)": readable(demo.naive_exps),
+        "naive weight": readable(demo.naive_weights),
+        "s_j + c − max": readable(demo.shifted),
+        "exp(s_j + c − max)": readable(demo.stable_exps),
+        "stable weight": readable(demo.stable_weights),
+    },
+    index=list(labels),
+)
+st.dataframe(demo_table, width="stretch", height="auto" if lesson.T <= 16 else 420)
+st.markdown(
+    f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The stable weights are the weights of "
+    f"the unshifted scores (up to float32 rounding of s + c): the largest difference from the table above is "
+    f"{format_number(max_abs_difference(demo.stable_weights, weights[q]))}."
+)
+
+# --- pitfall: wrong axis --------------------------------------------------------------------------
+st.subheader("Pitfall: softmax along the wrong axis")
+st.markdown(
+    """
+Tutorial 004 writes `np.exp(w) / np.sum(np.exp(w), axis=0)`: that divides by **column** sums, so each
+column sums to 1 and the rows do not. It then reads the rows as if they were each query's weights.
+With a symmetric score matrix like X Xᵀ the mistake is easy to miss (the matrix looks plausible), but
+query i's "weights" no longer add up to 1, so its output is not an average of the inputs.
+"""
+)
+wrong = ac.column_softmax(scores)  # (T, T)
+wrong_frame = to_frame(with_sums(wrong), [*labels, "column sum"], [*labels, "row sum"])
+st.markdown(
+    "The pitfall's matrix with its sums, to compare with the right one above: now the last **row** is all 1 "
+    "and the last column is not. Because X Xᵀ is symmetric, this matrix is exactly the transpose of the right "
+    "one: the pitfall's row for a query holds how much every other query attends *to it*."
+)
+display.table(wrong_frame, alt="Pitfall: softmax down the columns, with row and column sums")
+display.download_csv(
+    to_frame(wrong, labels, labels), "wrong_axis_weights.csv", label="Download the pitfall matrix as CSV"
+)
+st.markdown(
+    f'For the query “{query}” the pitfall\'s row of "weights" adds up to '
+    f"**{format_number(row_sums(wrong)[q].item())}** instead of 1."
+)
+if preset_key == "numpy-seed-4":
+    printed = " ".join(f"{v:.4f}" for v in PRINTED["004"]["column_normalised_weights"][0])
+    st.caption(
+        f"Tutorial 004 prints the first row of its column-normalised weights as {printed}: the pitfall table above."
+    )
+if lesson.embedding_mode == "one-hot" and len(ac.distinct_tokens(lesson.tokens)) == lesson.T:
+    self_weight, other_weight = one_hot_weights(lesson.T)
+    st.caption(
+        f"With distinct one-hot inputs, X Xᵀ is the identity, so both axes give the same matrix: "
+        f"{format_number(self_weight)} on the diagonal and {format_number(other_weight)} elsewhere."
+    )
+
+display.show_code(softmax_row_steps, ac.softmax, ac.naive_normalize, ac.column_softmax, ac.row_entropy, overflow_demo)

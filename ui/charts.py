@@ -244,23 +244,42 @@ def line_view(
         tooltip=[alt.Tooltip("row:N", title="query"), alt.Tooltip("col:N", title="key"),
                  alt.Tooltip("exact:N", title="weight")],
     )
+    def highlight(selection: alt.Parameter) -> alt.Chart:
+        """The hovered token's lines again in orange, opacity by weight from 0.15 (readable when weights are flat)."""
+        return (
+            alt.Chart(pairs)
+            .transform_filter({"param": selection.name, "empty": False})
+            .mark_rule(color="#e8590c", strokeCap="round")
+            .encode(
+                x=alt.X("x0:Q", axis=None, scale=x_scale),
+                x2="x1:Q",
+                y=alt.Y("row_pos:Q", axis=None, scale=y_scale),
+                y2="col_pos:Q",
+                strokeWidth=alt.StrokeWidth("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[1, 5])),
+                opacity=alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[0.15, 1])),
+                tooltip=[alt.Tooltip("row:N", title="query"), alt.Tooltip("col:N", title="key"),
+                         alt.Tooltip("exact:N", title="weight")],
+            )
+        )
+
     queries = pd.DataFrame({"row": list(tokens), "pos": range(T)})
     keys = pd.DataFrame({"col": list(tokens), "pos": range(T)})
     font = 12 if T <= 32 else 9
     left = alt.Chart(queries).mark_text(align="right", dx=-8, fontSize=font, cursor="pointer").encode(
         x=alt.datum(0.0, scale=x_scale), y=alt.Y("pos:Q", scale=y_scale, axis=None), text="row:N",
         size=alt.when(hover_query, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
-        color=alt.when(hover_query, empty=False).then(alt.value("#c92a2a")).otherwise(alt.value("#212529")),
+        color=alt.when(hover_query, empty=False).then(alt.value("#e8590c")).otherwise(alt.value("#212529")),
         tooltip=[alt.Tooltip("row:N", title="query (hover: its lines)")],
     ).add_params(hover_query)
     right = alt.Chart(keys).mark_text(align="left", dx=8, fontSize=font, cursor="pointer").encode(
         x=alt.datum(1.0, scale=x_scale), y=alt.Y("pos:Q", scale=y_scale, axis=None), text="col:N",
         size=alt.when(hover_key, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
-        color=alt.when(hover_key, empty=False).then(alt.value("#c92a2a")).otherwise(alt.value("#212529")),
+        color=alt.when(hover_key, empty=False).then(alt.value("#e8590c")).otherwise(alt.value("#212529")),
         tooltip=[alt.Tooltip("col:N", title="key (hover: lines into it)")],
     ).add_params(hover_key)
-    height = max(160, min(24, 760 // max(T, 1)) * T)
-    return (links + left + right).properties(
+    height = max(200, min(36, 900 // max(T, 1)) * T)
+    layers = alt.layer(links, highlight(hover_query), highlight(hover_key), left, right)
+    return layers.resolve_scale(opacity="independent").properties(
         title=title, width=460, height=height, description=title or "Line view of attention weights"
     )
 
@@ -301,7 +320,8 @@ def log_x_lines(data: pd.DataFrame, *, x: str, y: str, color: str = "series", ti
         "y": alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log") if log_y else alt.Undefined),
         "color": alt.Color(
             f"{color}:N", title=None, scale=colour_scale,
-            legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=320) if legend else None,
+            # inside the plot: Streamlit fits the whole chart into width x height; an outside legend squeezes it
+            legend=alt.Legend(orient="top-left", labelLimit=320, fillColor="white", padding=4) if legend else None,
         ),
         "tooltip": [
             alt.Tooltip(f"{x}:Q", title=x_title or x),

@@ -1,0 +1,103 @@
+"""Softmax taken apart: the worked steps for one row, row and column sums, and the overflow demonstration.
+
+Shape letters: T tokens. ``scores`` is a (T, T) matrix, ``scores_row`` one (T,) row of it.
+The softmax itself, its naive and wrong-axis variants and the row entropy live in
+``attention_core.attention``; this module only exposes their intermediate numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from attention_core.attention import naive_softmax, softmax
+
+
+@dataclass(frozen=True)
+class SoftmaxRow:
+    """Every intermediate of softmax for one row of scores, as a learner works it by hand."""
+
+    scores: torch.Tensor  # (T,)  s_j / t
+    raw_exps: torch.Tensor  # (T,)  exp(s_j / t), may overflow to inf for large scores
+    row_max: float  # m = max_j s_j / t
+    shifted: torch.Tensor  # (T,)  s_j / t - m, every entry <= 0
+    exps: torch.Tensor  # (T,)  exp(s_j / t - m), every entry in (0, 1]
+    exp_sum: float  # sum_j exp(s_j / t - m), at least 1
+    weights: torch.Tensor  # (T,)  exps / exp_sum
+
+
+def softmax_row_steps(scores_row: torch.Tensor, temperature: float = 1.0) -> SoftmaxRow:
+    """w_j = exp(s_j/t - m) / sum_k exp(s_k/t - m) with m = max_k s_k/t, every step kept."""
+    if not temperature > 0:
+        raise ValueError("The temperature must be greater than 0.")
+    z = scores_row / temperature  # (T,)
+    row_max = z.max()  # scalar
+    shifted = z - row_max  # (T,)
+    exps = torch.exp(shifted)  # (T,)
+    exp_sum = exps.sum()  # scalar
+    weights = exps / exp_sum  # (T,)
+    return SoftmaxRow(z, torch.exp(z), float(row_max), shifted, exps, float(exp_sum), weights)
+
+
+def row_sums(matrix: torch.Tensor) -> torch.Tensor:
+    """r_i = sum_j M_ij: exactly 1 for every row of a row softmax."""
+    return matrix.sum(dim=-1)  # (T, T) -> (T,)
+
+
+def column_sums(matrix: torch.Tensor) -> torch.Tensor:
+    """c_j = sum_i M_ij: the total attention key j receives, anywhere in (0, T) after a row softmax."""
+    return matrix.sum(dim=-2)  # (T, T) -> (T,)
+
+
+def with_sums(matrix: torch.Tensor) -> torch.Tensor:
+    """The matrix bordered by its row sums (last column), column sums (last row) and grand total (corner)."""
+    rows = torch.cat([matrix, row_sums(matrix).unsqueeze(-1)], dim=-1)  # (T, T + 1)
+    bottom = column_sums(rows).unsqueeze(0)  # (1, T + 1)
+    return torch.cat([rows, bottom], dim=0)  # (T + 1, T + 1)
+
+
+def max_weight(weights_row: torch.Tensor) -> tuple[int, float]:
+    """(argmax_j w_j, max_j w_j): the key the query attends to most, and how much."""
+    index = int(weights_row.argmax())
+    return index, float(weights_row[index])
+
+
+def uniform_entropy(T: int) -> float:
+    """ln T: the largest possible row entropy (in nats), reached when every weight is 1/T."""
+    if T < 1:
+        raise ValueError("A row needs at least one token.")
+    return math.log(T)
+
+
+@dataclass(frozen=True)
+class OverflowDemo:
+    """Scores shifted up by a constant, pushed through the naive and the stable softmax."""
+
+    scores: torch.Tensor  # (T,)  s_j + c
+    naive_exps: torch.Tensor  # (T,)  exp(s_j + c): inf in float32 once s_j + c > ~88.7
+    naive_sum: float  # sum of the above: inf as soon as one term is inf
+    naive_weights: torch.Tensor  # (T,)  inf / inf = NaN
+    shifted: torch.Tensor  # (T,)  s_j + c - max: the constant cancels
+    stable_exps: torch.Tensor  # (T,)  exp(s_j + c - max), in (0, 1]
+    stable_weights: torch.Tensor  # (T,)  the same weights as for the unshifted scores
+
+
+def overflow_demo(scores_row: torch.Tensor, offset: float = 1000.0) -> OverflowDemo:
+    """For s_j + c: naive exp(s_j + c) / sum overflows; exp(s_j + c - m) / sum with m = max does not."""
+    big = scores_row + offset  # (T,)
+    naive_exps = torch.exp(big)  # (T,)
+    shifted = big - big.max()  # (T,)
+    stable_exps = torch.exp(shifted)  # (T,)
+    return OverflowDemo(
+        big, naive_exps, float(naive_exps.sum()), naive_softmax(big), shifted, stable_exps, softmax(big)
+    )
+
+
+def one_hot_weights(T: int) -> tuple[float, float]:
+    """For T distinct one-hot tokens: w_ii = e / (e + T - 1) and w_ij = 1 / (e + T - 1) for j != i."""
+    if T < 1:
+        raise ValueError("A row needs at least one token.")
+    denominator = math.e + T - 1  # exp(1) for itself + exp(0) for each of the T - 1 others
+    return math.e / denominator, 1.0 / denominator

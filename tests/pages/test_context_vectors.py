@@ -1,0 +1,101 @@
+"""The context-vectors page (lesson 3): runs for every input and shows the core's numbers."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import torch
+
+import attention_core as ac
+from attention_core.presets import ONE_HOT, PRESETS, PRINTED, TRANSFORMER
+from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lesson, open_page, sentence_params
+
+PAGE = "app_pages/context_vectors.py"
+
+
+def context_frames(at, current) -> list[pd.DataFrame]:
+    """Tables with one row per token and one column per dimension d1..d_model."""
+    dims = [f"d{i + 1}" for i in range(current.d_model)]
+    return [f for f in frames(at) if list(f.index) == list(current.labels) and list(f.columns) == dims]
+
+
+def as_tensor(frame: pd.DataFrame) -> torch.Tensor:
+    return torch.tensor(frame.to_numpy(dtype=float))
+
+
+def check_numbers(at) -> None:
+    """Every context table equals the core's context; the weighted-sum table ends with [1, c_q]."""
+    current = lesson(at)
+    steps = ac.self_attention(current.X, scale=False)
+    tables = context_frames(at, current)
+    assert len(tables) == 3  # the context matrix, then loops and matrices side by side
+    for table in tables:
+        assert torch.allclose(as_tensor(table), steps.context.double(), atol=1e-5)
+    weighted = next(f for f in frames(at) if "weight w_j" in f.columns)
+    assert weighted.index[-1] == "sum = context vector"
+    q = current.query_index
+    assert torch.allclose(as_tensor(weighted.iloc[:-1, :1]).squeeze(1), steps.weights[q].double(), atol=1e-7)
+    assert torch.allclose(as_tensor(weighted.iloc[-1:, 1:]).squeeze(0), steps.context[q].double(), atol=1e-6)
+    assert weighted.iloc[-1, 0] == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.key)
+def test_every_preset_shows_the_core_numbers(preset):
+    at = open_page(PAGE, {"example": preset.name})
+    assert_clean(at)
+    assert at.title[0].value.startswith("3. Context vectors")
+    assert lesson(at).tokens == preset.tokens
+    assert len(charts(at)) >= 3
+    check_numbers(at)
+    differences = [m.value for m in at.metric if m.label.startswith("Largest |loops − matrices|")]
+    assert len(differences) == 2
+    assert all(v == "0" or float(v) < 1e-5 for v in differences)
+
+
+def test_transformer_query_self_matches_000():
+    at = open_page(PAGE, {"example": TRANSFORMER.name})
+    weighted = next(f for f in frames(at) if "weight w_j" in f.columns)
+    assert weighted.iloc[-1, 1:].tolist() == pytest.approx(PRINTED["000"]["context_self"], abs=2e-4)
+    assert any("c(“self”) = 0.0972 × [-0.3178, -0.8048, 0.7659]" in m.value for m in at.markdown)
+
+
+def test_one_hot_preset_outputs_resemble_inputs():
+    at = open_page(PAGE, {"example": ONE_HOT.name})
+    one_hot = next(f for f in frames(at) if "context c(Self)" in f.index)
+    assert one_hot.loc["input x(Self)"].tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert one_hot.loc["context c(Self)"].tolist() == pytest.approx([0.4754, 0.1749, 0.1749, 0.1749], abs=1e-4)
+    text = " ".join(m.value for m in at.markdown)
+    assert "0.4754" in text and "0.1749" in text
+
+
+def test_projection_switch_to_first_two_dimensions():
+    at = open_page(PAGE, {"example": TRANSFORMER.name})
+    scatter = [s for s in chart_specs(at) if "Inputs and their context vectors" in str(s.get("title", ""))]
+    assert scatter and "principal direction 1" in str(scatter[0])
+    at.radio(key="context_vectors_projection").set_value("first two").run()
+    assert_clean(at)
+    scatter = [s for s in chart_specs(at) if "Inputs and their context vectors" in str(s.get("title", ""))]
+    assert scatter and "principal direction" not in str(scatter[0]) and "d1" in str(scatter[0])
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        sentence_params("hello"),
+        sentence_params("the cat sat on the mat", d_model=2),
+        sentence_params("the cat sat on the mat", embedding="one-hot"),
+        sentence_params(" ".join(f"w{i}" for i in range(128)), d_model=16, seed=5),
+    ],
+    ids=["one-token", "d_model-2", "one-hot-repeats", "128-tokens"],
+)
+def test_typed_sentences_run_clean(params):
+    at = open_page(PAGE, params)
+    assert_clean(at)
+    check_numbers(at)
+    current = lesson(at)
+    if current.d_model == 2:
+        assert not [r for r in at.radio if r.key == "context_vectors_projection"]
+    if current.T == 1:
+        assert any("attend to itself" in i.value for i in at.info)
+    if current.T == 128:
+        assert any("cannot be shown one-hot" in i.value for i in at.info)

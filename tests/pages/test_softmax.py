@@ -1,0 +1,115 @@
+"""The softmax page (lesson 2): runs for every input and shows the core's numbers."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import torch
+
+import attention_core as ac
+from attention_core.normalization import with_sums
+from attention_core.presets import NUMPY_SEED_4, PRESETS, PRINTED, TRANSFORMER
+from tests.apptest_helpers import assert_clean, charts, frames, lesson, open_page, sentence_params
+
+PAGE = "app_pages/softmax.py"
+
+
+def frame_with(at, column: str) -> pd.DataFrame:
+    """The first table on the page that has this column."""
+    found = [f for f in frames(at) if column in f.columns]
+    assert found, f"no table with column {column!r}"
+    return found[0]
+
+
+def square_frames(at, labels) -> list[pd.DataFrame]:
+    """Tables whose rows and columns are exactly the tokens."""
+    return [f for f in frames(at) if list(f.index) == list(labels) and list(f.columns) == list(labels)]
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.key)
+def test_every_preset_shows_the_core_numbers(preset):
+    at = open_page(PAGE, {"example": preset.name})
+    assert_clean(at)
+    assert at.title[0].value.startswith("2. Softmax")
+    assert len(charts(at)) >= 4
+    current = lesson(at)
+    assert current.tokens == preset.tokens
+    steps = ac.self_attention(current.X, scale=False)
+    q = current.query_index
+    worked = frame_with(at, "weight w_j")
+    assert torch.allclose(torch.tensor(worked["weight w_j"].to_numpy()), steps.weights[q].double(), atol=1e-7)
+    assert torch.allclose(torch.tensor(worked["score s_j"].to_numpy()), steps.scores[q].double(), atol=1e-6)
+    main = square_frames(at, current.labels)[0]  # the table tab of the weights matrix
+    assert torch.allclose(torch.tensor(main.to_numpy()), steps.weights.double(), atol=1e-7)
+    sums = [f for f in frames(at) if "row sum" in f.columns]
+    assert len(sums) == 2  # right axis, then the pitfall
+    assert torch.allclose(torch.tensor(sums[0].to_numpy()), with_sums(steps.weights).double(), atol=1e-6)
+    assert torch.allclose(
+        torch.tensor(sums[1].to_numpy()), with_sums(ac.column_softmax(steps.scores)).double(), atol=1e-6
+    )
+    assert sums[0]["row sum"].iloc[:-1].tolist() == pytest.approx([1.0] * len(preset.tokens), abs=1e-6)
+    assert sums[1].loc["column sum"].iloc[:-1].tolist() == pytest.approx([1.0] * len(preset.tokens), abs=1e-6)
+
+
+def test_transformer_pitfall_shows_000s_numbers():
+    at = open_page(PAGE, {"example": TRANSFORMER.name})
+    assert lesson(at).query_label == "self"
+    pitfall = frame_with(at, "s_j / Σ s (pitfall)")
+    assert pitfall["s_j / Σ s (pitfall)"].tolist() == pytest.approx(PRINTED["000"]["naive_weights_self"], abs=2e-3)
+    assert pitfall["softmax w_j"].tolist() == pytest.approx(PRINTED["000"]["weights_self"], abs=1e-4)
+    captions = " ".join(c.value for c in at.caption)
+    assert "1.1195" in captions and "0.3694" in captions
+
+
+def test_numpy_seed_4_pitfall_is_004s_axis_0_matrix():
+    at = open_page(PAGE, {"example": NUMPY_SEED_4.name})
+    assert_clean(at)
+    pitfall = [f for f in frames(at) if "row sum" in f.columns][1]
+    printed = torch.tensor(PRINTED["004"]["column_normalised_weights"], dtype=torch.float64)
+    assert torch.allclose(torch.tensor(pitfall.iloc[:-1, :-1].to_numpy()), printed, atol=1e-6)
+
+
+def test_temperature_slider_changes_entropy_and_max_weight():
+    at = open_page(PAGE, {"example": TRANSFORMER.name})
+    at.slider(key="softmax_temperature").set_value(0.5).run()
+    assert_clean(at)
+    current = lesson(at)
+    hot = ac.softmax(ac.self_attention(current.X, scale=False).scores, temperature=0.5)[current.query_index]
+    metrics = {m.label: m.value for m in at.metric}
+    entropy = next(v for k, v in metrics.items() if k.startswith("Entropy"))
+    assert entropy == f"{ac.row_entropy(hot).item():.4f} nats"
+    largest = next(v for k, v in metrics.items() if k.startswith("Largest weight"))
+    assert largest == f"{hot.max().item():.4f}"
+
+
+def test_overflow_demo_shows_nan_only_when_it_overflows():
+    at = open_page(PAGE, {"example": TRANSFORMER.name})
+    demo = frame_with(at, "naive weight")
+    assert set(demo["naive weight"]) == {"NaN"}
+    assert set(demo["naive exp(s_j + c)"]) == {"∞"}
+    at.select_slider(key="softmax_offset").set_value(0).run()
+    demo = frame_with(at, "naive weight")
+    assert "NaN" not in set(demo["naive weight"])
+    assert demo["naive weight"].tolist() == demo["stable weight"].tolist()
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        sentence_params("hello"),
+        sentence_params("the cat sat on the mat", embedding="one-hot"),
+        sentence_params(" ".join(f"w{i % 20}" for i in range(128)), d_model=16, seed=7),
+        sentence_params("tiny sentence here", d_model=2),
+    ],
+    ids=["one-token", "one-hot", "128-tokens", "d_model-2"],
+)
+def test_typed_sentences_run_clean(params):
+    at = open_page(PAGE, params)
+    assert_clean(at)
+    current = lesson(at)
+    steps = ac.self_attention(current.X, scale=False)
+    main = square_frames(at, current.labels)[0]
+    assert torch.allclose(torch.tensor(main.to_numpy()), steps.weights.double(), atol=1e-7)
+    assert len(charts(at)) >= 4
+    if current.T == 1:
+        assert main.to_numpy().tolist() == [[1.0]]
