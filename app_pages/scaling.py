@@ -1,3 +1,282 @@
+"""Lesson 5: dividing the scores by sqrt(d_k), and why softmax needs it."""
+
+import pandas as pd
 import streamlit as st
 
-st.title("Under construction")
+import attention_core as ac
+from attention_core.presets import PRINTED, SCALING_EXAMPLE
+from attention_core.projections import MAX_D_K, random_projections
+from attention_core.reference import check_self_attention
+from attention_core.saturation import (
+    SERIES_SCALED,
+    SERIES_UNSCALED,
+    attention_from_qkv,
+    d_k_grid,
+    dot_product_variance,
+    exp_terms,
+    gradient_size,
+    long_series,
+    reproduce_003,
+    row_and_column_sums,
+    saturation,
+    softmax_jacobian,
+    summary,
+    uniform_entropy,
+)
+from attention_core.tables import dimension_labels, to_frame
+from ui import charts, display, inputs
+from ui.format import format_number
+
+N_SAMPLES = 2000  # pairs (q, k) per d_k in the variance simulation
+N_TRIALS = 200  # queries per d_k in the saturation simulation
+N_KEYS = 16  # keys per query in the saturation simulation
+SERIES = (SERIES_UNSCALED, SERIES_SCALED)
+
+
+@st.cache_data(show_spinner=False)
+def variance_curve(d_ks: tuple[int, ...], n_samples: int, seed: int) -> dict[str, list[float]]:
+    return dot_product_variance(d_ks, n_samples, seed)
+
+
+@st.cache_data(show_spinner=False)
+def saturation_curves(d_ks: tuple[int, ...], n_keys: int, n_trials: int, seed: int) -> dict:
+    return saturation(d_ks, n_keys, n_trials, seed)
+
+
+def written_sum(left: list[float], right: list[float], total: float) -> str:
+    """'(a × b) + (c × d) = total' with real numbers."""
+    return " + ".join(f"({format_number(a)} × {format_number(b)})" for a, b in zip(left, right, strict=True)) + (
+        f" = **{format_number(total)}**"
+    )
+
+
+lesson = inputs.current()
+X, labels, q = lesson.X, lesson.labels, lesson.query_index
+
+st.title("5. Scaling by √d_k")
+st.markdown(
+    """
+A score q · k adds up d_k products. If the entries of q and k are random with variance 1, each
+product has variance 1 and the sum has variance **d_k**: with d_k = 64 the scores spread over
+roughly ±8 instead of ±1. Softmax turns such large gaps into weights close to 0 and 1 (one-hot),
+and a nearly one-hot softmax barely changes when its scores change, so the gradients that train
+W_q and W_k become tiny. Dividing by √d_k brings the variance back to 1, whatever d_k is.
+"""
+)
+st.latex(
+    r"\text{weights} = \operatorname{softmax}\!\Big(\frac{Q K^\top}{\sqrt{d_k}}\Big) \qquad"
+    r"\operatorname{Var}(q \cdot k) = \sum_{d=1}^{d_k} \operatorname{Var}(q_d\, k_d) = d_k"
+    r"\quad\Rightarrow\quad \operatorname{Var}\Big(\frac{q \cdot k}{\sqrt{d_k}}\Big) = 1"
+)
+display.lesson_caption(lesson.description)
+
+# ---------------------------------------------------------------- 003's worked example
+st.subheader("003's worked example: Q, K and V given, d_k = 2")
+st.markdown(
+    "The 003 tutorial skips the projections and starts from three tokens' Q, K and V (d_k = 2). "
+    "The lab runs every step on them and puts its numbers beside 003's printout."
+)
+ex_labels = list(SCALING_EXAMPLE.tokens)
+example, comparisons = reproduce_003()
+for column, (name, matrix) in zip(st.columns(3), (("Q", example.Q), ("K", example.K), ("V", example.V)), strict=True):
+    with column:
+        st.markdown(f"**{name}** (3 × 2)")
+        display.table(ac.vector_frame(matrix, ex_labels, prefix=name.lower()), alt=f"003's {name}")
+
+q1, k1 = example.Q[0].tolist(), example.K[0].tolist()
+exps, exp_sum = exp_terms(example.scaled_scores[0])
+st.markdown(
+    f"""
+**By hand, for query t1:**
+
+1. Score with key t1: q₁ · k₁ = {written_sum(q1, k1, example.scores[0, 0].item())}
+2. Scaled: {format_number(example.scores[0, 0].item())} / √2 = **{format_number(example.scaled_scores[0, 0].item())}**
+   (the whole row: {", ".join(format_number(v) for v in example.scaled_scores[0].tolist())})
+3. Exponentials of the scaled row: {", ".join(format_number(v) for v in exps.tolist())}; their sum is
+   {format_number(exp_sum)} (003 prints {", ".join(format_number(v) for v in PRINTED["003"]["exp_scaled_row_1"])})
+4. Weights = each exponential / the sum: **{", ".join(format_number(v) for v in example.weights[0].tolist())}**
+5. Context of t1 = Σⱼ wⱼ vⱼ, first entry: {
+        written_sum(example.weights[0].tolist(), example.V[:, 0].tolist(), example.context[0, 0].item())
+    }
+"""
+)
+
+st.markdown("Every step for all three queries, beside 003's printout:")
+display.table(
+    pd.DataFrame(
+        {"largest |lab − printed|": [c.max_difference for c in comparisons]}, index=[c.name for c in comparisons]
+    ),
+    alt="Largest difference between the lab and 003's printed numbers",
+)
+st.caption("Differences below 0.0005 are rounding: 003 prints 4 decimals.")
+for tab, comparison in zip(st.tabs([c.name for c in comparisons]), comparisons, strict=True):
+    columns = ex_labels if comparison.ours.shape[1] == len(ex_labels) else dimension_labels(2, "c")
+    with tab:
+        ours_column, printed_column = st.columns(2)
+        with ours_column:
+            st.markdown(f"**Computed by the lab** ({comparison.name})")
+            display.table(to_frame(comparison.ours, ex_labels, columns), alt=f"The lab's {comparison.name}")
+        with printed_column:
+            st.markdown(f"**Printed by 003** ({comparison.name})")
+            display.table(to_frame(comparison.printed, ex_labels, columns), alt=f"003's printed {comparison.name}")
+
+row_sums, column_sums = row_and_column_sums(example.weights)
+st.markdown(
+    f"Softmax runs along each **row** (`dim=-1`): the rows sum to "
+    f"{', '.join(format_number(v) for v in row_sums.tolist())}, while the columns sum to "
+    f"{', '.join(format_number(v) for v in column_sums.tolist())} (003 prints "
+    f"{format_number(PRINTED['003']['column_sum_2'][0])} for the second column). A column says how much "
+    "attention one key receives in total, which is not a probability."
+)
+with st.expander("Pitfall: 003's last cells come from another run", icon=":material/warning:"):
+    other = PRINTED["003"]["other_run_weights_row_3"]
+    st.markdown(
+        f"""
+Near its end 003 prints `exp(attn_logits[2, :]) / sum(...)` = **{", ".join(format_number(v) for v in other)}**,
+but row t3 of its own weights (printed a few cells earlier, and recomputed here) is
+**{", ".join(format_number(v) for v in example.weights[2].tolist())}**. The cells that follow use a lowercase
+`v` whose numbers differ from V and print `attention[0, :]` = 0.2965, 0.3237, 0.3798 and context vectors
+0.1270, 0.9533, …: they come from **another run whose inputs are not shown** (the cell numbers jump back
+to In [27]). No Q, K, V on the page produce them, so the lab does not try to reproduce them.
+"""
+    )
+
+# ---------------------------------------------------------------- the sidebar input
+st.subheader("On your input: random W_q, W_k with a chosen d_k")
+seed_column, d_k_column = st.columns(2)
+seed = int(
+    seed_column.number_input("Seed for W_q, W_k, W_v and the simulations", 0, 2**31 - 1, 0, step=1, key="scaling_seed")
+)
+d_k = int(
+    d_k_column.slider(
+        "d_k (size of queries and keys; vector length in the simulations)",
+        1,
+        MAX_D_K,
+        16,
+        key="scaling_d_k",
+        help="The number of columns of W_q and W_k here, and the length of the random q and k below.",
+    )
+)
+scale = st.toggle("Divide the scores by √d_k", value=True, key="scaling_scale")
+weights = random_projections(lesson.d_model, d_k, seed)
+steps = ac.self_attention(X, weights.W_q, weights.W_k, weights.W_v, scale=scale)
+other_steps = ac.self_attention(X, weights.W_q, weights.W_k, weights.W_v, scale=not scale)
+on, off = (steps, other_steps) if scale else (other_steps, steps)
+st.markdown(
+    f"Q = X W_q and K = X W_k with seeded random weights: ({lesson.T}, {lesson.d_model}) @ "
+    f"({lesson.d_model}, {d_k}) → ({lesson.T}, {d_k}). Scores Q Kᵀ are ({lesson.T}, {lesson.T}); "
+    + (f"they are divided by √{d_k} before softmax." if scale else "scaling is **off**: softmax sees Q Kᵀ as it is.")
+)
+st.markdown("Without and with scaling, on the same scores:")
+display.table(
+    summary(steps.scores, d_k), alt="Spread of the scores and sharpness of the weights, without and with scaling"
+)
+st.caption(
+    "Entropy is ln T for uniform weights and 0 for one-hot weights. Gradient size ‖diag(w) − w wᵀ‖ "
+    "measures how much the weights still move when the scores move; it is 0 for one-hot weights."
+)
+st.markdown(f"The row of “{lesson.query_label}”, key by key:")
+display.table(
+    pd.DataFrame(
+        {
+            "score q·k_j": steps.scores[q].tolist(),
+            f"÷ √{d_k}": on.scaled_scores[q].tolist(),
+            "weight without scaling": off.weights[q].tolist(),
+            "weight with scaling": on.weights[q].tolist(),
+        },
+        index=list(labels),
+    ),
+    alt="Scores and weights of the query token without and with scaling",
+)
+title = f"Attention weights ({'scaled' if scale else 'unscaled'}, d_k = {d_k})"
+display.matrix(steps.weights, labels, labels, kind="weights", title=title, download="scaled_attention_weights.csv")
+with st.expander("Scores Q Kᵀ and the scores softmax sees"):
+    display.matrix(
+        steps.scaled_scores, labels, labels, kind="scores", title="Q Kᵀ / √d_k" if scale else "Q Kᵀ (not scaled)"
+    )
+st.caption(
+    "Check: PyTorch's torch.nn.functional.scaled_dot_product_attention gives the same context vectors "
+    f"(largest difference {format_number(check_self_attention(steps, mask=None, scale=scale))})."
+)
+
+# ---------------------------------------------------------------- variance simulation
+st.subheader("Simulation: the variance of q · k grows with d_k")
+grid = d_k_grid(d_k)
+variance = variance_curve(grid, N_SAMPLES, seed)
+st.markdown(
+    f"For each d_k, {N_SAMPLES:,} pairs of random vectors q, k with N(0, 1) entries (seed {seed}); the chart "
+    "shows the variance of their dot products without and with division by √d_k."
+)
+st.altair_chart(
+    charts.log_x_lines(
+        long_series(grid, variance, "d_k", "variance"),
+        x="d_k",
+        y="variance",
+        title="Variance of the scores",
+        y_title="variance (log scale)",
+        log_y=True,
+        marker=d_k,
+        marker_label=f"your d_k = {d_k}",
+        series_order=SERIES,
+    ),
+    width="content",
+)
+at_d_k = grid.index(d_k)
+st.markdown(
+    f"At your d_k = {d_k}: var(q · k) = **{format_number(variance[SERIES_UNSCALED][at_d_k])}** (theory: d_k = {d_k}), "
+    f"var(q · k / √d_k) = **{format_number(variance[SERIES_SCALED][at_d_k])}** (theory: 1)."
+)
+with st.expander("The simulated variances as a table"):
+    display.table(pd.DataFrame(variance, index=[f"d_k = {d}" for d in grid]), alt="Simulated variances per d_k")
+
+# ---------------------------------------------------------------- saturation
+st.subheader("Softmax saturation: big scores, one-hot weights, tiny gradients")
+curves = saturation_curves(grid, N_KEYS, N_TRIALS, seed)
+st.markdown(
+    f"""
+For each d_k, {N_TRIALS} random queries each score {N_KEYS} random keys. **Without scaling** the scores
+spread as √d_k, so softmax puts almost all the weight on the largest one: the largest weight climbs
+towards 1 and the entropy falls towards 0 (uniform would be ln {N_KEYS} = {format_number(uniform_entropy(N_KEYS))}). The gradient of
+softmax, diag(w) − w wᵀ, shrinks with it, so W_q and W_k stop learning. **With scaling** all three stay
+where they are at d_k = 1.
+"""
+)
+measures = (
+    ("max weight", "largest weight (mean)"),
+    ("entropy", "entropy (nats, mean)"),
+    ("gradient size", "gradient size ‖J‖ (mean)"),
+)
+for column, (measure, y_title) in zip(st.columns(3), measures, strict=True):
+    with column:
+        st.altair_chart(
+            charts.log_x_lines(
+                long_series(grid, curves[measure], "d_k", measure),
+                x="d_k",
+                y=measure,
+                title=y_title,
+                y_title=y_title,
+                marker=d_k,
+                series_order=SERIES,
+                legend=False,
+                width=230,
+            ),
+            width="content",
+        )
+st.caption("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k.")
+st.markdown(
+    f"At your d_k = {d_k}: largest weight **{format_number(curves['max weight'][SERIES_UNSCALED][at_d_k])}** "
+    f"without scaling vs **{format_number(curves['max weight'][SERIES_SCALED][at_d_k])}** with; gradient size "
+    f"**{format_number(curves['gradient size'][SERIES_UNSCALED][at_d_k])}** vs "
+    f"**{format_number(curves['gradient size'][SERIES_SCALED][at_d_k])}**."
+)
+
+display.show_code(
+    ac.attention_scores,
+    ac.scale_scores,
+    ac.softmax,
+    attention_from_qkv,
+    dot_product_variance,
+    saturation,
+    softmax_jacobian,
+    gradient_size,
+)

@@ -8,9 +8,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
-from attention_core.embeddings import check_seed
+from attention_core.attention import column_softmax, self_attention
+from attention_core.embeddings import _cell_to_float, check_seed
+from attention_core.presets import JOURNEY, PRINTED
 
 MAX_D_K = 64
 
@@ -56,3 +59,84 @@ def recover_weight(X: torch.Tensor, projected: torch.Tensor) -> tuple[torch.Tens
     W = torch.linalg.lstsq(X64, P64).solution  # (d_model, d_k)
     residual = (X64 @ W - P64).abs().max().item()  # (T, d_k) -> scalar
     return W.to(X.dtype), residual
+
+
+def validate_weight_matrix(
+    values: object, d_in: int, d_out: int, name: str = "W", dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
+    """Check a user-edited weight matrix (list of rows, array or DataFrame) and return it as (d_in, d_out)."""
+    if hasattr(values, "to_numpy"):
+        values = values.to_numpy(dtype=object)  # a DataFrame from st.data_editor
+    array = np.asarray(values, dtype=object)
+    if array.ndim != 2 or array.size == 0:
+        raise ValueError(f"{name} must be a table with {d_in} rows and {d_out} columns.")
+    if array.shape != (d_in, d_out):
+        rows, cols = array.shape
+        raise ValueError(
+            f"{name} is {rows} × {cols} but must be {d_in} × {d_out}: one row per input dimension "
+            f"(d_model = {d_in}), one column per output dimension (d_k = {d_out})."
+        )
+    try:
+        numbers = [[_cell_to_float(array[i, j], i, j) for j in range(d_out)] for i in range(d_in)]
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from None
+    return torch.tensor(numbers, dtype=dtype)  # (d_in, d_out)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One matrix the lab computes beside the one a tutorial prints."""
+
+    name: str
+    ours: torch.Tensor
+    printed: torch.Tensor
+    max_difference: float  # max |ours - printed|
+
+
+def recovered_002_weights(dtype: torch.dtype = torch.float32) -> tuple[Projections, dict[str, float]]:
+    """002's unprinted W_q, W_k, W_v, recovered by least squares from its inputs and printed Q, K, V."""
+    X = JOURNEY.matrix(torch.float64)  # (6, 3)
+    recovered, residuals = {}, {}
+    for name, key in (("W_q", "queries"), ("W_k", "keys"), ("W_v", "values")):
+        printed = torch.tensor(PRINTED["002"][key], dtype=torch.float64)  # (6, 3)
+        W, residuals[name] = recover_weight(X, printed)  # (3, 3)
+        recovered[name] = W.to(dtype)
+    return Projections(**recovered), residuals
+
+
+def matches_002_inputs(X: torch.Tensor) -> bool:
+    """True when X is 002's journey embeddings (the inputs its printed numbers come from)."""
+    journey = JOURNEY.matrix(torch.float64)  # (6, 3)
+    return tuple(X.shape) == tuple(journey.shape) and bool(torch.allclose(X.to(torch.float64), journey, atol=1e-6))
+
+
+def reproduce_002(weights: Projections, X: torch.Tensor) -> list[Comparison]:
+    """002's section 2.3 recomputed from X and the recovered W (unscaled, as 002 does), beside its printout."""
+    steps = self_attention(X, weights.W_q, weights.W_k, weights.W_v, scale=False)
+    pairs = (
+        ("Q (queries)", steps.Q, "queries"),
+        ("K (keys)", steps.K, "keys"),
+        ("V (values)", steps.V, "values"),
+        ("scores Q Kᵀ", steps.scores, "projected_scores"),
+        ("weights", steps.weights, "projected_weights"),
+        ("context", steps.context, "projected_context"),
+    )
+    comparisons = []
+    for name, ours, key in pairs:
+        printed = torch.tensor(PRINTED["002"][key], dtype=ours.dtype)  # (6, 3) or (6, 6)
+        gap = (ours.to(torch.float64) - printed.to(torch.float64)).abs().max().item()  # (6, n) -> scalar
+        comparisons.append(Comparison(name, ours, printed, gap))
+    return comparisons
+
+
+def tutorial_002_pitfall(X: torch.Tensor, W_k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """002's sections 2.2.4-2.2.6 as written: X W_k^T, softmax down columns, then a broadcast 'context'."""
+    wrong_scores = X @ W_k.T  # (T, d_model) @ (d_k, d_model)^T -> (T, d_k): not query-key scores
+    column_weights = column_softmax(wrong_scores)  # (T, d_k), columns sum to 1 (dim=0)
+    broadcast = column_weights.unsqueeze(1) * X  # (T, 1, d_k) * (T, d_model) -> (T, T, d_model)
+    return wrong_scores, column_weights, broadcast.sum(dim=0)  # (T, d_model): X times column sums = X
+
+
+def projection_parameter_count(d_model: int, d_k: int, d_v: int | None = None) -> int:
+    """Learned numbers in W_q, W_k, W_v: d_model d_k + d_model d_k + d_model d_v."""
+    return d_model * (2 * d_k + (d_k if d_v is None else d_v))

@@ -115,7 +115,10 @@ def heatmap(
     if with_text:
         text = base.mark_text(fontSize=11 if size >= 40 else 9).encode(text="short:N", color=_text_colour(kind, data))
         chart = rect + text
-    return chart.properties(width=size * n_cols, height=size * n_rows)
+    # "pad" keeps the cells at their size: Streamlit would otherwise squeeze axes and legend into it
+    return chart.properties(
+        width=size * n_cols, height=size * n_rows, autosize=alt.AutoSizeParams(type="pad", contains="content")
+    )
 
 
 def _lookup_table(anchors: np.ndarray, levels: int = 256) -> np.ndarray:

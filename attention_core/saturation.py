@@ -1,0 +1,161 @@
+"""Why attention divides by sqrt(d_k): the variance of q . k and the saturation of softmax.
+
+Shape letters: T tokens (keys per query), d_k query/key size, N samples or trials.
+Everything random takes a ``seed`` and draws from its own ``torch.Generator``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+import torch
+
+from attention_core.attention import (
+    AttentionSteps,
+    attention_scores,
+    context_vectors,
+    row_entropy,
+    scale_scores,
+    softmax,
+)
+from attention_core.embeddings import check_seed
+from attention_core.presets import PRINTED, SCALING_EXAMPLE
+from attention_core.projections import Comparison
+
+MAX_SAMPLES = 20_000
+SERIES_UNSCALED = "without scaling: q·k"
+SERIES_SCALED = "with scaling: q·k / √d_k"
+
+
+def attention_from_qkv(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, *, scale: bool = True) -> AttentionSteps:
+    """softmax(Q K^T / sqrt(d_k)) V for Q, K, V given directly (003's worked example); no mask."""
+    scores = attention_scores(Q, K)  # (T, d_k) @ (d_k, T) -> (T, T)
+    scaled = scale_scores(scores, Q.shape[-1]) if scale else scores  # (T, T)
+    weights = softmax(scaled)  # (T, T)
+    return AttentionSteps(Q, K, V, scores, scaled, scaled, weights, context_vectors(weights, V))
+
+
+def reproduce_003() -> tuple[AttentionSteps, list[Comparison]]:
+    """003's scaled_dot_product on its printed Q, K, V, each step beside the value 003 prints."""
+    steps = attention_from_qkv(*SCALING_EXAMPLE.tensors(), scale=True)
+    pairs = (
+        ("Q Kᵀ", steps.scores, "scores"),
+        ("Q Kᵀ / √d_k", steps.scaled_scores, "scaled_scores"),
+        ("weights (softmax)", steps.weights, "weights"),
+        ("context (weights V)", steps.context, "context"),
+    )
+    comparisons = []
+    for name, ours, key in pairs:
+        printed = torch.tensor(PRINTED["003"][key], dtype=ours.dtype)  # (3, 3) or (3, 2)
+        gap = (ours - printed).abs().max().item()  # (3, n) -> scalar
+        comparisons.append(Comparison(name, ours, printed, gap))
+    return steps, comparisons
+
+
+def exp_terms(scores_row: torch.Tensor) -> tuple[torch.Tensor, float]:
+    """e_j = exp(s_j) and their sum, so weights_j = e_j / sum_k e_k (as 003 prints them; small scores only)."""
+    exps = torch.exp(scores_row)  # (T,)
+    return exps, float(exps.sum().item())
+
+
+def row_and_column_sums(weights: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """sum_j w_ij (each 1 after a row softmax) and sum_i w_ij (anything: columns are not normalised)."""
+    return weights.sum(dim=-1), weights.sum(dim=-2)  # (T,), (T,)
+
+
+def softmax_jacobian(weights_row: torch.Tensor) -> torch.Tensor:
+    """J = d softmax(s) / d s = diag(w) - w w^T; it vanishes when w is one-hot."""
+    return torch.diag_embed(weights_row) - weights_row.unsqueeze(-1) * weights_row.unsqueeze(-2)  # (..., T, T)
+
+
+def gradient_size(weights: torch.Tensor) -> torch.Tensor:
+    """||diag(w_i) - w_i w_i^T||_F for each row i: how strongly the weights still react to the scores."""
+    return torch.linalg.matrix_norm(softmax_jacobian(weights))  # (..., T, T) -> (...,)
+
+
+def d_k_grid(extra: int | None = None, largest: int = 256) -> tuple[int, ...]:
+    """Powers of two 1, 2, 4, ..., largest, plus ``extra`` (a chosen d_k), sorted."""
+    powers = {2**i for i in range(int(math.log2(largest)) + 1)}  # {1, 2, 4, ..., largest}
+    return tuple(sorted(powers | ({int(extra)} if extra is not None else set())))
+
+
+def _check_samples(n_samples: int) -> int:
+    """A sample count the simulation can afford."""
+    if not 2 <= n_samples <= MAX_SAMPLES:
+        raise ValueError(f"The number of samples must be between 2 and {MAX_SAMPLES:,}.")
+    return n_samples
+
+
+def _generator(seed: int, d_k: int) -> torch.Generator:
+    """One generator per (seed, d_k), so a d_k's numbers do not depend on which other d_k are simulated."""
+    if d_k < 1:
+        raise ValueError("d_k must be at least 1.")
+    return torch.Generator().manual_seed((check_seed(seed) + 7919 * d_k) % 2**63)
+
+
+def dot_product_variance(d_ks: Sequence[int], n_samples: int, seed: int) -> dict[str, list[float]]:
+    """var(q . k) and var(q . k / sqrt(d_k)) for q, k with N(0, 1) entries, one value per d_k."""
+    n_samples = _check_samples(n_samples)
+    unscaled, scaled = [], []
+    for d_k in d_ks:
+        generator = _generator(seed, d_k)
+        q = torch.randn(n_samples, d_k, generator=generator)  # (N, d_k)
+        k = torch.randn(n_samples, d_k, generator=generator)  # (N, d_k)
+        dots = (q * k).sum(dim=-1)  # (N, d_k) -> (N,)
+        unscaled.append(float(dots.var().item()))  # theory: d_k
+        scaled.append(float((dots / math.sqrt(d_k)).var().item()))  # theory: 1
+    return {SERIES_UNSCALED: unscaled, SERIES_SCALED: scaled}
+
+
+def saturation(d_ks: Sequence[int], n_tokens: int, n_trials: int, seed: int) -> dict[str, dict[str, list[float]]]:
+    """Mean max weight, entropy and gradient size of softmax(q K^T [/ sqrt(d_k)]) for random q, K, per d_k."""
+    n_trials = _check_samples(n_trials)
+    result: dict[str, dict[str, list[float]]] = {
+        measure: {SERIES_UNSCALED: [], SERIES_SCALED: []} for measure in ("max weight", "entropy", "gradient size")
+    }
+    for d_k in d_ks:
+        generator = _generator(seed, d_k)
+        q = torch.randn(n_trials, 1, d_k, generator=generator)  # (N, 1, d_k)
+        K = torch.randn(n_trials, n_tokens, d_k, generator=generator)  # (N, T, d_k)
+        scores = (q @ K.transpose(-2, -1)).squeeze(1)  # (N, 1, d_k) @ (N, d_k, T) -> (N, T)
+        for series, s in ((SERIES_UNSCALED, scores), (SERIES_SCALED, scores / math.sqrt(d_k))):
+            weights = softmax(s)  # (N, T)
+            result["max weight"][series].append(float(weights.amax(dim=-1).mean().item()))
+            result["entropy"][series].append(float(row_entropy(weights).mean().item()))
+            result["gradient size"][series].append(float(gradient_size(weights).mean().item()))
+    return result
+
+
+def uniform_entropy(n_tokens: int) -> float:
+    """H = ln T: the entropy of T equal weights, the largest a row of T weights can have."""
+    return math.log(n_tokens)
+
+
+def summary(scores: torch.Tensor, d_k: int) -> pd.DataFrame:
+    """Spread of the scores, mean max weight, mean entropy and gradient size, without and with / sqrt(d_k)."""
+    columns = {}
+    for series, s in ((SERIES_UNSCALED, scores), (SERIES_SCALED, scale_scores(scores, d_k))):
+        weights = softmax(s)  # (T, T)
+        columns[series] = [
+            float(s.std(correction=0).item()),  # population std: 0 for a single score
+            float(weights.amax(dim=-1).mean().item()),
+            float(row_entropy(weights).mean().item()),
+            float(gradient_size(weights).mean().item()),
+        ]
+    index = [
+        "spread of the scores (std)",
+        "largest weight (mean over rows)",
+        "entropy (mean over rows, nats)",
+        "gradient size ‖J‖ (mean over rows)",
+    ]
+    return pd.DataFrame(columns, index=index)
+
+
+def long_series(xs: Sequence[float], series: dict[str, list[float]], x: str, value: str) -> pd.DataFrame:
+    """{series name: [y per x]} -> long frame with columns x, value, series (for a line chart)."""
+    rows = [
+        {x: x_value, value: y, "series": name} for name, ys in series.items() for x_value, y in zip(xs, ys, strict=True)
+    ]
+    return pd.DataFrame(rows)

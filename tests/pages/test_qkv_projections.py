@@ -1,0 +1,135 @@
+"""Lesson 4 page: queries, keys and values from seeded, edited or 002's recovered weights."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import torch
+
+from attention_core.attention import attention_scores, self_attention
+from attention_core.presets import PRESETS, PRINTED
+from attention_core.projections import random_projections, recovered_002_weights
+from tests.apptest_helpers import assert_clean, chart_specs, frames, lesson, open_page, sentence_params
+
+PAGE = "app_pages/qkv_projections.py"
+
+
+def matrices(at, labels) -> list[pd.DataFrame]:
+    """The (T, T) tables of the page, in page order: Q K^T, X X^T, weights."""
+    return [f for f in frames(at) if list(f.index) == list(labels) and list(f.columns) == list(labels)]
+
+
+def table_with_columns(at, prefix: str) -> pd.DataFrame:
+    """The first token-labelled table whose columns are prefix1, prefix2, ... (Q: "q", context: "c")."""
+    labels = list(lesson(at).labels)
+    return next(
+        f
+        for f in frames(at)
+        if list(f.index) == labels and len(f.columns) and all(str(c).startswith(prefix) for c in f.columns)
+    )
+
+
+def close(frame: pd.DataFrame, tensor: torch.Tensor, atol: float = 1e-5) -> bool:
+    return torch.allclose(torch.tensor(frame.to_numpy(), dtype=torch.float64), tensor.to(torch.float64), atol=atol)
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.key)
+def test_every_preset_shows_the_core_numbers(preset) -> None:
+    at = open_page(PAGE, {"example": preset.name})
+    assert_clean(at)
+    current = lesson(at)
+    assert current.preset is preset
+    W = random_projections(current.d_model, 2, 0)
+    steps = self_attention(current.X, W.W_q, W.W_k, W.W_v, scale=True)
+    assert close(table_with_columns(at, "q"), steps.Q)
+    W_q_table = next(f for f in frames(at) if list(f.columns) == ["q1", "q2"] and f.index[0] == "d1")
+    assert close(W_q_table, W.W_q)
+    scores, xx, weights = matrices(at, current.labels)[:3]
+    assert close(scores, steps.scores)
+    assert close(xx, attention_scores(current.X, current.X))
+    assert close(weights, steps.weights)
+    assert close(table_with_columns(at, "c"), steps.context)
+    assert len(chart_specs(at)) >= 4  # Q K^T, X X^T, weights, context
+    assert at.radio(key="qkv_source").options[-1].startswith("002") == (current.d_model == 3)
+
+
+def test_typed_sentence_with_32_tokens() -> None:
+    sentence = " ".join(f"w{i % 20}" for i in range(32))
+    at = open_page(PAGE, sentence_params(sentence, d_model=8, seed=3))
+    assert_clean(at)
+    current = lesson(at)
+    assert current.T == 32 and current.d_model == 8
+    W = random_projections(8, 2, 0)
+    steps = self_attention(current.X, W.W_q, W.W_k, W.W_v)
+    assert close(matrices(at, current.labels)[2], steps.weights)
+    assert [o for o in at.radio(key="qkv_source").options] == ["Seeded random", "Edit by hand"]
+
+
+def test_single_token_does_not_crash() -> None:
+    at = open_page(PAGE, sentence_params("alone", d_model=2))
+    assert_clean(at)
+    assert matrices(at, ["alone"])[2].iloc[0, 0] == pytest.approx(1.0)
+
+
+def test_d_k_seed_and_scale_controls() -> None:
+    at = open_page(PAGE)
+    at.slider(key="qkv_d_k").set_value(5)
+    at.number_input(key="qkv_seed").set_value(7)
+    at.toggle(key="qkv_scale_random").set_value(False)
+    at.run()
+    assert_clean(at)
+    current = lesson(at)
+    W = random_projections(current.d_model, 5, 7)
+    steps = self_attention(current.X, W.W_q, W.W_k, W.W_v, scale=False)
+    assert list(table_with_columns(at, "q").columns) == ["q1", "q2", "q3", "q4", "q5"]
+    assert close(table_with_columns(at, "q"), steps.Q)
+    assert close(matrices(at, current.labels)[2], steps.weights)
+    assert "(6, 3) @ (3, 5) → (6, 5)" in " ".join(m.value for m in at.markdown)
+
+
+def test_002_weights_reproduce_the_printout() -> None:
+    at = open_page(PAGE)
+    at.radio(key="qkv_source").set_value("002").run()
+    assert_clean(at)
+    assert at.toggle(key="qkv_scale_002").value is False  # 002 did not scale
+    comparison = next(f for f in frames(at) if "largest |lab − printed|" in f.columns)
+    assert len(comparison) == 6 and (comparison.iloc[:, 0] < 5e-4).all()
+    current = lesson(at)
+    weights = matrices(at, current.labels)
+    printed_weights = torch.tensor(PRINTED["002"]["projected_weights"], dtype=torch.float64)
+    assert any(close(f, printed_weights, atol=0) for f in weights)  # the printed table is shown
+    W, _ = recovered_002_weights()
+    steps = self_attention(current.X, W.W_q, W.W_k, W.W_v, scale=False)
+    assert close(weights[-1], steps.weights)
+    assert close(weights[-1], printed_weights, atol=5e-4)
+    text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "journey sentence" in text and "returns X itself" in text
+
+
+def test_002_weights_on_another_3d_preset_say_where_they_come_from() -> None:
+    at = open_page(PAGE, {"example": PRESETS[1].name})
+    at.radio(key="qkv_source").set_value("002").run()
+    assert_clean(at)
+    assert any("recovered for the journey sentence" in i.value for i in at.info)
+    assert not any("largest |lab − printed|" in f.columns for f in frames(at))
+
+
+def test_edited_weights_bad_cell_keeps_the_last_good_matrix() -> None:
+    at = open_page(PAGE)
+    at.radio(key="qkv_source").set_value("edited").run()
+    assert_clean(at)
+    assert len(at.data_editor) == 3
+    current = lesson(at)
+    W = random_projections(current.d_model, 2, 0)
+    at.session_state["qkv_editor_W_q"] = {"edited_rows": {0: {"q1": "oops"}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert_clean(at)
+    assert any("W_q: The cell at row 1, column 1" in e.value and "last valid W_q" in e.value for e in at.error)
+    assert close(table_with_columns(at, "q"), current.X @ W.W_q, atol=1e-4)  # editor shows 4 decimals
+    at.session_state["qkv_editor_W_q"] = {"edited_rows": {0: {"q1": "2"}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert_clean(at)
+    assert not at.error
+    W_q = W.W_q.clone()
+    W_q[0, 0] = 2.0
+    assert close(table_with_columns(at, "q"), current.X @ W_q, atol=1e-4)

@@ -1,0 +1,97 @@
+"""Lesson 5 page: 003 reproduced, scaling on the sidebar input, variance and saturation simulations."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import torch
+
+from attention_core.attention import self_attention
+from attention_core.presets import PRESETS, PRINTED
+from attention_core.projections import random_projections
+from attention_core.saturation import SERIES_SCALED, SERIES_UNSCALED, dot_product_variance, summary
+from tests.apptest_helpers import assert_clean, chart_specs, frames, lesson, open_page, sentence_params
+
+PAGE = "app_pages/scaling.py"
+EXAMPLE = ["t1", "t2", "t3"]
+
+
+def close(frame: pd.DataFrame, values, atol: float = 1e-5) -> bool:
+    expected = torch.tensor(pd.DataFrame(values).to_numpy(), dtype=torch.float64)
+    shown = torch.tensor(frame.to_numpy(), dtype=torch.float64)
+    return shown.shape == expected.shape and torch.allclose(shown, expected, atol=atol)
+
+
+def token_matrices(at) -> list[pd.DataFrame]:
+    """(T, T) tables labelled by the lesson's tokens: the weights, then the scores softmax sees."""
+    labels = list(lesson(at).labels)
+    return [f for f in frames(at) if list(f.index) == labels and list(f.columns) == labels]
+
+
+def check_lesson_numbers(at, d_k: int = 16, seed: int = 0, scale: bool = True) -> None:
+    """The weights, the scaled scores and the summary equal the core's on lesson(at).X."""
+    current = lesson(at)
+    W = random_projections(current.d_model, d_k, seed)
+    steps = self_attention(current.X, W.W_q, W.W_k, W.W_v, scale=scale)
+    weights, scores = token_matrices(at)[:2]
+    assert close(weights, steps.weights)
+    assert close(scores, steps.scaled_scores, atol=1e-4)
+    table = next(f for f in frames(at) if list(f.columns) == [SERIES_UNSCALED, SERIES_SCALED])
+    assert close(table, summary(steps.scores, d_k).to_numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.key)
+def test_every_preset(preset) -> None:
+    at = open_page(PAGE, {"example": preset.name})
+    assert_clean(at)
+    assert lesson(at).preset is preset
+    check_lesson_numbers(at)
+    assert len(chart_specs(at)) >= 5  # weights, scores, variance, three saturation charts
+
+
+def test_003_every_step_beside_the_printout() -> None:
+    at = open_page(PAGE)
+    assert_clean(at)
+    example = [f for f in frames(at) if list(f.index) == EXAMPLE]
+    for key in ("scores", "scaled_scores", "weights", "context"):
+        shown = [f for f in example if close(f, PRINTED["003"][key], atol=1e-4)]
+        assert len(shown) >= 2, key  # the lab's table and the printed one
+    comparison = next(f for f in frames(at) if "largest |lab − printed|" in f.columns)
+    assert len(comparison) == 4 and (comparison.iloc[:, 0] < 1e-4).all()
+    text = " ".join(m.value for m in at.markdown)
+    assert "(1.0463 × -1.1701) + (-1.2652 × -1.6579) = **0.8733**" in text
+    assert "0.5750, 0.1975, 0.2275" in text
+    assert "0.4905, 0.4635, 0.0460" in text and "another run" in text
+
+
+def test_variance_chart_data_is_the_core_simulation() -> None:
+    at = open_page(PAGE)
+    variance_table = next(f for f in frames(at) if list(f.index[:2]) == ["d_k = 1", "d_k = 2"])
+    expected = dot_product_variance((1, 2, 4, 8, 16, 32, 64, 128, 256), 2000, 0)
+    assert close(variance_table[SERIES_UNSCALED].to_frame(), [[v] for v in expected[SERIES_UNSCALED]], atol=1e-9)
+    specs = chart_specs(at)
+    variance_spec = next(s for s in specs if s.get("title") == "Variance of the scores")
+    assert variance_spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
+
+
+def test_controls_change_d_k_seed_and_scaling() -> None:
+    at = open_page(PAGE)
+    at.slider(key="scaling_d_k").set_value(64)
+    at.number_input(key="scaling_seed").set_value(5)
+    at.toggle(key="scaling_scale").set_value(False)
+    at.run()
+    assert_clean(at)
+    check_lesson_numbers(at, d_k=64, seed=5, scale=False)
+    text = " ".join(m.value for m in at.markdown)
+    assert "At your d_k = 64" in text and "scaling is **off**" in text
+
+
+def test_typed_sentence_with_32_tokens_and_a_single_token() -> None:
+    sentence = " ".join(f"w{i % 11}" for i in range(32))
+    at = open_page(PAGE, sentence_params(sentence, d_model=16, seed=2))
+    assert_clean(at)
+    assert lesson(at).T == 32
+    check_lesson_numbers(at)
+    at = open_page(PAGE, sentence_params("alone", d_model=2))
+    assert_clean(at)
+    check_lesson_numbers(at)
