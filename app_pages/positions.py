@@ -1,3 +1,278 @@
+"""Lesson 8: attention alone ignores word order; position encodings put it back."""
+
 import streamlit as st
 
-st.title("Under construction")
+import attention_core as ac
+from attention_core.positions import (
+    DOG_BITES_MAN,
+    MAX_POSITIONS,
+    attention_output,
+    encoding_angles,
+    equal_up_to_rounding,
+    equivariance_gap,
+    identical_rows,
+    inverse_permutation,
+    learned_positions,
+    parse_order,
+    permute_rows,
+    permute_tokens,
+    position_breakdown,
+    reversal_permutation,
+    row_spread,
+    shuffle_permutation,
+    sinusoidal_encoding,
+)
+from attention_core.projections import random_projections
+from attention_core.tables import dimension_labels, to_frame
+from ui import display, inputs
+from ui.format import format_number
+
+lesson = inputs.current()
+X, labels, q = lesson.X, list(lesson.labels), lesson.query_index
+T, d_model = lesson.T, lesson.d_model
+dims = dimension_labels(d_model)
+
+
+def vector(values) -> str:
+    """A row of numbers as [a, b, c] with 4 decimals."""
+    return "[" + ", ".join(format_number(v) for v in values.tolist()) + "]"
+
+
+def gap_text(gap: float) -> str:
+    """A max difference, with a word on what a rounding-size one means."""
+    if gap == 0:
+        return "0 (exactly equal)"
+    return f"{format_number(gap)} (float32 rounding: equal)" if equal_up_to_rounding(gap) else format_number(gap)
+
+
+VERDICT_HELP = "max |A(P X + E) − P A(X + E)| over all cells; below 1e-5 it is float32 rounding, i.e. equal."
+
+st.title("8. Word order and positions")
+st.markdown(
+    """
+Look at the formulas of the previous lessons: nothing in them says where a word stands. Each output
+is a weighted mix of *all* the values, and the weights depend only on the vectors. So if you shuffle
+the sentence, every word gets exactly the same output vector as before, just in its new place:
+attention is **permutation-equivariant**. “dog bites man” and “man bites dog” would mean the same.
+Transformers fix this by adding a **position vector** to each embedding before attention.
+"""
+)
+st.latex(
+    r"\operatorname{Attention}(P X) = P \operatorname{Attention}(X) \qquad\text{but}\qquad \operatorname{Attention}(P X + E) \ne P \operatorname{Attention}(X + E)"
+)
+st.caption(
+    "P is a permutation matrix (it reorders rows: row i of P X is row perm[i] of X); E holds one position vector per slot."
+)
+display.lesson_caption(lesson.description)
+
+left, right = st.columns(2)
+seed = left.number_input(
+    "Seed for W_q, W_k, W_v (and the shuffle)",
+    0,
+    2**31 - 1,
+    0,
+    step=1,
+    key="positions_seed",
+    help="The weights are random (seeded) d_model × d_model matrices, as in the pipeline lesson.",
+)
+order_kind = right.radio(
+    "New word order", ["shuffle (seeded)", "reverse", "type an order"], horizontal=True, key="positions_order"
+)
+projections = random_projections(d_model, d_model, int(seed))
+W = (projections.W_q, projections.W_k, projections.W_v)
+
+# --- the built-in demo ---
+st.subheader("“dog bites man” vs “man bites dog”")
+demo_X = ac.one_hot_embeddings(DOG_BITES_MAN)  # one-hot rows for dog, bites, man
+flip = reversal_permutation(len(DOG_BITES_MAN))
+flipped = permute_tokens(DOG_BITES_MAN, flip)
+demo_W = random_projections(len(DOG_BITES_MAN), len(DOG_BITES_MAN), int(seed))
+demo_args = (demo_W.W_q, demo_W.W_k, demo_W.W_v)
+st.markdown(
+    "A built-in example, independent of the sidebar: each word is a one-hot vector (dog = [1, 0, 0], "
+    "bites = [0, 1, 0], man = [0, 0, 1]), with seeded random W_q, W_k, W_v of 3 × 3. "
+    "The second sentence is the first one reversed: the same rows of X in another order."
+)
+demo_out = attention_output(demo_X, *demo_args)
+flip_out = attention_output(permute_rows(demo_X, flip), *demo_args)
+a, b = st.columns(2)
+with a:
+    st.markdown("**Outputs for “dog bites man”** (no positions)")
+    display.table(to_frame(demo_out, DOG_BITES_MAN, dimension_labels(3)), alt="Attention outputs of dog bites man")
+with b:
+    st.markdown("**Outputs for “man bites dog”** (no positions)")
+    display.table(to_frame(flip_out, flipped, dimension_labels(3)), alt="Attention outputs of man bites dog")
+st.markdown(
+    f"The row of “dog” is **{vector(demo_out[0])}** in both sentences (and so are the rows of “bites” and “man”): "
+    f"the largest difference between a word's two outputs is "
+    f"**{gap_text(equivariance_gap(demo_X, flip, *demo_args))}**. Attention cannot tell who bit whom."
+)
+demo_E = sinusoidal_encoding(len(DOG_BITES_MAN), len(DOG_BITES_MAN))
+demo_pos = attention_output(demo_X, *demo_args, positions=demo_E)
+flip_pos = attention_output(permute_rows(demo_X, flip), *demo_args, positions=demo_E)
+a, b = st.columns(2)
+with a:
+    st.markdown("**“dog bites man” + sinusoidal positions**")
+    display.table(to_frame(demo_pos, DOG_BITES_MAN, dimension_labels(3)), alt="Outputs of dog bites man with positions")
+with b:
+    st.markdown("**“man bites dog” + sinusoidal positions**")
+    display.table(to_frame(flip_pos, flipped, dimension_labels(3)), alt="Outputs of man bites dog with positions")
+st.markdown(
+    f"With positions, “dog” as the first word gives {vector(demo_pos[0])} and as the last word "
+    f"{vector(flip_pos[2])}: the largest difference is now "
+    f"**{gap_text(equivariance_gap(demo_X, flip, *demo_args, positions=demo_E))}**."
+)
+
+# --- the sidebar sentence, shuffled ---
+st.subheader("Your input, shuffled")
+if order_kind == "type an order":
+    typed = st.text_input(
+        f"New order: the positions 1 to {T} in any order",
+        value=" ".join(str(i) for i in range(T, 0, -1)),
+        key="positions_typed_order",
+        help="'3 1 2' puts the third word first, then the first, then the second.",
+    )
+    try:
+        perm = parse_order(typed, T)
+    except ValueError as error:
+        st.error(f"{error} Showing the reversed sentence until then.", icon=":material/error:")
+        perm = reversal_permutation(T)
+elif order_kind == "reverse":
+    perm = reversal_permutation(T)
+else:
+    perm = shuffle_permutation(T, int(seed))
+shuffled_labels = permute_tokens(labels, perm)
+if T == 1:
+    st.info("A single token has only one order: type a longer sentence in the sidebar to shuffle it.")
+st.markdown(f"Original: {' · '.join(labels)}  \nShuffled: {' · '.join(shuffled_labels)}")
+
+output = attention_output(X, *W)  # (T, d_model)
+shuffled_output = attention_output(permute_rows(X, perm), *W)  # (T, d_model)
+a, b = st.columns(2)
+with a:
+    st.markdown("**Attention of the shuffled input** A(P X)")
+    display.table(to_frame(shuffled_output, shuffled_labels, dims), alt="Attention outputs of the shuffled input")
+with b:
+    st.markdown("**The original outputs, shuffled** P A(X)")
+    display.table(
+        to_frame(permute_rows(output, perm), shuffled_labels, dims), alt="Original outputs in the shuffled order"
+    )
+gap_none = equivariance_gap(X, perm, *W)
+st.metric("Largest difference between the two tables", format_number(gap_none), help=VERDICT_HELP)
+st.caption(f"Verdict: {gap_text(gap_none)}.")
+moved = int(inverse_permutation(perm)[q])
+st.markdown(
+    f"The query “{lesson.query_label}” stands at position {q + 1} in the original and at position {moved + 1} "
+    f"in the shuffled sentence. Its output is {vector(output[q])} in the original and {vector(shuffled_output[moved])} "
+    "after the shuffle: the same vector. Differences around 10⁻⁷ come from float32 sums taken in another order, "
+    "not from the word order."
+)
+
+groups = identical_rows(X)
+st.subheader("A repeated word gets identical rows")
+if groups:
+    E_sin = sinusoidal_encoding(T, d_model)
+    with_positions = attention_output(X, *W, positions=E_sin)
+    for group in groups:
+        names = ", ".join(f"“{labels[i]}”" for i in group)
+        st.markdown(
+            f"{names} have the same embedding, so without positions their outputs are identical "
+            f"(largest difference **{format_number(row_spread(output, group))}**); with sinusoidal positions added "
+            f"they differ by up to **{format_number(row_spread(with_positions, group))}**."
+        )
+        group_labels = [labels[i] for i in group]
+        display.table(to_frame(output[group], group_labels, dims), alt=f"Outputs of {names} without positions")
+else:
+    st.info(
+        "No two tokens of this input share an embedding. Type a sentence with a repeated word in the sidebar, "
+        "for example “the cat sat on the mat”, with random or one-hot embeddings.",
+        icon=":material/info:",
+    )
+
+# --- positions ---
+st.subheader("Adding positions")
+st.markdown(
+    """
+The fix is to add to each embedding a vector that depends only on its position: X' = X + E. The original
+transformer uses fixed **sinusoidal encodings**: each pair of columns is a sine and a cosine of the position
+at its own frequency, from one turn every 2π tokens (first pair) down to very slow waves (last pairs), so every
+position gets a distinct pattern and nearby positions get similar ones. GPT-style models instead **learn** a
+table with one row per position (here a seeded random stand-in of {rows} rows; a learned table cannot handle
+sentences longer than its row count).
+""".replace("{rows}", f"{MAX_POSITIONS:,}")
+)
+st.latex(
+    r"E_{pos,\,2i} = \sin\!\Big(\frac{pos}{10000^{2i/d_\text{model}}}\Big), \qquad "
+    r"E_{pos,\,2i+1} = \cos\!\Big(\frac{pos}{10000^{2i/d_\text{model}}}\Big)"
+)
+E_sin = sinusoidal_encoding(T, d_model)
+E_learned = learned_positions(T, d_model, int(seed))
+pos_labels = [f"{i}: {label}" for i, label in enumerate(labels)]
+st.markdown(f"**Sinusoidal encodings for T = {T}, d_model = {d_model}** (rows: position *pos*, counting from 0)")
+display.matrix(
+    E_sin,
+    pos_labels,
+    dims,
+    kind="scores",
+    title="Sinusoidal position encodings E",
+    row_title="position",
+    col_title="dimension",
+    download="sinusoidal_positions.csv",
+)
+st.markdown(
+    f"Row {q} (the query “{lesson.query_label}”), column by column: the angle is {q} / 10000^(2i/{d_model}), "
+    "then sin for even columns and cos for odd ones."
+)
+display.table(position_breakdown(q, d_model), alt=f"Sinusoidal encoding of position {q}, column by column")
+first_angle = format_number(float(encoding_angles(q + 1, d_model)[q, 0]))
+st.caption(f"For example E[{q}, d1] = sin({q} / 10000⁰) = sin({first_angle}) = {format_number(float(E_sin[q, 0]))}.")
+
+with st.expander("The learned-style position table (seeded random)", icon=":material/table_rows:"):
+    display.matrix(
+        E_learned,
+        pos_labels,
+        dims,
+        kind="scores",
+        title="Learned-style position table",
+        row_title="position",
+        col_title="dimension",
+    )
+
+st.markdown("**The same shuffle, now with positions added** (the positions stay with the slots, the words move)")
+kind = st.radio("Positions to add", ["sinusoidal", "learned (seeded)"], horizontal=True, key="positions_kind")
+E = E_sin if kind == "sinusoidal" else E_learned
+pos_output = attention_output(X, *W, positions=E)
+pos_shuffled = attention_output(permute_rows(X, perm), *W, positions=E)
+a, b = st.columns(2)
+with a:
+    st.markdown("**Attention of the shuffled input + E** A(P X + E)")
+    display.table(to_frame(pos_shuffled, shuffled_labels, dims), alt="Outputs of the shuffled input with positions")
+with b:
+    st.markdown("**The original outputs with E, shuffled** P A(X + E)")
+    display.table(
+        to_frame(permute_rows(pos_output, perm), shuffled_labels, dims), alt="Original outputs with positions, shuffled"
+    )
+m1, m2, m3 = st.columns(3)
+gaps = {
+    "no positions": gap_none,
+    "sinusoidal positions": equivariance_gap(X, perm, *W, positions=E_sin),
+    "learned positions": equivariance_gap(X, perm, *W, positions=E_learned),
+}
+for column, (name, gap) in zip(st.columns(3), gaps.items(), strict=True):
+    column.metric(f"Largest difference, {name}", format_number(gap), help=VERDICT_HELP)
+    column.caption(gap_text(gap))
+st.markdown(
+    f"With positions, the query “{lesson.query_label}” gives {vector(pos_output[q])} at position {q + 1} and "
+    f"{vector(pos_shuffled[moved])} at position {moved + 1}: its output now depends on where it stands."
+)
+
+display.show_code(
+    sinusoidal_encoding,
+    encoding_angles,
+    learned_positions,
+    shuffle_permutation,
+    permute_rows,
+    attention_output,
+    equivariance_gap,
+    identical_rows,
+)

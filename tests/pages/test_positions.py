@@ -1,0 +1,125 @@
+"""Page 8 (word order and positions): runs for every input and shows the core's numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from attention_core.positions import (
+    DOG_BITES_MAN,
+    attention_output,
+    learned_positions,
+    parse_order,
+    permute_rows,
+    reversal_permutation,
+    shuffle_permutation,
+    sinusoidal_encoding,
+)
+from attention_core.presets import PRESETS
+from attention_core.projections import random_projections
+from tests.apptest_helpers import assert_clean, charts, frames, lesson, open_page, sentence_params
+
+preset_names = {p.key: p.name for p in PRESETS}
+PAGE = "app_pages/positions.py"
+
+
+def has_frame(shown: list[pd.DataFrame], values: torch.Tensor, index: list[str] | None = None) -> bool:
+    """True if one of the page's tables holds exactly these numbers (and these row labels)."""
+    expected = values.detach().double().numpy()
+    for frame in shown:
+        same = frame.shape == expected.shape and np.allclose(frame.to_numpy(dtype=float), expected, atol=1e-6)
+        if same and (index is None or list(frame.index) == list(index)):
+            return True
+    return False
+
+
+def weights_for(at, seed: int = 0):
+    X = lesson(at).X
+    P = random_projections(X.shape[1], X.shape[1], seed)
+    return X, (P.W_q, P.W_k, P.W_v)
+
+
+@pytest.mark.parametrize("preset", [p.key for p in PRESETS])
+def test_every_preset_runs_and_shows_the_shuffle(preset):
+    """No exception; the shuffled outputs equal the shuffled original outputs, as the core computes them."""
+    at = open_page(PAGE, {"example": preset_names[preset]})
+    assert_clean(at)
+    assert lesson(at).preset.key == preset
+    assert at.title[0].value.startswith("8.")
+    assert len(charts(at)) >= 2  # sinusoidal and learned heatmaps
+    X, W = weights_for(at)
+    labels = list(lesson(at).labels)
+    perm = shuffle_permutation(len(labels), 0)
+    shuffled_labels = [labels[int(p)] for p in perm]
+    shown = frames(at)
+    assert has_frame(shown, attention_output(permute_rows(X, perm), *W), shuffled_labels)
+    assert has_frame(shown, permute_rows(attention_output(X, *W), perm), shuffled_labels)
+    E = sinusoidal_encoding(len(labels), X.shape[1])
+    assert has_frame(shown, E)
+    assert has_frame(shown, attention_output(permute_rows(X, perm), *W, positions=E), shuffled_labels)
+    metrics = [float(m.value) for m in at.metric]
+    assert len(metrics) == 4 and metrics[0] == metrics[1] < 1e-5
+    assert all(value > 1e-3 for value in metrics[2:])  # with positions the shuffle changes the numbers
+
+
+def test_dog_bites_man_demo_is_shown():
+    """The built-in demo: both sentences' outputs, with the 'dog' row identical without positions."""
+    at = open_page(PAGE)
+    P = random_projections(3, 3, 0)
+    W = (P.W_q, P.W_k, P.W_v)
+    X = torch.eye(3)
+    shown = frames(at)
+    assert has_frame(shown, attention_output(X, *W), list(DOG_BITES_MAN))
+    flipped = attention_output(permute_rows(X, reversal_permutation(3)), *W)
+    assert has_frame(shown, flipped, ["man", "bites", "dog"])
+    assert any("Attention cannot tell who bit whom" in md.value for md in at.markdown)
+
+
+def test_typed_sentence_with_a_repeated_word():
+    """'the cat sat on the mat': the two 'the' rows are named and identical without positions."""
+    at = open_page(PAGE, sentence_params("the cat sat on the mat", d_model=8))
+    assert_clean(at)
+    assert any("“the (1)”, “the (5)” have the same embedding" in md.value for md in at.markdown)
+    X, W = weights_for(at)
+    out = attention_output(X, *W)
+    assert has_frame(frames(at), out[[0, 4]], ["the (1)", "the (5)"])
+
+
+@pytest.mark.parametrize("sentence", ["solo", " ".join(f"w{i}" for i in range(32))])
+def test_single_token_and_long_sentence(sentence):
+    """T = 1 and T = 32 run cleanly and still show the encodings."""
+    at = open_page(PAGE, sentence_params(sentence, d_model=5))
+    assert_clean(at)
+    T = len(sentence.split())
+    assert has_frame(frames(at), sinusoidal_encoding(T, 5))
+
+
+def test_order_controls_and_learned_positions():
+    """Reverse, a typed order, a bad typed order (clear error), learned positions and another seed."""
+    at = open_page(PAGE)
+    at.radio(key="positions_order").set_value("reverse").run()
+    X, W = weights_for(at)
+    labels = list(lesson(at).labels)
+    perm = reversal_permutation(len(labels))
+    assert has_frame(frames(at), attention_output(permute_rows(X, perm), *W), labels[::-1])
+
+    at.radio(key="positions_order").set_value("type an order").run()
+    at.text_input(key="positions_typed_order").set_value("2 1 3 4 6 5").run()
+    assert_clean(at)
+    perm = parse_order("2 1 3 4 6 5", len(labels))
+    assert has_frame(frames(at), attention_output(permute_rows(X, perm), *W), [labels[int(p)] for p in perm])
+
+    at.text_input(key="positions_typed_order").set_value("1 1 2").run()
+    assert_clean(at)
+    assert at.error and "exactly once" in at.error[0].value
+
+    at.radio(key="positions_kind").set_value("learned (seeded)").run()
+    at.number_input(key="positions_seed").set_value(4).run()
+    assert_clean(at)
+    X, W = weights_for(at, seed=4)
+    E = learned_positions(len(labels), X.shape[1], 4)
+    assert has_frame(frames(at), E)
+    perm = reversal_permutation(len(labels))
+    assert has_frame(frames(at), attention_output(permute_rows(X, perm), *W, positions=E), labels[::-1])
