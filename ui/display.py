@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 
+import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -57,9 +58,30 @@ def heatmap(
             "image of the same matrix (same colour scale). Use the table for exact values."
         )
         return
-    data = long_frame(matrix, row_labels, col_labels)
-    chart = charts.heatmap(data, row_labels, col_labels, kind=kind, title=title, row_title=row_title, col_title=col_title)
-    st.altair_chart(chart, alt=alt_text, width="content")
+    values = to_frame(matrix, row_labels, col_labels).to_numpy()  # (rows, cols) float64
+    spec, data = heatmap_spec(values.tobytes(), values.shape, tuple(row_labels), tuple(col_labels), kind, title,
+                              row_title, col_title)
+    st.vega_lite_chart(data, spec, alt=alt_text, width="content")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def heatmap_spec(
+    values: bytes, shape: tuple[int, int], row_labels: tuple[str, ...], col_labels: tuple[str, ...],
+    kind: charts.Kind, title: str, row_title: str, col_title: str,
+) -> tuple[dict, pd.DataFrame]:
+    """The Vega-Lite spec of ``charts.heatmap`` and its data, built and validated once per matrix.
+
+    Building and validating an Altair spec costs tens of milliseconds per chart; a rerun that
+    draws the same matrix again (most reruns) takes it from this cache, keyed on plain values.
+    """
+    matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
+    long = long_frame(matrix, row_labels, col_labels)
+    chart = charts.heatmap(long, row_labels, col_labels, kind=kind, title=title, row_title=row_title, col_title=col_title)
+    with alt.data_transformers.enable("default", max_rows=None):  # st.altair_chart has no row limit either
+        spec = chart.to_dict()  # validated against the Vega-Lite schema
+    datasets = spec.pop("datasets")
+    data = pd.DataFrame(datasets[spec.pop("data")["name"]])
+    return spec, data
 
 
 def matrix(
