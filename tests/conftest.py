@@ -8,3 +8,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # so tests import attention_core and ui from the checkout
+
+import torch  # noqa: E402
+
+# The suite multiplies tiny tensors: one thread is faster than two fighting over small work,
+# and leaves the second core to the Streamlit server and Chromium of the browser tests.
+torch.set_num_threads(1)

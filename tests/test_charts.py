@@ -1,0 +1,249 @@
+"""ui.charts: the Vega-Lite specs the heatmaps and other charts produce (via chart.to_dict(), which validates)."""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from attention_core.tables import long_frame, token_labels
+from ui import charts
+
+
+def heatmap_spec(matrix: torch.Tensor, tokens: list[str], **kwargs) -> dict:
+    """The validated Vega-Lite dict of charts.heatmap for a (T, T) matrix labelled by tokens.
+
+    Streamlit sends chart data separately, without Altair's 5,000-row limit; to_dict() applies it,
+    so it is lifted here for the 128-token case (16,384 cells).
+    """
+    labels = token_labels(tokens)
+    chart = charts.heatmap(long_frame(matrix, labels, labels), labels, labels, **kwargs)
+    with alt.data_transformers.enable("default", max_rows=None):
+        return chart.to_dict()
+
+
+def layers(spec: dict) -> list[dict]:
+    """The layers of a spec (a single-view spec is one layer)."""
+    return spec.get("layer", [spec])
+
+
+def dataset(spec: dict) -> list[dict]:
+    """The one inline dataset of a spec."""
+    (values,) = spec["datasets"].values()
+    return values
+
+
+@pytest.fixture
+def sentence() -> list[str]:
+    """A sentence in non-alphabetical order with 'the' twice."""
+    return ["the", "zebra", "ate", "the", "mango"]
+
+
+@pytest.fixture
+def weights() -> torch.Tensor:
+    """Seeded (5, 5) attention weights: rows sum to 1."""
+    return torch.softmax(torch.randn(5, 5, generator=torch.Generator().manual_seed(0)), dim=-1)
+
+
+def test_heatmap_keeps_sentence_order_on_both_axes(sentence, weights):
+    spec = heatmap_spec(weights, sentence)
+    labels = token_labels(sentence)
+    assert labels == ["the (1)", "zebra", "ate", "the (4)", "mango"]
+    for layer in layers(spec):
+        assert layer["encoding"]["x"]["sort"] == labels
+        assert layer["encoding"]["y"]["sort"] == labels
+        assert layer["encoding"]["x"]["field"] == "col" and layer["encoding"]["y"]["field"] == "row"
+
+
+def test_weights_use_a_sequential_scale_from_0_to_1(sentence, weights):
+    colour = layers(heatmap_spec(weights, sentence, kind="weights"))[0]["encoding"]["color"]
+    assert colour["scale"]["scheme"] == charts.SEQUENTIAL_SCHEME
+    assert colour["scale"]["domain"] == [0, 1]
+    assert "domainMid" not in colour["scale"]
+
+
+def test_scores_use_a_diverging_scale_centred_on_0(sentence):
+    scores = torch.tensor([[1.0, -3.0, 0.5, 2.0, 0.0]] * 5)
+    colour = layers(heatmap_spec(scores, sentence, kind="scores"))[0]["encoding"]["color"]
+    assert colour["scale"]["scheme"] == charts.DIVERGING_SCHEME
+    assert colour["scale"]["domainMid"] == 0
+    assert colour["scale"]["domain"] == [-3.0, 3.0]  # symmetric, so 0 sits in the middle
+    assert colour["title"] == "score"
+
+
+def test_scores_with_minus_inf_still_make_a_valid_chart(sentence):
+    scores = torch.zeros(5, 5).masked_fill(~torch.tril(torch.ones(5, 5, dtype=torch.bool)), float("-inf"))
+    scores[0, 0] = 2.0
+    spec = heatmap_spec(scores, sentence, kind="scores")
+    assert layers(spec)[0]["encoding"]["color"]["scale"]["domain"] == [-2.0, 2.0]
+    position = {label: i for i, label in enumerate(token_labels(sentence))}
+    masked = [r for r in dataset(spec) if position[r["row"]] < position[r["col"]]]
+    assert len(masked) == 10 and all(r["value"] is None and r["exact"] == "-∞" for r in masked)
+
+
+def test_tooltips_show_query_key_and_value(sentence, weights):
+    for layer in layers(heatmap_spec(weights, sentence)):
+        tooltip = layer["encoding"]["tooltip"]
+        assert [t["title"] for t in tooltip] == ["query", "key", "value"]
+        assert [t["field"] for t in tooltip] == ["row", "col", "exact"]
+    rows = dataset(heatmap_spec(weights, sentence))
+    assert rows[1]["exact"] == f"{weights[0, 1].item():.4f}"  # exact value, 4 decimals
+
+
+@pytest.mark.parametrize("T", [1, 5, 24])
+def test_small_heatmaps_have_text_and_fixed_cells(T):
+    spec = heatmap_spec(torch.full((T, T), 1 / T), [f"w{i}" for i in range(T)])
+    marks = [layer["mark"]["type"] for layer in layers(spec)]
+    assert marks == ["rect", "text"]
+    assert layers(spec)[1]["encoding"]["text"]["field"] == "short"
+    assert spec["width"] == spec["height"] == charts.CELL_PX * T
+
+
+@pytest.mark.parametrize("T", [25, 40, 128])
+def test_large_heatmaps_drop_text_and_shrink_cells(T):
+    spec = heatmap_spec(torch.full((T, T), 1 / T), [f"w{i}" for i in range(T)])
+    assert [layer["mark"]["type"] for layer in layers(spec)] == ["rect"]
+    size = spec["width"] // T
+    assert size == charts.cell_size(T) == max(3, charts.FIT_PX // T) < charts.CELL_PX
+    assert spec["width"] <= charts.FIT_PX and spec["height"] == spec["width"]
+
+
+def test_cell_size_and_show_values():
+    assert charts.cell_size(1) == charts.cell_size(24) == charts.CELL_PX
+    assert charts.cell_size(25) < charts.CELL_PX and charts.cell_size(1000) == 3
+    assert charts.show_values(24, 3) and not charts.show_values(3, 25)
+
+
+def test_mask_heatmap(sentence):
+    mask = torch.tril(torch.ones(5, 5))
+    spec = heatmap_spec(mask, sentence, kind="mask")
+    colour = layers(spec)[0]["encoding"]["color"]
+    assert colour["field"] == "allowed"
+    assert colour["scale"]["domain"] == ["may attend", "blocked"]
+    assert colour["scale"]["range"] == list(charts.MASK_COLOURS)
+    allowed = {(r["row"], r["col"]): r["allowed"] for r in dataset(spec)}
+    assert allowed[("the (4)", "zebra")] == "may attend" and allowed[("zebra", "the (4)")] == "blocked"
+
+
+def test_heatmap_of_a_rectangular_matrix(sentence):
+    labels = token_labels(sentence)
+    frame = long_frame(torch.ones(5, 3), labels, ["d1", "d2", "d3"])
+    spec = charts.heatmap(frame, labels, ["d1", "d2", "d3"], kind="values", col_title="dimension").to_dict()
+    assert spec["width"] == 3 * charts.CELL_PX and spec["height"] == 5 * charts.CELL_PX
+    assert layers(spec)[0]["encoding"]["x"]["sort"] == ["d1", "d2", "d3"]
+    assert layers(spec)[0]["encoding"]["x"]["title"] == "dimension"
+
+
+# --- raster ---------------------------------------------------------------------------------------
+
+
+def test_raster_shape_dtype_and_weight_colours():
+    image = charts.raster(np.array([[0.0, 1.0], [0.5, np.nan]]), kind="weights", pixels=3)
+    assert image.shape == (6, 6, 3) and image.dtype == np.uint8
+    assert tuple(image[0, 0]) == (68, 1, 84)  # viridis at 0
+    assert tuple(image[0, 3]) == (253, 231, 37)  # viridis at 1
+    assert tuple(image[3, 3]) == (160, 160, 160)  # NaN drawn grey
+    assert (image[:3, :3] == image[0, 0]).all()  # each value fills a pixels x pixels block
+
+
+def test_raster_scores_are_diverging_around_0():
+    image = charts.raster(np.array([[-2.0, 0.0, 2.0, -np.inf]]), kind="scores", pixels=1)
+    assert image.shape == (1, 4, 3)
+    assert tuple(image[0, 0]) == (5, 48, 97)  # most negative: dark blue
+    assert np.abs(image[0, 1].astype(int) - 247).max() <= 2  # 0: the white-ish centre
+    assert tuple(image[0, 2]) == (127, 59, 8)  # most positive: dark orange
+    assert tuple(image[0, 3]) == (160, 160, 160)  # -inf (masked) drawn grey
+
+
+def test_raster_mask_and_all_nan():
+    mask = charts.raster(np.array([[1.0, 0.0]]), kind="mask", pixels=1)
+    assert tuple(mask[0, 0]) == (59, 91, 219) and tuple(mask[0, 1]) == (233, 236, 239)
+    empty = charts.raster(np.full((2, 2), np.nan), kind="scores", pixels=1)
+    assert (empty == 160).all()
+
+
+# --- the other charts -----------------------------------------------------------------------------
+
+
+def test_stacked_contributions(sentence):
+    data = pd.DataFrame(
+        {
+            "token": ["the (1)", "zebra"] * 2,
+            "token_pos": [0, 1] * 2,
+            "dimension": ["d1", "d1", "d2", "d2"],
+            "weight": [0.25, 0.75] * 2,
+            "value": [1.0, -2.0, 3.0, 4.0],
+            "contribution": [0.25, -1.5, 0.75, 3.0],
+        }
+    )
+    spec = charts.stacked_contributions(data, ["the (1)", "zebra"], title="context of 'the'").to_dict()
+    assert spec["mark"]["type"] == "bar"
+    assert spec["encoding"]["y"]["stack"] == "zero"
+    assert spec["encoding"]["color"]["sort"] == ["the (1)", "zebra"]
+    assert {t["field"] for t in spec["encoding"]["tooltip"]} >= {"token", "weight", "value", "contribution"}
+    assert spec["title"] == "context of 'the'"
+
+
+def test_bars_keep_order_and_optional_colour():
+    data = pd.DataFrame({"token": ["b", "a", "b", "a"], "weight": [0.4, 0.6, 0.7, 0.3], "row of": ["x", "x", "y", "y"]})
+    spec = charts.bars(data, x="token", y="weight", order=["b", "a"], title="t").to_dict()
+    assert spec["mark"]["type"] == "bar" and spec["encoding"]["x"]["sort"] == ["b", "a"]
+    assert "color" not in spec["encoding"]
+    grouped = charts.bars(data, x="token", y="weight", order=["b", "a"], color="row of", y_title="w").to_dict()
+    assert grouped["encoding"]["color"]["field"] == "row of"
+    assert grouped["encoding"]["xOffset"]["field"] == "row of"
+    assert grouped["encoding"]["y"]["title"] == "w"
+
+
+def test_lines_linear_and_log():
+    data = pd.DataFrame({"d_k": [1, 2, 4, 1, 2, 4], "var": [1.0, 2.0, 4.0, 1.0, 1.0, 1.0], "s": list("aaabbb")})
+    spec = charts.lines(data, x="d_k", y="var", color="s").to_dict()
+    assert spec["mark"] == {"type": "line", "point": True}
+    assert spec["encoding"]["color"]["field"] == "s"
+    assert "scale" not in spec["encoding"]["y"]
+    log = charts.lines(data, x="d_k", y="var", log_y=True).to_dict()
+    assert log["encoding"]["y"]["scale"] == {"type": "log"}
+
+
+def test_scatter_2d_draws_arrows_from_input_to_context():
+    data = pd.DataFrame(
+        {
+            "label": ["a", "b", "a", "b"],
+            "kind": ["input", "input", "context", "context"],
+            "x": [0.0, 1.0, 0.5, 0.6],
+            "y": [1.0, 0.0, 0.4, 0.5],
+        }
+    )
+    spec = charts.scatter_2d(data, title="inputs and context").to_dict()
+    arrows, points, labels = spec["layer"]
+    assert arrows["mark"]["type"] == "rule" and points["mark"]["type"] == "point"
+    assert labels["mark"]["type"] == "text"
+    assert {"x2", "y2"} <= set(arrows["encoding"])
+    arrow_rows = spec["datasets"][arrows["data"]["name"]]
+    assert {(r["label"], r["x"], r["x2"]) for r in arrow_rows} == {("a", 0.0, 0.5), ("b", 1.0, 0.6)}
+
+
+def test_line_view(sentence, weights):
+    labels = token_labels(sentence)
+    frame = long_frame(weights, labels, labels)
+    spec = charts.line_view(frame, labels, title="lines").to_dict()
+    rules = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rule"]
+    texts = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
+    assert rules and len(texts) >= 2  # lines, then the query tokens (left) and key tokens (right)
+    links = rules[0]
+    assert links["encoding"]["y"]["field"] == "row_pos" and links["encoding"]["y2"]["field"] == "col_pos"
+    assert len(spec["datasets"][links["data"]["name"]]) == 25  # one line per (query, key)
+    token_columns = [[row.get("row", row.get("col")) for row in spec["datasets"][t["data"]["name"]]] for t in texts]
+    assert token_columns[0] == labels and token_columns[-1] == labels  # both sides in sentence order
+    assert spec.get("params") or any("params" in layer for layer in spec["layer"])  # the hover selections
+    assert spec["title"] == "lines"
+
+
+def test_line_view_with_a_focus_query_draws_its_lines_only(sentence, weights):
+    labels = token_labels(sentence)
+    spec = charts.line_view(long_frame(weights, labels, labels), labels, focus="ate").to_dict()
+    links = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "rule")
+    rows = spec["datasets"][links["data"]["name"]]
+    assert len(rows) == 5 and {row["row"] for row in rows} == {"ate"}

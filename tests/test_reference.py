@@ -1,0 +1,75 @@
+"""attention_core.reference: the PyTorch oracles agree with the core, and max_abs_difference handles NaN."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from attention_core.attention import self_attention
+from attention_core.heads import multi_head_attention
+from attention_core.masks import causal_mask
+from attention_core.reference import (
+    check_multi_head,
+    check_self_attention,
+    max_abs_difference,
+    mha_reference,
+    sdpa_reference,
+)
+
+NAN = float("nan")
+
+
+@pytest.fixture
+def weights() -> tuple[torch.Tensor, ...]:
+    """Seeded float64 X (5, 8) and W_q, W_k, W_v, W_o (8, 8) at unit-variance scale."""
+    generator = torch.Generator().manual_seed(8)
+    X = torch.randn(5, 8, generator=generator, dtype=torch.float64)
+    Ws = (torch.randn(8, 8, generator=generator, dtype=torch.float64) / math.sqrt(8) for _ in range(4))
+    return (X, *Ws)
+
+
+@pytest.mark.parametrize(("scale", "temperature"), [(True, 1.0), (False, 1.0), (True, 0.7)])
+@pytest.mark.parametrize("masked", [False, True])
+def test_sdpa_reference_agrees_with_self_attention(weights, scale, temperature, masked):
+    X, W_q, W_k, W_v, _ = weights
+    mask = causal_mask(5) if masked else None
+    steps = self_attention(X, W_q, W_k, W_v, mask=mask, scale=scale, temperature=temperature)
+    context = sdpa_reference(steps.Q, steps.K, steps.V, mask=mask, scale=scale, temperature=temperature)
+    assert context.shape == (5, 8)
+    assert max_abs_difference(steps.context, context) < 1e-12
+    assert check_self_attention(steps, mask=mask, scale=scale, temperature=temperature) < 1e-12
+    # the check can fail: the wrong scale is detected
+    assert check_self_attention(steps, mask=mask, scale=not scale, temperature=temperature) > 1e-6
+
+
+def test_mha_reference_agrees_with_multi_head(weights):
+    X, W_q, W_k, W_v, W_o = weights
+    steps = multi_head_attention(X, W_q, W_k, W_v, W_o, num_heads=2, mask=causal_mask(5))
+    output, attn = mha_reference(X, W_q, W_k, W_v, W_o, num_heads=2, mask=causal_mask(5))
+    assert output.shape == (5, 8) and attn.shape == (2, 5, 5)
+    assert max_abs_difference(steps.output, output) < 1e-12
+    assert max_abs_difference(steps.weights, attn) < 1e-12
+
+
+def test_check_multi_head_skips_fully_masked_rows(weights):
+    X, W_q, W_k, W_v, W_o = weights
+    mask = causal_mask(5)
+    mask[2] = False
+    steps = multi_head_attention(X, W_q, W_k, W_v, W_o, num_heads=4, mask=mask)
+    result = check_multi_head(steps, X, W_q, W_k, W_v, W_o, num_heads=4, mask=mask)
+    assert result["fully_masked_rows"] == 1
+    assert result["weights"] < 1e-12 and result["output"] < 1e-12
+    wrong = multi_head_attention(X, W_q, W_k, W_v, W_o.T, num_heads=4, mask=mask)  # W_o transposed by mistake
+    assert check_multi_head(wrong, X, W_q, W_k, W_v, W_o, num_heads=4, mask=mask)["output"] > 1e-6
+
+
+def test_max_abs_difference():
+    a = torch.tensor([1.0, NAN, 3.0])
+    assert max_abs_difference(a, torch.tensor([1.5, NAN, 2.0])) == 1.0  # shared NaN ignored
+    assert max_abs_difference(a, a.clone()) == 0.0
+    assert max_abs_difference(torch.zeros(0), torch.zeros(0)) == 0.0
+    one_sided = max_abs_difference(a, torch.tensor([1.0, 2.0, 3.0]))
+    assert not one_sided <= 1e-6  # a NaN on one side only never passes a tolerance check
+    assert max_abs_difference(torch.tensor([1.0], dtype=torch.float32), torch.tensor([1.25])) == 0.25

@@ -1,0 +1,109 @@
+"""attention_core.tables: token labels and the wide and long DataFrames the pages and charts use."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import torch
+
+from attention_core.tables import (
+    MAX_LABEL_CHARS,
+    long_frame,
+    round_frame,
+    short_label,
+    token_frame,
+    token_labels,
+    vector_frame,
+)
+
+
+@pytest.fixture
+def tokens() -> list[str]:
+    """A sentence with 'the' twice (positions 1 and 5, counting from 1)."""
+    return ["the", "cat", "sat", "on", "the", "mat"]
+
+
+@pytest.fixture
+def matrix() -> torch.Tensor:
+    """A (6, 6) float32 matrix whose entry [i, j] is 10 i + j, so every cell says where it belongs."""
+    return (10 * torch.arange(6).unsqueeze(1) + torch.arange(6)).to(torch.float32)
+
+
+def test_labels_of_distinct_tokens_are_the_tokens():
+    assert token_labels(["Your", "journey", "starts"]) == ["Your", "journey", "starts"]
+
+
+def test_repeated_tokens_get_their_position(tokens):
+    labels = token_labels(tokens)
+    assert labels == ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
+    assert len(set(labels)) == len(labels)
+
+
+def test_long_tokens_are_shortened():
+    long = "x" * 10_000
+    assert short_label(long) == "x" * (MAX_LABEL_CHARS - 1) + "…"
+    assert len(short_label(long)) == MAX_LABEL_CHARS
+    assert short_label("short") == "short"
+    labels = token_labels([long, "b", long[:-1] + "y"])  # two long tokens that differ only at the end
+    assert labels == [short_label(long) + " (1)", "b", short_label(long) + " (3)"]
+    assert all(len(label) <= MAX_LABEL_CHARS + 6 for label in labels)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        ["the", "the", "the (1)"],
+        ["the (2)", "the", "the"],
+        ["a", "a (1)", "a", "a (1)"],
+        ["a (1) [3]", "a", "a (1)", "a"],
+    ],
+)
+def test_labels_stay_unique_when_a_token_looks_like_a_generated_label(sentence):
+    labels = token_labels(sentence)
+    assert len(labels) == len(sentence)
+    assert len(set(labels)) == len(labels)
+    for token, label in zip(sentence, labels, strict=True):
+        assert label.startswith(token)  # still readable as the token it labels
+
+
+def test_token_frame(tokens, matrix):
+    frame = token_frame(matrix, tokens)
+    labels = token_labels(tokens)
+    assert frame.shape == (6, 6)
+    assert list(frame.index) == labels and list(frame.columns) == labels
+    assert (frame.dtypes == "float64").all()
+    assert frame.loc["the (5)", "cat"] == 41.0  # rows are queries, columns are keys
+    assert (frame.to_numpy() == matrix.numpy()).all()
+
+
+def test_vector_frame(tokens):
+    values = torch.arange(18, dtype=torch.float64).reshape(6, 3)
+    frame = vector_frame(values, tokens)
+    assert list(frame.columns) == ["d1", "d2", "d3"]
+    assert list(frame.index) == token_labels(tokens)
+    assert frame.iloc[4, 2] == 14.0
+    assert list(vector_frame(values, tokens, prefix="q").columns) == ["q1", "q2", "q3"]
+
+
+def test_long_frame(tokens, matrix):
+    labels = token_labels(tokens)
+    frame = long_frame(matrix, labels, labels, value_name="weight")
+    assert list(frame.columns) == ["row", "col", "row_pos", "col_pos", "weight"]
+    assert len(frame) == 36
+    assert list(frame["row"][:7]) == ["the (1)"] * 6 + ["cat"]  # row-major, sentence order
+    assert list(frame["col"][:6]) == labels
+    for record in frame.itertuples():
+        assert record.weight == 10 * record.row_pos + record.col_pos
+        assert record.row == labels[record.row_pos] and record.col == labels[record.col_pos]
+
+
+def test_long_frame_of_a_rectangular_matrix(tokens):
+    values = torch.arange(12, dtype=torch.float64).reshape(6, 2)
+    frame = long_frame(values, token_labels(tokens), ["d1", "d2"])
+    assert len(frame) == 12 and frame["value"].tolist() == list(range(12))
+    assert frame["col_pos"].max() == 1 and frame["row_pos"].max() == 5
+
+
+def test_round_frame():
+    frame = pd.DataFrame({"a": [0.123456, 1 / 3]})
+    assert round_frame(frame)["a"].tolist() == [0.1235, 0.3333]
