@@ -1,3 +1,367 @@
+"""Lesson 6: masking, which keys a query may attend to, and three ways to enforce it."""
+
+import math
+
+import pandas as pd
 import streamlit as st
 
-st.title("Under construction")
+import attention_core as ac
+from attention_core.masks import (
+    MASK_TYPES,
+    block_query_row,
+    blocked_count,
+    blocked_weight,
+    build_mask,
+    fully_masked_rows,
+    key_padding_vector,
+    masking_methods,
+    method_differences,
+    row_exponentials,
+    softmax_after_constant,
+)
+from attention_core.reference import check_self_attention, sdpa_reference
+from attention_core.tables import to_frame
+from ui import charts, display, inputs
+from ui.format import format_number
+
+lesson = inputs.current()
+X, labels, q, T = lesson.X, lesson.labels, lesson.query_index, lesson.T
+query = lesson.query_label
+
+METHOD_LABELS = {
+    "neg_inf": "−∞, then torch.softmax",
+    "minus_1e9": "−1e9, then softmax",
+    "minus_9e15": "−9e15, then softmax (003)",
+    "multiply": "softmax, × mask, renormalise",
+    "lab": "the lab (= SDPA)",
+}
+BLOCKED = "−∞ (blocked)"
+MAX_TERMS = 8  # terms written out in a sum before "…"
+
+
+def cell(value: float) -> str:
+    """A weight as text: 4 decimals, NaN named as the 0/0 it comes from (this page demonstrates it)."""
+    return "NaN (0/0)" if math.isnan(value) else format_number(value)
+
+
+def score_cell(value: float) -> str:
+    """A masked score as text: −∞ is labelled as a blocked cell, never a bare 'inf'."""
+    return BLOCKED if value == -math.inf else format_number(value)
+
+
+def vector_text(values: list[float]) -> str:
+    """[0.1234, -0.5678, …] with at most MAX_TERMS entries."""
+    shown = ", ".join(format_number(v) for v in values[:MAX_TERMS])
+    return f"[{shown}{', …' if len(values) > MAX_TERMS else ''}]"
+
+
+st.title("6. Masking")
+st.markdown(
+    """
+So far every token could look at every other token. Often it must not:
+
+* a **decoder** (GPT-style) generates text left to right, so while it is trained to predict the
+  next word, a token must not look at the words after it: that would be reading the answer
+  (**causal** mask);
+* sentences of different lengths are batched together by adding **padding** tokens, which carry
+  no meaning and must get no attention (**padding** mask, PyTorch's `key_padding_mask`);
+* long sequences are cheaper if each token only looks at its neighbours (**sliding window**).
+
+A mask says, for every query *i* and key *j*, whether *i* may attend to *j*. Blocked scores are
+set to −∞ before softmax; since e^−∞ = 0, a blocked key gets a weight of exactly 0 and the
+remaining weights still add up to 1.
+"""
+)
+st.latex(
+    r"\text{weights} = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right),\qquad "
+    r"M_{ij} = \begin{cases} 0 & \text{if } i \text{ may attend to } j \\ -\infty & \text{if blocked} \end{cases}"
+)
+display.lesson_caption(lesson.description)
+st.caption(
+    f"This page uses the simplified attention of lessons 1 to 3 (Q = K = V = X) **with** the scaling of "
+    f"lesson 5 switched on: scores = X Xᵀ / √{lesson.d_model}. The mask is the only new step."
+)
+
+st.subheader("Choose a mask")
+left, right = st.columns(2)
+with left:
+    kind = st.radio(
+        "Mask type",
+        MASK_TYPES,
+        index=MASK_TYPES.index("causal"),
+        key="masking_type",
+        horizontal=True,
+        format_func=str.capitalize,
+        help="Causal: each token sees itself and the tokens before it. Padding: the chosen tokens are hidden "
+        "as keys. Sliding window: each token sees itself and the w − 1 tokens before it.",
+    )
+    padded: list[int] = []
+    window = 1
+    if kind == "padding":
+        chosen = st.multiselect(
+            "Padding tokens (hidden as keys)",
+            labels,
+            default=labels[-1:] if T > 1 else [],
+            key="masking_padding",
+            help="Choose every token to see what happens to a fully masked row.",
+        )
+        padded = [labels.index(label) for label in chosen]
+    elif kind == "sliding window":
+        if T > 1:
+            window = st.slider("Window w (the token itself and w − 1 before it)", 1, T, min(3, T), key="masking_window")
+        else:
+            st.caption("A one-token sentence has a window of 1: the token sees itself.")
+with right:
+    enabled = st.toggle(
+        "Apply the mask",
+        value=True,
+        key="masking_enabled",
+        help="Switch it off to see how much attention goes where the mask would forbid it (e.g. into the future).",
+    )
+    demo_row = st.toggle(
+        f"Block every key of “{query}” (fully masked row demo)",
+        value=False,
+        key="masking_full_row",
+        help="A query that may attend to nothing: softmax then has nothing to normalise.",
+    )
+
+mask = build_mask(kind, T, padded=padded, window=window)  # (T, T), True = may attend
+if demo_row:
+    mask = block_query_row(mask, q)
+active = mask if enabled else ac.no_mask(T)
+steps = ac.self_attention(X, mask=active, scale=True)
+empty_rows = fully_masked_rows(active)
+empty_labels = [label for label, empty in zip(labels, empty_rows.tolist(), strict=True) if empty]
+
+if not enabled:
+    st.warning(
+        "The mask is **off**: every query sees every key, including the ones the mask would block. "
+        "Compare the weights below with the mask on.",
+        icon=":material/visibility:",
+    )
+if empty_labels:
+    st.info(
+        f"Fully masked row(s): {', '.join(f'“{label}”' for label in empty_labels[:MAX_TERMS])}"
+        f"{' …' if len(empty_labels) > MAX_TERMS else ''}. These queries may attend to nothing. The lab gives them "
+        "weights of 0 everywhere and a zero context vector, as PyTorch's scaled_dot_product_attention does; "
+        "see the last section for what the other masking methods do there.",
+        icon=":material/info:",
+    )
+
+st.subheader("The mask")
+st.markdown(
+    "Row *i* is the query, column *j* the key. **Blue: may attend (True); grey: blocked (False).** "
+    + {
+        "none": "No mask: every cell is True.",
+        "causal": "Causal: the lower triangle, so a token never sees the tokens after it.",
+        "padding": "Padding: whole **columns** are blocked, because a padding token is hidden as a key "
+        "from every query. Its own row still attends to the real tokens (its output is thrown away later).",
+        "sliding window": f"Sliding window w = {window}: a band of width {window} along the diagonal.",
+    }[kind]
+)
+display.heatmap(mask.float(), labels, labels, kind="mask", title=f"Mask ({kind}), True = may attend")
+
+st.subheader("Two conventions for the same mask")
+st.markdown(
+    """
+PyTorch uses **both** boolean conventions, so always check which one a function wants:
+
+* `F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)`: **True = may attend** (the lab's convention).
+* `nn.MultiheadAttention(...)(x, x, x, attn_mask=~mask)` and its `key_padding_mask`: **True = blocked**.
+
+The same mask, written both ways (a ticked box is True):
+"""
+)
+may, blocked = st.columns(2)
+with may:
+    st.markdown("**True = may attend** (SDPA `attn_mask`)")
+    st.dataframe(pd.DataFrame(mask.numpy(), index=list(labels), columns=list(labels)), key="masking_may_attend")
+with blocked:
+    st.markdown("**True = blocked** (`nn.MultiheadAttention` `attn_mask` = `~mask`)")
+    st.dataframe(
+        pd.DataFrame(ac.to_blocked(mask).numpy(), index=list(labels), columns=list(labels)), key="masking_blocked"
+    )
+if kind == "padding":
+    st.markdown("For padding, PyTorch takes one flag per key instead of a matrix: `key_padding_mask` (True = padding).")
+    st.dataframe(
+        pd.DataFrame([key_padding_vector(T, padded).tolist()], index=["key_padding_mask"], columns=list(labels)),
+        key="masking_key_padding",
+    )
+
+st.subheader("Masked scores: −∞ where blocked")
+st.markdown(
+    "The scaled scores with every blocked cell replaced by −∞. In the heatmap a blocked cell is left empty; "
+    "in the table it reads “−∞ (blocked)”."
+)
+score_chart, score_table = st.tabs(["Heatmap", "Table"])
+with score_chart:
+    display.heatmap(steps.masked_scores, labels, labels, kind="scores", title="Masked scores")
+with score_table:
+    st.dataframe(to_frame(steps.masked_scores, labels, labels).map(score_cell), key="masking_scores_table")
+
+st.subheader("Weights: exactly 0 where blocked")
+st.markdown(
+    "Softmax of each row of the masked scores. Every blocked cell is an exact 0 and each row still adds up to 1."
+)
+display.matrix(
+    steps.weights,
+    labels,
+    labels,
+    kind="weights",
+    title="Masked attention weights",
+    download="masked_attention_weights.csv",
+)
+
+st.subheader(f"Step by step for the query “{query}”")
+row_max, exps, total = row_exponentials(steps.masked_scores[q])
+allowed = active[q].tolist()
+breakdown = pd.DataFrame(
+    {
+        "may attend": allowed,
+        "scaled score": steps.scaled_scores[q].tolist(),
+        "masked score": [score_cell(v) for v in steps.masked_scores[q].tolist()],
+        "e_j = exp(s_j − m)": exps.tolist(),
+        "weight": steps.weights[q].tolist(),
+    },
+    index=list(labels),
+)
+number_columns = ("scaled score", "e_j = exp(s_j − m)", "weight")
+st.dataframe(
+    breakdown,
+    column_config={
+        c: st.column_config.NumberColumn(c, format=fmt)
+        for c, fmt in zip(number_columns, display.number_formats(breakdown[list(number_columns)]), strict=True)
+    },
+    key="masking_breakdown",
+)
+if bool(empty_rows[q]):
+    st.markdown(
+        f"Every key of “{query}” is blocked, so all its masked scores are −∞ and every e_j = e^−∞ = 0. Their sum is "
+        "0 and 0/0 is undefined: the lab returns weights of **0** and a **zero** context vector, as PyTorch's "
+        "scaled_dot_product_attention does."
+    )
+else:
+    st.markdown(
+        f"m = largest allowed score = {format_number(row_max)} (subtracted so exp cannot overflow); blocked keys "
+        f"give e^−∞ = **0**. Σ e_j = {format_number(total)}, so weight_j = e_j / {format_number(total)}."
+    )
+terms = [
+    f"{format_number(w)} × {vector_text(v)}"
+    for w, v, ok in zip(steps.weights[q].tolist(), steps.V.tolist(), allowed, strict=True)
+    if ok
+]
+shown = " + ".join(terms[:MAX_TERMS]) + (" + …" if len(terms) > MAX_TERMS else "")
+st.markdown(
+    f"context(“{query}”) = Σ_j weight_j v_j over the allowed keys "
+    f"{'= ' + shown + ' ' if terms else '(none) '}= **{vector_text(steps.context[q].tolist())}**"
+)
+
+st.markdown("**All context vectors** (weights @ V):")
+display.table(ac.vector_frame(steps.context, labels), alt="Masked context vectors")
+gap = check_self_attention(steps, mask=active, scale=True)
+st.caption(
+    f"Check: largest |context − F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)| = {format_number(gap)} "
+    "(float32 rounding, fully masked rows included)."
+)
+
+st.subheader("Switch the mask off: looking where it is forbidden")
+unmasked = ac.self_attention(X, scale=True)
+leak = blocked_weight(unmasked.weights, mask)  # (T,)
+leak_frame = pd.DataFrame({"query": list(labels), "weight on blocked keys": leak.tolist()})
+st.markdown(
+    f"Without the mask, each query spreads its attention over **every** key. The bars show how much of it "
+    f"lands on keys the {kind} mask blocks. For “{query}” that is **{format_number(float(leak[q]))}** of its "
+    "attention"
+    + (
+        " — in a decoder, attention on the future: during training the model could read the very word it is "
+        "supposed to predict."
+        if kind == "causal"
+        else "."
+    )
+)
+if blocked_count(mask) == 0:
+    st.info("This mask blocks nothing, so switching it off changes nothing. Choose another mask type above.")
+else:
+    st.altair_chart(
+        charts.bars(
+            leak_frame,
+            x="query",
+            y="weight on blocked keys",
+            order=labels,
+            title="Attention on blocked keys without the mask",
+        ),
+        width="stretch",
+    )
+
+st.subheader("Three ways to mask, side by side")
+st.markdown(
+    f"""
+Tutorials mask in different ways. Here are the weights of “{query}” computed by each, with the mask above
+(including the demo row if it is on):
+
+1. **−∞ before softmax** (the PyTorch way): e^−∞ = 0 exactly.
+2. **A large negative constant** before softmax: −1e9, or −9e15 as the 003 tutorial writes
+   `attn_logits.masked_fill(mask == 0, -9e15)`. e^(−1e9) underflows to exactly 0 in float32, so it works as long
+   as the constant is far below every real score.
+3. **Multiply by the mask, then renormalise**: softmax over all keys first, zero the blocked weights, then divide
+   by what is left so the row adds up to 1 again.
+"""
+)
+methods = masking_methods(steps.scaled_scores, mask)  # each (T, T)
+row_table = pd.DataFrame(
+    {METHOD_LABELS[name]: [cell(v) for v in weights[q].tolist()] for name, weights in methods.items()},
+    index=list(labels),
+)
+st.dataframe(row_table, key="masking_methods_row")
+differences = method_differences(methods, mask)
+others = [name for name in differences if name != "lab"]
+agreement = pd.DataFrame(
+    {"largest |w − lab| on rows with an allowed key": [differences[name] for name in others]},
+    index=[METHOD_LABELS[name] for name in others],
+)
+display.table(agreement, alt="How far each masking method is from the lab")
+st.markdown(
+    """
+**When they agree:** on every row that may attend to at least one key, all methods give the same weights (up to
+float32 rounding): a blocked key gets exactly 0 and the rest is renormalised. Multiply-then-renormalise equals
+masking first because e^(s_j) m_j / Σ_k e^(s_k) m_k is exactly the softmax over the allowed keys.
+They differ only on a **fully masked row**:
+"""
+)
+demo_mask = block_query_row(mask, q)  # query row q may attend to nothing
+demo = masking_methods(steps.scaled_scores, demo_mask)
+demo_frame = pd.DataFrame(
+    {METHOD_LABELS[name]: [cell(v) for v in weights[q].tolist()] for name, weights in demo.items()},
+    index=list(labels),
+)
+st.markdown(f"**Demonstration: a fully masked row.** The row of “{query}” with every key blocked:")
+st.dataframe(demo_frame, key="masking_methods_demo")
+sdpa_context = sdpa_reference(steps.Q, steps.K, steps.V, mask=demo_mask, scale=True)
+uniform = softmax_after_constant(steps.scaled_scores, demo_mask)[q]
+st.markdown(
+    f"""
+* **−∞ then torch.softmax → NaN.** Every entry is e^−∞ = 0, so softmax computes 0/0. NaN then spreads into the
+  context vector and, in training, into every gradient. (This NaN is the demonstration; the lab never shows
+  one elsewhere.)
+* **−1e9 or −9e15 → uniform.** Every score becomes the same constant, and softmax of equal numbers is uniform:
+  {format_number(float(uniform[0]))} = 1/{T} each. The query silently attends to everything it was told to ignore
+  (padding included) and its context is the plain average of V.
+* **Multiply and renormalise → NaN.** The weights left after multiplying by the mask are all 0, and dividing by
+  their sum is again 0/0.
+* **The lab → 0.** A row with nothing to attend to gets weights of 0 and a zero context vector, as
+  `F.scaled_dot_product_attention` does in PyTorch 2.5 and later: its context for “{query}” here is
+  {vector_text(sdpa_context[q].tolist())}. Note that `nn.MultiheadAttention` still returns NaN for such a row
+  (lesson 7 compares with it).
+"""
+)
+display.show_code(
+    build_mask,
+    ac.causal_mask,
+    ac.padding_mask,
+    ac.sliding_window_mask,
+    ac.apply_mask,
+    ac.softmax,
+    masking_methods,
+    ac.multiply_and_renormalize,
+    blocked_weight,
+)

@@ -1,3 +1,331 @@
-import streamlit as st
+"""Lesson 7: multi-head attention, h smaller heads side by side, concatenated and projected by W_o."""
 
-st.title("Under construction")
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+import attention_core as ac
+from attention_core.heads import (
+    LIFT_WIDTHS,
+    MAX_HEADS,
+    head_column_labels,
+    head_columns,
+    head_output_parts,
+    head_shapes,
+    lift_embeddings,
+    lift_weight,
+    parameter_counts,
+    random_head_weights,
+    valid_head_counts,
+)
+from attention_core.masks import block_query_row
+from attention_core.reference import (
+    check_heads_with_sdpa,
+    check_multi_head,
+    mha_reference,
+    torch_parameter_count,
+)
+from attention_core.tables import dimension_labels, long_frame, to_frame
+from ui import charts, display, inputs
+from ui.format import format_number
+
+SIDEBAR = "sidebar"
+WIDTH_OPTIONS = (SIDEBAR, *(str(w) for w in LIFT_WIDTHS))
+GRID_CHART_TOKENS = 48  # above this, each head is drawn as an image (8 charts of 128² cells are too heavy)
+BERT_D_MODEL, BERT_HEADS = 768, 12
+
+lesson = inputs.current()
+X, labels, q, T = lesson.X, lesson.labels, lesson.query_index, lesson.T
+query = lesson.query_label
+
+
+def build_inputs(
+    x_values: tuple[float, ...], d_in: int, width: str, seed: int
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """X (sidebar) or X W_in (lifted to ``width``), and W_in (None for the sidebar's own width)."""
+    X_in = torch.tensor(x_values, dtype=torch.float32).reshape(-1, d_in)  # (T, d_in)
+    if width == SIDEBAR:
+        return X_in, None
+    W_in = lift_weight(d_in, int(width), seed)  # (d_in, d_model)
+    return lift_embeddings(X_in, W_in), W_in
+
+
+def build_mask(T: int, causal: bool, blocked_row: int | None) -> torch.Tensor | None:
+    """Causal or no mask, optionally with one query row fully blocked."""
+    mask = ac.causal_mask(T) if causal else None
+    if blocked_row is None:
+        return mask
+    return block_query_row(ac.no_mask(T) if mask is None else mask, blocked_row)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def torch_checks(
+    x_values: tuple[float, ...], d_in: int, width: str, seed: int, num_heads: int, causal: bool, blocked_row: int | None
+) -> tuple[dict[str, float], list[float]]:
+    """Differences from nn.MultiheadAttention and, per head, from F.scaled_dot_product_attention (cached)."""
+    X_model, _ = build_inputs(x_values, d_in, width, seed)
+    W = random_head_weights(X_model.shape[1], seed)
+    mask = build_mask(X_model.shape[0], causal, blocked_row)
+    steps = ac.multi_head_attention(X_model, W.W_q, W.W_k, W.W_v, W.W_o, num_heads=num_heads, mask=mask)
+    mha = check_multi_head(steps, X_model, W.W_q, W.W_k, W.W_v, W.W_o, num_heads=num_heads, mask=mask)
+    return mha, check_heads_with_sdpa(steps, mask=mask)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def head_spec(values: bytes, T: int, labels: tuple[str, ...], title: str, panel_px: int) -> tuple[dict, pd.DataFrame]:
+    """The Vega-Lite spec of one head's heatmap and its data, built and validated once per matrix (cached)."""
+    weights = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(T, T).copy())  # (T, T)
+    chart = charts.head_heatmap(long_frame(weights, labels, labels), labels, labels, title=title, panel_px=panel_px)
+    spec = chart.to_dict()  # validated against the Vega-Lite schema
+    datasets = spec.pop("datasets")
+    return spec, pd.DataFrame(datasets[spec.pop("data")["name"]])
+
+
+@st.cache_data(show_spinner=False)
+def torch_counts(d_model: int, num_heads: int) -> tuple[int, int]:
+    """Parameters of nn.MultiheadAttention(d_model, num_heads) without and with biases (cached)."""
+    return torch_parameter_count(d_model, num_heads, bias=False), torch_parameter_count(d_model, num_heads, bias=True)
+
+
+def width_label(option: str) -> str:
+    if option == SIDEBAR:
+        return f"{lesson.d_model} (the sidebar's embeddings)"
+    return f"{option} (lift with a seeded W_in)"
+
+
+st.title("7. Multi-head attention")
+st.markdown(
+    """
+One attention head gives each query **one** way of spreading its attention. But a word may need to look at
+several things at once: the subject of its verb, the word before it, a matching bracket. Multi-head attention
+runs **h** smaller heads side by side. Head *h* gets its own slice of W_q, W_k and W_v (d_k = d_model / h
+columns each), so it computes its own scores, weights and context. The h contexts are put side by side
+(concatenated) and mixed by one more matrix, W_o.
+
+Splitting costs nothing extra: h heads of size d_model / h use exactly the d_model × d_model matrices of one
+big head, only the softmax happens h times, on smaller dot products.
+"""
+)
+st.latex(
+    r"\text{head}_h = \operatorname{softmax}\!\left(\frac{Q_h K_h^\top}{\sqrt{d_k}}\right) V_h,\qquad "
+    r"Q_h = X\,W_q^{(h)},\; K_h = X\,W_k^{(h)},\; V_h = X\,W_v^{(h)},\qquad d_k = \frac{d_\text{model}}{h}"
+)
+st.latex(r"\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\, W_o")
+display.lesson_caption(lesson.description)
+
+st.subheader("Choose the layer")
+c1, c2, c3, c4 = st.columns(4)
+with c1:
+    default_width = WIDTH_OPTIONS.index("8") if lesson.d_model < 8 else 0
+    width = st.selectbox(
+        "d_model",
+        WIDTH_OPTIONS,
+        index=default_width,
+        format_func=width_label,
+        key="multi_head_width",
+        help="The tutorials' embeddings have only 3 dimensions, which 2 heads cannot share. A seeded random "
+        "matrix W_in maps them to a wider d_model first.",
+    )
+with c2:
+    num_heads = int(
+        st.number_input(
+            "Number of heads h",
+            1,
+            MAX_HEADS,
+            2,
+            step=1,
+            key="multi_head_heads",
+            help="Must divide d_model, so every head gets the same d_k = d_model / h.",
+        )
+    )
+with c3:
+    seed = int(
+        st.number_input(
+            "Weight seed", 0, 2**31 - 1, 0, step=1, key="multi_head_seed", help="Seeds W_in, W_q, W_k, W_v and W_o."
+        )
+    )
+with c4:
+    causal = st.toggle(
+        "Causal mask", value=False, key="multi_head_causal", help="Every head uses the same mask (lesson 6)."
+    )
+    demo_row = st.toggle(
+        f"Block every key of “{query}”",
+        value=False,
+        key="multi_head_full_row",
+        help="A fully masked row, to see how PyTorch's two functions treat it.",
+    )
+
+x_values = tuple(X.reshape(-1).tolist())
+X_model, W_in = build_inputs(x_values, lesson.d_model, width, seed)  # (T, d_model)
+d_model = int(X_model.shape[1])
+try:
+    d_k = ac.head_size(d_model, num_heads)
+except ValueError as error:
+    choices = ", ".join(str(h) for h in valid_head_counts(d_model))
+    st.error(f"{error} With d_model = {d_model}, these work: {choices}.", icon=":material/error:")
+    st.stop()
+
+W = random_head_weights(d_model, seed)
+blocked_row = q if demo_row else None
+mask = build_mask(T, causal, blocked_row)
+steps = ac.multi_head_attention(X_model, W.W_q, W.W_k, W.W_v, W.W_o, num_heads=num_heads, mask=mask)
+heads = [f"head {h + 1}" for h in range(num_heads)]
+dims = dimension_labels(d_model)
+head_dims = head_column_labels(d_model, num_heads)
+
+if W_in is not None:
+    st.markdown(
+        f"**Input.** X has {lesson.d_model} columns; X W_in (W_in is {lesson.d_model} × {d_model}, seeded random "
+        f"values / √{lesson.d_model}) describes the same {T} tokens with {d_model} numbers each."
+    )
+    lift_tab, x_tab = st.tabs(["X W_in (the layer's input)", "W_in"])
+    with lift_tab:
+        display.table(ac.vector_frame(X_model, labels), alt="Lifted embeddings X W_in")
+    with x_tab:
+        display.table(to_frame(W_in, dimension_labels(lesson.d_model), dims), alt="Lifting matrix W_in")
+
+st.subheader("The shapes at every step")
+shapes = head_shapes(T, d_model, num_heads)
+st.markdown(
+    f"T = {T} tokens, d_model = {d_model}, h = {num_heads} heads, so d_k = {d_model} / {num_heads} = **{d_k}**. "
+    f"In code the split is a reshape: (T, d_model) → (T, h, d_k) → transpose → (h, T, d_k)."
+)
+lines = [
+    "flowchart LR",
+    f'  X["X<br/>({T}, {d_model})"] -->|"W_q, W_k, W_v"| QKV["Q, K, V<br/>({T}, {d_model}) each"]',
+    f'  C["concat<br/>({T}, {d_model})"] -->|"W_o"| O["output<br/>({T}, {d_model})"]',
+]
+for h, head in enumerate(heads):
+    lines.append(
+        f'  QKV -->|"{d_k} columns"| H{h}["{head}: Q, K, V ({T}, {d_k})<br/>weights ({T}, {T})<br/>'
+        f'context ({T}, {d_k})"] --> C'
+    )
+st.mermaid_chart("\n".join(lines), width="content", alt=f"Shapes through {num_heads} heads")
+st.table({"step": [step for step, _ in shapes], "shape": [str(shape) for _, shape in shapes]})
+
+st.markdown(
+    f"Each head uses its own columns of W_q, W_k and W_v (head 1 the first {d_k}, head 2 the next {d_k}, …). "
+    "Column names below say which head a column of Q belongs to:"
+)
+display.table(to_frame(ac.project_qkv(X_model, W.W_q, W.W_k, W.W_v)[0], labels, head_dims), alt="Q split into heads")
+
+st.subheader("Every head's attention weights")
+st.markdown(
+    "Same colour scale in every panel (dark = 0, yellow = 1): the heads look at the same tokens in different ways, "
+    "because each has its own W_q and W_k. These weights are random, not trained, so the heads are often close to "
+    "uniform; trained heads are much sharper. Try another weight seed, or random embeddings in the sidebar."
+)
+grid_rows, panel_px = charts.head_grid(num_heads)
+for row in grid_rows:
+    for column, h in zip(st.columns(len(grid_rows[0])), row, strict=False):
+        with column:
+            if T > GRID_CHART_TOKENS:
+                st.image(charts.raster(steps.heads[h].weights.numpy(), kind="weights"), caption=heads[h])
+            else:
+                values = steps.heads[h].weights.numpy().astype(np.float64)  # (T, T)
+                spec, data = head_spec(values.tobytes(), T, tuple(labels), heads[h], panel_px)
+                st.vega_lite_chart(data, spec, width="content")  # the spec carries its description
+shown_head = st.selectbox("Table of the weights of", heads, key="multi_head_table_head")
+display.table(to_frame(steps.heads[heads.index(shown_head)].weights, labels, labels), alt=f"Weights of {shown_head}")
+
+st.subheader(f"Step by step for the query “{query}”")
+st.markdown(f"Row “{query}” of every head's weights: each row adds up to 1 (or is all 0 if fully masked).")
+display.table(to_frame(steps.weights[:, q], heads, labels), alt="The query's weights in every head")
+st.markdown(
+    f"Each head turns its weights into a context of d_k = {d_k} numbers; side by side they form the concatenated "
+    f"row of {d_model} numbers:"
+)
+display.table(to_frame(steps.concat[q].unsqueeze(0), [query], head_dims), alt="The query's concatenated heads")
+parts = head_output_parts(steps, W.W_o)  # (h, T, d_model)
+st.markdown(
+    f"output = concat W_o. Row *r* of W_o multiplies column *r* of the concatenation, so head *h* writes into "
+    f"the output through its own {d_k} rows of W_o. The output row of “{query}” is the sum of these per-head parts:"
+)
+parts_frame = to_frame(parts[:, q], heads, dims)
+output_frame = to_frame(steps.output[q].unsqueeze(0), ["output (sum)"], dims)
+display.table(parts_frame, alt="Per-head parts of the output")
+display.table(output_frame, alt="Output row of the query")
+
+st.subheader("Concatenation, W_o and the output")
+concat_tab, wo_tab, out_tab = st.tabs(["Concatenated heads", "W_o", "Output"])
+with concat_tab:
+    display.heatmap(steps.concat, labels, head_dims, kind="values", title="Concatenated heads", col_title="column")
+    display.table(to_frame(steps.concat, labels, head_dims), alt="Concatenated heads")
+with wo_tab:
+    display.heatmap(W.W_o, head_dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
+    display.table(to_frame(W.W_o, head_dims, dims), alt="W_o")
+with out_tab:
+    display.matrix(
+        steps.output,
+        labels,
+        dims,
+        kind="values",
+        title="Multi-head output",
+        col_title="dimension",
+        download="multi_head_output.csv",
+    )
+
+st.subheader("How many parameters?")
+counts = parameter_counts(d_model)
+bert = parameter_counts(BERT_D_MODEL)
+st.markdown(
+    "W_q, W_k, W_v and W_o are d_model × d_model each, whatever h is (h heads × d_model × d_k = d_model²). "
+    "Biases add d_model numbers per projection."
+)
+here, bert_col = st.columns(2)
+for column, d, count, name in ((here, d_model, counts, "this page"), (bert_col, BERT_D_MODEL, bert, "BERT-base")):
+    with column:
+        st.markdown(f"**{name}: d_model = {d}**")
+        st.latex(
+            r"\begin{aligned}"
+            rf"\text{{no biases:}}\quad & 4\,d_\text{{model}}^2 = 4 \cdot {d}^2 = {count['no biases']:,} \\"
+            rf"\text{{output bias only:}}\quad & 4\,d_\text{{model}}^2 + d_\text{{model}} = {count['output bias only']:,} \\"
+            rf"\text{{all biases:}}\quad & 4\,d_\text{{model}}^2 + 4\,d_\text{{model}} = {count['all biases']:,}"
+            r"\end{aligned}"
+        )
+no_bias, with_bias = torch_counts(BERT_D_MODEL, BERT_HEADS)
+st.caption(
+    f"Check: nn.MultiheadAttention({BERT_D_MODEL}, {BERT_HEADS}) has {no_bias:,} parameters with bias=False and "
+    f"{with_bias:,} with bias=True (it has no output-bias-only option)."
+)
+
+st.subheader("Check against PyTorch")
+mha, per_head = torch_checks(x_values, lesson.d_model, width, seed, num_heads, causal, blocked_row)
+st.markdown(
+    "The same weights are copied into `torch.nn.MultiheadAttention(d_model, h, bias=False)` (its in_proj_weight "
+    "holds W_qᵀ, W_kᵀ, W_vᵀ; out_proj.weight holds W_oᵀ) and its mask is **inverted**, because True means "
+    "*blocked* there. Largest absolute differences:"
+)
+st.table(
+    {
+        "compared": [
+            "weights of every head vs nn.MultiheadAttention",
+            "output vs nn.MultiheadAttention",
+            *[f"{name} context vs F.scaled_dot_product_attention" for name in heads],
+        ],
+        "max |difference|": [
+            format_number(mha["weights"]),
+            format_number(mha["output"]),
+            *map(format_number, per_head),
+        ],
+    }
+)
+st.markdown(
+    "**Fully masked rows** are left out of the nn.MultiheadAttention comparison: for a query that may attend to "
+    "nothing it returns NaN (0/0 in its softmax), while the lab returns zeros. Each head is therefore also compared "
+    "with `F.scaled_dot_product_attention`, which returns zeros for such a row, as the lab does "
+    f"(fully masked rows here: {mha['fully_masked_rows']}; turn on “Block every key of “{query}”” to make one)."
+)
+
+display.show_code(
+    ac.multi_head_attention,
+    head_columns,
+    ac.split_heads,
+    ac.merge_heads,
+    head_output_parts,
+    lift_embeddings,
+    ac.parameter_count,
+    mha_reference,
+    check_multi_head,
+)

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import torch
 
 from attention_core.attention import AttentionSteps, self_attention
+from attention_core.embeddings import check_seed
+from attention_core.projections import random_output_weight, random_projections, random_weight
 
 
 @dataclass(frozen=True)
@@ -90,3 +92,80 @@ def multi_head_attention(
 def parameter_count(d_model: int, *, in_bias: bool = False, out_bias: bool = False) -> int:
     """4 d_model^2 weights (W_q, W_k, W_v, W_o), plus 3 d_model input biases and d_model output biases."""
     return 4 * d_model * d_model + (3 * d_model if in_bias else 0) + (d_model if out_bias else 0)
+
+
+# --- lesson 7 (multi-head page): seeded weights, lifting small embeddings, shapes, parameters ---
+
+LIFT_WIDTHS = (8, 12, 16)  # widths the page can lift the sidebar's small embeddings to
+MAX_HEADS = 8
+
+
+@dataclass(frozen=True)
+class HeadWeights:
+    """The four (d_model, d_model) matrices of one multi-head attention layer."""
+
+    W_q: torch.Tensor  # (d_model, d_model); head h uses columns h*d_k:(h+1)*d_k
+    W_k: torch.Tensor  # (d_model, d_model)
+    W_v: torch.Tensor  # (d_model, d_model)
+    W_o: torch.Tensor  # (d_model, d_model)
+
+
+def random_head_weights(d_model: int, seed: int, dtype: torch.dtype = torch.float32) -> HeadWeights:
+    """W_q, W_k, W_v, W_o ~ N(0, 1) / sqrt(d_model), drawn from seeded generators."""
+    projections = random_projections(d_model, d_model, seed, dtype)  # 3 x (d_model, d_model)
+    W_o = random_output_weight(d_model, seed, dtype)  # (d_model, d_model)
+    return HeadWeights(projections.W_q, projections.W_k, projections.W_v, W_o)
+
+
+def lift_weight(d_in: int, d_model: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """W_in ~ N(0, 1) / sqrt(d_in), (d_in, d_model): maps small embeddings to a wider d_model."""
+    generator = torch.Generator().manual_seed(check_seed(seed) ^ 0x11F7)
+    return random_weight(d_in, d_model, generator, dtype)  # (d_in, d_model)
+
+
+def lift_embeddings(X: torch.Tensor, W_in: torch.Tensor) -> torch.Tensor:
+    """X' = X W_in: the same tokens described by d_model numbers instead of d_in."""
+    return X @ W_in  # (T, d_in) @ (d_in, d_model) -> (T, d_model)
+
+
+def valid_head_counts(d_model: int, max_heads: int = MAX_HEADS) -> list[int]:
+    """Every h in 1..max_heads that divides d_model, so each head gets d_k = d_model / h columns."""
+    return [h for h in range(1, max_heads + 1) if d_model % h == 0]
+
+
+def head_shapes(T: int, d_model: int, num_heads: int) -> list[tuple[str, tuple[int, ...]]]:
+    """(step, shape) for every tensor of multi-head attention, from X (T, d_model) to the output."""
+    h, d_k = num_heads, head_size(d_model, num_heads)
+    return [
+        ("X", (T, d_model)),
+        ("Q = X W_q (also K, V)", (T, d_model)),
+        ("split into heads", (h, T, d_k)),
+        ("scores Q_h K_hᵀ / √d_k", (h, T, T)),
+        ("weights = softmax(scores)", (h, T, T)),
+        ("context_h = weights_h V_h", (h, T, d_k)),
+        ("concat (heads side by side)", (T, d_model)),
+        ("output = concat W_o", (T, d_model)),
+    ]
+
+
+def head_output_parts(steps: MultiHeadSteps, W_o: torch.Tensor) -> torch.Tensor:
+    """part_h = context_h W_o[h*d_k:(h+1)*d_k, :]; summing the parts over heads gives concat W_o."""
+    d_k = steps.heads[0].context.shape[-1]
+    return torch.stack(
+        [head.context @ W_o[h * d_k : (h + 1) * d_k] for h, head in enumerate(steps.heads)]
+    )  # h x ((T, d_k) @ (d_k, d_model)) -> (h, T, d_model)
+
+
+def parameter_counts(d_model: int) -> dict[str, int]:
+    """4 d² weights, + d with a bias on the output only, + 4 d with all biases (none depend on h)."""
+    return {
+        "no biases": parameter_count(d_model),
+        "output bias only": parameter_count(d_model, out_bias=True),
+        "all biases": parameter_count(d_model, in_bias=True, out_bias=True),
+    }
+
+
+def head_column_labels(d_model: int, num_heads: int) -> list[str]:
+    """'h1·1', 'h1·2', ..., 'h2·1', ...: column c of Q, K, V or concat belongs to head c // d_k + 1."""
+    d_k = head_size(d_model, num_heads)
+    return [f"h{c // d_k + 1}·{c % d_k + 1}" for c in range(d_model)]

@@ -10,6 +10,8 @@ from collections.abc import Iterable
 
 import torch
 
+from attention_core.attention import apply_mask, softmax
+
 LARGE_NEGATIVE = -1e9
 
 
@@ -64,3 +66,84 @@ def multiply_and_renormalize(weights: torch.Tensor, mask: torch.Tensor) -> torch
     """
     kept = weights * mask.to(weights.dtype)  # (T, T)
     return kept / kept.sum(dim=-1, keepdim=True)  # (T, T)
+
+
+# --- lesson 6 (masking page): building masks by name, the masking methods compared ---
+
+MASK_TYPES = ("none", "causal", "padding", "sliding window")
+VERY_LARGE_NEGATIVE = -9e15  # the constant of the 003 tutorial
+MASKING_METHODS = ("neg_inf", "minus_1e9", "minus_9e15", "multiply", "lab")
+
+
+def build_mask(kind: str, T: int, *, padded: Iterable[int] = (), window: int = 1) -> torch.Tensor:
+    """The (T, T) mask named by ``kind`` (one of MASK_TYPES); True = may attend."""
+    if kind == "none":
+        return no_mask(T)
+    if kind == "causal":
+        return causal_mask(T)
+    if kind == "padding":
+        return padding_mask(T, padded)
+    if kind == "sliding window":
+        return sliding_window_mask(T, window)
+    raise ValueError(f"Unknown mask type {kind!r}: choose one of {', '.join(MASK_TYPES)}.")
+
+
+def block_query_row(mask: torch.Tensor, i: int) -> torch.Tensor:
+    """mask with row i all False: query i may attend to nothing (a fully masked row)."""
+    blocked = mask.clone()  # (T, T)
+    blocked[i] = False
+    return blocked
+
+
+def key_padding_vector(T: int, padded: Iterable[int]) -> torch.Tensor:
+    """key_padding_mask[j] = True where key j is padding: PyTorch's (T,) vector, True = blocked."""
+    return ~padding_mask(T, padded)[0]  # (T,)
+
+
+def blocked_weight(weights: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """leak_i = sum_j w_ij [mask_ij is False]: how much attention query i gives to keys the mask blocks."""
+    return (weights * (~mask).to(weights.dtype)).sum(dim=-1)  # (T, T) -> (T,)
+
+
+def softmax_after_neg_inf(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """torch.softmax(scores with -inf where blocked): exp(-inf) = 0, but a fully masked row gives 0/0 = NaN."""
+    return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)  # (T, T)
+
+
+def softmax_after_constant(scores: torch.Tensor, mask: torch.Tensor, value: float = LARGE_NEGATIVE) -> torch.Tensor:
+    """torch.softmax(scores with ``value`` where blocked): a fully masked row becomes uniform, 1/T each."""
+    return torch.softmax(mask_with_constant(scores, mask, value), dim=-1)  # (T, T)
+
+
+def masking_methods(scores: torch.Tensor, mask: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The same masked softmax done five ways (keys: MASKING_METHODS); each (T, T)."""
+    return {
+        "neg_inf": softmax_after_neg_inf(scores, mask),
+        "minus_1e9": softmax_after_constant(scores, mask, LARGE_NEGATIVE),
+        "minus_9e15": softmax_after_constant(scores, mask, VERY_LARGE_NEGATIVE),
+        "multiply": multiply_and_renormalize(torch.softmax(scores, dim=-1), mask),
+        "lab": softmax(apply_mask(scores, mask)),
+    }
+
+
+def method_differences(methods: dict[str, torch.Tensor], mask: torch.Tensor) -> dict[str, float]:
+    """max_ij |w_ij - lab_ij| for each method, over the rows that may attend to at least one key."""
+    rows = mask.any(dim=-1)  # (T,)
+    lab = methods["lab"][rows].to(torch.float64)  # (rows, T)
+    return {
+        name: float((weights[rows].to(torch.float64) - lab).abs().max().item()) if bool(rows.any()) else 0.0
+        for name, weights in methods.items()
+    }
+
+
+def row_exponentials(masked_row: torch.Tensor) -> tuple[float, torch.Tensor, float]:
+    """m = the largest allowed score (0 if none), e_j = exp(s_j - m) (exp(-inf) = 0), and sum_j e_j."""
+    finite = torch.isfinite(masked_row)  # (T,)
+    m = masked_row[finite].max() if bool(finite.any()) else masked_row.new_zeros(())  # scalar
+    exps = torch.where(finite, torch.exp(masked_row - m), 0.0)  # (T,)
+    return float(m), exps, float(exps.sum())
+
+
+def blocked_count(mask: torch.Tensor) -> int:
+    """Number of (query, key) pairs the mask blocks: the False cells."""
+    return int((~mask).sum().item())

@@ -59,7 +59,9 @@ def max_abs_difference(a: torch.Tensor, b: torch.Tensor) -> float:
     return float(diff.max().item()) if diff.numel() else 0.0
 
 
-def check_self_attention(steps: AttentionSteps, *, mask: torch.Tensor | None, scale: bool, temperature: float = 1.0) -> float:
+def check_self_attention(
+    steps: AttentionSteps, *, mask: torch.Tensor | None, scale: bool, temperature: float = 1.0
+) -> float:
     """max |context - F.scaled_dot_product_attention(Q, K, V)| for one head."""
     expected = sdpa_reference(steps.Q, steps.K, steps.V, mask=mask, scale=scale, temperature=temperature)
     return max_abs_difference(steps.context, expected)
@@ -84,3 +86,14 @@ def check_multi_head(
         "output": max_abs_difference(steps.output[rows], output[rows]),
         "fully_masked_rows": int((~rows).sum().item()),
     }
+
+
+def check_heads_with_sdpa(steps: MultiHeadSteps, *, mask: torch.Tensor | None) -> list[float]:
+    """max |context_h - F.scaled_dot_product_attention(Q_h, K_h, V_h)| per head, fully masked rows included."""
+    return [check_self_attention(head, mask=mask, scale=True) for head in steps.heads]
+
+
+def torch_parameter_count(d_model: int, num_heads: int, *, bias: bool) -> int:
+    """sum of numel() over nn.MultiheadAttention(d_model, num_heads, bias=bias).parameters()."""
+    module = torch.nn.MultiheadAttention(d_model, num_heads, bias=bias)
+    return sum(p.numel() for p in module.parameters())

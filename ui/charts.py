@@ -376,7 +376,7 @@ def head_heatmap(
     return chart.properties(
         width=size * len(col_order), height=size * len(row_order),
         autosize=alt.AutoSizeParams(type="pad", contains="padding"),
-        description=title or "Attention weights of one head",
+        description=f"Attention weights of {title}" if title else "Attention weights of one head",
     )
 
 

@@ -1,0 +1,152 @@
+"""Page tests of lesson 7 (multi-head attention): every head count once, every preset once, the torch check."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+import attention_core as ac
+from attention_core.heads import head_column_labels, lift_embeddings, lift_weight, random_head_weights
+from attention_core.masks import block_query_row
+from tests.apptest_helpers import assert_clean, charts, frames, lesson, open_page, sentence_params
+
+PAGE = "app_pages/multi_head.py"
+
+
+def run_with(at, *, width: str | None = None, heads: int | None = None, **toggles):
+    """Set the page's own widgets (by key) and rerun."""
+    if width is not None:
+        at.selectbox(key="multi_head_width").set_value(width).run()
+    if heads is not None:
+        at.number_input(key="multi_head_heads").set_value(heads).run()
+    for key, value in toggles.items():
+        at.toggle(key=f"multi_head_{key}").set_value(value).run()
+    return at
+
+
+def expected(at, width: str, heads: int, *, causal: bool = False, full_row: bool = False, seed: int = 0):
+    """The core's multi-head attention for the lesson and the page settings."""
+    current = lesson(at)
+    X = current.X
+    if width != "sidebar":
+        X = lift_embeddings(X, lift_weight(current.d_model, int(width), seed))
+    W = random_head_weights(X.shape[1], seed)
+    mask = ac.causal_mask(current.T) if causal else None
+    if full_row:
+        mask = block_query_row(ac.no_mask(current.T) if mask is None else mask, current.query_index)
+    return X, ac.multi_head_attention(X, W.W_q, W.W_k, W.W_v, W.W_o, num_heads=heads, mask=mask)
+
+
+def labelled(at, rows, columns) -> list[pd.DataFrame]:
+    """Every table with exactly these row and column labels, in page order."""
+    return [f for f in frames(at) if list(f.index) == list(rows) and list(f.columns) == list(columns)]
+
+
+def check_table(at) -> dict[str, float]:
+    """The 'Check against PyTorch' st.table as {compared: difference}."""
+    table = at.table[-1].value
+    return {row["compared"]: float(row["max |difference|"]) for _, row in table.iterrows()}
+
+
+def assert_page_matches_core(at, width: str, heads: int, **mask_options):
+    """The head table, the concatenation and the output on the page equal the core's."""
+    current = lesson(at)
+    X, steps = expected(at, width, heads, **mask_options)
+    d_model = X.shape[1]
+    dims = [f"d{i + 1}" for i in range(d_model)]
+    head_table = labelled(at, current.labels, current.labels)[0]  # the selected head (head 1)
+    assert np.allclose(head_table.to_numpy(), steps.heads[0].weights.numpy(), atol=1e-6)
+    concat = labelled(at, current.labels, head_column_labels(d_model, heads))[-1]
+    assert np.allclose(concat.to_numpy(), steps.concat.numpy(), atol=1e-6)
+    output = labelled(at, current.labels, dims)[-1]
+    assert np.allclose(output.to_numpy(), steps.output.numpy(), atol=1e-6)
+    query_rows = labelled(at, [f"head {h + 1}" for h in range(heads)], current.labels)[0]
+    assert np.allclose(query_rows.to_numpy(), steps.weights[:, current.query_index].numpy(), atol=1e-6)
+    differences = check_table(at)
+    assert len(differences) == 2 + heads
+    assert max(differences.values()) < 1e-5
+    return steps
+
+
+# every head count 1..8 once; 5 and 7 divide none of the widths, so they show the error
+HEAD_CASES = [("8", 1), ("8", 2), ("12", 3), ("16", 4), ("12", 6), ("16", 8)]
+
+
+@pytest.mark.parametrize(("width", "heads"), HEAD_CASES, ids=[f"d{w}-h{h}" for w, h in HEAD_CASES])
+def test_every_head_count_matches_the_core_and_torch(width, heads):
+    at = run_with(open_page(PAGE), width=width, heads=heads)
+    assert_clean(at)
+    assert not at.error
+    assert_page_matches_core(at, width, heads)
+    assert len(charts(at)) == heads + 3  # one heatmap per head, the concatenation, W_o and the output
+    assert any(f"d_k = {width} / {heads}" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("heads", [5, 7])
+def test_a_head_count_that_does_not_divide_shows_an_error(heads):
+    at = run_with(open_page(PAGE), width="12", heads=heads)
+    assert_clean(at)
+    assert len(at.error) == 1
+    message = at.error[0].value
+    assert f"cannot be split into {heads} equal heads" in message
+    assert "1, 2, 3, 4, 6" in message
+    assert not charts(at)
+
+
+# every preset once, with its own 3- or 4-dimensional embeddings or lifted
+PRESET_CASES = [
+    ("journey", "sidebar", 3),
+    ("light", "sidebar", 1),
+    ("transformer", "16", 2),
+    ("one-hot", "sidebar", 2),
+    ("numpy-seed-4", "sidebar", 4),
+]
+
+
+@pytest.mark.parametrize(("key", "width", "heads"), PRESET_CASES, ids=[c[0] for c in PRESET_CASES])
+def test_every_preset(key, width, heads):
+    preset = ac.PRESETS_BY_KEY[key]
+    at = run_with(open_page(PAGE, {"example": preset.name}), width=width, heads=heads, causal=True)
+    assert_clean(at)
+    assert lesson(at).preset == preset
+    steps = assert_page_matches_core(at, width, heads, causal=True)
+    assert torch.triu(steps.weights, diagonal=1).eq(0).all()
+
+
+def test_parameter_counts_are_shown_with_the_current_d_model_and_768():
+    at = run_with(open_page(PAGE), width="12", heads=3)
+    latex = " ".join(element.value for element in at.latex)
+    for count in ("576", "588", "624", "2,359,296", "2,360,064", "2,362,368"):  # 4*12², +12, +48; BERT-base
+        assert count in latex
+    assert any("2,359,296 parameters with bias=False" in c.value for c in at.caption)
+
+
+def test_a_typed_sentence_with_a_fully_masked_row():
+    params = sentence_params(" ".join(f"w{i}" for i in range(32)), d_model=16, query="w5")
+    at = run_with(open_page(PAGE, params), width="sidebar", heads=8, causal=True, full_row=True)
+    assert_clean(at)
+    steps = assert_page_matches_core(at, "sidebar", 8, causal=True, full_row=True)
+    assert steps.output[5].eq(0).all()
+    output = labelled(at, lesson(at).labels, [f"d{i + 1}" for i in range(16)])[-1]
+    assert not output.isna().any().any()
+    assert any("fully masked rows here: 1" in m.value for m in at.markdown)
+
+
+def test_a_one_token_sentence():
+    at = run_with(open_page(PAGE, sentence_params("alone", d_model=4)), width="sidebar", heads=2)
+    assert_clean(at)
+    steps = assert_page_matches_core(at, "sidebar", 2)
+    assert steps.weights.eq(1).all()
+
+
+def test_a_long_sentence_draws_heads_as_images():
+    params = sentence_params(" ".join(f"t{i}" for i in range(64)), d_model=8)
+    at = open_page(PAGE, params)
+    assert at.selectbox(key="multi_head_width").value == "sidebar"  # already 8 wide: no lift by default
+    at = run_with(at, heads=4)
+    assert_clean(at)
+    assert len(at.get("image")) == 4
+    assert len(charts(at)) == 3  # the concatenation, W_o and the output stay charts
+    assert_page_matches_core(at, "sidebar", 4)
