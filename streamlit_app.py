@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import streamlit as st
+import torch
 
 from ui import inputs
 
@@ -24,6 +25,11 @@ LESSONS = {
         st.Page("app_pages/pipeline.py", title="9. The full pipeline", icon=":material/account_tree:"),
     ],
 }
+
+
+# The lab multiplies matrices of a few dozen numbers: one thread avoids thread hand-offs
+# that cost milliseconds per call (and a Community Cloud app has a fraction of a CPU).
+torch.set_num_threads(1)
 
 
 def run() -> None:

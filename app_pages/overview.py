@@ -35,15 +35,39 @@ digraph {
 
 st.subheader("The lessons")
 lessons = [
-    ("app_pages/scores.py", "1. Attention scores", "How similar is each word to the query? Dot products, term by term."),
-    ("app_pages/softmax.py", "2. Softmax", "Turning scores into weights that are positive and sum to 1, and why dividing by the sum fails."),
+    (
+        "app_pages/scores.py",
+        "1. Attention scores",
+        "How similar is each word to the query? Dot products, term by term.",
+    ),
+    (
+        "app_pages/softmax.py",
+        "2. Softmax",
+        "Turning scores into weights that are positive and sum to 1, and why dividing by the sum fails.",
+    ),
     ("app_pages/context_vectors.py", "3. Context vectors", "Each output is a weighted blend of the inputs."),
-    ("app_pages/qkv_projections.py", "4. Queries, keys, values", "Trainable matrices W_q, W_k, W_v give each word three roles."),
+    (
+        "app_pages/qkv_projections.py",
+        "4. Queries, keys, values",
+        "Trainable matrices W_q, W_k, W_v give each word three roles.",
+    ),
     ("app_pages/scaling.py", "5. Scaling by √d_k", "Why the scores are divided by √d_k before softmax."),
     ("app_pages/masking.py", "6. Masking", "Hiding the future (causal), padding and far-away tokens."),
-    ("app_pages/multi_head.py", "7. Multi-head attention", "Several small heads side by side, checked against PyTorch."),
-    ("app_pages/positions.py", "8. Word order and positions", "Attention alone does not know word order; positional encodings fix that."),
-    ("app_pages/pipeline.py", "9. The full pipeline", "The whole block on one page, with downloads and code to reproduce it."),
+    (
+        "app_pages/multi_head.py",
+        "7. Multi-head attention",
+        "Several small heads side by side, checked against PyTorch.",
+    ),
+    (
+        "app_pages/positions.py",
+        "8. Word order and positions",
+        "Attention alone does not know word order; positional encodings fix that.",
+    ),
+    (
+        "app_pages/pipeline.py",
+        "9. The full pipeline",
+        "The whole block on one page, with downloads and code to reproduce it.",
+    ),
 ]
 for path, title, summary in lessons:
     st.page_link(path, label=f"**{title}** — {summary}")
@@ -72,7 +96,7 @@ step with fixed numbers.
 
 st.subheader("Glossary")
 GLOSSARY = {
-    "token": "A piece of the input; here, one word as split at spaces (\"can't\" is one token).",
+    "token": 'A piece of the input; here, one word as split at spaces ("can\'t" is one token).',
     "embedding": "The vector of numbers that stands for a token: a row of the input matrix X (T tokens × d_model numbers).",
     "score": "How strongly a query matches a key before normalising: the dot product q · k (a row of Q Kᵀ).",
     "weight": "A score after softmax: positive, and each query's weights sum to 1 (attention weights, not trained parameters).",

@@ -28,17 +28,15 @@ scores = ac.attention_scores(X, X)  # (T, T)
 term_frame = ac.vector_frame(terms, labels, prefix="x_q·x_j d")
 term_frame["score (sum)"] = ac.vector_frame(scores[q].unsqueeze(1), labels)["d1"]
 st.markdown(
-    f"Each row multiplies the query's embedding with one token's embedding, dimension by dimension "
-    f"(columns), and the last column adds the products up: that sum is the score."
+    "Each row multiplies the query's embedding with one token's embedding, dimension by dimension "
+    "(columns), and the last column adds the products up: that sum is the score."
 )
 display.table(term_frame, alt="Dot-product terms per dimension and their sum")
 key = (q + 1) % lesson.T if lesson.T > 1 else q
 products = " + ".join(
     f"({format_number(a)} × {format_number(b)})" for a, b in zip(X[q].tolist(), X[key].tolist(), strict=True)
 )
-st.markdown(
-    f"For example, with the key “{labels[key]}”: {products} = **{format_number(scores[q, key].item())}**"
-)
+st.markdown(f"For example, with the key “{labels[key]}”: {products} = **{format_number(scores[q, key].item())}**")
 
 most, least = most_and_least_similar(scores[q], q)
 if most is not None:

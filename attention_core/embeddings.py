@@ -27,9 +27,7 @@ def tokenize(text: str) -> list[str]:
     if not tokens:
         raise ValueError("The sentence is empty: type at least one word.")
     if len(tokens) > MAX_TOKENS:
-        raise ValueError(
-            f"The sentence has {len(tokens):,} tokens; the lab handles at most {MAX_TOKENS:,}."
-        )
+        raise ValueError(f"The sentence has {len(tokens):,} tokens; the lab handles at most {MAX_TOKENS:,}.")
     return tokens
 
 

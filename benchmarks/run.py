@@ -149,7 +149,9 @@ def main() -> None:
     print("\n".join(lines))
     print("\n### Browser and memory\n")
     print("| figure | measured | target |\n|---|---:|---:|")
-    print(f"| bytes of the largest chart at 128 tokens ({Path(largest_page).stem}) | {largest_bytes / 1024:.0f} KiB | |")
+    print(
+        f"| bytes of the largest chart at 128 tokens ({Path(largest_page).stem}) | {largest_bytes / 1024:.0f} KiB | |"
+    )
     if not args.quick:
         print("\n".join(browser_figures()))
 

@@ -23,10 +23,17 @@ PAGES = [
 ]
 # URL values are what the widgets display (Streamlit binds the formatted option).
 OWN_SENTENCE = "Your own sentence"
-EMBEDDING_LABELS = {"printed": "As printed in the tutorial", "random": "Random (seeded)", "one-hot": "One-hot", "edited": "Edit by hand"}
+EMBEDDING_LABELS = {
+    "printed": "As printed in the tutorial",
+    "random": "Random (seeded)",
+    "one-hot": "One-hot",
+    "edited": "Edit by hand",
+}
 
 
-def open_page(page: str = "app_pages/overview.py", params: dict[str, str] | None = None, timeout: float = 60) -> AppTest:
+def open_page(
+    page: str = "app_pages/overview.py", params: dict[str, str] | None = None, timeout: float = 60
+) -> AppTest:
     """Open ``page`` as a deep link with ``params`` in the URL: the first run is that page's."""
     at = AppTest.from_file(APP, default_timeout=timeout)
     at.query_params.update(params or {})
@@ -35,9 +42,17 @@ def open_page(page: str = "app_pages/overview.py", params: dict[str, str] | None
     return at.run()
 
 
-def sentence_params(sentence: str, *, embedding: str = "random", seed: int = 0, d_model: int = 4, query: str | None = None) -> dict[str, str]:
+def sentence_params(
+    sentence: str, *, embedding: str = "random", seed: int = 0, d_model: int = 4, query: str | None = None
+) -> dict[str, str]:
     """URL parameters for a typed sentence."""
-    params = {"example": OWN_SENTENCE, "sentence": sentence, "embedding": EMBEDDING_LABELS[embedding], "seed": str(seed), "d_model": str(d_model)}
+    params = {
+        "example": OWN_SENTENCE,
+        "sentence": sentence,
+        "embedding": EMBEDDING_LABELS[embedding],
+        "seed": str(seed),
+        "d_model": str(d_model),
+    }
     if query is not None:
         params["query"] = query
     return params

@@ -75,10 +75,25 @@ CELLS: dict[str, object] = {
 
 URL_PARAMS: dict[str, dict[str, str]] = {
     "unknown preset": {"example": "no such example"},
-    "out-of-range d_model": {"example": "Your own sentence", "sentence": "a b c", "embedding": "Random (seeded)", "d_model": "0"},
+    "out-of-range d_model": {
+        "example": "Your own sentence",
+        "sentence": "a b c",
+        "embedding": "Random (seeded)",
+        "d_model": "0",
+    },
     "d_model 1": {"example": "Your own sentence", "sentence": "a b c", "embedding": "Random (seeded)", "d_model": "1"},
-    "huge d_model": {"example": "Your own sentence", "sentence": "a b c", "embedding": "Random (seeded)", "d_model": "1000000000"},
-    "garbage d_model": {"example": "Your own sentence", "sentence": "a b c", "embedding": "Random (seeded)", "d_model": "abc"},
+    "huge d_model": {
+        "example": "Your own sentence",
+        "sentence": "a b c",
+        "embedding": "Random (seeded)",
+        "d_model": "1000000000",
+    },
+    "garbage d_model": {
+        "example": "Your own sentence",
+        "sentence": "a b c",
+        "embedding": "Random (seeded)",
+        "d_model": "abc",
+    },
     "negative seed": {"example": "Your own sentence", "sentence": "a b c", "seed": "-3"},
     "huge seed": {"example": "Your own sentence", "sentence": "a b c", "seed": "1" + "0" * 40},
     "garbage embedding": {"embedding": "<script>"},

@@ -13,19 +13,37 @@ from tests.apptest_helpers import PAGES, assert_clean, lesson, open_page, senten
 
 LESSON_PAGES = [page for page in PAGES if not page.endswith("overview.py")]
 ACCEPTED = [
-    "one token", "two tokens", "33 tokens", "128 tokens", "emoji", "right-to-left", "script tag",
-    "10,000-character word in a sentence", "duplicates that look like labels", "markdown", "LaTeX",
-    "numbers as words", "control characters", "unicode combining", "512 tokens",
+    "one token",
+    "two tokens",
+    "33 tokens",
+    "128 tokens",
+    "emoji",
+    "right-to-left",
+    "script tag",
+    "10,000-character word in a sentence",
+    "duplicates that look like labels",
+    "markdown",
+    "LaTeX",
+    "numbers as words",
+    "control characters",
+    "unicode combining",
+    "512 tokens",
 ]
 REFUSED = ["empty", "spaces only", "1025 tokens (over the limit)", "2,000 tokens"]
 # Rotate the accepted sentences over the pages so every page meets several kinds of input.
-SAMPLE = [
-    (page, ACCEPTED[(i * 3 + k) % len(ACCEPTED)]) for i, page in enumerate(LESSON_PAGES) for k in range(2)
-]
+SAMPLE = [(page, ACCEPTED[(i * 3 + k) % len(ACCEPTED)]) for i, page in enumerate(LESSON_PAGES) for k in range(2)]
 SAMPLE += [(page, "512 tokens") for page in LESSON_PAGES if (page, "512 tokens") not in SAMPLE][:3]
 URL_REFUSED = {
-    "unknown preset", "out-of-range d_model", "d_model 1", "huge d_model", "garbage d_model", "negative seed",
-    "huge seed", "garbage embedding", "unknown query", "sentence over the limit",
+    "unknown preset",
+    "out-of-range d_model",
+    "d_model 1",
+    "huge d_model",
+    "garbage d_model",
+    "negative seed",
+    "huge seed",
+    "garbage embedding",
+    "unknown query",
+    "sentence over the limit",
 }
 
 

@@ -80,7 +80,7 @@ def test_typed_sentence_switches_to_random_embeddings():
     at.sidebar.selectbox(key="example").set_value("own").run()
     assert_clean(at)
     assert at.sidebar.radio(key="embedding").value == "random"
-    assert lesson(at).tokens == tuple("the cat sat on the mat".split())
+    assert lesson(at).tokens == tuple(["the", "cat", "sat", "on", "the", "mat"])
     assert lesson(at).labels[0] == "the (1)" and lesson(at).labels[4] == "the (5)"
 
 

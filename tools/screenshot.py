@@ -1,6 +1,6 @@
 """Screenshot pages of a running Attention Lab with the system Chromium.
 
-Usage: python tools/screenshot.py http://localhost:8501/scores out.png [more url/png pairs] [--width 1400] [--height 2800]
+Usage: python tools/screenshot.py URL OUT.png [more URL/PNG pairs] [--width 1400] [--height 2800]
 Streamlit scrolls inside its own container, so the viewport height decides how much is captured.
 Waits for Streamlit to finish running, then saves a full-page PNG.
 """
@@ -13,17 +13,20 @@ from playwright.sync_api import sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 
 def wait_for_app(page) -> None:
     """Wait until the app is rendered and no script is running."""
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000
-    )
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
     page.wait_for_timeout(1500)
 
 

@@ -30,8 +30,18 @@ MASK_COLOURS = ("#3b5bdb", "#e9ecef")  # may attend, blocked
 
 # viridis and blue-white-orange anchor colours for rasters (same look as the Vega schemes)
 _VIRIDIS = np.array(
-    [[68, 1, 84], [72, 40, 120], [62, 73, 137], [49, 104, 142], [38, 130, 142],
-     [31, 158, 137], [53, 183, 121], [110, 206, 88], [181, 222, 43], [253, 231, 37]],
+    [
+        [68, 1, 84],
+        [72, 40, 120],
+        [62, 73, 137],
+        [49, 104, 142],
+        [38, 130, 142],
+        [31, 158, 137],
+        [53, 183, 121],
+        [110, 206, 88],
+        [181, 222, 43],
+        [253, 231, 37],
+    ],
     dtype=float,
 )
 _BLUE_ORANGE = np.array(
@@ -101,8 +111,12 @@ def heatmap(
     size = cell_size(max(n_rows, n_cols))
     axis_labels = max(n_rows, n_cols) <= MAX_CHART_TOKENS // 2
     base = alt.Chart(data, title=title).encode(
-        x=alt.X("col:N", sort=list(col_order), title=col_title,
-                axis=alt.Axis(labelAngle=-45, orient="top", labels=axis_labels, labelLimit=120)),
+        x=alt.X(
+            "col:N",
+            sort=list(col_order),
+            title=col_title,
+            axis=alt.Axis(labelAngle=-45, orient="top", labels=axis_labels, labelLimit=120),
+        ),
         y=alt.Y("row:N", sort=list(row_order), title=row_title, axis=alt.Axis(labels=axis_labels, labelLimit=140)),
         tooltip=[
             alt.Tooltip("row:N", title=row_title),
@@ -164,15 +178,28 @@ def stacked_contributions(data: pd.DataFrame, token_order: Sequence[str], *, tit
             y=alt.Y("contribution:Q", title="weight × value", stack="zero"),
             color=alt.Color("token:N", sort=list(token_order), scale=alt.Scale(scheme="tableau10"), title="token"),
             order=alt.Order("token_pos:Q"),
-            tooltip=["token:N", "dimension:N", alt.Tooltip("weight:Q", format=".4f"),
-                     alt.Tooltip("value:Q", format=".4f"), alt.Tooltip("contribution:Q", format=".4f")],
+            tooltip=[
+                "token:N",
+                "dimension:N",
+                alt.Tooltip("weight:Q", format=".4f"),
+                alt.Tooltip("value:Q", format=".4f"),
+                alt.Tooltip("contribution:Q", format=".4f"),
+            ],
         )
         .properties(height=280, description=title or "Stacked contributions to a context vector")
     )
 
 
-def bars(data: pd.DataFrame, *, x: str, y: str, order: Sequence[str] | None = None, title: str = "",
-         color: str | None = None, y_title: str | None = None) -> alt.Chart:
+def bars(
+    data: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    order: Sequence[str] | None = None,
+    title: str = "",
+    color: str | None = None,
+    y_title: str | None = None,
+) -> alt.Chart:
     """Simple bars of y per x category, in the given order (tokens keep sentence order)."""
     encoding = {
         "x": alt.X(f"{x}:N", sort=list(order) if order is not None else None, title=x),
@@ -185,8 +212,17 @@ def bars(data: pd.DataFrame, *, x: str, y: str, order: Sequence[str] | None = No
     return alt.Chart(data, title=title).mark_bar().encode(**encoding).properties(height=260, description=title)
 
 
-def lines(data: pd.DataFrame, *, x: str, y: str, color: str | None = None, title: str = "",
-          x_title: str | None = None, y_title: str | None = None, log_y: bool = False) -> alt.Chart:
+def lines(
+    data: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    color: str | None = None,
+    title: str = "",
+    x_title: str | None = None,
+    y_title: str | None = None,
+    log_y: bool = False,
+) -> alt.Chart:
     """Line chart with points: y against a numeric x, one line per colour group."""
     encoding = {
         "x": alt.X(f"{x}:Q", title=x_title or x),
@@ -196,15 +232,25 @@ def lines(data: pd.DataFrame, *, x: str, y: str, color: str | None = None, title
     if color:
         encoding["color"] = alt.Color(f"{color}:N", title=color)
         encoding["tooltip"].append(f"{color}:N")
-    return alt.Chart(data, title=title).mark_line(point=True).encode(**encoding).properties(height=280, description=title)
+    return (
+        alt.Chart(data, title=title).mark_line(point=True).encode(**encoding).properties(height=280, description=title)
+    )
 
 
-def scatter_2d(data: pd.DataFrame, *, title: str = "", x_title: str = "dim 1", y_title: str = "dim 2") -> alt.LayerChart:
+def scatter_2d(
+    data: pd.DataFrame, *, title: str = "", x_title: str = "dim 1", y_title: str = "dim 2"
+) -> alt.LayerChart:
     """Points with columns x, y, label, kind ('input' / 'context'); arrows drawn as rules from input to context."""
-    points = alt.Chart(data).mark_point(filled=True, size=90).encode(
-        x=alt.X("x:Q", title=x_title), y=alt.Y("y:Q", title=y_title),
-        color=alt.Color("kind:N", title="vector"), shape=alt.Shape("kind:N"),
-        tooltip=["label:N", "kind:N", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")],
+    points = (
+        alt.Chart(data)
+        .mark_point(filled=True, size=90)
+        .encode(
+            x=alt.X("x:Q", title=x_title),
+            y=alt.Y("y:Q", title=y_title),
+            color=alt.Color("kind:N", title="vector"),
+            shape=alt.Shape("kind:N"),
+            tooltip=["label:N", "kind:N", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")],
+        )
     )
     labels = points.mark_text(dx=8, dy=-8, align="left", fontSize=11).encode(text="label:N")
     inputs = data[data["kind"] == "input"][["label", "x", "y"]]
@@ -235,18 +281,26 @@ def line_view(
     x_scale = alt.Scale(domain=[-0.45, 1.45])
     y_scale = alt.Scale(domain=[T - 0.5, -0.5])
     bright = hover_query & hover_key
-    links = alt.Chart(pairs).mark_rule(color="#3b5bdb", strokeCap="round").encode(
-        x=alt.X("x0:Q", axis=None, scale=x_scale),
-        x2="x1:Q",
-        y=alt.Y("row_pos:Q", axis=None, scale=y_scale),
-        y2="col_pos:Q",
-        strokeWidth=alt.StrokeWidth("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[1, 5])),
-        opacity=alt.when(bright)
-        .then(alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[0.04, 1])))
-        .otherwise(alt.value(0.02)),
-        tooltip=[alt.Tooltip("row:N", title="query"), alt.Tooltip("col:N", title="key"),
-                 alt.Tooltip("exact:N", title="weight")],
+    links = (
+        alt.Chart(pairs)
+        .mark_rule(color="#3b5bdb", strokeCap="round")
+        .encode(
+            x=alt.X("x0:Q", axis=None, scale=x_scale),
+            x2="x1:Q",
+            y=alt.Y("row_pos:Q", axis=None, scale=y_scale),
+            y2="col_pos:Q",
+            strokeWidth=alt.StrokeWidth("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[1, 5])),
+            opacity=alt.when(bright)
+            .then(alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[0.04, 1])))
+            .otherwise(alt.value(0.02)),
+            tooltip=[
+                alt.Tooltip("row:N", title="query"),
+                alt.Tooltip("col:N", title="key"),
+                alt.Tooltip("exact:N", title="weight"),
+            ],
+        )
     )
+
     def highlight(selection: alt.Parameter) -> alt.Chart:
         """The hovered token's lines again in orange, opacity by weight from 0.15 (readable when weights are flat)."""
         return (
@@ -260,26 +314,43 @@ def line_view(
                 y2="col_pos:Q",
                 strokeWidth=alt.StrokeWidth("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[1, 5])),
                 opacity=alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[0.15, 1])),
-                tooltip=[alt.Tooltip("row:N", title="query"), alt.Tooltip("col:N", title="key"),
-                         alt.Tooltip("exact:N", title="weight")],
+                tooltip=[
+                    alt.Tooltip("row:N", title="query"),
+                    alt.Tooltip("col:N", title="key"),
+                    alt.Tooltip("exact:N", title="weight"),
+                ],
             )
         )
 
     queries = pd.DataFrame({"row": list(tokens), "pos": range(T)})
     keys = pd.DataFrame({"col": list(tokens), "pos": range(T)})
     font = 12 if T <= 32 else 9
-    left = alt.Chart(queries).mark_text(align="right", dx=-8, fontSize=font, cursor="pointer").encode(
-        x=alt.datum(0.0, scale=x_scale), y=alt.Y("pos:Q", scale=y_scale, axis=None), text="row:N",
-        size=alt.when(hover_query, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
-        color=alt.when(hover_query, empty=False).then(alt.value("#e8590c")).otherwise(alt.value("#212529")),
-        tooltip=[alt.Tooltip("row:N", title="query (hover: its lines)")],
-    ).add_params(hover_query)
-    right = alt.Chart(keys).mark_text(align="left", dx=8, fontSize=font, cursor="pointer").encode(
-        x=alt.datum(1.0, scale=x_scale), y=alt.Y("pos:Q", scale=y_scale, axis=None), text="col:N",
-        size=alt.when(hover_key, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
-        color=alt.when(hover_key, empty=False).then(alt.value("#e8590c")).otherwise(alt.value("#212529")),
-        tooltip=[alt.Tooltip("col:N", title="key (hover: lines into it)")],
-    ).add_params(hover_key)
+    left = (
+        alt.Chart(queries)
+        .mark_text(align="right", dx=-8, fontSize=font, cursor="pointer")
+        .encode(
+            x=alt.datum(0.0, scale=x_scale),
+            y=alt.Y("pos:Q", scale=y_scale, axis=None),
+            text="row:N",
+            size=alt.when(hover_query, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
+            color=alt.when(hover_query, empty=False).then(alt.value("#e8590c")).otherwise(alt.value("#212529")),
+            tooltip=[alt.Tooltip("row:N", title="query (hover: its lines)")],
+        )
+        .add_params(hover_query)
+    )
+    right = (
+        alt.Chart(keys)
+        .mark_text(align="left", dx=8, fontSize=font, cursor="pointer")
+        .encode(
+            x=alt.datum(1.0, scale=x_scale),
+            y=alt.Y("pos:Q", scale=y_scale, axis=None),
+            text="col:N",
+            size=alt.when(hover_key, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
+            color=alt.when(hover_key, empty=False).then(alt.value("#e8590c")).otherwise(alt.value("#212529")),
+            tooltip=[alt.Tooltip("col:N", title="key (hover: lines into it)")],
+        )
+        .add_params(hover_key)
+    )
     height = max(200, min(36, 900 // max(T, 1)) * T)
     layers = alt.layer(links, highlight(hover_query), highlight(hover_key), left, right)
     return layers.resolve_scale(opacity="independent").properties(
@@ -288,8 +359,9 @@ def line_view(
 
 
 # --- softmax / context vectors ---
-def contributions_with_totals(data: pd.DataFrame, totals: pd.DataFrame, token_order: Sequence[str], *,
-                              title: str = "") -> alt.LayerChart:
+def contributions_with_totals(
+    data: pd.DataFrame, totals: pd.DataFrame, token_order: Sequence[str], *, title: str = ""
+) -> alt.LayerChart:
     """stacked_contributions plus a black tick and label at each dimension's total (the context vector).
 
     ``totals`` has columns dimension, total. Negative parts stack below zero, so the tick (the signed
@@ -310,10 +382,22 @@ def contributions_with_totals(data: pd.DataFrame, totals: pd.DataFrame, token_or
 SERIES_COLOURS = ("#e45756", "#4c78a8")  # first series red-ish, second blue (colour-blind distinguishable)
 
 
-def log_x_lines(data: pd.DataFrame, *, x: str, y: str, color: str = "series", title: str = "",
-                x_title: str | None = None, y_title: str | None = None, log_y: bool = False,
-                marker: float | None = None, marker_label: str = "", series_order: Sequence[str] | None = None,
-                legend: bool = True, width: int = 460) -> alt.Chart | alt.LayerChart:
+def log_x_lines(
+    data: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    color: str = "series",
+    title: str = "",
+    x_title: str | None = None,
+    y_title: str | None = None,
+    log_y: bool = False,
+    marker: float | None = None,
+    marker_label: str = "",
+    series_order: Sequence[str] | None = None,
+    legend: bool = True,
+    width: int = 460,
+) -> alt.Chart | alt.LayerChart:
     """Lines with points over a log2 x axis (d_k = 1, 2, 4, ...), one line per series, optional x marker rule."""
     order = list(series_order) if series_order is not None else sorted(data[color].unique())
     colours = list(SERIES_COLOURS)[: len(order)] if len(order) <= 2 else alt.Undefined
@@ -322,7 +406,9 @@ def log_x_lines(data: pd.DataFrame, *, x: str, y: str, color: str = "series", ti
         "x": alt.X(f"{x}:Q", title=x_title or x, scale=alt.Scale(type="log", base=2), axis=alt.Axis(format="d")),
         "y": alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log") if log_y else alt.Undefined),
         "color": alt.Color(
-            f"{color}:N", title=None, scale=colour_scale,
+            f"{color}:N",
+            title=None,
+            scale=colour_scale,
             # inside the plot: Streamlit fits the whole chart into width x height; an outside legend squeezes it
             legend=alt.Legend(orient="top-left", labelLimit=320, fillColor="white", padding=4) if legend else None,
         ),
@@ -336,8 +422,10 @@ def log_x_lines(data: pd.DataFrame, *, x: str, y: str, color: str = "series", ti
     if marker is not None:
         rule_data = pd.DataFrame({x: [marker], "label": [marker_label or f"{x} = {marker:g}"]})
         rule = alt.Chart(rule_data).mark_rule(strokeDash=[4, 3], color="grey").encode(x=f"{x}:Q")
-        text = alt.Chart(rule_data).mark_text(align="left", dx=4, dy=2, color="grey", baseline="top").encode(
-            x=f"{x}:Q", y=alt.value(0), text="label:N"
+        text = (
+            alt.Chart(rule_data)
+            .mark_text(align="left", dx=4, dy=2, color="grey", baseline="top")
+            .encode(x=f"{x}:Q", y=alt.value(0), text="label:N")
         )
         chart = chart + rule + text
     return chart.properties(title=title, height=240, width=width, description=title)
@@ -360,13 +448,23 @@ def head_heatmap(
     size = max(3, min(CELL_PX, panel_px // n))
     show = n <= MAX_TEXT_TOKENS
     base = alt.Chart(data, title=title).encode(
-        x=alt.X("col:N", sort=list(col_order), title=None,
-                axis=alt.Axis(labelAngle=-45, orient="top", labels=show, labelLimit=60, ticks=False,
-                              labelOverlap=False)),
-        y=alt.Y("row:N", sort=list(row_order), title=None,
-                axis=alt.Axis(labels=show, labelLimit=70, ticks=False, labelOverlap=False)),
-        tooltip=[alt.Tooltip("row:N", title="query"), alt.Tooltip("col:N", title="key"),
-                 alt.Tooltip("exact:N", title="weight")],
+        x=alt.X(
+            "col:N",
+            sort=list(col_order),
+            title=None,
+            axis=alt.Axis(labelAngle=-45, orient="top", labels=show, labelLimit=60, ticks=False, labelOverlap=False),
+        ),
+        y=alt.Y(
+            "row:N",
+            sort=list(row_order),
+            title=None,
+            axis=alt.Axis(labels=show, labelLimit=70, ticks=False, labelOverlap=False),
+        ),
+        tooltip=[
+            alt.Tooltip("row:N", title="query"),
+            alt.Tooltip("col:N", title="key"),
+            alt.Tooltip("exact:N", title="weight"),
+        ],
     )
     colour = alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, 1]), legend=None)
     chart = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0).encode(color=colour)
@@ -374,7 +472,8 @@ def head_heatmap(
         text_colour = alt.when(alt.datum.value < 0.55).then(alt.value("white")).otherwise(alt.value("black"))
         chart = chart + base.mark_text(fontSize=9).encode(text="short:N", color=text_colour)
     return chart.properties(
-        width=size * len(col_order), height=size * len(row_order),
+        width=size * len(col_order),
+        height=size * len(row_order),
         autosize=alt.AutoSizeParams(type="pad", contains="padding"),
         description=f"Attention weights of {title}" if title else "Attention weights of one head",
     )

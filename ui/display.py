@@ -59,15 +59,22 @@ def heatmap(
         )
         return
     values = to_frame(matrix, row_labels, col_labels).to_numpy()  # (rows, cols) float64
-    spec, data = heatmap_spec(values.tobytes(), values.shape, tuple(row_labels), tuple(col_labels), kind, title,
-                              row_title, col_title)
+    spec, data = heatmap_spec(
+        values.tobytes(), values.shape, tuple(row_labels), tuple(col_labels), kind, title, row_title, col_title
+    )
     st.vega_lite_chart(data, spec, alt=alt_text, width="content")
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def heatmap_spec(
-    values: bytes, shape: tuple[int, int], row_labels: tuple[str, ...], col_labels: tuple[str, ...],
-    kind: charts.Kind, title: str, row_title: str, col_title: str,
+    values: bytes,
+    shape: tuple[int, int],
+    row_labels: tuple[str, ...],
+    col_labels: tuple[str, ...],
+    kind: charts.Kind,
+    title: str,
+    row_title: str,
+    col_title: str,
 ) -> tuple[dict, pd.DataFrame]:
     """The Vega-Lite spec of ``charts.heatmap`` and its data, built and validated once per matrix.
 
@@ -76,7 +83,9 @@ def heatmap_spec(
     """
     matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
     long = long_frame(matrix, row_labels, col_labels)
-    chart = charts.heatmap(long, row_labels, col_labels, kind=kind, title=title, row_title=row_title, col_title=col_title)
+    chart = charts.heatmap(
+        long, row_labels, col_labels, kind=kind, title=title, row_title=row_title, col_title=col_title
+    )
     with alt.data_transformers.enable("default", max_rows=None):  # st.altair_chart has no row limit either
         spec = chart.to_dict()  # validated against the Vega-Lite schema
     datasets = spec.pop("datasets")
@@ -109,8 +118,14 @@ def matrix(
 
 def download_csv(frame: pd.DataFrame, filename: str, *, label: str = "Download as CSV") -> None:
     """A CSV download of a table, with full precision and the token labels (built only when clicked)."""
-    st.download_button(label, lambda: frame.to_csv().encode("utf-8"), file_name=filename, mime="text/csv",
-                       icon=":material/download:", on_click="ignore")
+    st.download_button(
+        label,
+        lambda: frame.to_csv().encode("utf-8"),
+        file_name=filename,
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",
+    )
 
 
 def show_code(*functions: Callable, title: str = "Show the code") -> None:

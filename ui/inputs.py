@@ -143,14 +143,18 @@ def _build_lesson() -> Lesson:
     )
     tokens = _read_tokens(example)
     modes = _modes_for(example)
-    mode = st.sidebar.radio(
-        "Embeddings", modes, format_func=EMBEDDING_MODES.get, key="embedding", bind="query-params"
-    )
+    mode = st.sidebar.radio("Embeddings", modes, format_func=EMBEDDING_MODES.get, key="embedding", bind="query-params")
     seed, d_model = DEFAULT_SEED, DEFAULT_D_MODEL
     if mode == "random" or (mode == "edited" and example == OWN):
-        d_model = st.sidebar.slider("d_model (embedding size)", *D_MODEL_RANGE, DEFAULT_D_MODEL, key="d_model", bind="query-params")
+        d_model = st.sidebar.slider(
+            "d_model (embedding size)", *D_MODEL_RANGE, DEFAULT_D_MODEL, key="d_model", bind="query-params"
+        )
         seed_text = st.sidebar.text_input(
-            "Seed", str(DEFAULT_SEED), key="seed", bind="query-params", max_chars=30,
+            "Seed",
+            str(DEFAULT_SEED),
+            key="seed",
+            bind="query-params",
+            max_chars=30,
             help="A whole number: the same seed always gives the same random embeddings.",
         )
         seed = parse_seed(seed_text)
@@ -161,7 +165,11 @@ def _build_lesson() -> Lesson:
     preset = PRESETS_BY_KEY.get(example)
     default_query = preset.query_index if preset else 0
     query = st.sidebar.selectbox(
-        "Query token", labels, index=default_query, key="query", bind="query-params",
+        "Query token",
+        labels,
+        index=default_query,
+        key="query",
+        bind="query-params",
         help="The word whose attention the pages work out in detail.",
     )
     source = preset.name if preset else "your sentence"
@@ -234,7 +242,13 @@ def default_lesson() -> Lesson:
     preset = ac.DEFAULT_PRESET
     labels = ac.token_labels(preset.tokens)
     return Lesson(
-        preset.tokens, tuple(labels), preset.matrix(), preset.query_index, preset, "printed", DEFAULT_SEED,
+        preset.tokens,
+        tuple(labels),
+        preset.matrix(),
+        preset.query_index,
+        preset,
+        "printed",
+        DEFAULT_SEED,
         f"{preset.name} · as printed in the tutorial · {len(labels)} tokens × d_model {preset.d_model}",
     )
 

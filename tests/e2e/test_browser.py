@@ -28,7 +28,9 @@ LONG_SENTENCE = " ".join(f"w{i}" for i in range(32))
 
 
 def no_exception(page) -> None:
-    assert page.locator("[data-testid='stException']").count() == 0, page.locator("[data-testid='stException']").first.inner_text()
+    assert page.locator("[data-testid='stException']").count() == 0, page.locator(
+        "[data-testid='stException']"
+    ).first.inner_text()
 
 
 def title(page) -> str:
@@ -102,7 +104,9 @@ def test_preset_and_query_token_update_the_numbers(page, app_url):
     first_table, first_chart, first_csv = table.screenshot(), chart.screenshot(), downloaded_csv(page)
 
     choose(page, "Query token", "journey")
-    assert "query “journey”" in page.locator("[data-testid='stMain'] h2, [data-testid='stMain'] h3").all_inner_texts()[0]
+    assert (
+        "query “journey”" in page.locator("[data-testid='stMain'] h2, [data-testid='stMain'] h3").all_inner_texts()[0]
+    )
     assert breakdown(page) != first_text
     assert table.screenshot() != first_table  # the term-by-term table follows the query
 
