@@ -192,16 +192,20 @@ st.markdown(
     f"In code the split is a reshape: (T, d_model) → (T, h, d_k) → transpose → (h, T, d_k)."
 )
 lines = [
-    "flowchart LR",
-    f'  X["X<br/>({T}, {d_model})"] -->|"W_q, W_k, W_v"| QKV["Q, K, V<br/>({T}, {d_model}) each"]',
-    f'  C["concat<br/>({T}, {d_model})"] -->|"W_o"| O["output<br/>({T}, {d_model})"]',
+    "digraph {",
+    '  rankdir=LR; node [shape=box, style="rounded,filled", fillcolor="#eef2ff", fontname="sans-serif", fontsize=11];',
+    "  edge [fontname=sans-serif, fontsize=10];",
+    f'  X [label="X\\n({T}, {d_model})"]; QKV [label="Q, K, V\\n({T}, {d_model}) each"];',
+    f'  C [label="concat\\n({T}, {d_model})"]; O [label="output\\n({T}, {d_model})"];',
+    '  X -> QKV [label="W_q, W_k, W_v"]; C -> O [label="W_o"];',
 ]
 for h, head in enumerate(heads):
     lines.append(
-        f'  QKV -->|"{d_k} columns"| H{h}["{head}: Q, K, V ({T}, {d_k})<br/>weights ({T}, {T})<br/>'
-        f'context ({T}, {d_k})"] --> C'
+        f'  H{h} [label="{head}: Q, K, V ({T}, {d_k})\\nweights ({T}, {T})\\ncontext ({T}, {d_k})"]; '
+        f'QKV -> H{h} [label="{d_k} columns"]; H{h} -> C;'
     )
-st.mermaid_chart("\n".join(lines), width="content", alt=f"Shapes through {num_heads} heads")
+lines.append("}")
+st.graphviz_chart("\n".join(lines), width="content")
 st.table({"step": [step for step, _ in shapes], "shape": [str(shape) for _, shape in shapes]})
 
 st.markdown(

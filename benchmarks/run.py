@@ -106,7 +106,8 @@ def browser_figures() -> list[str]:
     """First-render time and server memory after 1 and 10 sessions, in a real Chromium."""
     from playwright.sync_api import sync_playwright
 
-    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_for_app
+    from tests.e2e.conftest import free_port, start_server
+    from tools.browser import CHROMIUM, CHROMIUM_ARGS, SETTLE_MS, wait_for_app
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -117,7 +118,7 @@ def browser_figures() -> list[str]:
             first = browser.new_context().new_page()
             first.goto(f"http://127.0.0.1:{port}/scores")
             wait_for_app(first, timeout=120_000)
-            first_render = time.perf_counter() - start - 0.8  # wait_for_app ends with a 0.8 s settle pause
+            first_render = time.perf_counter() - start - SETTLE_MS / 1000  # less the settle pause
             after_one = rss_mb(server.pid)
             pages = []
             for i in range(9):

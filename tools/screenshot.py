@@ -8,26 +8,13 @@ Waits for Streamlit to finish running, then saves a full-page PNG.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from playwright.sync_api import sync_playwright
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def wait_for_app(page) -> None:
-    """Wait until the app is rendered and no script is running."""
-    page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
-    page.wait_for_timeout(1500)
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, wait_for_app
 
 
 def main(argv: list[str]) -> None:

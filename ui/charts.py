@@ -88,6 +88,24 @@ def _text_colour(kind: Kind, data: pd.DataFrame) -> alt.Color:
     return alt.when(dark).then(alt.value("white")).otherwise(alt.value("black"))
 
 
+def cell_labels(data: pd.DataFrame, *, kind: Kind, with_text: bool) -> pd.DataFrame:
+    """The columns a heatmap draws: row, col, value, the exact value for the tooltip and the cell text.
+
+    Only what the chart uses is kept (fewer bytes to the browser). A mask reads yes/no, not 1/0.
+    """
+    cells = data[["row", "col", "value"]].copy()
+    if kind == "mask":
+        allowed = cells["value"] > 0
+        cells["exact"] = np.where(allowed, "may attend (True)", "blocked (False)")
+        if with_text:
+            cells["short"] = np.where(allowed, "✓", "✗")
+        return cells
+    cells["exact"] = [format_number(v) for v in cells["value"]]
+    if with_text:
+        cells["short"] = [format_short(v) for v in cells["value"]]
+    return cells
+
+
 def heatmap(
     data: pd.DataFrame,
     row_order: Sequence[str],
@@ -101,10 +119,7 @@ def heatmap(
     """A labelled heatmap of a long frame with columns row, col, value (see attention_core.tables.long_frame)."""
     n_rows, n_cols = len(row_order), len(col_order)
     with_text = show_values(n_rows, n_cols)
-    data = data[["row", "col", "value"]].copy()  # only what the chart uses: fewer bytes to the browser
-    data["exact"] = [format_number(v) for v in data["value"]]
-    if with_text:
-        data["short"] = [format_short(v) for v in data["value"]]
+    data = cell_labels(data, kind=kind, with_text=with_text)
     if kind == "mask":
         data["allowed"] = np.where(data["value"] > 0, "may attend", "blocked")
     data["value"] = data["value"].replace([np.inf, -np.inf], np.nan)  # -inf cells drawn empty, labelled
@@ -440,10 +455,7 @@ def head_heatmap(
     """A compact weights heatmap for a grid of heads: the same 0..1 viridis scale, no legend, fits panel_px."""
     n_rows, n_cols = len(row_order), len(col_order)
     with_text = show_values(n_rows, n_cols)
-    data = data[["row", "col", "value"]].copy()  # only what the chart uses: fewer bytes to the browser
-    data["exact"] = [format_number(v) for v in data["value"]]
-    if with_text:
-        data["short"] = [format_short(v) for v in data["value"]]
+    data = cell_labels(data, kind="weights", with_text=with_text)
     n = max(len(row_order), len(col_order), 1)
     size = max(3, min(CELL_PX, panel_px // n))
     show = n <= MAX_TEXT_TOKENS

@@ -19,18 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, wait_for_app  # noqa: F401 (re-exported for tests)
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
-CHROMIUM = os.environ.get("ATTENTION_LAB_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 REQUIRE = os.environ.get("ATTENTION_LAB_REQUIRE_BROWSER") == "1"
 
 
@@ -133,13 +125,6 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
-
-
-def wait_for_app(page, timeout: float = 60_000) -> None:
-    """Wait until the page title is drawn and Streamlit has finished running the script."""
-    page.wait_for_selector("[data-testid='stMain'] h1", timeout=timeout)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
-    page.wait_for_timeout(800)
 
 
 def screenshot(page, name: str) -> Path:
