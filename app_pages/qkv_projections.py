@@ -76,7 +76,7 @@ def edited_weights(base: Projections, signature: tuple) -> Projections:
     return Projections(**good)
 
 
-st.title("4. Queries, keys and values")
+st.title("4. Queries, keys, values")
 st.markdown(
     """
 So far every token used its own embedding three times: to ask (the query), to be compared
