@@ -83,10 +83,7 @@ elif preset_key == "light":
     st.caption(f"Tutorial 001 prints {vector_text(torch.tensor(PRINTED['001']['context_light']))} for “light”.")
 parts = contributions_frame(weights[q], X, labels)
 totals = pd.DataFrame({"dimension": dims, "total": context[q].tolist()})
-st.altair_chart(
-    charts.contributions_with_totals(parts, totals, labels, title=f"What each token adds to c(“{query}”)"),
-    width="stretch",
-)
+display.chart(charts.contributions_with_totals, parts, totals, labels, title=f"What each token adds to c(“{query}”)")
 st.caption(
     "One bar per dimension; each coloured piece is one token's weight × value. Pieces below zero stack "
     "downwards, so read the context vector at the black tick: it is the signed sum of the pieces."
@@ -164,14 +161,12 @@ if lesson.d_model > 2:
 else:
     method = "first two"
 picture = project_2d(X, context, method)
-st.altair_chart(
-    charts.scatter_2d(
-        scatter_frame(picture, labels),
-        title="Inputs and their context vectors",
-        x_title=picture.axis_titles[0],
-        y_title=picture.axis_titles[1],
-    ),
-    width="stretch",
+display.chart(
+    charts.scatter_2d,
+    scatter_frame(picture, labels),
+    title="Inputs and their context vectors",
+    x_title=picture.axis_titles[0],
+    y_title=picture.axis_titles[1],
 )
 if picture.method == "pca":
     st.caption(

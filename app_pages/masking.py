@@ -282,15 +282,14 @@ st.markdown(
 if blocked_count(mask) == 0:
     st.info("This mask blocks nothing, so switching it off changes nothing. Choose another mask type above.")
 else:
-    st.altair_chart(
-        charts.bars(
-            leak_frame,
-            x="query",
-            y="weight on blocked keys",
-            order=labels,
-            title="Attention on blocked keys without the mask",
-        ),
-        width="stretch",
+    display.chart(
+        charts.bars,
+        leak_frame,
+        x="query",
+        y="weight on blocked keys",
+        order=labels,
+        title="Attention on blocked keys without the mask",
+        st_width="stretch",
     )
 
 st.subheader("Three ways to mask, side by side")

@@ -251,9 +251,13 @@ if focus is not None:
         f"{T} tokens make {T}² lines: only the lines of the query “{focus}” are drawn (change it in the sidebar)."
     )
 line_data = long_frame(head.weights, labels, labels)
-st.altair_chart(
-    charts.line_view(line_data, labels, title=f"Attention weights of {head_name} as lines", focus=focus),
-    width="content",
+display.chart(
+    charts.line_view,
+    line_data,
+    labels,
+    title=f"Attention weights of {head_name} as lines",
+    focus=focus,
+    st_width="content",
 )
 
 st.subheader("Checked against PyTorch")

@@ -207,19 +207,18 @@ st.markdown(
     f"For each d_k, {N_SAMPLES:,} pairs of random vectors q, k with N(0, 1) entries (seed {seed}); the chart "
     "shows the variance of their dot products without and with division by √d_k."
 )
-st.altair_chart(
-    charts.log_x_lines(
-        long_series(grid, variance, "d_k", "variance"),
-        x="d_k",
-        y="variance",
-        title="Variance of the scores",
-        y_title="variance (log scale)",
-        log_y=True,
-        marker=d_k,
-        marker_label=f"your d_k = {d_k}",
-        series_order=SERIES,
-    ),
-    width="content",
+display.chart(
+    charts.log_x_lines,
+    long_series(grid, variance, "d_k", "variance"),
+    x="d_k",
+    y="variance",
+    title="Variance of the scores",
+    y_title="variance (log scale)",
+    log_y=True,
+    marker=d_k,
+    marker_label=f"your d_k = {d_k}",
+    series_order=SERIES,
+    st_width="content",
 )
 at_d_k = grid.index(d_k)
 st.markdown(
@@ -248,19 +247,18 @@ measures = (
 )
 for column, (measure, y_title) in zip(st.columns(3), measures, strict=True):
     with column:
-        st.altair_chart(
-            charts.log_x_lines(
-                long_series(grid, curves[measure], "d_k", measure),
-                x="d_k",
-                y=measure,
-                title=y_title,
-                y_title=y_title,
-                marker=d_k,
-                series_order=SERIES,
-                legend=False,
-                width=230,
-            ),
-            width="content",
+        display.chart(
+            charts.log_x_lines,
+            long_series(grid, curves[measure], "d_k", measure),
+            x="d_k",
+            y=measure,
+            title=y_title,
+            y_title=y_title,
+            marker=d_k,
+            series_order=SERIES,
+            legend=False,
+            width=230,
+            st_width="content",
         )
 st.caption("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k.")
 st.markdown(

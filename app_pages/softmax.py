@@ -30,8 +30,8 @@ steps = ac.self_attention(X, scale=False)  # simplified attention: Q = K = V = X
 scores, weights = steps.scores, steps.weights  # (T, T) each
 
 
-def row_bars(rows: dict[str, object], *, title: str, y_title: str):
-    """Bars of several (T,) rows per token, side by side (colour = which row)."""
+def row_bars(rows: dict[str, object], *, title: str, y_title: str) -> None:
+    """Draw bars of several (T,) rows per token, side by side (colour = which row)."""
     data = pd.DataFrame(
         [
             {"row of": name, "token": label, "value": value}
@@ -39,7 +39,7 @@ def row_bars(rows: dict[str, object], *, title: str, y_title: str):
             for label, value in zip(labels, values.tolist(), strict=True)
         ]
     )
-    return charts.bars(data, x="token", y="value", order=labels, title=title, color="row of", y_title=y_title)
+    display.chart(charts.bars, data, x="token", y="value", order=labels, title=title, color="row of", y_title=y_title)
 
 
 def readable(values) -> list[str]:
@@ -129,12 +129,11 @@ if bool(naive.isfinite().all()):
     with left:
         display.table(naive_table, alt="Divide by the sum versus softmax")
     with right:
-        chart = row_bars(
+        row_bars(
             {"s / Σ s (pitfall)": naive, "softmax": weights[q]},
             title=f"“{query}”: divide by the sum vs softmax",
             y_title="weight",
         )
-        st.altair_chart(chart, width="stretch")
 else:
     st.warning(
         "Demonstration of the pitfall: these scores add up to exactly 0, so dividing by their sum gives "
@@ -205,15 +204,15 @@ col2.metric(
 )
 col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
 hot_title = f"Weights of “{query}” at t = 1" + ("" if temperature == 1 else f" and t = {temperature:g}")
-hot_bars = row_bars({"t = 1": weights[q], f"t = {temperature:g}": hot[q]}, title=hot_title, y_title="weight")
+hot_rows = {"t = 1": weights[q], f"t = {temperature:g}": hot[q]}
 if lesson.T <= SIDE_BY_SIDE_TOKENS:
     hot_left, hot_right = st.columns(2)
     with hot_left:
         display.heatmap(hot, labels, labels, kind="weights", title=f"Weights at t = {temperature:g}")
     with hot_right:
-        st.altair_chart(hot_bars, width="stretch")
+        row_bars(hot_rows, title=hot_title, y_title="weight")
 else:  # a wide heatmap needs the full width
-    st.altair_chart(hot_bars, width="stretch")
+    row_bars(hot_rows, title=hot_title, y_title="weight")
     display.heatmap(hot, labels, labels, kind="weights", title=f"Weights at t = {temperature:g}")
 
 # --- stability ------------------------------------------------------------------------------------
