@@ -147,39 +147,47 @@ context vectors (dark circles) are a shrunken, blended copy of the inputs (light
 token's input to its context vector. A token with a strong weight on itself barely moves.
 """
 )
-projection_options = {"pca": "Best 2-D view (PCA)", "first two": "First two dimensions"}
-if lesson.d_model > 2:
-    method = st.radio(
-        "Map to 2-D by",
-        list(projection_options),
-        format_func=projection_options.get,
-        horizontal=True,
-        key="context_vectors_projection",
-        help="PCA finds the two directions along which the inputs spread most, and maps inputs and context "
-        "vectors with the same map. The first two dimensions simply drop the rest.",
+
+
+@st.fragment
+def picture_section() -> None:
+    """The 2-D picture and its projection choice: a fragment, so the choice reruns only this part."""
+    projection_options = {"pca": "Best 2-D view (PCA)", "first two": "First two dimensions"}
+    if lesson.d_model > 2:
+        method = st.radio(
+            "Map to 2-D by",
+            list(projection_options),
+            format_func=projection_options.get,
+            horizontal=True,
+            key="context_vectors_projection",
+            help="PCA finds the two directions along which the inputs spread most, and maps inputs and context "
+            "vectors with the same map. The first two dimensions simply drop the rest.",
+        )
+    else:
+        method = "first two"
+    picture = project_2d(X, context, method)
+    display.chart(
+        charts.scatter_2d,
+        scatter_frame(picture, labels),
+        title="Inputs and their context vectors",
+        x_title=picture.axis_titles[0],
+        y_title=picture.axis_titles[1],
     )
-else:
-    method = "first two"
-picture = project_2d(X, context, method)
-display.chart(
-    charts.scatter_2d,
-    scatter_frame(picture, labels),
-    title="Inputs and their context vectors",
-    x_title=picture.axis_titles[0],
-    y_title=picture.axis_titles[1],
-)
-if picture.method == "pca":
-    st.caption(
-        f"Principal component analysis of the centred inputs (torch.linalg.svd): the two axes keep "
-        f"{picture.explained:.1%} of the inputs' spread. The same shift and projection are "
-        "applied to the context vectors, so blends stay blends in the picture."
-    )
-elif lesson.d_model > 2:
-    st.caption(f"Only d1 and d2 are shown; d3 to d{lesson.d_model} are dropped from the picture.")
-elif lesson.d_model == 1:
-    st.caption("With a single dimension every point lies on the horizontal axis.")
-if lesson.T == 1:
-    st.info("A single token can only attend to itself (weight 1), so its context vector is its own input.")
+    if picture.method == "pca":
+        st.caption(
+            f"Principal component analysis of the centred inputs (torch.linalg.svd): the two axes keep "
+            f"{picture.explained:.1%} of the inputs' spread. The same shift and projection are "
+            "applied to the context vectors, so blends stay blends in the picture."
+        )
+    elif lesson.d_model > 2:
+        st.caption(f"Only d1 and d2 are shown; d3 to d{lesson.d_model} are dropped from the picture.")
+    elif lesson.d_model == 1:
+        st.caption("With a single dimension every point lies on the horizontal axis.")
+    if lesson.T == 1:
+        st.info("A single token can only attend to itself (weight 1), so its context vector is its own input.")
+
+
+picture_section()
 
 # --- one-hot --------------------------------------------------------------------------------------
 st.subheader("Why one-hot inputs give outputs that look like the inputs")

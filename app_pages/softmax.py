@@ -179,41 +179,49 @@ temperature of this kind.)
 """
 )
 st.latex(r"w_{ij} = \frac{e^{\omega_{ij}/t}}{\sum_k e^{\omega_{ik}/t}} \qquad H_i = -\sum_j w_{ij} \ln w_{ij}")
-temperature = st.slider(
-    "Temperature t",
-    min_value=0.1,
-    max_value=5.0,
-    value=1.0,
-    step=0.1,
-    key="softmax_temperature",
-    help="The scores are divided by t before the softmax. t = 1 is the plain softmax.",
-)
-hot = ac.softmax(scores, temperature=temperature)  # (T, T)
-hot_entropy = ac.row_entropy(hot)[q].item()
-hot_top, hot_max = max_weight(hot[q])
-col1, col2, col3 = st.columns(3)
-col1.metric(
-    f"Entropy of “{query}” at t = {temperature:g}",
-    f"{format_number(hot_entropy)} nats",
-    help=f"At t = 1 it is {format_number(ac.row_entropy(weights)[q].item())} nats.",
-)
-col2.metric(
-    "Uniform maximum ln T",
-    f"{format_number(uniform_entropy(lesson.T))} nats",
-    help="The entropy when every weight is 1/T.",
-)
-col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
-hot_title = f"Weights of “{query}” at t = 1" + ("" if temperature == 1 else f" and t = {temperature:g}")
-hot_rows = {"t = 1": weights[q], f"t = {temperature:g}": hot[q]}
-if lesson.T <= SIDE_BY_SIDE_TOKENS:
-    hot_left, hot_right = st.columns(2)
-    with hot_left:
-        display.heatmap(hot, labels, labels, kind="weights", title=f"Weights at t = {temperature:g}")
-    with hot_right:
+
+
+@st.fragment
+def temperature_section() -> None:
+    """The temperature slider and what it changes: a fragment, so moving it reruns only this part."""
+    temperature = st.slider(
+        "Temperature t",
+        min_value=0.1,
+        max_value=5.0,
+        value=1.0,
+        step=0.1,
+        key="softmax_temperature",
+        help="The scores are divided by t before the softmax. t = 1 is the plain softmax.",
+    )
+    hot = ac.softmax(scores, temperature=temperature)  # (T, T)
+    hot_entropy = ac.row_entropy(hot)[q].item()
+    hot_top, hot_max = max_weight(hot[q])
+    col1, col2, col3 = st.columns(3)
+    col1.metric(
+        f"Entropy of “{query}” at t = {temperature:g}",
+        f"{format_number(hot_entropy)} nats",
+        help=f"At t = 1 it is {format_number(ac.row_entropy(weights)[q].item())} nats.",
+    )
+    col2.metric(
+        "Uniform maximum ln T",
+        f"{format_number(uniform_entropy(lesson.T))} nats",
+        help="The entropy when every weight is 1/T.",
+    )
+    col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
+    hot_title = f"Weights of “{query}” at t = 1" + ("" if temperature == 1 else f" and t = {temperature:g}")
+    hot_rows = {"t = 1": weights[q], f"t = {temperature:g}": hot[q]}
+    if lesson.T <= SIDE_BY_SIDE_TOKENS:
+        hot_left, hot_right = st.columns(2)
+        with hot_left:
+            display.heatmap(hot, labels, labels, kind="weights", title=f"Weights at t = {temperature:g}")
+        with hot_right:
+            row_bars(hot_rows, title=hot_title, y_title="weight")
+    else:  # a wide heatmap needs the full width
         row_bars(hot_rows, title=hot_title, y_title="weight")
-else:  # a wide heatmap needs the full width
-    row_bars(hot_rows, title=hot_title, y_title="weight")
-    display.heatmap(hot, labels, labels, kind="weights", title=f"Weights at t = {temperature:g}")
+        display.heatmap(hot, labels, labels, kind="weights", title=f"Weights at t = {temperature:g}")
+
+
+temperature_section()
 
 # --- stability ------------------------------------------------------------------------------------
 st.subheader("Stability: subtract the maximum before exp")
@@ -226,35 +234,43 @@ largest exponential becomes e⁰ = 1 and nothing can overflow. Below, every scor
 shifted up by c to show it.
 """
 )
-offset = st.select_slider(
-    "Add this constant c to every score",
-    options=[0, 10, 50, 80, 89, 100, 1000],
-    value=1000,
-    key="softmax_offset",
-)
-demo = overflow_demo(scores[q], float(offset))
-st.info(
-    "Demonstration on purpose: the naive columns below may show ∞ (overflow) and NaN (not a number). "
-    "No other table in the lab does.",
-    icon=":material/science:",
-)
-demo_table = pd.DataFrame(
-    {
-        "s_j + c": readable(demo.scores),
-        "naive exp(s_j + c)": readable(demo.naive_exps),
-        "naive weight": readable(demo.naive_weights),
-        "s_j + c − max": readable(demo.shifted),
-        "exp(s_j + c − max)": readable(demo.stable_exps),
-        "stable weight": readable(demo.stable_weights),
-    },
-    index=list(labels),
-)
-st.dataframe(demo_table, width="stretch", height="auto" if lesson.T <= 16 else 420)
-st.markdown(
-    f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The stable weights are the weights of "
-    f"the unshifted scores (up to float32 rounding of s + c): the largest difference from the table above is "
-    f"{format_number(max_abs_difference(demo.stable_weights, weights[q]))}."
-)
+
+
+@st.fragment
+def stability_section() -> None:
+    """The overflow demonstration for one constant c: a fragment, so changing c reruns only this part."""
+    offset = st.select_slider(
+        "Add this constant c to every score",
+        options=[0, 10, 50, 80, 89, 100, 1000],
+        value=1000,
+        key="softmax_offset",
+    )
+    demo = overflow_demo(scores[q], float(offset))
+    st.info(
+        "Demonstration on purpose: the naive columns below may show ∞ (overflow) and NaN (not a number). "
+        "No other table in the lab does.",
+        icon=":material/science:",
+    )
+    demo_table = pd.DataFrame(
+        {
+            "s_j + c": readable(demo.scores),
+            "naive exp(s_j + c)": readable(demo.naive_exps),
+            "naive weight": readable(demo.naive_weights),
+            "s_j + c − max": readable(demo.shifted),
+            "exp(s_j + c − max)": readable(demo.stable_exps),
+            "stable weight": readable(demo.stable_weights),
+        },
+        index=list(labels),
+    )
+    st.dataframe(demo_table, width="stretch", height="auto" if lesson.T <= 16 else 420)
+    st.markdown(
+        f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The stable weights are the weights of "
+        f"the unshifted scores (up to float32 rounding of s + c): the largest difference from the table above is "
+        f"{format_number(max_abs_difference(demo.stable_weights, weights[q]))}."
+    )
+
+
+stability_section()
 
 # --- pitfall: wrong axis --------------------------------------------------------------------------
 st.subheader("Pitfall: softmax along the wrong axis")
