@@ -6,6 +6,7 @@ Shape letters: T tokens, d_model input size, d_k projection size.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,6 +111,16 @@ def matches_002_inputs(X: torch.Tensor) -> bool:
     return tuple(X.shape) == tuple(journey.shape) and bool(torch.allclose(X.to(torch.float64), journey, atol=1e-6))
 
 
+def compare_with_printed(tutorial: str, pairs: Sequence[tuple[str, torch.Tensor, str]]) -> list[Comparison]:
+    """Each (name, ours, key) beside PRINTED[tutorial][key], with max |ours - printed|."""
+    comparisons = []
+    for name, ours, key in pairs:
+        printed = torch.tensor(PRINTED[tutorial][key], dtype=ours.dtype)  # same shape as ours
+        gap = (ours.to(torch.float64) - printed.to(torch.float64)).abs().max().item()  # (T, n) -> scalar
+        comparisons.append(Comparison(name, ours, printed, gap))
+    return comparisons
+
+
 def reproduce_002(weights: Projections, X: torch.Tensor) -> list[Comparison]:
     """002's section 2.3 recomputed from X and the recovered W (unscaled, as 002 does), beside its printout."""
     steps = self_attention(X, weights.W_q, weights.W_k, weights.W_v, scale=False)
@@ -121,12 +132,7 @@ def reproduce_002(weights: Projections, X: torch.Tensor) -> list[Comparison]:
         ("weights", steps.weights, "projected_weights"),
         ("context", steps.context, "projected_context"),
     )
-    comparisons = []
-    for name, ours, key in pairs:
-        printed = torch.tensor(PRINTED["002"][key], dtype=ours.dtype)  # (6, 3) or (6, 6)
-        gap = (ours.to(torch.float64) - printed.to(torch.float64)).abs().max().item()  # (6, n) -> scalar
-        comparisons.append(Comparison(name, ours, printed, gap))
-    return comparisons
+    return compare_with_printed("002", pairs)
 
 
 def tutorial_002_pitfall(X: torch.Tensor, W_k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -21,8 +21,8 @@ from attention_core.attention import (
     softmax,
 )
 from attention_core.embeddings import check_seed
-from attention_core.presets import PRINTED, SCALING_EXAMPLE
-from attention_core.projections import Comparison
+from attention_core.presets import SCALING_EXAMPLE
+from attention_core.projections import Comparison, compare_with_printed
 
 MAX_SAMPLES = 20_000
 SERIES_UNSCALED = "without scaling: q·k"
@@ -46,12 +46,7 @@ def reproduce_003() -> tuple[AttentionSteps, list[Comparison]]:
         ("weights (softmax)", steps.weights, "weights"),
         ("context (weights V)", steps.context, "context"),
     )
-    comparisons = []
-    for name, ours, key in pairs:
-        printed = torch.tensor(PRINTED["003"][key], dtype=ours.dtype)  # (3, 3) or (3, 2)
-        gap = (ours - printed).abs().max().item()  # (3, n) -> scalar
-        comparisons.append(Comparison(name, ours, printed, gap))
-    return steps, comparisons
+    return steps, compare_with_printed("003", pairs)
 
 
 def exp_terms(scores_row: torch.Tensor) -> tuple[torch.Tensor, float]:

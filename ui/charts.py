@@ -278,6 +278,26 @@ def scatter_2d(
 MAX_LINE_TOKENS = 64  # above this, the line view draws only the focus query's lines (T² lines is too many)
 
 
+def _token_column(
+    tokens: pd.DataFrame, field: str, x: float, hover, font: int, x_scale, y_scale, tooltip: str
+) -> alt.Chart:
+    """One column of token labels of the line view (queries at x = 0, keys at x = 1) that reacts to hover."""
+    left_side = x == 0.0
+    return (
+        alt.Chart(tokens)
+        .mark_text(align="right" if left_side else "left", dx=-8 if left_side else 8, fontSize=font, cursor="pointer")
+        .encode(
+            x=alt.datum(x, scale=x_scale),
+            y=alt.Y("pos:Q", scale=y_scale, axis=None),
+            text=f"{field}:N",
+            size=alt.when(hover, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
+            color=alt.when(hover, empty=False).then(alt.value("#e8590c")).otherwise(alt.value("#212529")),
+            tooltip=[alt.Tooltip(f"{field}:N", title=tooltip)],
+        )
+        .add_params(hover)
+    )
+
+
 def line_view(
     data: pd.DataFrame, tokens: Sequence[str], *, title: str = "", focus: str | None = None
 ) -> alt.LayerChart:
@@ -340,32 +360,8 @@ def line_view(
     queries = pd.DataFrame({"row": list(tokens), "pos": range(T)})
     keys = pd.DataFrame({"col": list(tokens), "pos": range(T)})
     font = 12 if T <= 32 else 9
-    left = (
-        alt.Chart(queries)
-        .mark_text(align="right", dx=-8, fontSize=font, cursor="pointer")
-        .encode(
-            x=alt.datum(0.0, scale=x_scale),
-            y=alt.Y("pos:Q", scale=y_scale, axis=None),
-            text="row:N",
-            size=alt.when(hover_query, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
-            color=alt.when(hover_query, empty=False).then(alt.value("#e8590c")).otherwise(alt.value("#212529")),
-            tooltip=[alt.Tooltip("row:N", title="query (hover: its lines)")],
-        )
-        .add_params(hover_query)
-    )
-    right = (
-        alt.Chart(keys)
-        .mark_text(align="left", dx=8, fontSize=font, cursor="pointer")
-        .encode(
-            x=alt.datum(1.0, scale=x_scale),
-            y=alt.Y("pos:Q", scale=y_scale, axis=None),
-            text="col:N",
-            size=alt.when(hover_key, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
-            color=alt.when(hover_key, empty=False).then(alt.value("#e8590c")).otherwise(alt.value("#212529")),
-            tooltip=[alt.Tooltip("col:N", title="key (hover: lines into it)")],
-        )
-        .add_params(hover_key)
-    )
+    left = _token_column(queries, "row", 0.0, hover_query, font, x_scale, y_scale, "query (hover: its lines)")
+    right = _token_column(keys, "col", 1.0, hover_key, font, x_scale, y_scale, "key (hover: lines into it)")
     height = max(200, min(36, 900 // max(T, 1)) * T)
     layers = alt.layer(links, highlight(hover_query), highlight(hover_key), left, right)
     return layers.resolve_scale(opacity="independent").properties(
