@@ -102,7 +102,8 @@ def chart(
     tuples, strings, numbers) are the cache key, so a rerun with the same data reuses the spec.
     """
     spec = chart_spec(builder.__name__, args, tuple(sorted(kwargs.items())))
-    st.vega_lite_chart(spec=spec, width=st_width, alt=alt_text)
+    text = alt_text or kwargs.get("title") or builder.__name__.replace("_", " ")
+    st.vega_lite_chart(spec=spec, width=st_width, alt=f"Chart: {text}")
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

@@ -115,6 +115,8 @@ def test_preset_and_query_token_update_the_numbers(page, app_url):
     assert "0.9046" in page.locator("[data-testid='stMain']").inner_text()  # 001's score of "light" with "I"
     assert chart.screenshot() != first_chart  # the score heatmap follows the preset
     assert downloaded_csv(page) != first_csv and "light" in downloaded_csv(page)
+    cell = chart.locator("[aria-label^='col: I; row: light;']")  # the heatmap's own cell, drawn as SVG
+    assert cell.count() == 1 and "value: 0.9046" in cell.get_attribute("aria-label")
     screenshot(page, "scores-after-preset-change")
 
 
@@ -144,3 +146,26 @@ def test_a_copied_link_opens_the_same_numbers(browser, app_url):
     assert expected_csv.splitlines()[0] == ",attention,is (2),all,you,need,is (6),it"
     assert second.get_by_text("A shared link contains the sentence you type here.").count() == 1
     screenshot(second, "scores-from-copied-link")
+
+
+@pytest.mark.browser
+def test_head_grid_and_line_view_are_visible(page, app_url):
+    page.goto(f"{app_url}/multi_head")
+    wait_for_app(page)
+    no_exception(page)
+    grid = page.locator("[data-testid='stVegaLiteChart'][aria-label^='Attention weights of head']")
+    assert grid.count() == 2  # the default layer has two heads, each drawn
+    assert grid.first.locator("[aria-label*='query: starts; key: journey']").count() == 1  # cells carry values
+    screenshot(page, "multi-head-grid")
+
+    page.goto(f"{app_url}/pipeline")
+    wait_for_app(page)
+    no_exception(page)
+    line_view = page.locator("[data-testid='stVegaLiteChart']").last
+    line_view.scroll_into_view_if_needed()
+    before = line_view.screenshot()
+    box = line_view.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.18, box["y"] + box["height"] * 0.45)  # over a query token
+    page.wait_for_timeout(600)
+    assert line_view.screenshot() != before, "hovering a token highlights its lines"
+    screenshot(page, "pipeline-line-view")
