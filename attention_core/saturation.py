@@ -66,8 +66,14 @@ def softmax_jacobian(weights_row: torch.Tensor) -> torch.Tensor:
 
 
 def gradient_size(weights: torch.Tensor) -> torch.Tensor:
-    """||diag(w_i) - w_i w_i^T||_F for each row i: how strongly the weights still react to the scores."""
-    return torch.linalg.matrix_norm(softmax_jacobian(weights))  # (..., T, T) -> (...,)
+    """||diag(w_i) - w_i w_i^T||_F for each row i = sqrt(sum w^2 - 2 sum w^3 + (sum w^2)^2).
+
+    The closed form never builds the (T, T) Jacobian of every row, which at 1,024 tokens
+    would be a (T, T, T) tensor of 4 GB.
+    """
+    squares = (weights**2).sum(dim=-1)  # (..., T) -> (...,)
+    cubes = (weights**3).sum(dim=-1)  # (..., T) -> (...,)
+    return torch.sqrt(torch.clamp(squares - 2 * cubes + squares**2, min=0.0))  # (...,)
 
 
 def d_k_grid(extra: int | None = None, largest: int = 256) -> tuple[int, ...]:

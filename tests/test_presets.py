@@ -32,6 +32,8 @@ def names_a_seed_file(source: str) -> bool:
     """The source is one of the five tutorial files (checked on disk where shared/ is present)."""
     well_formed = re.fullmatch(r"00[0-4]_[0-9a-f]{16}\.txt", source) is not None
     return well_formed and (not SEEDS.is_dir() or (SEEDS / source).is_file())
+
+
 PRINTED_TOLERANCE = 1e-3
 
 # Printed by 002's section 2.2.4 as "All Attention Scores for 'journey'": inputs @ Wk.T, a (6, 3) matrix.

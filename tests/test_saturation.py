@@ -160,3 +160,11 @@ def test_long_series() -> None:
     frame = long_series((1, 2), {"a": [0.5, 0.6], "b": [1.0, 2.0]}, "d_k", "variance")
     assert list(frame.columns) == ["d_k", "variance", "series"]
     assert frame.to_dict("records")[3] == {"d_k": 2, "variance": 2.0, "series": "b"}
+
+
+def test_gradient_size_closed_form_equals_the_norm_of_the_jacobian() -> None:
+    """The closed form sqrt(sum w^2 - 2 sum w^3 + (sum w^2)^2) is the Frobenius norm of diag(w) - w w^T."""
+    generator = torch.Generator().manual_seed(3)
+    weights = torch.softmax(3 * torch.randn(40, 40, generator=generator, dtype=torch.float64), dim=-1)
+    expected = torch.linalg.matrix_norm(softmax_jacobian(weights))  # (40,)
+    assert torch.allclose(gradient_size(weights), expected, atol=1e-12)
