@@ -7,8 +7,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 APP_FILES = sorted(
-    [ROOT / "streamlit_app.py", *(ROOT / "app_pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]
-    + list((ROOT / "attention_core").glob("*.py"))
+    [
+        ROOT / "streamlit_app.py",
+        *(ROOT / "app_pages").glob("*.py"),
+        *(ROOT / "ui").glob("*.py"),
+        *(ROOT / "attention_core").glob("*.py"),
+    ]
 )
 FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__"}
 FORBIDDEN_MODULES = {"pickle", "cPickle", "dill", "shelve", "marshal"}
