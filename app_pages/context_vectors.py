@@ -28,6 +28,7 @@ X, labels, q = lesson.X, lesson.labels, lesson.query_index
 query = lesson.query_label
 dims = dimension_labels(lesson.d_model)
 preset_key = lesson.preset.key if lesson.preset and lesson.embedding_mode == "printed" else None
+tutorial_query = lesson.preset.tokens[lesson.preset.query_index] if preset_key else None  # the row it prints
 
 steps = ac.self_attention(X, scale=False)  # simplified attention: Q = K = V = X, no √d_k
 weights, context = steps.weights, steps.context  # (T, T), (T, d_model)
@@ -64,29 +65,33 @@ st.caption(
 # --- the weighted sum for the query ---------------------------------------------------------------
 st.subheader(f"Step by step for the query “{query}”")
 table = weighted_sum_table(weights[q], X)  # (T + 1, 1 + d_model)
-sum_frame = to_frame(table, [*labels, "sum = context vector"], ["weight w_j", *(f"w_j × x_j {d}" for d in dims)])
+sum_frame = to_frame(table, [*labels, "sum"], ["weight w_j", *(f"w_j × x_j {d}" for d in dims)])
 st.markdown(
-    f"Each row is one token's vector multiplied by the weight “{query}” gives it; the last row adds the "
-    "rows up. The weights add up to 1 and the other columns add up to the context vector."
+    f"Each row is one token's vector multiplied by the weight “{query}” gives it; the last row, “sum”, adds "
+    "the rows up. The weights add up to 1 and the other columns add up to the context vector."
 )
 display.table(sum_frame, alt=f"Weighted sum for the query {query}")
 terms = [f"{format_number(weights[q, j].item())} × {vector_text(X[j])}" for j in range(lesson.T)]
 if lesson.T > MAX_WRITTEN_TERMS:
     terms = [*terms[:3], "…", terms[-1]]
 st.markdown(f"c(“{query}”) = " + " + ".join(terms) + f" = **{vector_text(context[q])}**")
-if preset_key == "transformer":
+if preset_key in ("transformer", "light", "journey") and query != tutorial_query:
+    st.caption(f"The tutorial prints the context vector of “{tutorial_query}”: pick it as the query to compare.")
+elif preset_key == "transformer":
     st.caption(
         f"Tutorial 000 computes this by a loop and prints {vector_text(torch.tensor(PRINTED['000']['context_self']))} "
         "for “self” (the lab's last digits can differ by 1: it starts from the 4-decimal embeddings)."
     )
 elif preset_key == "light":
     st.caption(f"Tutorial 001 prints {vector_text(torch.tensor(PRINTED['001']['context_light']))} for “light”.")
+elif preset_key == "journey":
+    st.caption(f"Tutorial 002 prints {vector_text(torch.tensor(PRINTED['002']['context_starts']))} for “starts”.")
 parts = contributions_frame(weights[q], X, labels)
 totals = pd.DataFrame({"dimension": dims, "total": context[q].tolist()})
 display.chart(charts.contributions_with_totals, parts, totals, labels, title=f"What each token adds to c(“{query}”)")
 st.caption(
     "One bar per dimension; each coloured piece is one token's weight × value. Pieces below zero stack "
-    "downwards, so read the context vector at the black tick: it is the signed sum of the pieces."
+    "downwards, so read the context vector at the tick mark with its value: it is the signed sum of the pieces."
 )
 
 # --- all context vectors --------------------------------------------------------------------------
@@ -143,7 +148,7 @@ st.markdown(
     """
 A weighted average with positive weights that sum to 1 always lands **inside** the region spanned by
 the points it averages (their convex hull). So attention pulls every token towards the others: the
-context vectors (dark circles) are a shrunken, blended copy of the inputs (light squares). Dashed lines join each
+context vectors (circles) are a shrunken, blended copy of the inputs (squares). Dashed lines join each
 token's input to its context vector. A token with a strong weight on itself barely moves.
 """
 )
@@ -228,7 +233,7 @@ else:
             "Repeated words share one one-hot vector, so they score 1 with each other too and split the largest "
             "weights between them."
         )
-    if preset_key == "one-hot":
+    if preset_key == "one-hot" and query == tutorial_query:
         printed = ", ".join(f"{v:.8f}" for v in PRINTED["004"]["one_hot_weights_row_1"])
         st.caption(f"Tutorial 004 prints the weights (= output) of “Self” as [{printed}].")
 

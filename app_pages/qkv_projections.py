@@ -82,9 +82,9 @@ st.markdown(
 So far every token used its own embedding three times: to ask (the query), to be compared
 (the key) and to be mixed in (the value). A transformer gives each role its own **learned weight
 matrix**: W_q, W_k and W_v turn the same embedding x into a query q, a key k and a value v.
-The query of "starts" can now look for something different from what the key of "starts" offers,
+The query of “{q}” can now look for something different from what the key of “{q}” offers,
 so attention no longer has to favour words that merely resemble each other.
-"""
+""".replace("{q}", lesson.query_label)
 )
 st.latex(
     r"Q = X W_q,\quad K = X W_k,\quad V = X W_v \qquad"
@@ -212,9 +212,9 @@ st.markdown(
 display.table(ac.vector_frame(x_row.unsqueeze(0), [lesson.query_label]), alt="The query token's embedding x")
 qkv_rows = pd.concat(
     [
-        to_frame(steps.Q[q].unsqueeze(0), ["q = x W_q"], dimension_labels(d_k, "")),
-        to_frame(steps.K[q].unsqueeze(0), ["k = x W_k"], dimension_labels(d_k, "")),
-        to_frame(steps.V[q].unsqueeze(0), ["v = x W_v"], dimension_labels(d_k, "")),
+        to_frame(steps.Q[q].unsqueeze(0), ["q = x W_q"], dimension_labels(d_k, "entry ")),
+        to_frame(steps.K[q].unsqueeze(0), ["k = x W_k"], dimension_labels(d_k, "entry ")),
+        to_frame(steps.V[q].unsqueeze(0), ["v = x W_v"], dimension_labels(d_k, "entry ")),
     ]
 )
 display.table(qkv_rows, alt="Query, key and value of the query token")
@@ -316,7 +316,7 @@ Two different things are both called “weights”:
 | where from | learned by gradient descent during training | computed from Q and K |
 | when they change | fixed after training: the same for every sentence | recomputed for every input, every time |
 
-Change the sentence in the sidebar: the tables of W above stay the same, the attention weights change.
+Change the sentence in the sidebar (with the same d_model): the tables of W above stay the same, the attention weights change.
 """
 )
 
@@ -338,7 +338,7 @@ After computing q, k and v for “journey” correctly (2.2.2–2.2.3), 002 goes
     if source == "002":
         wrong_scores, column_weights, fake_context = tutorial_002_pitfall(X, weights.W_k)
         st.markdown("The same three steps on the current input with the recovered W_k (labelled wrong on purpose):")
-        wrong_columns = dimension_labels(d_k, "")
+        wrong_columns = dimension_labels(d_k, "entry ")
         display.table(to_frame(wrong_scores, labels, wrong_columns), alt="Wrong: X W_k transposed")
         st.caption("Wrong: X W_kᵀ (002's 2.2.4); with the journey sentence these are 002's printed numbers.")
         display.table(to_frame(column_weights, labels, wrong_columns), alt="Wrong: softmax down columns")

@@ -92,8 +92,9 @@ st.markdown(
 1. Score with key t1: q₁ · k₁ = {written_sum(q1, k1, example.scores[0, 0].item())}
 2. Scaled: {format_number(example.scores[0, 0].item())} / √2 = **{format_number(example.scaled_scores[0, 0].item())}**
    (the whole row: {", ".join(format_number(v) for v in example.scaled_scores[0].tolist())})
-3. Exponentials of the scaled row: {", ".join(format_number(v) for v in exps.tolist())}; their sum is
-   {format_number(exp_sum)} (003 prints {", ".join(format_number(v) for v in PRINTED["003"]["exp_scaled_row_1"])})
+3. Exponentials of the scaled row: {", ".join(format_number(v) for v in exps.tolist())}
+   (003 prints {", ".join(format_number(v) for v in PRINTED["003"]["exp_scaled_row_1"])}); their sum is
+   {format_number(exp_sum)}
 4. Weights = each exponential / the sum: **{", ".join(format_number(v) for v in example.weights[0].tolist())}**
 5. Context of t1 = Σⱼ wⱼ vⱼ, first entry: {
         written_sum(example.weights[0].tolist(), example.V[:, 0].tolist(), example.context[0, 0].item())
@@ -190,7 +191,7 @@ display.table(
 )
 title = f"Attention weights ({'scaled' if scale else 'unscaled'}, d_k = {d_k})"
 display.matrix(steps.weights, labels, labels, kind="weights", title=title, download="scaled_attention_weights.csv")
-with st.expander("Scores Q Kᵀ and the scores softmax sees"):
+with st.expander("The scores softmax sees" + (": Q Kᵀ / √d_k" if scale else ": Q Kᵀ, not scaled")):
     display.matrix(
         steps.scaled_scores, labels, labels, kind="scores", title="Q Kᵀ / √d_k" if scale else "Q Kᵀ (not scaled)"
     )

@@ -3,6 +3,7 @@
 import streamlit as st
 
 import attention_core as ac
+from attention_core.presets import PRINTED
 from attention_core.similarity import asymmetry, most_and_least_similar
 from ui import display, inputs
 from ui.format import format_number
@@ -37,6 +38,23 @@ products = " + ".join(
     f"({format_number(a)} × {format_number(b)})" for a, b in zip(X[q].tolist(), X[key].tolist(), strict=True)
 )
 st.markdown(f"For example, with the key “{labels[key]}”: {products} = **{format_number(scores[q, key].item())}**")
+PRINTED_SCORES = {
+    "transformer": ("000", "scores_self"),
+    "light": ("001", "scores_light"),
+    "journey": ("002", "scores_starts"),
+}
+preset_key = lesson.preset.key if lesson.preset and lesson.embedding_mode == "printed" else None
+if preset_key in PRINTED_SCORES and q == lesson.preset.query_index:
+    tutorial, name = PRINTED_SCORES[preset_key]
+    printed = " ".join(format_number(v) for v in PRINTED[tutorial][name])
+    st.caption(
+        f"Tutorial {tutorial} prints the scores of “{lesson.query_label}” as {printed}"
+        + (
+            " (the lab's last digit can differ by 1: it starts from the 4-decimal embeddings)."
+            if preset_key == "transformer"
+            else "."
+        )
+    )
 
 most, least = most_and_least_similar(scores[q], q)
 if most is not None:

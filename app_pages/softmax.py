@@ -25,6 +25,7 @@ lesson = inputs.current()
 X, labels, q = lesson.X, lesson.labels, lesson.query_index
 query = lesson.query_label
 preset_key = lesson.preset.key if lesson.preset and lesson.embedding_mode == "printed" else None
+tutorial_query = lesson.preset.tokens[lesson.preset.query_index] if preset_key else None  # the row it prints
 
 steps = ac.self_attention(X, scale=False)  # simplified attention: Q = K = V = X, no √d_k
 scores, weights = steps.scores, steps.weights  # (T, T) each
@@ -102,9 +103,14 @@ st.markdown(
     f"**{format_number(row_sums(row.weights).item())}**, and the largest goes to “{labels[top]}” "
     f"({format_number(top_weight)})."
 )
-if preset_key == "transformer":
+if preset_key in ("transformer", "journey") and query != tutorial_query:
+    st.caption(f"The tutorial prints the weights of “{tutorial_query}”: pick it as the query to compare.")
+elif preset_key == "transformer":
     printed = " ".join(format_number(v) for v in PRINTED["000"]["weights_self"])
     st.caption(f"Tutorial 000 prints the softmax of the row of “self” as {printed}: the same numbers.")
+elif preset_key == "journey":
+    printed = " ".join(format_number(v) for v in PRINTED["002"]["weights_starts"])
+    st.caption(f"Tutorial 002 prints the attention weights of “starts” as {printed}: the same numbers.")
 
 # --- pitfall: divide by the sum -------------------------------------------------------------------
 st.subheader("Pitfall: why not just divide by the sum?")
@@ -141,7 +147,7 @@ else:
         icon=":material/warning:",
     )
     st.dataframe(naive_table.apply(readable), width="stretch")
-if preset_key == "transformer":
+if preset_key == "transformer" and query == tutorial_query:
     printed = " ".join(format_number(v) for v in PRINTED["000"]["naive_weights_self"])
     st.caption(
         f"Tutorial 000 prints these pitfall values for “self” as {printed}. The lab's differ in the third "
@@ -164,7 +170,9 @@ display.matrix(
 )
 bordered = with_sums(weights)  # (T + 1, T + 1)
 sums_frame = to_frame(bordered, [*labels, "column sum"], [*labels, "row sum"])
-st.markdown("The same weights with their sums: the last column (row sums) is all 1; the last row (column sums) is not.")
+st.markdown(
+    "The same weights with their sums: the last column (row sums) is all 1; the last row (column sums) need not be."
+)
 display.table(sums_frame, alt="Weights with row sums and column sums")
 
 # --- temperature ----------------------------------------------------------------------------------

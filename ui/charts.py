@@ -26,6 +26,7 @@ MAX_CHART_TOKENS = 128  # above this, heatmaps become raster images
 FIT_PX = 760  # the size a shrinking heatmap fits into
 SEQUENTIAL_SCHEME = "viridis"  # perceptually uniform, colour-blind safe
 DIVERGING_SCHEME = "blueorange"  # colour-blind safe, white-ish at the centre
+NEUTRAL = "#868e96"  # a mid grey that reads on the light and the dark theme
 MASK_COLOURS = ("#3b5bdb", "#e9ecef")  # may attend, blocked
 
 # viridis and blue-white-orange anchor colours for rasters (same look as the Vega schemes)
@@ -130,9 +131,14 @@ def heatmap(
             "col:N",
             sort=list(col_order),
             title=col_title,
-            axis=alt.Axis(labelAngle=-45, orient="top", labels=axis_labels, labelLimit=120),
+            axis=alt.Axis(labelAngle=-45, orient="top", labels=axis_labels, labelLimit=120, labelOverlap=False),
         ),
-        y=alt.Y("row:N", sort=list(row_order), title=row_title, axis=alt.Axis(labels=axis_labels, labelLimit=140)),
+        y=alt.Y(
+            "row:N",
+            sort=list(row_order),
+            title=row_title,
+            axis=alt.Axis(labels=axis_labels, labelLimit=140, labelOverlap=False),
+        ),
         tooltip=[
             alt.Tooltip("row:N", title=row_title),
             alt.Tooltip("col:N", title=col_title),
@@ -291,7 +297,7 @@ def _token_column(
             y=alt.Y("pos:Q", scale=y_scale, axis=None),
             text=f"{field}:N",
             size=alt.when(hover, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
-            color=alt.when(hover, empty=False).then(alt.value("#e8590c")).otherwise(alt.value("#212529")),
+            color=alt.when(hover, empty=False).then(alt.value("#e8590c")).otherwise(alt.value(NEUTRAL)),
             tooltip=[alt.Tooltip(f"{field}:N", title=tooltip)],
         )
         .add_params(hover)
@@ -373,17 +379,17 @@ def line_view(
 def contributions_with_totals(
     data: pd.DataFrame, totals: pd.DataFrame, token_order: Sequence[str], *, title: str = ""
 ) -> alt.LayerChart:
-    """stacked_contributions plus a black tick and label at each dimension's total (the context vector).
+    """stacked_contributions plus a tick and label at each dimension's total (the context vector).
 
     ``totals`` has columns dimension, total. Negative parts stack below zero, so the tick (the signed
     sum) is what to read as the context value, not the top of the bar.
     """
     stacked = stacked_contributions(data, token_order, title=title)
     base = alt.Chart(totals).encode(x=alt.X("dimension:N", sort=None), y=alt.Y("total:Q"))
-    ticks = base.mark_tick(color="black", thickness=4, size=64).encode(
+    ticks = base.mark_tick(color=NEUTRAL, thickness=4, size=64).encode(
         tooltip=["dimension:N", alt.Tooltip("total:Q", title="context value", format=".4f")]
     )
-    labels = base.mark_text(dx=36, align="left", fontSize=12, fontWeight="bold").encode(
+    labels = base.mark_text(dx=36, align="left", fontSize=12, fontWeight="bold", color=NEUTRAL).encode(
         text=alt.Text("total:Q", format=".4f")
     )
     return (stacked + ticks + labels).properties(height=300)

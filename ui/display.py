@@ -34,6 +34,8 @@ def table(frame: pd.DataFrame, *, alt: str | None = None, key: str | None = None
         str(column): st.column_config.NumberColumn(str(column), format=fmt)
         for column, fmt in zip(frame.columns, number_formats(frame), strict=True)
     }
+    longest_label = max((len(str(label)) for label in frame.index), default=0)
+    config["_index"] = st.column_config.Column(width=min(260, 24 + 8 * longest_label))  # labels not cut off
     height = "auto" if len(frame) <= 16 else 420
     st.dataframe(frame, column_config=config, height=height, alt=alt, key=key)
 

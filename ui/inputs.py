@@ -62,6 +62,11 @@ class Lesson:
         return self.labels[self.query_index]
 
 
+def _count(n: int, noun: str) -> str:
+    """'1 token', '6 tokens'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _example_label(key: str) -> str:
     return "Your own sentence" if key == OWN else f"{PRESETS_BY_KEY[key].name}"
 
@@ -181,7 +186,9 @@ def _build_lesson() -> Lesson:
         preset=preset,
         embedding_mode=mode,
         seed=int(seed),
-        description=f"{source} · {EMBEDDING_MODES[mode].lower()} · {len(tokens)} tokens × d_model {X.shape[1]}",
+        description=" · ".join(
+            (source, EMBEDDING_MODES[mode].lower(), f"{_count(len(tokens), 'token')} × d_model {X.shape[1]}")
+        ),
     )
 
 
@@ -249,7 +256,7 @@ def default_lesson() -> Lesson:
         preset,
         "printed",
         DEFAULT_SEED,
-        f"{preset.name} · as printed in the tutorial · {len(labels)} tokens × d_model {preset.d_model}",
+        f"{preset.name} · as printed in the tutorial · {_count(len(labels), 'token')} × d_model {preset.d_model}",
     )
 
 

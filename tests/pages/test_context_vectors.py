@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import attention_core as ac
-from attention_core.presets import ONE_HOT, PRESETS, PRINTED, TRANSFORMER
+from attention_core.presets import JOURNEY, ONE_HOT, PRESETS, PRINTED, TRANSFORMER
 from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lesson, open_page, sentence_params
 
 PAGE = "app_pages/context_vectors.py"
@@ -32,7 +32,7 @@ def check_numbers(at) -> None:
     for table in tables:
         assert torch.allclose(as_tensor(table), steps.context.double(), atol=1e-5)
     weighted = next(f for f in frames(at) if "weight w_j" in f.columns)
-    assert weighted.index[-1] == "sum = context vector"
+    assert weighted.index[-1] == "sum"
     q = current.query_index
     assert torch.allclose(as_tensor(weighted.iloc[:-1, :1]).squeeze(1), steps.weights[q].double(), atol=1e-7)
     assert torch.allclose(as_tensor(weighted.iloc[-1:, 1:]).squeeze(0), steps.context[q].double(), atol=1e-6)
@@ -99,3 +99,13 @@ def test_typed_sentences_run_clean(params):
         assert any("attend to itself" in i.value for i in at.info)
     if current.T == 128:
         assert any("cannot be shown one-hot" in i.value for i in at.info)
+
+
+def test_tutorial_captions_follow_the_query():
+    at = open_page(PAGE, {"example": TRANSFORMER.name, "query": "How"})
+    assert_clean(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "0.1540" not in captions and "pick it as the query to compare" in captions
+    at = open_page(PAGE, {"example": JOURNEY.name})
+    captions = " ".join(c.value for c in at.caption)
+    assert "[0.4431, 0.6496, 0.5671]" in captions

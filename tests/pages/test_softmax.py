@@ -8,7 +8,7 @@ import torch
 
 import attention_core as ac
 from attention_core.normalization import with_sums
-from attention_core.presets import NUMPY_SEED_4, PRESETS, PRINTED, TRANSFORMER
+from attention_core.presets import JOURNEY, NUMPY_SEED_4, PRESETS, PRINTED, TRANSFORMER
 from tests.apptest_helpers import assert_clean, charts, frames, lesson, open_page, sentence_params
 
 PAGE = "app_pages/softmax.py"
@@ -113,3 +113,15 @@ def test_typed_sentences_run_clean(params):
     assert len(charts(at)) >= 4
     if current.T == 1:
         assert main.to_numpy().tolist() == [[1.0]]
+
+
+def test_tutorial_captions_only_for_the_tutorials_query():
+    at = open_page(PAGE, {"example": TRANSFORMER.name, "query": "How"})
+    assert_clean(at)
+    assert lesson(at).query_label == "How"
+    captions = " ".join(c.value for c in at.caption)
+    assert "0.3694" not in captions and "1.1195" not in captions  # 000 printed the row of "self"
+    assert "pick it as the query to compare" in captions
+    at = open_page(PAGE, {"example": JOURNEY.name})
+    captions = " ".join(c.value for c in at.caption)
+    assert " ".join(f"{v:.4f}" for v in PRINTED["002"]["weights_starts"]) in captions
