@@ -155,7 +155,12 @@ st.markdown(
         "none": "No mask: every cell is True.",
         "causal": "Causal: the lower triangle, so a token never sees the tokens after it.",
         "padding": "Padding: whole **columns** are blocked, because a padding token is hidden as a key "
-        "from every query. Its own row still attends to the real tokens (its output is thrown away later).",
+        "from every query. "
+        + (
+            "Every token is padding here, so no query has a key left to attend to."
+            if len(padded) == T
+            else "Its own row still attends to the real tokens (its output is thrown away later)."
+        ),
         "sliding window": f"Sliding window w = {window}: a band of width {window} along the diagonal.",
     }[kind]
 )
@@ -201,7 +206,8 @@ with score_table:
 
 st.subheader("Weights: exactly 0 where blocked")
 st.markdown(
-    "Softmax of each row of the masked scores. Every blocked cell is an exact 0 and each row still adds up to 1."
+    "Softmax of each row of the masked scores. Every blocked cell is an exact 0 and each row still adds up to 1"
+    + (" (a fully masked row is all 0, see above)." if empty_labels else ".")
 )
 display.matrix(
     steps.weights,
@@ -218,22 +224,14 @@ allowed = active[q].tolist()
 breakdown = pd.DataFrame(
     {
         "may attend": allowed,
-        "scaled score": steps.scaled_scores[q].tolist(),
+        "scaled score": [cell(v) for v in steps.scaled_scores[q].tolist()],
         "masked score": [score_cell(v) for v in steps.masked_scores[q].tolist()],
-        "e_j = exp(s_j − m)": exps.tolist(),
-        "weight": steps.weights[q].tolist(),
+        "e_j = exp(s_j − m)": [cell(v) for v in exps.tolist()],  # text: an exact 0 reads 0, not 0.0000
+        "weight": [cell(v) for v in steps.weights[q].tolist()],
     },
     index=list(labels),
 )
-number_columns = ("scaled score", "e_j = exp(s_j − m)", "weight")
-st.dataframe(
-    breakdown,
-    column_config={
-        c: st.column_config.NumberColumn(c, format=fmt)
-        for c, fmt in zip(number_columns, display.number_formats(breakdown[list(number_columns)]), strict=True)
-    },
-    key="masking_breakdown",
-)
+st.dataframe(breakdown, key="masking_breakdown")
 if bool(empty_rows[q]):
     st.markdown(
         f"Every key of “{query}” is blocked, so all its masked scores are −∞ and every e_j = e^−∞ = 0. Their sum is "
@@ -275,7 +273,7 @@ st.markdown(
     + (
         " — in a decoder, attention on the future: during training the model could read the very word it is "
         "supposed to predict."
-        if kind == "causal"
+        if kind == "causal" and not demo_row
         else "."
     )
 )
@@ -314,11 +312,14 @@ row_table = pd.DataFrame(
 st.dataframe(row_table, key="masking_methods_row")
 differences = method_differences(methods, mask)
 others = [name for name in differences if name != "lab"]
-agreement = pd.DataFrame(
-    {"largest |w − lab| on rows with an allowed key": [differences[name] for name in others]},
-    index=[METHOD_LABELS[name] for name in others],
-)
-display.table(agreement, alt="How far each masking method is from the lab")
+if bool(fully_masked_rows(mask).all()):
+    st.info("Every row is fully masked, so no row is left to compare the methods on: see the demonstration below.")
+else:
+    agreement = pd.DataFrame(
+        {"largest |w − lab| on rows with an allowed key": [cell(differences[name]) for name in others]},
+        index=[METHOD_LABELS[name] for name in others],
+    )
+    st.dataframe(agreement, key="masking_agreement")
 st.markdown(
     """
 **When they agree:** on every row that may attend to at least one key, all methods give the same weights (up to

@@ -88,6 +88,16 @@ def torch_counts(d_model: int, num_heads: int) -> tuple[int, int]:
     return torch_parameter_count(d_model, num_heads, bias=False), torch_parameter_count(d_model, num_heads, bias=True)
 
 
+def plural(n: int, noun: str) -> str:
+    """'1 column', '4 columns': d_k can be 1 (8 heads of d_model = 8)."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def latex_int(n: int) -> str:
+    """2,359,296 for LaTeX: a bare comma in math mode is punctuation and renders as "2, 359, 296"."""
+    return f"{n:,}".replace(",", "{,}")
+
+
 def width_label(option: str) -> str:
     if option == SIDEBAR:
         return f"{lesson.d_model} (the sidebar's embeddings)"
@@ -194,18 +204,23 @@ st.markdown(
 lines = [
     "digraph {",
     '  rankdir=LR; node [shape=box, style="rounded,filled", fillcolor="#eef2ff", fontname="sans-serif", fontsize=11];',
-    "  edge [fontname=sans-serif, fontsize=10];",
+    '  edge [fontname="sans-serif", fontsize=10];',
     f'  X [label="X\\n({T}, {d_model})"]; QKV [label="Q, K, V\\n({T}, {d_model}) each"];',
     f'  C [label="concat\\n({T}, {d_model})"]; O [label="output\\n({T}, {d_model})"];',
     '  X -> QKV [label="W_q, W_k, W_v"]; C -> O [label="W_o"];',
 ]
+columns = plural(d_k, "column")
 for h, head in enumerate(heads):
     lines.append(
         f'  H{h} [label="{head}: Q, K, V ({T}, {d_k})\\nweights ({T}, {T})\\ncontext ({T}, {d_k})"]; '
-        f'QKV -> H{h} [label="{d_k} columns"]; H{h} -> C;'
+        f'QKV -> H{h} [label="{columns}"]; H{h} -> C;'
     )
 lines.append("}")
-st.graphviz_chart("\n".join(lines), width="content")
+st.graphviz_chart(
+    "\n".join(lines),
+    width="content",
+    alt=f"X split into {num_heads} heads of d_k = {d_k}, concatenated and projected by W_o",
+)
 st.table({"step": [step for step, _ in shapes], "shape": [str(shape) for _, shape in shapes]})
 
 st.markdown(
@@ -237,14 +252,14 @@ st.subheader(f"Step by step for the query “{query}”")
 st.markdown(f"Row “{query}” of every head's weights: each row adds up to 1 (or is all 0 if fully masked).")
 display.table(to_frame(steps.weights[:, q], heads, labels), alt="The query's weights in every head")
 st.markdown(
-    f"Each head turns its weights into a context of d_k = {d_k} numbers; side by side they form the concatenated "
+    f"Each head turns its weights into a context of d_k = {plural(d_k, 'number')}; side by side they form the concatenated "
     f"row of {d_model} numbers:"
 )
 display.table(to_frame(steps.concat[q].unsqueeze(0), [query], head_dims), alt="The query's concatenated heads")
 parts = head_output_parts(steps, W.W_o)  # (h, T, d_model)
 st.markdown(
     f"output = concat W_o. Row *r* of W_o multiplies column *r* of the concatenation, so head *h* writes into "
-    f"the output through its own {d_k} rows of W_o. The output row of “{query}” is the sum of these per-head parts:"
+    f"the output through its own {plural(d_k, 'row')} of W_o. The output row of “{query}” is the sum of these per-head parts:"
 )
 parts_frame = to_frame(parts[:, q], heads, dims)
 output_frame = to_frame(steps.output[q].unsqueeze(0), ["output (sum)"], dims)
@@ -283,9 +298,9 @@ for column, d, count, name in ((here, d_model, counts, "this page"), (bert_col, 
         st.markdown(f"**{name}: d_model = {d}**")
         st.latex(
             r"\begin{aligned}"
-            rf"\text{{no biases:}}\quad & 4\,d_\text{{model}}^2 = 4 \cdot {d}^2 = {count['no biases']:,} \\"
-            rf"\text{{output bias only:}}\quad & 4\,d_\text{{model}}^2 + d_\text{{model}} = {count['output bias only']:,} \\"
-            rf"\text{{all biases:}}\quad & 4\,d_\text{{model}}^2 + 4\,d_\text{{model}} = {count['all biases']:,}"
+            rf"\text{{no biases:}}\quad & 4\,d_\text{{model}}^2 = 4 \cdot {d}^2 = {latex_int(count['no biases'])} \\"
+            rf"\text{{output bias only:}}\quad & 4\,d_\text{{model}}^2 + d_\text{{model}} = {latex_int(count['output bias only'])} \\"
+            rf"\text{{all biases:}}\quad & 4\,d_\text{{model}}^2 + 4\,d_\text{{model}} = {latex_int(count['all biases'])}"
             r"\end{aligned}"
         )
 no_bias, with_bias = torch_counts(BERT_D_MODEL, BERT_HEADS)
@@ -319,7 +334,7 @@ st.markdown(
     "**Fully masked rows** are left out of the nn.MultiheadAttention comparison: for a query that may attend to "
     "nothing it returns NaN (0/0 in its softmax), while the lab returns zeros. Each head is therefore also compared "
     "with `F.scaled_dot_product_attention`, which returns zeros for such a row, as the lab does "
-    f"(fully masked rows here: {mha['fully_masked_rows']}; turn on “Block every key of “{query}”” to make one)."
+    f"(fully masked rows here: {mha['fully_masked_rows']}; turn on ‘Block every key of “{query}”’ to make one)."
 )
 
 display.show_code(

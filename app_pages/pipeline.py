@@ -33,8 +33,8 @@ Open any step to see its numbers; at the end, PyTorch recomputes the same block 
 st.latex(
     r"\text{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h,"
     r"\quad Q_h = X W_q^{(h)},\; K_h = X W_k^{(h)},\; V_h = X W_v^{(h)}"
-    r"\qquad \text{output} = [\text{head}_1, \dots, \text{head}_H]\, W_o"
 )
+st.latex(r"\text{output} = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\, W_o")
 display.lesson_caption(lesson.description)
 
 left, middle, right = st.columns(3)
@@ -70,12 +70,19 @@ steps = ac.multi_head_attention(
     X, projections.W_q, projections.W_k, projections.W_v, W_o, num_heads=num_heads, mask=mask
 )
 
+
+def column_range(h: int) -> str:
+    """'columns 3–4' of head h, or 'column 3' when d_k = 1."""
+    first, last = h * d_k + 1, (h + 1) * d_k
+    return f"column {first}" if first == last else f"columns {first}–{last}"
+
+
 head_index = 0
 if num_heads > 1:
     head_index = st.selectbox(
         "Head to follow through the steps",
         range(num_heads),
-        format_func=lambda h: f"head {h + 1} (columns {h * d_k + 1}–{(h + 1) * d_k} of W_q, W_k, W_v)",
+        format_func=lambda h: f"head {h + 1} ({column_range(h)} of W_q, W_k, W_v)",
         key="pipeline_head",
     )
 head = steps.heads[head_index]
@@ -92,7 +99,7 @@ dot = f"""
 digraph pipeline {{
   rankdir=LR; bgcolor="transparent"; nodesep=0.25; ranksep=0.45;
   node [shape=box, style="rounded,filled", fillcolor="#edf2ff", color="#3b5bdb", fontname="Helvetica", fontsize=11];
-  edge [fontname="Helvetica", fontsize=10, color="#495057"];
+  edge [fontname="Helvetica", fontsize=10, color="#868e96", fontcolor="#868e96"];
   X [label="X\\ninput", fillcolor="#fff3bf"];
   Q [label="Q = X W_q"]; K [label="K = X W_k"]; V [label="V = X W_v"];
   S [label="scores\\nQ Kᵀ"]; C [label="scaled\\n÷ √{d_k}"]; M [label="masked\\n({mask_kind})"];
@@ -126,13 +133,9 @@ with step(
     f"1. Input X ({T} × {d_model})", "x", "One row per token, one column per embedding dimension: the sidebar's input."
 ) as box:
     if box.open:
-        display.matrix(X, labels, dims, kind="values", title="Input X", col_title="dimension")
+        display.matrix(X, labels, dims, kind="values", title="Input X", row_title="token", col_title="dimension")
 
-qkv_note = (
-    f" {head_name.capitalize()} uses columns {head_index * d_k + 1}–{(head_index + 1) * d_k} of each W."
-    if num_heads > 1
-    else ""
-)
+qkv_note = f" {head_name.capitalize()} uses {column_range(head_index)} of each W." if num_heads > 1 else ""
 with step(
     f"2. Queries, keys, values ({T} × {d_k} each)",
     "qkv",
@@ -142,7 +145,13 @@ with step(
         for tab, name, tensor in zip(st.tabs(["Q", "K", "V"]), "QKV", (head.Q, head.K, head.V), strict=True):
             with tab:
                 display.matrix(
-                    tensor, labels, dims_k, kind="values", title=f"{name} of {head_name}", col_title="dimension"
+                    tensor,
+                    labels,
+                    dims_k,
+                    kind="values",
+                    title=f"{name} of {head_name}",
+                    row_title="token",
+                    col_title="dimension",
                 )
         st.markdown("The weight matrices (rows: input dimension, columns: output dimension):")
         for tab, (name, W) in zip(st.tabs(list(weights)), weights.items(), strict=True):
@@ -199,7 +208,7 @@ with step(
         )
 
 concat_note = (
-    f"The {num_heads} context matrices of {T} × {d_k} side by side, {d_k} columns per head, head 1 first."
+    f"The {num_heads} context matrices of {T} × {d_k} side by side, {d_k} column{'s' if d_k > 1 else ''} per head, head 1 first."
     if num_heads > 1
     else "With a single head the concatenation is the head's context itself."
 )
@@ -272,6 +281,11 @@ c2.metric(
     "Weights vs nn.MultiheadAttention", format_number(check["mha_weights"]), help="max |difference| over all heads"
 )
 c3.metric("Output vs nn.MultiheadAttention", format_number(check["mha_output"]), help="max |difference|")
+mask_sentence = (
+    "With no mask every query sees every key"
+    if mask is None
+    else "With the causal mask every query sees at least itself"
+)
 st.markdown(
     f"""
 Each head's context is recomputed by `torch.nn.functional.scaled_dot_product_attention` on the same Q, K, V
@@ -280,8 +294,8 @@ Differences around 10⁻⁷ are float32 rounding (the sums run in another order)
 
 Why fully masked rows are compared with SDPA only: a query that may attend to nothing has no valid softmax.
 `nn.MultiheadAttention` returns NaN for such a row, while SDPA, like the lab, returns zeros; so those rows are
-left out of the `nn.MultiheadAttention` comparison and checked against SDPA. With the {mask_kind} mask every
-query sees at least itself: {check["fully_masked_rows"]} fully masked rows here, all {T} rows compared with both.
+left out of the `nn.MultiheadAttention` comparison and checked against SDPA. {mask_sentence}: {check["fully_masked_rows"]}
+fully masked rows here, all {T} rows compared with both.
 """
 )
 

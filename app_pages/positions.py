@@ -143,7 +143,10 @@ else:
     perm = shuffle_permutation(T, int(seed))
 shuffled_labels = permute_tokens(labels, perm)
 if T == 1:
-    st.info("A single token has only one order: type a longer sentence in the sidebar to shuffle it.")
+    st.info(
+        "A single token has only one order: type a longer sentence in the sidebar to shuffle it.",
+        icon=":material/info:",
+    )
 st.markdown(f"Original: {' · '.join(labels)}  \nShuffled: {' · '.join(shuffled_labels)}")
 
 output = attention_output(X, *W)  # (T, d_model)
@@ -213,7 +216,7 @@ display.matrix(
     E_sin,
     pos_labels,
     dims,
-    kind="scores",
+    kind="values",
     title="Sinusoidal position encodings E",
     row_title="position",
     col_title="dimension",
@@ -232,7 +235,7 @@ with st.expander("The learned-style position table (seeded random)", icon=":mate
         E_learned,
         pos_labels,
         dims,
-        kind="scores",
+        kind="values",
         title="Learned-style position table",
         row_title="position",
         col_title="dimension",
@@ -260,11 +263,16 @@ gaps = {
 }
 for column, (name, gap) in zip(st.columns(3), gaps.items(), strict=True):
     column.metric(f"Largest difference, {name}", format_number(gap), help=VERDICT_HELP)
-    column.caption(gap_text(gap))
-st.markdown(
-    f"With positions, the query “{lesson.query_label}” gives {vector(pos_output[q])} at position {q + 1} and "
-    f"{vector(pos_shuffled[moved])} at position {moved + 1}: its output now depends on where it stands."
-)
+    column.caption(gap_text(gap) if equal_up_to_rounding(gap) else "different: the word order now matters")
+if T > 1:
+    where = (
+        f"at position {q + 1} and {vector(pos_shuffled[moved])} at position {moved + 1}: its output now depends on "
+        "where it stands."
+        if moved != q
+        else f"in the original and {vector(pos_shuffled[moved])} after the shuffle. It stays at position {q + 1}, "
+        "but the other words moved to other positions, so its output changes anyway."
+    )
+    st.markdown(f"With positions, the query “{lesson.query_label}” gives {vector(pos_output[q])} {where}")
 
 display.show_code(
     sinusoidal_encoding,

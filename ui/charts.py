@@ -86,7 +86,8 @@ def _text_colour(kind: Kind, data: pd.DataFrame) -> alt.Color:
     finite = data["value"].replace([np.inf, -np.inf], np.nan).abs()
     threshold = 0.6 * float(finite.max()) if finite.notna().any() else 0.0
     dark = alt.expr.abs(alt.datum.value) > threshold
-    return alt.when(dark).then(alt.value("white")).otherwise(alt.value("black"))
+    blank = ~alt.expr.isValid(alt.datum.value)  # a blocked (-inf) cell is drawn empty: grey text reads on any theme
+    return alt.when(blank).then(alt.value(NEUTRAL)).when(dark).then(alt.value("white")).otherwise(alt.value("black"))
 
 
 def cell_labels(data: pd.DataFrame, *, kind: Kind, with_text: bool) -> pd.DataFrame:

@@ -105,7 +105,8 @@ def chart(
     """
     spec = chart_spec(builder.__name__, args, tuple(sorted(kwargs.items())))
     text = alt_text or kwargs.get("title") or builder.__name__.replace("_", " ")
-    st.vega_lite_chart(spec=spec, width=st_width, alt=f"Chart: {text}")
+    described = "description" in spec  # Streamlit reads a spec's description as the chart's accessible name
+    st.vega_lite_chart(spec=spec, width=st_width, alt=None if described else f"Chart: {text}")
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
