@@ -7,6 +7,7 @@ column holding tiny non-zero values, so they never read as 0.0000), not the pand
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 
@@ -156,7 +157,13 @@ def show_code(*functions: Callable, title: str = "Show the code") -> None:
     """The exact source of the core functions the page runs (inspect.getsource: never drifts)."""
     with st.expander(title, icon=":material/code:"):
         for function in functions:
-            st.code(inspect.getsource(function), language="python")
+            st.code(source_of(function), language="python")
+
+
+@functools.cache
+def source_of(function: Callable) -> str:
+    """inspect.getsource, read once per function (it re-reads and re-parses the file every call)."""
+    return inspect.getsource(function)
 
 
 def lesson_caption(description: str) -> None:
