@@ -1,5 +1,6 @@
 """Lesson 8: attention alone ignores word order; position encodings put it back."""
 
+import pandas as pd
 import streamlit as st
 
 import attention_core as ac
@@ -26,6 +27,15 @@ from attention_core.projections import random_projections
 from attention_core.tables import dimension_labels, to_frame
 from ui import display, inputs
 from ui.format import format_number
+
+
+def side_by_side(*tables: tuple[str, str, pd.DataFrame]) -> None:
+    """Tables in columns, each under a bold title and an optional note."""
+    for column, (title, note, frame) in zip(st.columns(len(tables)), tables, strict=True):
+        with column:
+            st.markdown(f"**{title}** {note}".strip())
+            display.table(frame, alt=f"{title} {note}".strip())
+
 
 lesson = inputs.current()
 X, labels, q = lesson.X, list(lesson.labels), lesson.query_index
@@ -95,13 +105,10 @@ st.markdown(
 )
 demo_out = attention_output(demo_X, *demo_args)
 flip_out = attention_output(permute_rows(demo_X, flip), *demo_args)
-a, b = st.columns(2)
-with a:
-    st.markdown("**Outputs for “dog bites man”** (no positions)")
-    display.table(to_frame(demo_out, DOG_BITES_MAN, dimension_labels(3)), alt="Attention outputs of dog bites man")
-with b:
-    st.markdown("**Outputs for “man bites dog”** (no positions)")
-    display.table(to_frame(flip_out, flipped, dimension_labels(3)), alt="Attention outputs of man bites dog")
+side_by_side(
+    ("Outputs for “dog bites man”", "(no positions)", to_frame(demo_out, DOG_BITES_MAN, dimension_labels(3))),
+    ("Outputs for “man bites dog”", "(no positions)", to_frame(flip_out, flipped, dimension_labels(3))),
+)
 st.markdown(
     f"The row of “dog” is **{vector(demo_out[0])}** in both sentences (and so are the rows of “bites” and “man”): "
     f"the largest difference between a word's two outputs is "
@@ -110,13 +117,10 @@ st.markdown(
 demo_E = sinusoidal_encoding(len(DOG_BITES_MAN), len(DOG_BITES_MAN))
 demo_pos = attention_output(demo_X, *demo_args, positions=demo_E)
 flip_pos = attention_output(permute_rows(demo_X, flip), *demo_args, positions=demo_E)
-a, b = st.columns(2)
-with a:
-    st.markdown("**“dog bites man” + sinusoidal positions**")
-    display.table(to_frame(demo_pos, DOG_BITES_MAN, dimension_labels(3)), alt="Outputs of dog bites man with positions")
-with b:
-    st.markdown("**“man bites dog” + sinusoidal positions**")
-    display.table(to_frame(flip_pos, flipped, dimension_labels(3)), alt="Outputs of man bites dog with positions")
+side_by_side(
+    ("“dog bites man” + sinusoidal positions", "", to_frame(demo_pos, DOG_BITES_MAN, dimension_labels(3))),
+    ("“man bites dog” + sinusoidal positions", "", to_frame(flip_pos, flipped, dimension_labels(3))),
+)
 st.markdown(
     f"With positions, “dog” as the first word gives {vector(demo_pos[0])} and as the last word "
     f"{vector(flip_pos[2])}: the largest difference is now "
@@ -151,15 +155,10 @@ st.markdown(f"Original: {' · '.join(labels)}  \nShuffled: {' · '.join(shuffled
 
 output = attention_output(X, *W)  # (T, d_model)
 shuffled_output = attention_output(permute_rows(X, perm), *W)  # (T, d_model)
-a, b = st.columns(2)
-with a:
-    st.markdown("**Attention of the shuffled input** A(P X)")
-    display.table(to_frame(shuffled_output, shuffled_labels, dims), alt="Attention outputs of the shuffled input")
-with b:
-    st.markdown("**The original outputs, shuffled** P A(X)")
-    display.table(
-        to_frame(permute_rows(output, perm), shuffled_labels, dims), alt="Original outputs in the shuffled order"
-    )
+side_by_side(
+    ("Attention of the shuffled input", "A(P X)", to_frame(shuffled_output, shuffled_labels, dims)),
+    ("The original outputs, shuffled", "P A(X)", to_frame(permute_rows(output, perm), shuffled_labels, dims)),
+)
 gap_none = equivariance_gap(X, perm, *W)
 st.metric("Largest difference between the two tables", format_number(gap_none), help=VERDICT_HELP)
 st.caption(f"Verdict: {gap_text(gap_none)}.")
@@ -246,15 +245,14 @@ kind = st.radio("Positions to add", ["sinusoidal", "learned (seeded)"], horizont
 E = E_sin if kind == "sinusoidal" else E_learned
 pos_output = attention_output(X, *W, positions=E)
 pos_shuffled = attention_output(permute_rows(X, perm), *W, positions=E)
-a, b = st.columns(2)
-with a:
-    st.markdown("**Attention of the shuffled input + E** A(P X + E)")
-    display.table(to_frame(pos_shuffled, shuffled_labels, dims), alt="Outputs of the shuffled input with positions")
-with b:
-    st.markdown("**The original outputs with E, shuffled** P A(X + E)")
-    display.table(
-        to_frame(permute_rows(pos_output, perm), shuffled_labels, dims), alt="Original outputs with positions, shuffled"
-    )
+side_by_side(
+    ("Attention of the shuffled input + E", "A(P X + E)", to_frame(pos_shuffled, shuffled_labels, dims)),
+    (
+        "The original outputs with E, shuffled",
+        "P A(X + E)",
+        to_frame(permute_rows(pos_output, perm), shuffled_labels, dims),
+    ),
+)
 m1, m2, m3 = st.columns(3)
 gaps = {
     "no positions": gap_none,

@@ -36,25 +36,6 @@ def names_a_seed_file(source: str) -> bool:
 
 PRINTED_TOLERANCE = 1e-3
 
-# Printed by 002's section 2.2.4 as "All Attention Scores for 'journey'": inputs @ Wk.T, a (6, 3) matrix.
-TUTORIAL_002_X_WK_T = (
-    (0.5232, 1.1521, 0.3574),
-    (0.7191, 1.3298, 0.7116),
-    (0.7241, 1.3226, 0.7098),
-    (0.3542, 0.6728, 0.3956),
-    (0.6108, 0.8200, 0.4761),
-    (0.3336, 0.7944, 0.4392),
-)
-# Printed by 002's section 2.2.5: F.softmax(that, dim=0), columns summing to 1.
-TUTORIAL_002_DIM0_WEIGHTS = (
-    (0.1612, 0.1846, 0.1409),
-    (0.1961, 0.2205, 0.2008),
-    (0.1971, 0.2189, 0.2004),
-    (0.1362, 0.1143, 0.1464),
-    (0.1760, 0.1325, 0.1586),
-    (0.1334, 0.1291, 0.1529),
-)
-
 
 def t64(values) -> torch.Tensor:
     """Printed numbers as a float64 tensor."""
@@ -187,17 +168,23 @@ def test_002_section_2_2_4_inputs_times_wk_transposed_is_not_a_score(journey_pro
     """
     X = PRESETS_BY_KEY["journey"].matrix(torch.float64)
     wrong = X @ journey_projections["W_k"].T  # what the tutorial computed (transposed W, no query at all)
-    assert max_diff(wrong, TUTORIAL_002_X_WK_T) < PRINTED_TOLERANCE  # we reproduce its mistake exactly
+    assert (
+        max_diff(wrong, PRINTED["002"]["section_2_2_4_x_wk_t"]) < PRINTED_TOLERANCE
+    )  # we reproduce its mistake exactly
     right = self_attention(X, **journey_projections, scale=False).scores[1]
-    assert t64(TUTORIAL_002_X_WK_T).shape == (6, 3) and right.shape == (6,)  # not even the shape of a score row
+    assert t64(PRINTED["002"]["section_2_2_4_x_wk_t"]).shape == (6, 3) and right.shape == (
+        6,
+    )  # not even the shape of a score row
     assert max_diff(right, PRINTED["002"]["projected_scores"][1]) < PRINTED_TOLERANCE
-    assert (t64(TUTORIAL_002_X_WK_T).amax() - right.amin()).item() < -0.5  # every printed value is far too small
+    assert (
+        t64(PRINTED["002"]["section_2_2_4_x_wk_t"]).amax() - right.amin()
+    ).item() < -0.5  # every printed value is far too small
 
 
 def test_002_section_2_2_5_softmax_over_dim_0_normalises_columns():
     """2.2.5 takes F.softmax(..., dim=0): each column sums to 1, so no row is a distribution over tokens."""
-    printed = t64(TUTORIAL_002_DIM0_WEIGHTS)
-    assert max_diff(column_softmax(t64(TUTORIAL_002_X_WK_T)), printed) < PRINTED_TOLERANCE
+    printed = t64(PRINTED["002"]["section_2_2_5_dim0_weights"])
+    assert max_diff(column_softmax(t64(PRINTED["002"]["section_2_2_4_x_wk_t"])), printed) < PRINTED_TOLERANCE
     assert max_diff(printed.sum(dim=0), torch.ones(3)) < PRINTED_TOLERANCE  # columns sum to 1
     assert (printed.sum(dim=1) - 1).abs().min() > 0.3  # rows do not
     right = t64(PRINTED["002"]["projected_weights"][1])  # the real weights of 'journey': one row of 6
@@ -207,7 +194,7 @@ def test_002_section_2_2_5_softmax_over_dim_0_normalises_columns():
 def test_002_section_2_2_6_context_vector_is_just_the_inputs(journey_projections):
     """2.2.6 sums (6, 1, 3) * (6, 3) over dim 0; as each column of the weights sums to 1, it returns the inputs."""
     X = PRESETS_BY_KEY["journey"].matrix(torch.float64)
-    weights = column_softmax(t64(TUTORIAL_002_X_WK_T))  # (6, 3)
+    weights = column_softmax(t64(PRINTED["002"]["section_2_2_4_x_wk_t"]))  # (6, 3)
     printed_context = torch.sum(weights.unsqueeze(1) * X, dim=0)  # the tutorial's broadcast: (6, 3)
     assert max_diff(printed_context, X) < 1e-12  # "Context Vector for 'journey'" = the inputs, unchanged
     right = self_attention(X, **journey_projections, scale=False).context[1]

@@ -22,24 +22,6 @@ from attention_core.projections import (
 )
 from attention_core.reference import sdpa_reference
 
-# 002's sections 2.2.4 and 2.2.5, as printed (its wrong "scores" X W_k^T and their column softmax).
-PRINTED_X_WK_T = (
-    (0.5232, 1.1521, 0.3574),
-    (0.7191, 1.3298, 0.7116),
-    (0.7241, 1.3226, 0.7098),
-    (0.3542, 0.6728, 0.3956),
-    (0.6108, 0.8200, 0.4761),
-    (0.3336, 0.7944, 0.4392),
-)
-PRINTED_COLUMN_SOFTMAX = (
-    (0.1612, 0.1846, 0.1409),
-    (0.1961, 0.2205, 0.2008),
-    (0.1971, 0.2189, 0.2004),
-    (0.1362, 0.1143, 0.1464),
-    (0.1760, 0.1325, 0.1586),
-    (0.1334, 0.1291, 0.1529),
-)
-
 
 @pytest.fixture(scope="module")
 def recovered() -> tuple[Projections, dict[str, float]]:
@@ -137,8 +119,8 @@ def test_matches_002_inputs() -> None:
 def test_pitfall_reproduces_002_sections_2_2_4_to_2_2_6(recovered) -> None:
     X = JOURNEY.matrix()
     wrong_scores, column_weights, fake_context = tutorial_002_pitfall(X, recovered[0].W_k)
-    assert torch.allclose(wrong_scores, torch.tensor(PRINTED_X_WK_T), atol=2e-4)
-    assert torch.allclose(column_weights, torch.tensor(PRINTED_COLUMN_SOFTMAX), atol=2e-4)
+    assert torch.allclose(wrong_scores, torch.tensor(PRINTED["002"]["section_2_2_4_x_wk_t"]), atol=2e-4)
+    assert torch.allclose(column_weights, torch.tensor(PRINTED["002"]["section_2_2_5_dim0_weights"]), atol=2e-4)
     assert torch.allclose(column_weights.sum(dim=0), torch.ones(3), atol=1e-6)  # columns, not rows
     assert torch.allclose(fake_context, X, atol=1e-6)  # the printed "context vector" is X again
 

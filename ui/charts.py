@@ -323,45 +323,31 @@ def line_view(
     x_scale = alt.Scale(domain=[-0.45, 1.45])
     y_scale = alt.Scale(domain=[T - 0.5, -0.5])
     bright = hover_query & hover_key
-    links = (
-        alt.Chart(pairs)
-        .mark_rule(color="#3b5bdb", strokeCap="round")
-        .encode(
-            x=alt.X("x0:Q", axis=None, scale=x_scale),
-            x2="x1:Q",
-            y=alt.Y("row_pos:Q", axis=None, scale=y_scale),
-            y2="col_pos:Q",
-            strokeWidth=alt.StrokeWidth("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[1, 5])),
-            opacity=alt.when(bright)
-            .then(alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[0.04, 1])))
-            .otherwise(alt.value(0.02)),
-            tooltip=[
-                alt.Tooltip("row:N", title="query"),
-                alt.Tooltip("col:N", title="key"),
-                alt.Tooltip("exact:N", title="weight"),
-            ],
-        )
+    weight_tooltip = [
+        alt.Tooltip("row:N", title="query"),
+        alt.Tooltip("col:N", title="key"),
+        alt.Tooltip("exact:N", title="weight"),
+    ]
+    lines = alt.Chart(pairs).encode(  # one rule per (query, key): from the query's row to the key's row
+        x=alt.X("x0:Q", axis=None, scale=x_scale),
+        x2="x1:Q",
+        y=alt.Y("row_pos:Q", axis=None, scale=y_scale),
+        y2="col_pos:Q",
+        strokeWidth=alt.StrokeWidth("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[1, 5])),
+        tooltip=weight_tooltip,
+    )
+    links = lines.mark_rule(color="#3b5bdb", strokeCap="round").encode(
+        opacity=alt.when(bright)
+        .then(alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[0.04, 1])))
+        .otherwise(alt.value(0.02)),
     )
 
     def highlight(selection: alt.Parameter) -> alt.Chart:
         """The hovered token's lines again in orange, opacity by weight from 0.15 (readable when weights are flat)."""
         return (
-            alt.Chart(pairs)
-            .transform_filter({"param": selection.name, "empty": False})
+            lines.transform_filter({"param": selection.name, "empty": False})
             .mark_rule(color="#e8590c", strokeCap="round")
-            .encode(
-                x=alt.X("x0:Q", axis=None, scale=x_scale),
-                x2="x1:Q",
-                y=alt.Y("row_pos:Q", axis=None, scale=y_scale),
-                y2="col_pos:Q",
-                strokeWidth=alt.StrokeWidth("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[1, 5])),
-                opacity=alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[0.15, 1])),
-                tooltip=[
-                    alt.Tooltip("row:N", title="query"),
-                    alt.Tooltip("col:N", title="key"),
-                    alt.Tooltip("exact:N", title="weight"),
-                ],
-            )
+            .encode(opacity=alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[0.15, 1])))
         )
 
     queries = pd.DataFrame({"row": list(tokens), "pos": range(T)})
