@@ -1,7 +1,5 @@
 """Lesson 7: multi-head attention, h smaller heads side by side, concatenated and projected by W_o."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 import torch
 
@@ -70,16 +68,6 @@ def torch_checks(
     steps = ac.multi_head_attention(X_model, W.W_q, W.W_k, W.W_v, W.W_o, num_heads=num_heads, mask=mask)
     mha = check_multi_head(steps, X_model, W.W_q, W.W_k, W.W_v, W.W_o, num_heads=num_heads, mask=mask)
     return mha, check_heads_with_sdpa(steps, mask=mask)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def head_spec(values: bytes, T: int, labels: tuple[str, ...], title: str, panel_px: int) -> tuple[dict, pd.DataFrame]:
-    """The Vega-Lite spec of one head's heatmap and its data, built and validated once per matrix (cached)."""
-    weights = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(T, T).copy())  # (T, T)
-    chart = charts.head_heatmap(long_frame(weights, labels, labels), labels, labels, title=title, panel_px=panel_px)
-    spec = chart.to_dict()  # validated against the Vega-Lite schema
-    datasets = spec.pop("datasets")
-    return spec, pd.DataFrame(datasets[spec.pop("data")["name"]])
 
 
 @st.cache_data(show_spinner=False)
@@ -242,9 +230,16 @@ for row in grid_rows:
             if T > GRID_CHART_TOKENS:
                 st.image(charts.raster(steps.heads[h].weights.numpy(), kind="weights"), caption=heads[h])
             else:
-                values = steps.heads[h].weights.numpy().astype(np.float64)  # (T, T)
-                spec, data = head_spec(values.tobytes(), T, tuple(labels), heads[h], panel_px)
-                st.vega_lite_chart(data, spec, width="content")  # the spec carries its description
+                weights_long = long_frame(steps.heads[h].weights, labels, labels)
+                display.chart(
+                    charts.head_heatmap,
+                    weights_long,
+                    labels,
+                    labels,
+                    title=heads[h],
+                    panel_px=panel_px,
+                    st_width="content",
+                )
 shown_head = st.selectbox("Table of the weights of", heads, key="multi_head_table_head")
 display.table(to_frame(steps.heads[heads.index(shown_head)].weights, labels, labels), alt=f"Weights of {shown_head}")
 
