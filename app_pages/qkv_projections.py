@@ -193,13 +193,7 @@ if source == "002" and matches_002_inputs(X):
     for tab, comparison in zip(st.tabs([c.name for c in comparisons[3:]]), comparisons[3:], strict=True):
         columns = labels if comparison.ours.shape[1] == lesson.T else dimension_labels(comparison.ours.shape[1], "c")
         with tab:
-            printed_column, ours_column = st.columns(2)
-            with printed_column:
-                st.markdown(f"**Printed by 002** ({comparison.name})")
-                display.table(to_frame(comparison.printed, labels, columns), alt=f"002's printed {comparison.name}")
-            with ours_column:
-                st.markdown(f"**Computed by the lab** ({comparison.name})")
-                display.table(to_frame(comparison.ours, labels, columns), alt=f"The lab's {comparison.name}")
+            display.printed_beside_ours(comparison, labels, columns, "002")
             st.caption(f"Largest difference: {format_number(comparison.max_difference)}")
 
 # ---------------------------------------------------------------- one token

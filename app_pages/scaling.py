@@ -23,7 +23,7 @@ from attention_core.saturation import (
     summary,
     uniform_entropy,
 )
-from attention_core.tables import dimension_labels, to_frame
+from attention_core.tables import dimension_labels
 from ui import charts, display, inputs
 from ui.format import format_number
 
@@ -113,13 +113,7 @@ st.caption("Differences below 0.0005 are rounding: 003 prints 4 decimals.")
 for tab, comparison in zip(st.tabs([c.name for c in comparisons]), comparisons, strict=True):
     columns = ex_labels if comparison.ours.shape[1] == len(ex_labels) else dimension_labels(2, "c")
     with tab:
-        ours_column, printed_column = st.columns(2)
-        with ours_column:
-            st.markdown(f"**Computed by the lab** ({comparison.name})")
-            display.table(to_frame(comparison.ours, ex_labels, columns), alt=f"The lab's {comparison.name}")
-        with printed_column:
-            st.markdown(f"**Printed by 003** ({comparison.name})")
-            display.table(to_frame(comparison.printed, ex_labels, columns), alt=f"003's printed {comparison.name}")
+        display.printed_beside_ours(comparison, ex_labels, columns, "003")
 
 row_sums, column_sums = row_and_column_sums(example.weights)
 st.markdown(

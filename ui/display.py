@@ -141,6 +141,17 @@ def matrix(
     return frame
 
 
+def printed_beside_ours(comparison, row_labels: Sequence[str], col_labels: Sequence[str], tutorial: str) -> None:
+    """A tutorial's printed matrix and the lab's own, side by side (a projections.Comparison)."""
+    printed_column, ours_column = st.columns(2)
+    with printed_column:
+        st.markdown(f"**Printed by {tutorial}** ({comparison.name})")
+        table(to_frame(comparison.printed, row_labels, col_labels), alt=f"{tutorial}'s printed {comparison.name}")
+    with ours_column:
+        st.markdown(f"**Computed by the lab** ({comparison.name})")
+        table(to_frame(comparison.ours, row_labels, col_labels), alt=f"The lab's {comparison.name}")
+
+
 def download_csv(frame: pd.DataFrame, filename: str, *, label: str = "Download as CSV") -> None:
     """A CSV download of a table, with full precision and the token labels (built only when clicked)."""
     st.download_button(
