@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import inputs
+from ui import inputs, lessons
 
 lesson = inputs.current()
 
@@ -34,43 +34,8 @@ digraph {
 )
 
 st.subheader("The lessons")
-lessons = [
-    (
-        "app_pages/scores.py",
-        "1. Attention scores",
-        "How similar is each word to the query? Dot products, term by term.",
-    ),
-    (
-        "app_pages/softmax.py",
-        "2. Softmax",
-        "Turning scores into weights that are positive and sum to 1, and why dividing by the sum fails.",
-    ),
-    ("app_pages/context_vectors.py", "3. Context vectors", "Each output is a weighted blend of the inputs."),
-    (
-        "app_pages/qkv_projections.py",
-        "4. Queries, keys, values",
-        "Trainable matrices W_q, W_k, W_v give each word three roles.",
-    ),
-    ("app_pages/scaling.py", "5. Scaling by √d_k", "Why the scores are divided by √d_k before softmax."),
-    ("app_pages/masking.py", "6. Masking", "Hiding the future (causal), padding and far-away tokens."),
-    (
-        "app_pages/multi_head.py",
-        "7. Multi-head attention",
-        "Several small heads side by side, checked against PyTorch.",
-    ),
-    (
-        "app_pages/positions.py",
-        "8. Word order and positions",
-        "Attention alone does not know word order; positional encodings fix that.",
-    ),
-    (
-        "app_pages/pipeline.py",
-        "9. The full pipeline",
-        "The whole block on one page, with downloads and code to reproduce it.",
-    ),
-]
-for path, title, summary in lessons:
-    st.page_link(path, label=f"**{title}** — {summary}")
+for entry in lessons.numbered():
+    st.page_link(entry.path, label=f"**{entry.label}** — {entry.summary}", icon=entry.icon)
 
 st.subheader("How to use the lab")
 st.markdown(

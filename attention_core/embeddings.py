@@ -16,7 +16,6 @@ import torch
 MAX_TOKENS = 1024  # hard limit: longer sentences are refused with a message
 MAX_D_MODEL = 64  # embeddings wider than this are refused
 MAX_ABS_VALUE = 1e4  # a hand-edited cell beyond this is refused (exp would overflow long before)
-MAX_TOKEN_CHARS = 10_000
 
 
 def tokenize(text: str) -> list[str]:

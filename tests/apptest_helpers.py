@@ -7,20 +7,11 @@ from pathlib import Path
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
+from ui.lessons import LESSONS
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "streamlit_app.py")
-PAGES = [
-    "app_pages/overview.py",
-    "app_pages/scores.py",
-    "app_pages/softmax.py",
-    "app_pages/context_vectors.py",
-    "app_pages/qkv_projections.py",
-    "app_pages/scaling.py",
-    "app_pages/masking.py",
-    "app_pages/multi_head.py",
-    "app_pages/positions.py",
-    "app_pages/pipeline.py",
-]
+PAGES = [lesson.path for lesson in LESSONS]
 # URL values are what the widgets display (Streamlit binds the formatted option).
 OWN_SENTENCE = "Your own sentence"
 EMBEDDING_LABELS = {
@@ -58,9 +49,9 @@ def sentence_params(
     return params
 
 
-def lesson(at: AppTest):
-    """The Lesson the sidebar built in the last run."""
-    return at.session_state["_lesson"]
+def lab_input(at: AppTest):
+    """The LabInput the sidebar built in the last run."""
+    return at.session_state["_lab_input"]
 
 
 def assert_clean(at: AppTest) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests import hostile_corpus as corpus
-from tests.apptest_helpers import PAGES, assert_clean, lesson, open_page, sentence_params
+from tests.apptest_helpers import PAGES, assert_clean, lab_input, open_page, sentence_params
 
 LESSON_PAGES = [page for page in PAGES if not page.endswith("overview.py")]
 ACCEPTED = [
@@ -59,18 +59,18 @@ def test_accepted_sentences_work_on_every_page(page, name):
     at = open_page(page, sentence_params(sentence, d_model=6, seed=5))
     assert_clean(at)
     assert not at.error, [e.value for e in at.error]
-    assert lesson(at).tokens == tuple(sentence.split())
+    assert lab_input(at).tokens == tuple(sentence.split())
     user_text_never_as_html(at, sentence.split()[0])
 
 
 @pytest.mark.parametrize("name", REFUSED)
 def test_refused_sentences_explain_and_keep_the_last_good_lesson(name):
     at = open_page("app_pages/scores.py", sentence_params("a good sentence"))
-    good = lesson(at)
+    good = lab_input(at)
     at.sidebar.text_input(key="sentence").set_value(corpus.SENTENCES[name]).run()
     assert_clean(at)
     assert at.error and ("empty" in at.error[0].value or "at most" in at.error[0].value)
-    assert lesson(at) is good
+    assert lab_input(at) is good
 
 
 @pytest.mark.parametrize("name", list(corpus.URL_PARAMS))
@@ -80,15 +80,15 @@ def test_odd_links_never_break_a_page(name):
     assert_clean(at)
     if name in URL_REFUSED:
         assert at.error or at.warning, "a refused link value is explained on the page"
-    assert lesson(at).T >= 1
+    assert lab_input(at).T >= 1
 
 
 @pytest.mark.parametrize("page", LESSON_PAGES[:3])
 def test_a_bad_hand_edit_is_explained_on_lesson_pages(page):
     at = open_page(page, {"embedding": "Edit by hand"})
-    good = lesson(at)
+    good = lab_input(at)
     at.session_state["embedding_editor"] = {"edited_rows": {2: {"d3": "NaN"}}, "added_rows": [], "deleted_rows": []}
     at.run()
     assert_clean(at)
     assert any("row 3, column 3" in e.value for e in at.error)
-    assert lesson(at) is good
+    assert lab_input(at) is good

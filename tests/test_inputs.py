@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import attention_core as ac
-from tests.apptest_helpers import ROOT, assert_clean, lesson, open_page, sentence_params
+from tests.apptest_helpers import ROOT, assert_clean, lab_input, open_page, sentence_params
 
 EDITOR = "embedding_editor"
 
@@ -21,7 +21,7 @@ def edit_state(edited_rows: dict) -> dict:
 def test_default_lesson_is_the_journey_preset():
     at = open_page()
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     assert current.preset is ac.DEFAULT_PRESET
     assert current.query_label == "starts"
     assert torch.equal(current.X, ac.DEFAULT_PRESET.matrix())
@@ -30,7 +30,7 @@ def test_default_lesson_is_the_journey_preset():
 def test_url_parameters_open_the_same_lesson():
     at = open_page(params=sentence_params("dog bites man", seed=7, d_model=5, query="man"))
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     assert current.tokens == ("dog", "bites", "man")
     assert current.query_label == "man"
     assert torch.equal(current.X, ac.random_embeddings(["dog", "bites", "man"], 5, 7))
@@ -38,7 +38,7 @@ def test_url_parameters_open_the_same_lesson():
 
 def test_a_preset_and_query_from_the_url():
     at = open_page(params={"example": "I can't find the light switch", "query": "switch"})
-    current = lesson(at)
+    current = lab_input(at)
     assert current.preset is ac.PRESETS_BY_KEY["light"]
     assert current.query_label == "switch"
 
@@ -55,7 +55,7 @@ def test_a_preset_and_query_from_the_url():
 def test_invalid_url_values_fall_back_to_defaults(params):
     at = open_page(params=params)
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     assert current.T >= 1 and torch.isfinite(current.X).all()
     assert 2 <= current.d_model <= 16 and 0 <= current.seed < 2**63
 
@@ -68,11 +68,11 @@ def test_a_seed_that_is_not_a_whole_number_is_explained():
 
 def test_empty_sentence_keeps_the_last_good_lesson_with_a_message():
     at = open_page(params=sentence_params("a fine sentence"))
-    good = lesson(at)
+    good = lab_input(at)
     at.sidebar.text_input(key="sentence").set_value("   ").run()
     assert_clean(at)
     assert [e.value for e in at.error] and "empty" in at.error[0].value
-    assert lesson(at) is good
+    assert lab_input(at) is good
 
 
 def test_typed_sentence_switches_to_random_embeddings():
@@ -80,21 +80,21 @@ def test_typed_sentence_switches_to_random_embeddings():
     at.sidebar.selectbox(key="example").set_value("own").run()
     assert_clean(at)
     assert at.sidebar.radio(key="embedding").value == "random"
-    assert lesson(at).tokens == tuple(["the", "cat", "sat", "on", "the", "mat"])
-    assert lesson(at).labels[0] == "the (1)" and lesson(at).labels[4] == "the (5)"
+    assert lab_input(at).tokens == tuple(["the", "cat", "sat", "on", "the", "mat"])
+    assert lab_input(at).labels[0] == "the (1)" and lab_input(at).labels[4] == "the (5)"
 
 
 def test_one_hot_embeddings_from_the_sidebar():
     at = open_page()
     at.sidebar.radio(key="embedding").set_value("one-hot").run()
-    assert torch.equal(lesson(at).X, torch.eye(6))
+    assert torch.equal(lab_input(at).X, torch.eye(6))
 
 
 def test_reset_returns_to_the_default_lesson():
     at = open_page(params=sentence_params("one two three", query="two"))
     at.sidebar.button[0].click().run()
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     assert current.preset is ac.DEFAULT_PRESET and current.query_label == "starts"
 
 
@@ -103,7 +103,7 @@ def test_a_valid_cell_edit_changes_the_embeddings():
     at.session_state[EDITOR] = edit_state({0: {"d1": "2.5"}})
     at.run()
     assert_clean(at)
-    X = lesson(at).X
+    X = lab_input(at).X
     assert X[0, 0].item() == pytest.approx(2.5)
     assert torch.equal(X[1:], ac.DEFAULT_PRESET.matrix()[1:])
 
@@ -114,12 +114,12 @@ def test_a_valid_cell_edit_changes_the_embeddings():
 )
 def test_a_bad_cell_shows_why_and_keeps_the_last_good_matrix(cell, words):
     at = open_page(params={"embedding": "Edit by hand"})
-    good = lesson(at)
+    good = lab_input(at)
     at.session_state[EDITOR] = edit_state({1: {"d2": cell}})
     at.run()
     assert_clean(at)
     assert any(words in e.value for e in at.error), [e.value for e in at.error]
-    assert lesson(at) is good
+    assert lab_input(at) is good
 
 
 def test_the_sidebar_survives_switching_pages_and_rerunning():
@@ -130,5 +130,5 @@ def test_the_sidebar_survives_switching_pages_and_rerunning():
     assert_clean(at)
     assert at.sidebar.selectbox(key="example").value == "one-hot"
     assert at.sidebar.selectbox(key="query") is not None
-    assert lesson(at).preset is ac.PRESETS_BY_KEY["one-hot"]
+    assert lab_input(at).preset is ac.PRESETS_BY_KEY["one-hot"]
     assert not (Path(ROOT) / "pages").exists()

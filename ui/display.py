@@ -18,7 +18,7 @@ import streamlit as st
 import torch
 
 from attention_core.tables import long_frame, to_frame
-from ui import charts
+from ui import charts, lessons
 from ui.format import TINY
 
 
@@ -180,3 +180,10 @@ def source_of(function: Callable) -> str:
 def lesson_caption(description: str) -> None:
     """One line saying which input the numbers come from."""
     st.caption(f"Input: {description}. Change it in the sidebar.")
+
+
+def lesson_title(path: str) -> lessons.Lesson:
+    """The page's st.title from the lesson registry (pass ``__file__``); returns the registry entry."""
+    lesson = lessons.lesson_for(path)
+    st.title(lesson.label)
+    return lesson

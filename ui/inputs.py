@@ -1,16 +1,15 @@
 """The shared sidebar: which sentence and embeddings every page works on.
 
 The sidebar is drawn once per run by ``streamlit_app.py`` before the page runs, so its
-widgets keep their values across pages. The lesson-defining widgets are bound to the
-URL (``bind="query-params"``): a copied link opens the same lesson with the same numbers.
-Bad input shows an error and the last good lesson stays.
+widgets keep their values across pages. The input-defining widgets are bound to the
+URL (``bind="query-params"``): a copied link opens the same input with the same numbers.
+Bad input shows an error and the last good input stays.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
 import streamlit as st
 import torch
 
@@ -30,14 +29,14 @@ D_MODEL_RANGE = (2, 16)
 DEFAULT_D_MODEL = 4
 DEFAULT_SEED = 0
 EDITOR_KEY = "embedding_editor"
-LESSON_KEY = "_lesson"
-PROBLEM_KEY = "_lesson_problem"
+INPUT_KEY = "_lab_input"
+PROBLEM_KEY = "_input_problem"
 LINK_NOTE_KEY = "_link_note"
 URL_KEYS = ("example", "sentence", "embedding", "seed", "d_model", "query")
 
 
 @dataclass(frozen=True)
-class Lesson:
+class LabInput:
     """Everything a page needs about the current input."""
 
     tokens: tuple[str, ...]
@@ -83,7 +82,7 @@ def _on_example_change() -> None:
 
 
 def reset() -> None:
-    """Back to the default lesson: every bound widget to its default, edits dropped."""
+    """Back to the default input: every bound widget to its default, edits dropped."""
     st.session_state["example"] = ac.DEFAULT_PRESET.key
     st.session_state["sentence"] = DEFAULT_SENTENCE
     st.session_state["embedding"] = "printed"
@@ -135,8 +134,8 @@ def _read_tokens(example: str) -> list[str]:
     return ac.tokenize(sentence)
 
 
-def _build_lesson() -> Lesson:
-    """Draw the input widgets and build the lesson; ValueError carries a learner-readable reason."""
+def _build_input() -> LabInput:
+    """Draw the input widgets and build the LabInput; ValueError carries a learner-readable reason."""
     options = [*PRESETS_BY_KEY, OWN]
     example = st.sidebar.selectbox(
         "Example",
@@ -178,7 +177,7 @@ def _build_lesson() -> Lesson:
         help="The word whose attention the pages work out in detail.",
     )
     source = preset.name if preset else "your sentence"
-    return Lesson(
+    return LabInput(
         tokens=tuple(tokens),
         labels=tuple(labels),
         X=X,
@@ -193,7 +192,7 @@ def _build_lesson() -> Lesson:
 
 
 def _link_values() -> dict[str, str]:
-    """The lesson parameters a link arrived with (first run of a session only)."""
+    """The input parameters a link arrived with (first run of a session only)."""
     if st.session_state.get("_link_checked"):
         return {}
     st.session_state["_link_checked"] = True
@@ -215,19 +214,19 @@ def ignored_link_values(arrived: dict[str, str]) -> list[str]:
     return [key for key, raw in arrived.items() if key in st.session_state and _shown_value(key) != raw]
 
 
-def sidebar() -> Lesson:
-    """Draw the shared sidebar and return the lesson every page uses (the last good one on bad input)."""
+def sidebar() -> LabInput:
+    """Draw the shared sidebar and return the LabInput every page uses (the last good one on bad input)."""
     st.sidebar.header("Input")
     arrived = _link_values()
     try:
-        lesson = _build_lesson()
+        lab = _build_input()
     except ValueError as error:
         st.session_state[PROBLEM_KEY] = str(error)
-        lesson = st.session_state.get(LESSON_KEY) or default_lesson()
-        st.session_state[LESSON_KEY] = lesson
+        lab = st.session_state.get(INPUT_KEY) or default_input()
+        st.session_state[INPUT_KEY] = lab
     else:
         st.session_state.pop(PROBLEM_KEY, None)
-        st.session_state[LESSON_KEY] = lesson
+        st.session_state[INPUT_KEY] = lab
     ignored = ignored_link_values(arrived)
     if ignored:
         st.session_state[LINK_NOTE_KEY] = (
@@ -235,8 +234,8 @@ def sidebar() -> Lesson:
             + ", ".join(f"{key} = {arrived[key][:40]!r}" for key in ignored)
             + "); the defaults are used instead."
         )
-    st.sidebar.button("Reset to the default lesson", on_click=reset, icon=":material/restart_alt:")
-    return lesson
+    st.sidebar.button("Reset to the default input", on_click=reset, icon=":material/restart_alt:")
+    return lab
 
 
 def link_note() -> str | None:
@@ -244,11 +243,11 @@ def link_note() -> str | None:
     return st.session_state.pop(LINK_NOTE_KEY, None)
 
 
-def default_lesson() -> Lesson:
+def default_input() -> LabInput:
     """The default preset with its printed embeddings."""
     preset = ac.DEFAULT_PRESET
     labels = ac.token_labels(preset.tokens)
-    return Lesson(
+    return LabInput(
         preset.tokens,
         tuple(labels),
         preset.matrix(),
@@ -260,16 +259,11 @@ def default_lesson() -> Lesson:
     )
 
 
-def current() -> Lesson:
-    """The lesson drawn by the sidebar in this run (pages call this)."""
-    return st.session_state.get(LESSON_KEY) or default_lesson()
+def current() -> LabInput:
+    """The LabInput drawn by the sidebar in this run (pages call this)."""
+    return st.session_state.get(INPUT_KEY) or default_input()
 
 
 def problem() -> str | None:
     """Why the last input was refused, or None."""
     return st.session_state.get(PROBLEM_KEY)
-
-
-def embeddings_frame(lesson: Lesson) -> pd.DataFrame:
-    """The current X as a table labelled by tokens."""
-    return ac.vector_frame(lesson.X, lesson.labels)

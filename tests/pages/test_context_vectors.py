@@ -8,7 +8,7 @@ import torch
 
 import attention_core as ac
 from attention_core.presets import JOURNEY, ONE_HOT, PRESETS, PRINTED, TRANSFORMER
-from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lesson, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lab_input, open_page, sentence_params
 
 PAGE = "app_pages/context_vectors.py"
 
@@ -25,7 +25,7 @@ def as_tensor(frame: pd.DataFrame) -> torch.Tensor:
 
 def check_numbers(at) -> None:
     """Every context table equals the core's context; the weighted-sum table ends with [1, c_q]."""
-    current = lesson(at)
+    current = lab_input(at)
     steps = ac.self_attention(current.X, scale=False)
     tables = context_frames(at, current)
     assert len(tables) == 3  # the context matrix, then loops and matrices side by side
@@ -44,7 +44,7 @@ def test_every_preset_shows_the_core_numbers(preset):
     at = open_page(PAGE, {"example": preset.name})
     assert_clean(at)
     assert at.title[0].value.startswith("3. Context vectors")
-    assert lesson(at).tokens == preset.tokens
+    assert lab_input(at).tokens == preset.tokens
     assert len(charts(at)) >= 3
     check_numbers(at)
     differences = [m.value for m in at.metric if m.label.startswith("Largest |loops − matrices|")]
@@ -92,7 +92,7 @@ def test_typed_sentences_run_clean(params):
     at = open_page(PAGE, params)
     assert_clean(at)
     check_numbers(at)
-    current = lesson(at)
+    current = lab_input(at)
     if current.d_model == 2:
         assert not [r for r in at.radio if r.key == "context_vectors_projection"]
     if current.T == 1:

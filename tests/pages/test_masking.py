@@ -12,7 +12,7 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 import attention_core as ac
 from attention_core.masks import MASK_TYPES, block_query_row, build_mask
-from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lesson, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lab_input, open_page, sentence_params
 
 PAGE = "app_pages/masking.py"
 SENTENCE_32 = " ".join(f"w{i}" for i in range(32))
@@ -48,7 +48,7 @@ def set_mask(at, kind: str, **widgets):
 
 def expected_steps(at, kind: str, padded=(), window: int = 3, demo: bool = False):
     """The core's attention for the lesson the page ran on."""
-    current = lesson(at)
+    current = lab_input(at)
     mask = build_mask(kind, current.T, padded=padded, window=min(window, current.T))
     if demo:
         mask = block_query_row(mask, current.query_index)
@@ -64,7 +64,7 @@ def test_each_preset_and_mask_type_shows_the_core_numbers(preset, kind):
     at = open_page(PAGE, {"example": preset.name})
     at = set_mask(at, kind)
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     assert current.preset == preset
     padded = [current.T - 1] if kind == "padding" else []
     mask, steps = expected_steps(at, kind, padded=padded)
@@ -80,7 +80,7 @@ def test_each_preset_and_mask_type_shows_the_core_numbers(preset, kind):
 def test_masked_scores_table_labels_blocked_cells_and_never_shows_a_bare_inf():
     at = open_page(PAGE)  # default preset, causal mask by default
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     scores = text_tables(at)[0]
     assert list(scores.index) == list(current.labels)
     assert scores.iloc[0, 1] == "−∞ (blocked)"  # first token may not see the second
@@ -98,7 +98,7 @@ def test_switching_the_mask_off_shows_unmasked_weights_and_the_leak():
     at = open_page(PAGE, {"example": "I can't find the light switch"})
     at.toggle(key="masking_enabled").set_value(False).run()
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     unmasked = ac.self_attention(current.X, scale=True)
     weights = numeric_square(at, current.labels)[0]
     assert np.allclose(weights.to_numpy(), unmasked.weights.numpy(), atol=1e-6)
@@ -115,7 +115,7 @@ def test_fully_masked_row_demo_gives_zeros_and_labels_nan_as_the_demonstration()
     at = open_page(PAGE)
     at.toggle(key="masking_full_row").set_value(True).run()
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     q = current.query_index
     _, steps = expected_steps(at, "causal", demo=True)
     weights = numeric_square(at, current.labels)[0]
@@ -133,7 +133,7 @@ def test_fully_masked_row_demo_gives_zeros_and_labels_nan_as_the_demonstration()
 
 def test_padding_every_token_of_a_typed_sentence():
     at = open_page(PAGE, sentence_params(SENTENCE_32, d_model=8))
-    current = lesson(at)
+    current = lab_input(at)
     assert current.T == 32
     at = set_mask(at, "padding", masking_padding=list(current.labels))
     assert_clean(at)
@@ -148,7 +148,7 @@ def test_sliding_window_on_a_typed_sentence():
     at = open_page(PAGE, sentence_params(SENTENCE_32, d_model=5, query="w10"))
     at = set_mask(at, "sliding window", masking_window=4)
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     _, steps = expected_steps(at, "sliding window", window=4)
     weights = numeric_square(at, current.labels)[0]
     assert np.allclose(weights.to_numpy(), steps.weights.numpy(), atol=1e-6)
@@ -164,7 +164,7 @@ def test_a_one_token_sentence(kind, widgets, expected):
     at = open_page(PAGE, sentence_params("hello", d_model=3))
     at = set_mask(at, kind, **widgets)
     assert_clean(at)
-    assert lesson(at).T == 1
+    assert lab_input(at).T == 1
     weights = numeric_square(at, ["hello"])[0]
     assert weights.iloc[0, 0] == pytest.approx(expected)
 
@@ -172,7 +172,7 @@ def test_a_one_token_sentence(kind, widgets, expected):
 def test_a_128_token_sentence_runs():
     at = open_page(PAGE, sentence_params(" ".join(f"t{i}" for i in range(128)), d_model=16))
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     assert current.T == 128
     weights = numeric_square(at, current.labels)[0]
     expected = ac.self_attention(current.X, mask=ac.causal_mask(128), scale=True).weights

@@ -10,7 +10,7 @@ import torch
 import attention_core as ac
 from attention_core.heads import head_column_labels, lift_embeddings, lift_weight, random_head_weights
 from attention_core.masks import block_query_row
-from tests.apptest_helpers import assert_clean, charts, frames, lesson, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
 
 PAGE = "app_pages/multi_head.py"
 
@@ -28,7 +28,7 @@ def run_with(at, *, width: str | None = None, heads: int | None = None, **toggle
 
 def expected(at, width: str, heads: int, *, causal: bool = False, full_row: bool = False, seed: int = 0):
     """The core's multi-head attention for the lesson and the page settings."""
-    current = lesson(at)
+    current = lab_input(at)
     X = current.X
     if width != "sidebar":
         X = lift_embeddings(X, lift_weight(current.d_model, int(width), seed))
@@ -52,7 +52,7 @@ def check_table(at) -> dict[str, float]:
 
 def assert_page_matches_core(at, width: str, heads: int, **mask_options):
     """The head table, the concatenation and the output on the page equal the core's."""
-    current = lesson(at)
+    current = lab_input(at)
     X, steps = expected(at, width, heads, **mask_options)
     d_model = X.shape[1]
     dims = [f"d{i + 1}" for i in range(d_model)]
@@ -110,7 +110,7 @@ def test_every_preset(key, width, heads):
     preset = ac.PRESETS_BY_KEY[key]
     at = run_with(open_page(PAGE, {"example": preset.name}), width=width, heads=heads, causal=True)
     assert_clean(at)
-    assert lesson(at).preset == preset
+    assert lab_input(at).preset == preset
     steps = assert_page_matches_core(at, width, heads, causal=True)
     assert torch.triu(steps.weights, diagonal=1).eq(0).all()
 
@@ -129,7 +129,7 @@ def test_a_typed_sentence_with_a_fully_masked_row():
     assert_clean(at)
     steps = assert_page_matches_core(at, "sidebar", 8, causal=True, full_row=True)
     assert steps.output[5].eq(0).all()
-    output = labelled(at, lesson(at).labels, [f"d{i + 1}" for i in range(16)])[-1]
+    output = labelled(at, lab_input(at).labels, [f"d{i + 1}" for i in range(16)])[-1]
     assert not output.isna().any().any()
     assert any("fully masked rows here: 1" in m.value for m in at.markdown)
 

@@ -12,7 +12,7 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 import attention_core as ac
 from attention_core.presets import PRESETS, PRESETS_BY_KEY
-from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lesson, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lab_input, open_page, sentence_params
 
 preset_names = {p.key: p.name for p in PRESETS}
 PAGE = "app_pages/pipeline.py"
@@ -32,7 +32,7 @@ def has_frame(shown: list[pd.DataFrame], values: torch.Tensor, index: list[str] 
 
 def core_steps(at, num_heads: int = 1, mask_kind: str = "none", seed: int = 0) -> ac.MultiHeadSteps:
     """The block computed by the core for the page's lesson and controls."""
-    X = lesson(at).X
+    X = lab_input(at).X
     d_model = X.shape[1]
     P = ac.random_projections(d_model, d_model, seed)
     W_o = ac.random_output_weight(d_model, seed)
@@ -51,9 +51,9 @@ def test_every_preset_shows_the_output_and_agrees_with_pytorch(preset):
     """No exception; the output table equals the core's; the PyTorch differences are rounding-small."""
     at = open_page(PAGE, {"example": preset_names[preset]})
     assert_clean(at)
-    assert lesson(at).preset.key == preset
+    assert lab_input(at).preset.key == preset
     assert at.title[0].value.startswith("9.")
-    labels = list(lesson(at).labels)
+    labels = list(lab_input(at).labels)
     assert has_frame(frames(at), core_steps(at).output, labels)
     metrics = [float(m.value) for m in at.metric]
     assert len(metrics) == 3 and all(0 <= value < 1e-5 for value in metrics)
@@ -71,10 +71,10 @@ def test_all_steps_with_two_causal_heads():
     assert_clean(at)
     steps = core_steps(at, num_heads=2, mask_kind="causal")
     head = steps.heads[1]
-    labels = list(lesson(at).labels)
+    labels = list(lab_input(at).labels)
     shown = frames(at)
     for tensor in (
-        lesson(at).X,
+        lab_input(at).X,
         head.Q,
         head.K,
         head.V,
@@ -114,7 +114,7 @@ def test_query_trace_and_line_view():
     """The query's key-by-key table and the hoverable line view (two hover selections)."""
     at = open_page(PAGE)
     head = core_steps(at).heads[0]
-    q = lesson(at).query_index
+    q = lab_input(at).query_index
     trace = next(f for f in frames(at) if "weight" in f.columns)
     assert trace["weight"].tolist() == pytest.approx(head.weights[q].tolist(), abs=1e-6)
     line_specs = [spec for spec in chart_specs(at) if "lines" in str(spec.get("title", ""))]

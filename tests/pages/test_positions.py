@@ -19,7 +19,7 @@ from attention_core.positions import (
 )
 from attention_core.presets import PRESETS
 from attention_core.projections import random_projections
-from tests.apptest_helpers import assert_clean, charts, frames, lesson, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
 
 preset_names = {p.key: p.name for p in PRESETS}
 PAGE = "app_pages/positions.py"
@@ -36,7 +36,7 @@ def has_frame(shown: list[pd.DataFrame], values: torch.Tensor, index: list[str] 
 
 
 def weights_for(at, seed: int = 0):
-    X = lesson(at).X
+    X = lab_input(at).X
     P = random_projections(X.shape[1], X.shape[1], seed)
     return X, (P.W_q, P.W_k, P.W_v)
 
@@ -46,11 +46,11 @@ def test_every_preset_runs_and_shows_the_shuffle(preset):
     """No exception; the shuffled outputs equal the shuffled original outputs, as the core computes them."""
     at = open_page(PAGE, {"example": preset_names[preset]})
     assert_clean(at)
-    assert lesson(at).preset.key == preset
+    assert lab_input(at).preset.key == preset
     assert at.title[0].value.startswith("8.")
     assert len(charts(at)) >= 2  # sinusoidal and learned heatmaps
     X, W = weights_for(at)
-    labels = list(lesson(at).labels)
+    labels = list(lab_input(at).labels)
     perm = shuffle_permutation(len(labels), 0)
     shuffled_labels = [labels[int(p)] for p in perm]
     shown = frames(at)
@@ -101,7 +101,7 @@ def test_order_controls_and_learned_positions():
     at = open_page(PAGE)
     at.radio(key="positions_order").set_value("reverse").run()
     X, W = weights_for(at)
-    labels = list(lesson(at).labels)
+    labels = list(lab_input(at).labels)
     perm = reversal_permutation(len(labels))
     assert has_frame(frames(at), attention_output(permute_rows(X, perm), *W), labels[::-1])
 

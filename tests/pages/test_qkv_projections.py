@@ -9,7 +9,7 @@ import torch
 from attention_core.attention import attention_scores, self_attention
 from attention_core.presets import PRESETS, PRINTED
 from attention_core.projections import random_projections, recovered_002_weights
-from tests.apptest_helpers import assert_clean, chart_specs, frames, lesson, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, chart_specs, frames, lab_input, open_page, sentence_params
 
 PAGE = "app_pages/qkv_projections.py"
 
@@ -21,7 +21,7 @@ def matrices(at, labels) -> list[pd.DataFrame]:
 
 def table_with_columns(at, prefix: str) -> pd.DataFrame:
     """The first token-labelled table whose columns are prefix1, prefix2, ... (Q: "q", context: "c")."""
-    labels = list(lesson(at).labels)
+    labels = list(lab_input(at).labels)
     return next(
         f
         for f in frames(at)
@@ -37,7 +37,7 @@ def close(frame: pd.DataFrame, tensor: torch.Tensor, atol: float = 1e-5) -> bool
 def test_every_preset_shows_the_core_numbers(preset) -> None:
     at = open_page(PAGE, {"example": preset.name})
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     assert current.preset is preset
     W = random_projections(current.d_model, 2, 0)
     steps = self_attention(current.X, W.W_q, W.W_k, W.W_v, scale=True)
@@ -57,7 +57,7 @@ def test_typed_sentence_with_32_tokens() -> None:
     sentence = " ".join(f"w{i % 20}" for i in range(32))
     at = open_page(PAGE, sentence_params(sentence, d_model=8, seed=3))
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     assert current.T == 32 and current.d_model == 8
     W = random_projections(8, 2, 0)
     steps = self_attention(current.X, W.W_q, W.W_k, W.W_v)
@@ -78,7 +78,7 @@ def test_d_k_seed_and_scale_controls() -> None:
     at.toggle(key="qkv_scale_random").set_value(False)
     at.run()
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     W = random_projections(current.d_model, 5, 7)
     steps = self_attention(current.X, W.W_q, W.W_k, W.W_v, scale=False)
     assert list(table_with_columns(at, "q").columns) == ["q1", "q2", "q3", "q4", "q5"]
@@ -94,7 +94,7 @@ def test_002_weights_reproduce_the_printout() -> None:
     assert at.toggle(key="qkv_scale_002").value is False  # 002 did not scale
     comparison = next(f for f in frames(at) if "largest |lab − printed|" in f.columns)
     assert len(comparison) == 6 and (comparison.iloc[:, 0] < 5e-4).all()
-    current = lesson(at)
+    current = lab_input(at)
     weights = matrices(at, current.labels)
     printed_weights = torch.tensor(PRINTED["002"]["projected_weights"], dtype=torch.float64)
     assert any(close(f, printed_weights, atol=0) for f in weights)  # the printed table is shown
@@ -119,7 +119,7 @@ def test_edited_weights_bad_cell_keeps_the_last_good_matrix() -> None:
     at.radio(key="qkv_source").set_value("edited").run()
     assert_clean(at)
     assert len(at.data_editor) == 3
-    current = lesson(at)
+    current = lab_input(at)
     W = random_projections(current.d_model, 2, 0)
     at.session_state["qkv_editor_W_q"] = {"edited_rows": {0: {"q1": "oops"}}, "added_rows": [], "deleted_rows": []}
     at.run()

@@ -10,7 +10,7 @@ from attention_core.attention import self_attention
 from attention_core.presets import PRESETS, PRINTED
 from attention_core.projections import random_projections
 from attention_core.saturation import SERIES_SCALED, SERIES_UNSCALED, dot_product_variance, summary
-from tests.apptest_helpers import assert_clean, chart_specs, frames, lesson, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, chart_specs, frames, lab_input, open_page, sentence_params
 
 PAGE = "app_pages/scaling.py"
 EXAMPLE = ["t1", "t2", "t3"]
@@ -24,13 +24,13 @@ def close(frame: pd.DataFrame, values, atol: float = 1e-5) -> bool:
 
 def token_matrices(at) -> list[pd.DataFrame]:
     """(T, T) tables labelled by the lesson's tokens: the weights, then the scores softmax sees."""
-    labels = list(lesson(at).labels)
+    labels = list(lab_input(at).labels)
     return [f for f in frames(at) if list(f.index) == labels and list(f.columns) == labels]
 
 
 def check_lesson_numbers(at, d_k: int = 16, seed: int = 0, scale: bool = True) -> None:
-    """The weights, the scaled scores and the summary equal the core's on lesson(at).X."""
-    current = lesson(at)
+    """The weights, the scaled scores and the summary equal the core's on lab_input(at).X."""
+    current = lab_input(at)
     W = random_projections(current.d_model, d_k, seed)
     steps = self_attention(current.X, W.W_q, W.W_k, W.W_v, scale=scale)
     weights, scores = token_matrices(at)[:2]
@@ -44,7 +44,7 @@ def check_lesson_numbers(at, d_k: int = 16, seed: int = 0, scale: bool = True) -
 def test_every_preset(preset) -> None:
     at = open_page(PAGE, {"example": preset.name})
     assert_clean(at)
-    assert lesson(at).preset is preset
+    assert lab_input(at).preset is preset
     check_lesson_numbers(at)
     assert len(chart_specs(at)) >= 5  # weights, scores, variance, three saturation charts
 
@@ -90,7 +90,7 @@ def test_typed_sentence_with_32_tokens_and_a_single_token() -> None:
     sentence = " ".join(f"w{i % 11}" for i in range(32))
     at = open_page(PAGE, sentence_params(sentence, d_model=16, seed=2))
     assert_clean(at)
-    assert lesson(at).T == 32
+    assert lab_input(at).T == 32
     check_lesson_numbers(at)
     at = open_page(PAGE, sentence_params("alone", d_model=2))
     assert_clean(at)

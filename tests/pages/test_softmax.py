@@ -9,7 +9,7 @@ import torch
 import attention_core as ac
 from attention_core.normalization import with_sums
 from attention_core.presets import JOURNEY, NUMPY_SEED_4, PRESETS, PRINTED, TRANSFORMER
-from tests.apptest_helpers import assert_clean, charts, frames, lesson, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
 
 PAGE = "app_pages/softmax.py"
 
@@ -32,7 +32,7 @@ def test_every_preset_shows_the_core_numbers(preset):
     assert_clean(at)
     assert at.title[0].value.startswith("2. Softmax")
     assert len(charts(at)) >= 4
-    current = lesson(at)
+    current = lab_input(at)
     assert current.tokens == preset.tokens
     steps = ac.self_attention(current.X, scale=False)
     q = current.query_index
@@ -53,7 +53,7 @@ def test_every_preset_shows_the_core_numbers(preset):
 
 def test_transformer_pitfall_shows_000s_numbers():
     at = open_page(PAGE, {"example": TRANSFORMER.name})
-    assert lesson(at).query_label == "self"
+    assert lab_input(at).query_label == "self"
     pitfall = frame_with(at, "s_j / Σ s (pitfall)")
     assert pitfall["s_j / Σ s (pitfall)"].tolist() == pytest.approx(PRINTED["000"]["naive_weights_self"], abs=2e-3)
     assert pitfall["softmax w_j"].tolist() == pytest.approx(PRINTED["000"]["weights_self"], abs=1e-4)
@@ -73,7 +73,7 @@ def test_temperature_slider_changes_entropy_and_max_weight():
     at = open_page(PAGE, {"example": TRANSFORMER.name})
     at.slider(key="softmax_temperature").set_value(0.5).run()
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     hot = ac.softmax(ac.self_attention(current.X, scale=False).scores, temperature=0.5)[current.query_index]
     metrics = {m.label: m.value for m in at.metric}
     entropy = next(v for k, v in metrics.items() if k.startswith("Entropy"))
@@ -106,7 +106,7 @@ def test_overflow_demo_shows_nan_only_when_it_overflows():
 def test_typed_sentences_run_clean(params):
     at = open_page(PAGE, params)
     assert_clean(at)
-    current = lesson(at)
+    current = lab_input(at)
     steps = ac.self_attention(current.X, scale=False)
     main = square_frames(at, current.labels)[0]
     assert torch.allclose(torch.tensor(main.to_numpy()), steps.weights.double(), atol=1e-7)
@@ -118,7 +118,7 @@ def test_typed_sentences_run_clean(params):
 def test_tutorial_captions_only_for_the_tutorials_query():
     at = open_page(PAGE, {"example": TRANSFORMER.name, "query": "How"})
     assert_clean(at)
-    assert lesson(at).query_label == "How"
+    assert lab_input(at).query_label == "How"
     captions = " ".join(c.value for c in at.caption)
     assert "0.3694" not in captions and "1.1195" not in captions  # 000 printed the row of "self"
     assert "pick it as the query to compare" in captions
