@@ -19,7 +19,7 @@ import torch
 
 from attention_core.tables import long_frame, to_frame
 from ui import charts, lessons
-from ui.format import TINY
+from ui.format import TINY, numbers_text
 
 
 def number_formats(frame: pd.DataFrame) -> list[str]:
@@ -29,8 +29,16 @@ def number_formats(frame: pd.DataFrame) -> list[str]:
     return ["%.3e" if column_is_tiny else "%.4f" for column_is_tiny in tiny]
 
 
-def table(frame: pd.DataFrame, *, alt: str | None = None, key: str | None = None) -> None:
-    """A numeric DataFrame as st.dataframe with token labels kept and numbers at 4 decimals."""
+def table(
+    data: pd.DataFrame | torch.Tensor,
+    rows: Sequence[str] | None = None,
+    cols: Sequence[str] | None = None,
+    *,
+    alt: str | None = None,
+    key: str | None = None,
+) -> None:
+    """A matrix (tensor with row and column labels, or a numeric DataFrame) as a table at 4 decimals."""
+    frame = data if isinstance(data, pd.DataFrame) else to_frame(data, rows, cols)
     config = {
         str(column): st.column_config.NumberColumn(str(column), format=fmt)
         for column, fmt in zip(frame.columns, number_formats(frame), strict=True)
@@ -175,6 +183,12 @@ def show_code(*functions: Callable, title: str = "Show the code") -> None:
 def source_of(function: Callable) -> str:
     """inspect.getsource, read once per function (it re-reads and re-parses the file every call)."""
     return inspect.getsource(function)
+
+
+def tutorial_note(tutorial: str, what: str, printed, comment: str = "") -> None:
+    """One caption: 'Tutorial 002 prints <what> as 0.1390 0.2369 …: <comment>' (printed numbers as given)."""
+    shown = numbers_text(printed) if not isinstance(printed, str) else printed
+    st.caption(f"Tutorial {tutorial} prints {what} as {shown}" + (f": {comment}" if comment else "."))
 
 
 def lesson_caption(description: str) -> None:

@@ -36,3 +36,42 @@ def format_short(x: float) -> str:
     if abs(x) < 0.005:
         return f"{x:.0e}"
     return f"{x:.2f}"
+
+
+MAX_TERMS = 8  # terms written out in a sum or a vector before "…"
+
+
+def vector_text(values, limit: int = MAX_TERMS) -> str:
+    """A vector as '[0.1234, -0.5678, …]': at most ``limit`` entries (a tensor, array or list)."""
+    numbers = values.tolist() if hasattr(values, "tolist") else list(values)
+    shown = ", ".join(format_number(v) for v in numbers[:limit])
+    return f"[{shown}{', …' if len(numbers) > limit else ''}]"
+
+
+def numbers_text(values, separator: str = " ") -> str:
+    """Numbers side by side, as a tutorial prints them: '0.1390 0.2369 0.2326'."""
+    numbers = values.tolist() if hasattr(values, "tolist") else list(values)
+    return separator.join(format_number(v) for v in numbers)
+
+
+def products_sum_text(left, right, total: float, limit: int = MAX_TERMS) -> str:
+    """'(a × b) + (c × d) + … = **total**' with real numbers, cut after ``limit`` products."""
+    pairs = [f"({format_number(a)} × {format_number(b)})" for a, b in zip(left, right, strict=True)]
+    shown = " + ".join(pairs[:limit]) + (f" + … ({len(pairs) - limit} more)" if len(pairs) > limit else "")
+    return f"{shown} = **{format_number(total)}**"
+
+
+def plural(n: int, noun: str) -> str:
+    """'1 token', '6 tokens'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def latex_int(n: int) -> str:
+    """2,359,296 for LaTeX: a bare comma in math mode is punctuation and renders as '2, 359, 296'."""
+    return f"{n:,}".replace(",", "{,}")
+
+
+def texts(values) -> list[str]:
+    """Every number as text, so an inf or NaN in a demonstration reads as ∞ / NaN, not as an empty cell."""
+    numbers = values.tolist() if hasattr(values, "tolist") else list(values)
+    return [format_number(v) for v in numbers]

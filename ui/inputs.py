@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pandas as pd
 import streamlit as st
 import torch
 
 import attention_core as ac
 from attention_core.embeddings import MAX_TOKENS, parse_seed
 from attention_core.presets import PRESETS_BY_KEY, Preset
+from ui.format import plural
 
 OWN = "own"
 DEFAULT_SENTENCE = "the cat sat on the mat"
@@ -61,11 +63,6 @@ class LabInput:
         return self.labels[self.query_index]
 
 
-def _count(n: int, noun: str) -> str:
-    """'1 token', '6 tokens'."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 def _example_label(key: str) -> str:
     return "Your own sentence" if key == OWN else f"{PRESETS_BY_KEY[key].name}"
 
@@ -108,14 +105,9 @@ def _edited_matrix(base: torch.Tensor, labels: list[str]) -> torch.Tensor:
     if st.session_state.get("_editor_signature") != signature:
         st.session_state.pop(EDITOR_KEY, None)  # a new base matrix starts without old edits
         st.session_state["_editor_signature"] = signature
-    frame = ac.vector_frame(base, labels).map(lambda v: f"{v:.4g}")
-    st.sidebar.caption("Type a number in any cell; the pages update when you leave the cell.")
-    edited = st.sidebar.data_editor(
-        frame,
-        key=EDITOR_KEY,
-        width="stretch",
-        column_config={c: st.column_config.TextColumn(c) for c in frame.columns},
-    )
+    with st.sidebar:
+        st.caption("Type a number in any cell; the pages update when you leave the cell.")
+        edited = matrix_editor(ac.vector_frame(base, labels), key=EDITOR_KEY, digits="{:.4g}")
     return ac.validate_embedding_matrix(edited, len(labels), base.shape[1])
 
 
@@ -186,7 +178,7 @@ def _build_input() -> LabInput:
         embedding_mode=mode,
         seed=int(seed),
         description=" · ".join(
-            (source, EMBEDDING_MODES[mode].lower(), f"{_count(len(tokens), 'token')} × d_model {X.shape[1]}")
+            (source, EMBEDDING_MODES[mode].lower(), f"{plural(len(tokens), 'token')} × d_model {X.shape[1]}")
         ),
     )
 
@@ -255,7 +247,7 @@ def default_input() -> LabInput:
         preset,
         "printed",
         DEFAULT_SEED,
-        f"{preset.name} · as printed in the tutorial · {_count(len(labels), 'token')} × d_model {preset.d_model}",
+        f"{preset.name} · as printed in the tutorial · {plural(len(labels), 'token')} × d_model {preset.d_model}",
     )
 
 
@@ -267,3 +259,27 @@ def current() -> LabInput:
 def problem() -> str | None:
     """Why the last input was refused, or None."""
     return st.session_state.get(PROBLEM_KEY)
+
+
+# --- widgets the pages share ---------------------------------------------------------------------
+
+
+def seed_input(label: str, key: str, container=st) -> int:
+    """A seed for a page's own random matrices: a whole number, 0 by default."""
+    return int(container.number_input(label, 0, 2**31 - 1, 0, step=1, key=key))
+
+
+def scale_toggle(key: str, label: str = "Divide the scores by √d_k", container=st) -> bool:
+    """Whether the scores are scaled by 1/√d_k (on by default)."""
+    return bool(container.toggle(label, value=True, key=key))
+
+
+def matrix_editor(frame: pd.DataFrame, *, key: str, digits: str = "{:.4f}") -> pd.DataFrame:
+    """One editable matrix (st.data_editor with text cells, so a typo reaches the validator); returns the edit."""
+    shown = frame.map(digits.format)
+    return st.data_editor(
+        shown,
+        key=key,
+        width="stretch",
+        column_config={column: st.column_config.TextColumn(column) for column in shown.columns},
+    )
