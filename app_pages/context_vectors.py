@@ -17,26 +17,33 @@ from attention_core.geometry import (
 from attention_core.normalization import one_hot_weights
 from attention_core.presets import PRINTED
 from attention_core.reference import max_abs_difference
-from attention_core.tables import dimension_labels, to_frame
+from attention_core.tables import dimension_labels
 from ui import charts, display, inputs
-from ui.format import format_number
+from ui.format import format_number, vector_text
+from ui.inputs import LabInput
 
 MAX_WRITTEN_TERMS = 6  # beyond this many tokens the written-out sum shows its first and last terms
 
-lesson = inputs.current()
-X, labels, q = lesson.X, lesson.labels, lesson.query_index
-query = lesson.query_label
-dims = dimension_labels(lesson.d_model)
-preset_key = lesson.preset.key if lesson.preset and lesson.embedding_mode == "printed" else None
-tutorial_query = lesson.preset.tokens[lesson.preset.query_index] if preset_key else None  # the row it prints
 
-steps = ac.self_attention(X, scale=False)  # simplified attention: Q = K = V = X, no √d_k
-weights, context = steps.weights, steps.context  # (T, T), (T, d_model)
+def render(lab: LabInput) -> None:
+    """The lesson's outline: one function per section."""
+    steps = ac.self_attention(lab.X, scale=False)  # simplified attention: Q = K = V = X, no √d_k
+    dims = dimension_labels(lab.d_model)
+    display.lesson_title(__file__)
+    intro(lab)
+    worked_example(lab, steps.weights, steps.context, dims)
+    all_context_vectors(lab.labels, steps.weights, steps.context, dims)
+    loops_and_matrices(lab, steps.weights, steps.context, dims)
+    picture_intro()
+    picture_section(lab, steps.context)
+    one_hot_inputs(lab)
+    display.show_code(ac.contributions, ac.context_vectors, weighted_sum_table, pca_basis, project_2d)
 
 
-def vector_text(values) -> str:
-    """A vector written out as [a, b, c] with 4 decimals."""
-    return "[" + ", ".join(format_number(v) for v in values.tolist()) + "]"
+def printed_preset(lab: LabInput) -> tuple[str | None, str | None]:
+    """(preset key, the token whose row its tutorial prints) when the input is a preset as printed, else Nones."""
+    preset = lab.printed_preset
+    return (preset.key, preset.tokens[preset.query_index]) if preset else (None, None)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -45,120 +52,142 @@ def cached_loop_attention(rows: tuple[tuple[float, ...], ...]) -> tuple[torch.Te
     return loop_self_attention(torch.tensor(rows, dtype=torch.float32))
 
 
-st.title("3. Context vectors: a weighted average of the tokens")
-st.markdown(
-    """
-The weights of lesson 2 say how much the query should take from each token. The **context vector**
-takes it: multiply every token's vector by its weight and add the results up. Because the weights are
-positive and sum to 1, this is a weighted **average**, a blend of the tokens that leans towards the
-ones the query attends to most. It is the new, context-aware representation of the query: the word
-“{q}” now carries a little of every word around it.
-""".replace("{q}", query)
-)
-st.latex(r"c_i = \sum_{j=1}^{T} w_{ij}\, x_j \qquad C = W X")
-display.lesson_caption(lesson.description)
-st.caption(
-    "Simplified attention as in the first tutorials: the vectors being mixed are the embeddings X "
-    "themselves (V = X), and the weights are softmax(X Xᵀ) without scaling."
-)
-
-# --- the weighted sum for the query ---------------------------------------------------------------
-st.subheader(f"Step by step for the query “{query}”")
-table = weighted_sum_table(weights[q], X)  # (T + 1, 1 + d_model)
-sum_frame = to_frame(table, [*labels, "sum"], ["weight w_j", *(f"w_j × x_j {d}" for d in dims)])
-st.markdown(
-    f"Each row is one token's vector multiplied by the weight “{query}” gives it; the last row, “sum”, adds "
-    "the rows up. The weights add up to 1 and the other columns add up to the context vector."
-)
-display.table(sum_frame, alt=f"Weighted sum for the query {query}")
-terms = [f"{format_number(weights[q, j].item())} × {vector_text(X[j])}" for j in range(lesson.T)]
-if lesson.T > MAX_WRITTEN_TERMS:
-    terms = [*terms[:3], "…", terms[-1]]
-st.markdown(f"c(“{query}”) = " + " + ".join(terms) + f" = **{vector_text(context[q])}**")
-if preset_key in ("transformer", "light", "journey") and query != tutorial_query:
-    st.caption(f"The tutorial prints the context vector of “{tutorial_query}”: pick it as the query to compare.")
-elif preset_key == "transformer":
-    st.caption(
-        f"Tutorial 000 computes this by a loop and prints {vector_text(torch.tensor(PRINTED['000']['context_self']))} "
-        "for “self” (the lab's last digits can differ by 1: it starts from the 4-decimal embeddings)."
+def intro(lab: LabInput) -> None:
+    """What a context vector is, and its formula."""
+    st.markdown(
+        """
+**A weighted average of the tokens.** The weights of lesson 2 say how much the query should take from each
+token. The **context vector** takes it: multiply every token's vector by its weight and add the results up.
+Because the weights are positive and sum to 1, this is a weighted **average**, a blend of the tokens that
+leans towards the ones the query attends to most. It is the new, context-aware representation of the query:
+the word “{q}” now carries a little of every word around it.
+""".replace("{q}", lab.query_label)
     )
-elif preset_key == "light":
-    st.caption(f"Tutorial 001 prints {vector_text(torch.tensor(PRINTED['001']['context_light']))} for “light”.")
-elif preset_key == "journey":
-    st.caption(f"Tutorial 002 prints {vector_text(torch.tensor(PRINTED['002']['context_starts']))} for “starts”.")
-parts = contributions_frame(weights[q], X, labels)
-totals = pd.DataFrame({"dimension": dims, "total": context[q].tolist()})
-display.chart(charts.contributions_with_totals, parts, totals, labels, title=f"What each token adds to c(“{query}”)")
-st.caption(
-    "One bar per dimension; each coloured piece is one token's weight × value. Pieces below zero stack "
-    "downwards, so read the context vector at the tick mark with its value: it is the signed sum of the pieces."
-)
+    st.latex(r"c_i = \sum_{j=1}^{T} w_{ij}\, x_j \qquad C = W X")
+    display.lesson_caption(lab.description)
+    st.caption(
+        "Simplified attention as in the first tutorials: the vectors being mixed are the embeddings X "
+        "themselves (V = X), and the weights are softmax(X Xᵀ) without scaling."
+    )
 
-# --- all context vectors --------------------------------------------------------------------------
-st.subheader("All context vectors at once: C = W X")
-st.markdown(
-    "Row *i* of the weight matrix mixes the rows of X into context vector *i*. The row of the query is "
-    "the last row of the table above."
-)
-display.matrix(
-    context,
-    labels,
-    dims,
-    kind="values",
-    title="Context vectors W X",
-    row_title="token",
-    col_title="dimension",
-    download="context_vectors.csv",
-)
-with st.expander("The weights W that mix the rows (from lesson 2)"):
-    display.table(to_frame(weights, labels, labels), alt="Attention weights softmax(X Xᵀ)")
 
-# --- loops vs matrices ----------------------------------------------------------------------------
-st.subheader("Loops or matrices: the same numbers")
-st.markdown(
-    """
+def worked_example(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, dims: list[str]) -> None:
+    """The query's weighted sum row by row, written out, and what each token adds."""
+    X, labels, q, query = lab.X, lab.labels, lab.query_index, lab.query_label
+    st.subheader(f"Step by step for the query “{query}”")
+    st.markdown(
+        f"Each row is one token's vector multiplied by the weight “{query}” gives it; the last row, “sum”, adds "
+        "the rows up. The weights add up to 1 and the other columns add up to the context vector."
+    )
+    display.table(
+        weighted_sum_table(weights[q], X),  # (T + 1, 1 + d_model)
+        [*labels, "sum"],
+        ["weight w_j", *(f"w_j × x_j {d}" for d in dims)],
+        alt=f"Weighted sum for the query {query}",
+    )
+    terms = [f"{format_number(weights[q, j].item())} × {vector_text(X[j])}" for j in range(lab.T)]
+    if lab.T > MAX_WRITTEN_TERMS:
+        terms = [*terms[:3], "…", terms[-1]]
+    st.markdown(f"c(“{query}”) = " + " + ".join(terms) + f" = **{vector_text(context[q])}**")
+    printed_context_note(lab)
+    parts = contributions_frame(weights[q], X, labels)
+    totals = pd.DataFrame({"dimension": dims, "total": context[q].tolist()})
+    display.chart(
+        charts.contributions_with_totals, parts, totals, labels, title=f"What each token adds to c(“{query}”)"
+    )
+    st.caption(
+        "One bar per dimension; each coloured piece is one token's weight × value. Pieces below zero stack "
+        "downwards, so read the context vector at the tick mark with its value: it is the signed sum of the pieces."
+    )
+
+
+def printed_context_note(lab: LabInput) -> None:
+    """The tutorial's printed context vector of its query, or a hint to pick that query."""
+    preset_key, tutorial_query = printed_preset(lab)
+    if preset_key in ("transformer", "light", "journey") and lab.query_label != tutorial_query:
+        st.caption(f"The tutorial prints the context vector of “{tutorial_query}”: pick it as the query to compare.")
+    elif preset_key == "transformer":
+        st.caption(
+            f"Tutorial 000 computes this by a loop and prints {vector_text(PRINTED['000']['context_self'])} "
+            "for “self” (the lab's last digits can differ by 1: it starts from the 4-decimal embeddings)."
+        )
+    elif preset_key == "light":
+        st.caption(f"Tutorial 001 prints {vector_text(PRINTED['001']['context_light'])} for “light”.")
+    elif preset_key == "journey":
+        st.caption(f"Tutorial 002 prints {vector_text(PRINTED['002']['context_starts'])} for “starts”.")
+
+
+def all_context_vectors(labels: tuple[str, ...], weights: torch.Tensor, context: torch.Tensor, dims: list[str]) -> None:
+    """C = W X for every token, and the weights that mix them."""
+    st.subheader("All context vectors at once: C = W X")
+    st.markdown(
+        "Row *i* of the weight matrix mixes the rows of X into context vector *i*. The row of the query is "
+        "the last row of the table above."
+    )
+    display.matrix(
+        context,
+        labels,
+        dims,
+        kind="values",
+        title="Context vectors W X",
+        row_title="token",
+        col_title="dimension",
+        download="context_vectors.csv",
+    )
+    with st.expander("The weights W that mix the rows (from lesson 2)"):
+        display.table(weights, labels, labels, alt="Attention weights softmax(X Xᵀ)")
+
+
+def loops_and_matrices(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, dims: list[str]) -> None:
+    """The tutorials' loop version beside the matrix version: the same numbers."""
+    labels = lab.labels
+    st.subheader("Loops or matrices: the same numbers")
+    st.markdown(
+        """
 The tutorials first build each context vector with Python loops (one dot product, one exponential,
 one weighted sum at a time), then switch to matrix products because, as tutorial 004 puts it,
 *“we hate loops!”*. The two must agree. Here both run on the same input; the matrix version is what
 every other page uses, the loop version is kept in `attention_core.loops` as an independent check.
 """
-)
-loop_weights, loop_context = cached_loop_attention(tuple(tuple(r) for r in X.tolist()))
-left, right = st.columns(2)
-with left:
-    st.markdown("**Loops** (`loops.self_attention`)")
-    display.table(to_frame(loop_context, labels, dims), alt="Context vectors computed with loops")
-with right:
-    st.markdown("**Matrices** (`softmax(X Xᵀ) X`)")
-    display.table(to_frame(context, labels, dims), alt="Context vectors computed with matrices")
-m1, m2 = st.columns(2)
-m1.metric(
-    "Largest |loops − matrices|, context",
-    format_number(max_abs_difference(loop_context, context)),
-    help="Float32 rounding: the two add the same products in a different order.",
-)
-m2.metric("Largest |loops − matrices|, weights", format_number(max_abs_difference(loop_weights, weights)))
-display.show_code(
-    loops.dot, loops.softmax_row, loops.context_vector, loops.self_attention, title="The loop version's code"
-)
+    )
+    loop_weights, loop_context = cached_loop_attention(tuple(tuple(r) for r in lab.X.tolist()))
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Loops** (`loops.self_attention`)")
+        display.table(loop_context, labels, dims, alt="Context vectors computed with loops")
+    with right:
+        st.markdown("**Matrices** (`softmax(X Xᵀ) X`)")
+        display.table(context, labels, dims, alt="Context vectors computed with matrices")
+    m1, m2 = st.columns(2)
+    m1.metric(
+        "Largest |loops − matrices|, context",
+        format_number(max_abs_difference(loop_context, context)),
+        help="Float32 rounding: the two add the same products in a different order.",
+    )
+    m2.metric("Largest |loops − matrices|, weights", format_number(max_abs_difference(loop_weights, weights)))
+    display.show_code(
+        loops.dot, loops.softmax_row, loops.context_vector, loops.self_attention, title="The loop version's code"
+    )
 
-# --- 2-D picture ----------------------------------------------------------------------------------
-st.subheader("The picture: context vectors sit inside the cloud of inputs")
-st.markdown(
-    """
+
+def picture_intro() -> None:
+    """Why context vectors sit inside the cloud of inputs."""
+    st.subheader("The picture: context vectors sit inside the cloud of inputs")
+    st.markdown(
+        """
 A weighted average with positive weights that sum to 1 always lands **inside** the region spanned by
 the points it averages (their convex hull). So attention pulls every token towards the others: the
 context vectors (circles) are a shrunken, blended copy of the inputs (squares). Dashed lines join each
 token's input to its context vector. A token with a strong weight on itself barely moves.
 """
-)
+    )
 
 
 @st.fragment
-def picture_section() -> None:
+def picture_section(lab: LabInput, context: torch.Tensor) -> None:
     """The 2-D picture and its projection choice: a fragment, so the choice reruns only this part."""
     projection_options = {"pca": "Best 2-D view (PCA)", "first two": "First two dimensions"}
-    if lesson.d_model > 2:
+    if lab.d_model > 2:
         method = st.radio(
             "Map to 2-D by",
             list(projection_options),
@@ -170,10 +199,10 @@ def picture_section() -> None:
         )
     else:
         method = "first two"
-    picture = project_2d(X, context, method)
+    picture = project_2d(lab.X, context, method)
     display.chart(
         charts.scatter_2d,
-        scatter_frame(picture, labels),
+        scatter_frame(picture, lab.labels),
         title="Inputs and their context vectors",
         x_title=picture.axis_titles[0],
         y_title=picture.axis_titles[1],
@@ -184,20 +213,20 @@ def picture_section() -> None:
             f"{picture.explained:.1%} of the inputs' spread. The same shift and projection are "
             "applied to the context vectors, so blends stay blends in the picture."
         )
-    elif lesson.d_model > 2:
-        st.caption(f"Only d1 and d2 are shown; d3 to d{lesson.d_model} are dropped from the picture.")
-    elif lesson.d_model == 1:
+    elif lab.d_model > 2:
+        st.caption(f"Only d1 and d2 are shown; d3 to d{lab.d_model} are dropped from the picture.")
+    elif lab.d_model == 1:
         st.caption("With a single dimension every point lies on the horizontal axis.")
-    if lesson.T == 1:
+    if lab.T == 1:
         st.info("A single token can only attend to itself (weight 1), so its context vector is its own input.")
 
 
-picture_section()
-
-# --- one-hot --------------------------------------------------------------------------------------
-st.subheader("Why one-hot inputs give outputs that look like the inputs")
-st.markdown(
-    """
+def one_hot_inputs(lab: LabInput) -> None:
+    """Tutorial 004's one-hot inputs: every output resembles its own input."""
+    q, query = lab.query_index, lab.query_label
+    st.subheader("Why one-hot inputs give outputs that look like the inputs")
+    st.markdown(
+        """
 Tutorial 004 starts with one-hot vectors (“Self Attention is good”: four words, four dimensions, a
 single 1 each). Two different one-hot vectors have dot product 0 and a vector with itself has 1, so
 every score row is a 1 at the query's own position and 0 elsewhere. The softmax gives the query
@@ -206,35 +235,39 @@ that row of weights: the largest entry sits where the input's 1 was. *No two wor
 each output resembles its own input*: nothing useful gets mixed in. Embeddings in which related words
 point the same way are what make attention useful.
 """
-)
-words = ac.distinct_tokens(lesson.tokens)
-try:
-    one_hot = ac.one_hot_embeddings(lesson.tokens)  # (T, V)
-except ValueError as error:
-    st.info(f"This lesson's words cannot be shown one-hot: {error}")
-else:
+    )
+    words = ac.distinct_tokens(lab.tokens)
+    try:
+        one_hot = ac.one_hot_embeddings(lab.tokens)  # (T, V)
+    except ValueError as error:
+        st.info(f"This lesson's words cannot be shown one-hot: {error}")
+        return
     one_hot_steps = ac.self_attention(one_hot, scale=False)
     st.markdown(
         f"The tokens of this lesson as one-hot vectors ({len(words)} distinct words, so d = {len(words)}): "
         f"input and context vector of “{query}”."
     )
-    one_hot_frame = to_frame(
-        torch.stack([one_hot[q], one_hot_steps.context[q]]), [f"input x({query})", f"context c({query})"], words
+    display.table(
+        torch.stack([one_hot[q], one_hot_steps.context[q]]),  # (2, V)
+        [f"input x({query})", f"context c({query})"],
+        words,
+        alt="One-hot input and context vector of the query",
     )
-    display.table(one_hot_frame, alt="One-hot input and context vector of the query")
-    if len(words) == lesson.T:
-        self_weight, other_weight = one_hot_weights(lesson.T)
+    if len(words) == lab.T:
+        self_weight, other_weight = one_hot_weights(lab.T)
         st.markdown(
-            f"With T = {lesson.T}: e / (e + {lesson.T} − 1) = **{format_number(self_weight)}** for the word itself "
-            f"and 1 / (e + {lesson.T} − 1) = **{format_number(other_weight)}** for each other word, as in the table."
+            f"With T = {lab.T}: e / (e + {lab.T} − 1) = **{format_number(self_weight)}** for the word itself "
+            f"and 1 / (e + {lab.T} − 1) = **{format_number(other_weight)}** for each other word, as in the table."
         )
     else:
         st.markdown(
             "Repeated words share one one-hot vector, so they score 1 with each other too and split the largest "
             "weights between them."
         )
+    preset_key, tutorial_query = printed_preset(lab)
     if preset_key == "one-hot" and query == tutorial_query:
-        printed = ", ".join(f"{v:.8f}" for v in PRINTED["004"]["one_hot_weights_row_1"])
-        st.caption(f"Tutorial 004 prints the weights (= output) of “Self” as [{printed}].")
+        printed = "[" + ", ".join(f"{v:.8f}" for v in PRINTED["004"]["one_hot_weights_row_1"]) + "]"
+        display.tutorial_note("004", "the weights (= output) of “Self”", printed)
 
-display.show_code(ac.contributions, ac.context_vectors, weighted_sum_table, pca_basis, project_2d)
+
+render(inputs.current())

@@ -2,8 +2,10 @@
 
 import pandas as pd
 import streamlit as st
+import torch
 
 import attention_core as ac
+from attention_core.attention import AttentionSteps
 from attention_core.presets import JOURNEY, PRINTED
 from attention_core.projections import (
     Projections,
@@ -20,93 +22,89 @@ from attention_core.reference import check_self_attention, max_abs_difference
 from attention_core.similarity import asymmetry
 from attention_core.tables import dimension_labels, to_frame
 from ui import display, inputs
-from ui.format import format_number
+from ui.format import format_number, numbers_text, products_sum_text
+from ui.inputs import LabInput
 
 SOURCES = {"random": "Seeded random", "edited": "Edit by hand", "002": "002's weights (recovered)"}
 NAMES = ("W_q", "W_k", "W_v")
 PREFIXES = {"W_q": "q", "W_k": "k", "W_v": "v"}
-MAX_TERMS = 8  # a written-out sum shows at most this many products
-
-lesson = inputs.current()
-X, labels, q = lesson.X, lesson.labels, lesson.query_index
-d_model = lesson.d_model
 
 
-def weight_frame(W, name: str) -> pd.DataFrame:
-    """A weight matrix labelled by input dimension (rows) and output dimension (columns)."""
+def render(lab: LabInput) -> None:
+    """The lesson's outline: one function per section."""
+    display.lesson_title(__file__)
+    intro(lab)
+    st.subheader("The weight matrices W_q, W_k, W_v")
+    source = params_source(lab.d_model)
+    if source == "002":
+        params, residuals = recovered_params(lab.X)
+    else:
+        params, residuals = random_params(lab.d_model, source), {}
+    if source != "edited":
+        params_tables(params, residuals)
+    scale = scale_choice(source)
+    steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=scale)
+    if source == "002" and matches_002_inputs(lab.X):
+        reproduced_002(lab, params)
+    one_token(lab, params, steps)
+    all_tokens(lab, steps)
+    scores_not_symmetric(lab, steps.scores)
+    attention_weights(lab, steps, scale)
+    context_step(lab, steps, scale)
+    two_kinds_of_weights(lab.T, lab.d_model, params.W_q.shape[1])
+    pitfall_002(lab, params if source == "002" else None)
+    display.show_code(
+        ac.project_qkv,
+        ac.attention_scores,
+        ac.scale_scores,
+        ac.softmax,
+        ac.context_vectors,
+        random_projections,
+        validate_weight_matrix,
+        recover_weight,
+        recovered_002_weights,
+        reproduce_002,
+    )
+
+
+def params_frame(W: torch.Tensor, name: str) -> pd.DataFrame:
+    """A projection matrix labelled by input dimension (rows) and output dimension (columns)."""
     return to_frame(W, dimension_labels(W.shape[0], "d"), dimension_labels(W.shape[1], PREFIXES[name]))
 
 
-def written_sum(left: list[float], right: list[float], total: float) -> str:
-    """'(a × b) + (c × d) + … = total' with real numbers, cut after MAX_TERMS products."""
-    pairs = [f"({format_number(a)} × {format_number(b)})" for a, b in zip(left, right, strict=True)]
-    shown = " + ".join(pairs[:MAX_TERMS]) + (f" + … ({len(pairs) - MAX_TERMS} more)" if len(pairs) > MAX_TERMS else "")
-    return f"{shown} = **{format_number(total)}**"
-
-
-def edited_weights(base: Projections, signature: tuple) -> Projections:
-    """Three st.data_editor tables; a bad cell shows why and the last good matrix is kept."""
-    if st.session_state.get("qkv_editor_signature") != signature:
-        for name in NAMES:  # new random weights start without old edits
-            st.session_state.pop(f"qkv_editor_{name}", None)
-        st.session_state["qkv_last_good"] = {name: getattr(base, name) for name in NAMES}
-        st.session_state["qkv_editor_signature"] = signature
-    last_good = st.session_state["qkv_last_good"]
-    st.caption("Type a number in any cell; everything below updates when you leave the cell.")
-    good, problems = {}, []
-    for column, name in zip(st.columns(3), NAMES, strict=True):
-        W = getattr(base, name)
-        frame = weight_frame(W, name).map(lambda v: f"{v:.4f}")
-        with column:
-            st.markdown(f"**{name}** ({W.shape[0]} × {W.shape[1]})")
-            edited = st.data_editor(
-                frame,
-                key=f"qkv_editor_{name}",
-                width="stretch",
-                column_config={c: st.column_config.TextColumn(c) for c in frame.columns},
-            )
-        try:
-            good[name] = validate_weight_matrix(edited, W.shape[0], W.shape[1], name)
-        except ValueError as error:
-            problems.append(f"{error} The numbers below still use the last valid {name}.")
-            good[name] = last_good[name]
-    for problem in problems:
-        st.error(problem, icon=":material/error:")
-    st.session_state["qkv_last_good"] = good
-    return Projections(**good)
-
-
-st.title("4. Queries, keys, values")
-st.markdown(
-    """
+def intro(lab: LabInput) -> None:
+    """Three roles, three learned matrices, and the formula."""
+    st.markdown(
+        """
 So far every token used its own embedding three times: to ask (the query), to be compared
 (the key) and to be mixed in (the value). A transformer gives each role its own **learned weight
 matrix**: W_q, W_k and W_v turn the same embedding x into a query q, a key k and a value v.
 The query of “{q}” can now look for something different from what the key of “{q}” offers,
 so attention no longer has to favour words that merely resemble each other.
-""".replace("{q}", lesson.query_label)
-)
-st.latex(
-    r"Q = X W_q,\quad K = X W_k,\quad V = X W_v \qquad"
-    r"\text{context} = \operatorname{softmax}\!\Big(\frac{Q K^\top}{\sqrt{d_k}}\Big)\, V"
-)
-display.lesson_caption(lesson.description)
+""".replace("{q}", lab.query_label)
+    )
+    st.latex(
+        r"Q = X W_q,\quad K = X W_k,\quad V = X W_v \qquad"
+        r"\text{context} = \operatorname{softmax}\!\Big(\frac{Q K^\top}{\sqrt{d_k}}\Big)\, V"
+    )
+    display.lesson_caption(lab.description)
 
-# ---------------------------------------------------------------- the weight matrices
-st.subheader("The weight matrices W_q, W_k, W_v")
-options = ["random", "edited", *(["002"] if d_model == 3 else [])]
-source = st.radio(
-    "Where the weights come from",
-    options,
-    format_func=SOURCES.get,
-    horizontal=True,
-    key="qkv_source",
-    help="002's weights are 3 × 3, so they are offered when the embeddings have 3 columns (d_model = 3).",
-)
-residuals: dict[str, float] = {}
-if source == "002":
-    weights, residuals = recovered_002_weights()
-    d_k = 3
+
+def params_source(d_model: int) -> str:
+    """Where W_q, W_k, W_v come from: seeded random, edited by hand, or 002's (for 3-dimensional embeddings)."""
+    return st.radio(
+        "Where the weights come from",
+        ["random", "edited", *(["002"] if d_model == 3 else [])],
+        format_func=SOURCES.get,
+        horizontal=True,
+        key="qkv_source",
+        help="002's weights are 3 × 3, so they are offered when the embeddings have 3 columns (d_model = 3).",
+    )
+
+
+def recovered_params(X: torch.Tensor) -> tuple[Projections, dict[str, float]]:
+    """002's W_q, W_k, W_v recovered by least squares, and how they were found."""
+    params, residuals = recovered_002_weights()
     st.markdown(
         """
 The 002 tutorial draws its weights with unseeded `torch.rand(3, 3)` and never prints them, but it
@@ -122,43 +120,82 @@ one step”). Six tokens give six equations per column for three unknowns, so ea
             "to compare with.",
             icon=":material/info:",
         )
-else:
+    return params, residuals
+
+
+def random_params(d_model: int, source: str) -> Projections:
+    """Seeded random W_q, W_k, W_v of a chosen d_k, edited by hand when the source says so."""
     seed_column, d_k_column = st.columns(2)
-    seed = seed_column.number_input("Seed for W_q, W_k, W_v", 0, 2**31 - 1, 0, step=1, key="qkv_seed")
-    d_k = d_k_column.slider(
-        "d_k (size of each query, key and value)",
-        1,
-        16,
-        2,
-        key="qkv_d_k",
-        help="The number of columns of each W: queries, keys and values get d_k numbers per token.",
+    seed = inputs.seed_input("Seed for W_q, W_k, W_v", "qkv_seed", container=seed_column)
+    d_k = int(
+        d_k_column.slider(
+            "d_k (size of each query, key and value)",
+            1,
+            16,
+            2,
+            key="qkv_d_k",
+            help="The number of columns of each W: queries, keys and values get d_k numbers per token.",
+        )
     )
-    weights = random_projections(d_model, int(d_k), int(seed))
+    params = random_projections(d_model, d_k, seed)
     st.caption(
         "Random weights stand in for learned ones: entries ~ N(0, 1) / √d_model, drawn in the order "
         "W_q, W_k, W_v from one generator seeded with the number above."
     )
     if source == "edited":
-        weights = edited_weights(weights, (d_model, int(d_k), int(seed)))
+        return edited_params(params, (d_model, d_k, seed))
+    return params
 
-if source != "edited":
+
+def edited_params(base: Projections, signature: tuple) -> Projections:
+    """Three editable matrices; a bad cell shows why and the last good matrix is kept."""
+    if st.session_state.get("qkv_editor_signature") != signature:
+        for name in NAMES:  # new random weights start without old edits
+            st.session_state.pop(f"qkv_editor_{name}", None)
+        st.session_state["qkv_last_good"] = {name: getattr(base, name) for name in NAMES}
+        st.session_state["qkv_editor_signature"] = signature
+    last_good = st.session_state["qkv_last_good"]
+    st.caption("Type a number in any cell; everything below updates when you leave the cell.")
+    good, problems = {}, []
+    for column, name in zip(st.columns(3), NAMES, strict=True):
+        W = getattr(base, name)
+        with column:
+            st.markdown(f"**{name}** ({W.shape[0]} × {W.shape[1]})")
+            edited = inputs.matrix_editor(params_frame(W, name), key=f"qkv_editor_{name}")
+        try:
+            good[name] = validate_weight_matrix(edited, W.shape[0], W.shape[1], name)
+        except ValueError as error:
+            problems.append(f"{error} The numbers below still use the last valid {name}.")
+            good[name] = last_good[name]
+    for problem in problems:
+        st.error(problem, icon=":material/error:")
+    st.session_state["qkv_last_good"] = good
+    return Projections(**good)
+
+
+def params_tables(params: Projections, residuals: dict[str, float]) -> None:
+    """W_q, W_k, W_v side by side (with 002's residuals when they were recovered)."""
     for column, name in zip(st.columns(3), NAMES, strict=True):
         with column:
-            W = getattr(weights, name)
+            W = getattr(params, name)
             st.markdown(f"**{name}** ({W.shape[0]} × {W.shape[1]})")
-            display.table(weight_frame(W, name), alt=f"Weight matrix {name}")
+            display.table(params_frame(W, name), alt=f"Weight matrix {name}")
             if name in residuals:
                 st.caption(
                     f"Recovered from 002's printed {name[-1].upper()}: largest residual "
                     f"max|X {name} − {name[-1].upper()}| = {format_number(residuals[name])}"
                 )
-if residuals:
-    st.caption(
-        "The residuals are tiny but not 0 because 002 prints Q, K and V rounded to 4 decimals; "
-        "the entries all lie in [0, 1), as torch.rand's do."
-    )
+    if residuals:
+        st.caption(
+            "The residuals are tiny but not 0 because 002 prints Q, K and V rounded to 4 decimals; "
+            "the entries all lie in [0, 1), as torch.rand's do."
+        )
 
-if source == "002":
+
+def scale_choice(source: str) -> bool:
+    """Whether the scores are divided by √d_k (off by default for 002, which does not scale)."""
+    if source != "002":
+        return inputs.scale_toggle(f"qkv_scale_{source}")
     scale = st.toggle(
         "Divide the scores by √d_k",
         value=False,
@@ -169,15 +206,14 @@ if source == "002":
         "002 computes softmax(Q Kᵀ) without dividing by √d_k. Switch scaling on to see what it changes "
         "(lesson 5 explains why transformers scale)."
     )
-else:
-    scale = st.toggle("Divide the scores by √d_k", value=True, key=f"qkv_scale_{source}")
+    return scale
 
-steps = ac.self_attention(X, weights.W_q, weights.W_k, weights.W_v, scale=scale)
 
-# ---------------------------------------------------------------- 002 reproduced
-if source == "002" and matches_002_inputs(X):
+def reproduced_002(lab: LabInput, params: Projections) -> None:
+    """Every matrix of 002's section 2.3 recomputed with the recovered weights, beside the printout."""
+    labels = lab.labels
     st.subheader("002's printed numbers, reproduced")
-    comparisons = reproduce_002(weights, X)
+    comparisons = reproduce_002(params, lab.X)
     st.markdown(
         "With the recovered weights the lab recomputes 002's section 2.3 (unscaled, as 002 does) and "
         "compares every matrix with the printout:"
@@ -191,133 +227,146 @@ if source == "002" and matches_002_inputs(X):
     )
     st.caption("Differences below 0.0005 are rounding: 002 prints 4 decimals.")
     for tab, comparison in zip(st.tabs([c.name for c in comparisons[3:]]), comparisons[3:], strict=True):
-        columns = labels if comparison.ours.shape[1] == lesson.T else dimension_labels(comparison.ours.shape[1], "c")
+        columns = labels if comparison.ours.shape[1] == lab.T else dimension_labels(comparison.ours.shape[1], "c")
         with tab:
             display.printed_beside_ours(comparison, labels, columns, "002")
             st.caption(f"Largest difference: {format_number(comparison.max_difference)}")
 
-# ---------------------------------------------------------------- one token
-st.subheader(f"Step 1: q, k and v for “{lesson.query_label}”")
-x_row = X[q]
-st.markdown(
-    f"The embedding x of “{lesson.query_label}” is multiplied by each weight matrix: "
-    f"(1, d_model) @ (d_model, d_k) → (1, d_k), here (1, {d_model}) @ ({d_model}, {d_k}) → (1, {d_k})."
-)
-display.table(ac.vector_frame(x_row.unsqueeze(0), [lesson.query_label]), alt="The query token's embedding x")
-qkv_rows = pd.concat(
-    [
-        to_frame(steps.Q[q].unsqueeze(0), ["q = x W_q"], dimension_labels(d_k, "entry ")),
-        to_frame(steps.K[q].unsqueeze(0), ["k = x W_k"], dimension_labels(d_k, "entry ")),
-        to_frame(steps.V[q].unsqueeze(0), ["v = x W_v"], dimension_labels(d_k, "entry ")),
-    ]
-)
-display.table(qkv_rows, alt="Query, key and value of the query token")
-st.markdown(
-    "Each entry is a dot product of x with one column of W. The first entry of q: "
-    + written_sum(x_row.tolist(), weights.W_q[:, 0].tolist(), steps.Q[q, 0].item())
-)
 
-# ---------------------------------------------------------------- all tokens
-st.subheader("Step 2: Q, K and V for all tokens")
-st.markdown(
-    f"Stacking the tokens as rows does all of them at once: (T, d_model) @ (d_model, d_k) → (T, d_k), "
-    f"here ({lesson.T}, {d_model}) @ ({d_model}, {d_k}) → ({lesson.T}, {d_k}) for each of Q, K and V."
-)
-for tab, (name, matrix) in zip(
-    st.tabs(["Q = X W_q", "K = X W_k", "V = X W_v"]), (("q", steps.Q), ("k", steps.K), ("v", steps.V)), strict=True
-):
-    with tab:
-        display.table(ac.vector_frame(matrix, labels, prefix=name), alt=f"{name.upper()} for all tokens")
-
-# ---------------------------------------------------------------- scores
-st.subheader("Step 3: scores Q Kᵀ, no longer symmetric")
-xx = ac.attention_scores(X, X)  # lesson 1's scores, for comparison
-gap, gap_xx = asymmetry(steps.scores), asymmetry(xx)
-if lesson.T > 10:
-    left, right = st.container(), st.container()
-else:
-    left, right = st.columns(2)
-with left:
-    st.markdown(f"**Q Kᵀ** ({lesson.T} × {lesson.T}); largest |S_ij − S_ji| = {format_number(gap)}")
-    display.matrix(steps.scores, labels, labels, kind="scores", title="Scores Q Kᵀ", download="qk_scores.csv")
-with right:
-    st.markdown(f"**X Xᵀ** (lesson 1); largest |S_ij − S_ji| = {format_number(gap_xx)}")
-    display.matrix(xx, labels, labels, kind="scores", title="Scores X Xᵀ")
-if lesson.T > 1:
-    other = (q + 1) % lesson.T
+def one_token(lab: LabInput, params: Projections, steps: AttentionSteps) -> None:
+    """Step 1: q, k and v of the query token, and one entry written out."""
+    q, d_model, d_k = lab.query_index, lab.d_model, steps.Q.shape[1]
+    st.subheader(f"Step 1: q, k and v for “{lab.query_label}”")
+    x_row = lab.X[q]  # (d_model,)
     st.markdown(
-        f"Query “{lesson.query_label}” against key “{labels[other]}” scores "
-        f"{format_number(steps.scores[q, other].item())}, but query “{labels[other]}” against key "
-        f"“{lesson.query_label}” scores {format_number(steps.scores[other, q].item())}: q_i · k_j uses the "
-        "query of one token and the key of the other, so swapping them changes the number."
+        f"The embedding x of “{lab.query_label}” is multiplied by each weight matrix: "
+        f"(1, d_model) @ (d_model, d_k) → (1, d_k), here (1, {d_model}) @ ({d_model}, {d_k}) → (1, {d_k})."
+    )
+    display.table(ac.vector_frame(x_row.unsqueeze(0), [lab.query_label]), alt="The query token's embedding x")
+    entries = dimension_labels(d_k, "entry ")
+    display.table(
+        torch.stack([steps.Q[q], steps.K[q], steps.V[q]]),  # (3, d_k)
+        ["q = x W_q", "k = x W_k", "v = x W_v"],
+        entries,
+        alt="Query, key and value of the query token",
+    )
+    st.markdown(
+        "Each entry is a dot product of x with one column of W. The first entry of q: "
+        + products_sum_text(x_row.tolist(), params.W_q[:, 0].tolist(), steps.Q[q, 0].item())
     )
 
-# ---------------------------------------------------------------- weights
-st.subheader("Step 4: attention weights")
-if scale:
-    st.markdown(f"Each score is divided by √d_k = √{d_k}, then softmax turns every row into weights that sum to 1.")
-else:
-    st.markdown("Scaling is off: softmax turns every row of Q Kᵀ directly into weights that sum to 1.")
-row = pd.DataFrame(
-    {
-        "score q·k_j": steps.scores[q].tolist(),
-        **({f"÷ √{d_k}": steps.scaled_scores[q].tolist()} if scale else {}),
-        "weight": steps.weights[q].tolist(),
-    },
-    index=list(labels),
-)
-st.markdown(f"The row of “{lesson.query_label}”, key by key:")
-display.table(row, alt="Scores and weights of the query token")
-display.matrix(
-    steps.weights, labels, labels, kind="weights", title="Attention weights", download="qkv_attention_weights.csv"
-)
 
-# ---------------------------------------------------------------- context
-st.subheader("Step 5: context vectors = weights × V")
-st.markdown(
-    f"The context vector of a token mixes the **values** (not the embeddings) with its weights: "
-    f"(T, T) @ (T, d_k) → (T, d_k), here ({lesson.T}, {lesson.T}) @ ({lesson.T}, {d_k}) → ({lesson.T}, {d_k})."
-)
-st.markdown(
-    f"First entry for “{lesson.query_label}”: "
-    + written_sum(steps.weights[q].tolist(), steps.V[:, 0].tolist(), steps.context[q, 0].item())
-)
-display.matrix(
-    steps.context,
-    labels,
-    dimension_labels(d_k, "c"),
-    kind="values",
-    title="Context vectors",
-    row_title="token",
-    col_title="dimension",
-    download="qkv_context.csv",
-)
-st.caption(
-    "Check: PyTorch's torch.nn.functional.scaled_dot_product_attention on the same Q, K, V gives the same "
-    f"context vectors (largest difference {format_number(check_self_attention(steps, mask=None, scale=scale))})."
-)
+def all_tokens(lab: LabInput, steps: AttentionSteps) -> None:
+    """Step 2: Q, K and V for every token at once."""
+    d_model, d_k, T = lab.d_model, steps.Q.shape[1], lab.T
+    st.subheader("Step 2: Q, K and V for all tokens")
+    st.markdown(
+        f"Stacking the tokens as rows does all of them at once: (T, d_model) @ (d_model, d_k) → (T, d_k), "
+        f"here ({T}, {d_model}) @ ({d_model}, {d_k}) → ({T}, {d_k}) for each of Q, K and V."
+    )
+    tabs = st.tabs(["Q = X W_q", "K = X W_k", "V = X W_v"])
+    for tab, (name, matrix) in zip(tabs, (("q", steps.Q), ("k", steps.K), ("v", steps.V)), strict=True):
+        with tab:
+            display.table(ac.vector_frame(matrix, lab.labels, prefix=name), alt=f"{name.upper()} for all tokens")
 
-# ---------------------------------------------------------------- two kinds of weights
-st.subheader("Weight parameters are not attention weights")
-st.markdown(
-    f"""
+
+def scores_not_symmetric(lab: LabInput, scores: torch.Tensor) -> None:
+    """Step 3: Q Kᵀ beside lesson 1's X Xᵀ: no longer symmetric."""
+    labels, q, T = lab.labels, lab.query_index, lab.T
+    st.subheader("Step 3: scores Q Kᵀ, no longer symmetric")
+    xx = ac.attention_scores(lab.X, lab.X)  # lesson 1's scores, for comparison: (T, T)
+    left, right = (st.container(), st.container()) if T > 10 else st.columns(2)
+    with left:
+        st.markdown(f"**Q Kᵀ** ({T} × {T}); largest |S_ij − S_ji| = {format_number(asymmetry(scores))}")
+        display.matrix(scores, labels, labels, kind="scores", title="Scores Q Kᵀ", download="qk_scores.csv")
+    with right:
+        st.markdown(f"**X Xᵀ** (lesson 1); largest |S_ij − S_ji| = {format_number(asymmetry(xx))}")
+        display.matrix(xx, labels, labels, kind="scores", title="Scores X Xᵀ")
+    if T > 1:
+        other = (q + 1) % T
+        st.markdown(
+            f"Query “{lab.query_label}” against key “{labels[other]}” scores "
+            f"{format_number(scores[q, other].item())}, but query “{labels[other]}” against key "
+            f"“{lab.query_label}” scores {format_number(scores[other, q].item())}: q_i · k_j uses the "
+            "query of one token and the key of the other, so swapping them changes the number."
+        )
+
+
+def attention_weights(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
+    """Step 4: (scaled) scores to attention weights, the query's row and the whole matrix."""
+    labels, q, d_k = lab.labels, lab.query_index, steps.Q.shape[1]
+    st.subheader("Step 4: attention weights")
+    if scale:
+        st.markdown(f"Each score is divided by √d_k = √{d_k}, then softmax turns every row into weights that sum to 1.")
+    else:
+        st.markdown("Scaling is off: softmax turns every row of Q Kᵀ directly into weights that sum to 1.")
+    row = pd.DataFrame(
+        {
+            "score q·k_j": steps.scores[q].tolist(),
+            **({f"÷ √{d_k}": steps.scaled_scores[q].tolist()} if scale else {}),
+            "weight": steps.weights[q].tolist(),
+        },
+        index=list(labels),
+    )
+    st.markdown(f"The row of “{lab.query_label}”, key by key:")
+    display.table(row, alt="Scores and weights of the query token")
+    display.matrix(
+        steps.weights, labels, labels, kind="weights", title="Attention weights", download="qkv_attention_weights.csv"
+    )
+
+
+def context_step(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
+    """Step 5: context = weights @ V, one entry written out, and PyTorch's check."""
+    q, T, d_k = lab.query_index, lab.T, steps.Q.shape[1]
+    st.subheader("Step 5: context vectors = weights × V")
+    st.markdown(
+        f"The context vector of a token mixes the **values** (not the embeddings) with its weights: "
+        f"(T, T) @ (T, d_k) → (T, d_k), here ({T}, {T}) @ ({T}, {d_k}) → ({T}, {d_k})."
+    )
+    st.markdown(
+        f"First entry for “{lab.query_label}”: "
+        + products_sum_text(steps.weights[q].tolist(), steps.V[:, 0].tolist(), steps.context[q, 0].item())
+    )
+    display.matrix(
+        steps.context,
+        lab.labels,
+        dimension_labels(d_k, "c"),
+        kind="values",
+        title="Context vectors",
+        row_title="token",
+        col_title="dimension",
+        download="qkv_context.csv",
+    )
+    st.caption(
+        "Check: PyTorch's torch.nn.functional.scaled_dot_product_attention on the same Q, K, V gives the same "
+        f"context vectors (largest difference {format_number(check_self_attention(steps, mask=None, scale=scale))})."
+    )
+
+
+def two_kinds_of_weights(T: int, d_model: int, d_k: int) -> None:
+    """Weight parameters W_q, W_k, W_v versus attention weights."""
+    st.subheader("Weight parameters are not attention weights")
+    st.markdown(
+        f"""
 Two different things are both called “weights”:
 
 | | weight parameters W_q, W_k, W_v | attention weights |
 |---|---|---|
 | what | matrices that project x to q, k, v | softmax of the scores, one row per query |
-| shape here | 3 matrices of {d_model} × {d_k} ({projection_parameter_count(d_model, d_k)} numbers) | {lesson.T} × {lesson.T} |
+| shape here | 3 matrices of {d_model} × {d_k} ({projection_parameter_count(d_model, d_k)} numbers) | {T} × {T} |
 | where from | learned by gradient descent during training | computed from Q and K |
 | when they change | fixed after training: the same for every sentence | recomputed for every input, every time |
 
 Change the sentence in the sidebar (with the same d_model): the tables of W above stay the same, the attention weights change.
 """
-)
+    )
 
-# ---------------------------------------------------------------- 002's pitfall
-with st.expander("Pitfall: where the 002 tutorial goes wrong in sections 2.2.4–2.2.6", icon=":material/warning:"):
-    st.markdown(
-        """
+
+def pitfall_002(lab: LabInput, recovered: Projections | None) -> None:
+    """Where 002 goes wrong in 2.2.4-2.2.6, run on the current input when its weights are chosen."""
+    with st.expander("Pitfall: where the 002 tutorial goes wrong in sections 2.2.4–2.2.6", icon=":material/warning:"):
+        st.markdown(
+            """
 After computing q, k and v for “journey” correctly (2.2.2–2.2.3), 002 goes off track:
 
 * **2.2.4** computes `inputs @ Wk.T` and calls it the scores of “journey”. It never uses the query and
@@ -328,35 +377,29 @@ After computing q, k and v for “journey” correctly (2.2.2–2.2.3), 002 goes
   (6, 6, 3), and because every column of the weights sums to 1 the “context vector” it prints is
   **the inputs again**, unchanged.
 """
-    )
-    if source == "002":
-        wrong_scores, column_weights, fake_context = tutorial_002_pitfall(X, weights.W_k)
-        st.markdown("The same three steps on the current input with the recovered W_k (labelled wrong on purpose):")
-        wrong_columns = dimension_labels(d_k, "entry ")
-        display.table(to_frame(wrong_scores, labels, wrong_columns), alt="Wrong: X W_k transposed")
-        st.caption("Wrong: X W_kᵀ (002's 2.2.4); with the journey sentence these are 002's printed numbers.")
-        display.table(to_frame(column_weights, labels, wrong_columns), alt="Wrong: softmax down columns")
-        st.caption("Wrong: softmax down columns (002's 2.2.5): each column sums to 1.")
-        st.markdown(
-            f"002's 2.2.6 then returns X itself: largest |result − X| = "
-            f"{format_number(max_abs_difference(fake_context, X))}."
         )
-    if matches_002_inputs(X):
-        journey = JOURNEY.tokens.index("journey")
-        st.markdown(
-            "The right scores for “journey” (002's own section 2.3.3, row “journey”): "
-            + ", ".join(format_number(v) for v in PRINTED["002"]["projected_scores"][journey])
-        )
+        if recovered is not None:
+            pitfall_002_on_input(lab, recovered.W_k)
+        if matches_002_inputs(lab.X):
+            journey = JOURNEY.tokens.index("journey")
+            st.markdown(
+                "The right scores for “journey” (002's own section 2.3.3, row “journey”): "
+                + numbers_text(PRINTED["002"]["projected_scores"][journey], ", ")
+            )
 
-display.show_code(
-    ac.project_qkv,
-    ac.attention_scores,
-    ac.scale_scores,
-    ac.softmax,
-    ac.context_vectors,
-    random_projections,
-    validate_weight_matrix,
-    recover_weight,
-    recovered_002_weights,
-    reproduce_002,
-)
+
+def pitfall_002_on_input(lab: LabInput, W_k: torch.Tensor) -> None:
+    """002's three wrong steps on the current input with the recovered W_k."""
+    wrong_scores, column_weights, fake_context = tutorial_002_pitfall(lab.X, W_k)
+    st.markdown("The same three steps on the current input with the recovered W_k (labelled wrong on purpose):")
+    wrong_columns = dimension_labels(W_k.shape[1], "entry ")
+    display.table(wrong_scores, lab.labels, wrong_columns, alt="Wrong: X W_k transposed")
+    st.caption("Wrong: X W_kᵀ (002's 2.2.4); with the journey sentence these are 002's printed numbers.")
+    display.table(column_weights, lab.labels, wrong_columns, alt="Wrong: softmax down columns")
+    st.caption("Wrong: softmax down columns (002's 2.2.5): each column sums to 1.")
+    st.markdown(
+        f"002's 2.2.6 then returns X itself: largest |result − X| = {format_number(max_abs_difference(fake_context, lab.X))}."
+    )
+
+
+render(inputs.current())

@@ -4,8 +4,9 @@ import pandas as pd
 import streamlit as st
 
 import attention_core as ac
+from attention_core.attention import AttentionSteps
 from attention_core.presets import PRINTED, SCALING_EXAMPLE
-from attention_core.projections import MAX_D_K, random_projections
+from attention_core.projections import MAX_D_K, Comparison, random_projections
 from attention_core.reference import check_self_attention
 from attention_core.saturation import (
     SERIES_SCALED,
@@ -25,12 +26,44 @@ from attention_core.saturation import (
 )
 from attention_core.tables import dimension_labels
 from ui import charts, display, inputs
-from ui.format import format_number
+from ui.format import format_number, numbers_text, products_sum_text
+from ui.inputs import LabInput
 
 N_SAMPLES = 2000  # pairs (q, k) per d_k in the variance simulation
 N_TRIALS = 200  # queries per d_k in the saturation simulation
 N_KEYS = 16  # keys per query in the saturation simulation
 SERIES = (SERIES_UNSCALED, SERIES_SCALED)
+
+
+def render(lab: LabInput) -> None:
+    """The lesson's outline: one function per section."""
+    example, comparisons = reproduce_003()
+    display.lesson_title(__file__)
+    intro(lab)
+    example_003(example)
+    by_hand(example)
+    beside_printout(comparisons)
+    rows_and_columns(example)
+    pitfall_other_run(example)
+    st.subheader("On your input: random W_q, W_k with a chosen d_k")
+    seed, d_k, scale = your_input_controls()
+    params = random_projections(lab.d_model, d_k, seed)
+    steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=scale)
+    other_steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=not scale)
+    on_your_input(lab, steps, other_steps, scale)
+    grid = d_k_grid(d_k)
+    variance_simulation(grid, d_k, seed)
+    saturation_simulation(grid, d_k, seed)
+    display.show_code(
+        ac.attention_scores,
+        ac.scale_scores,
+        ac.softmax,
+        attention_from_qkv,
+        dot_product_variance,
+        saturation,
+        softmax_jacobian,
+        gradient_size,
+    )
 
 
 @st.cache_data(show_spinner=False)
@@ -43,233 +76,241 @@ def saturation_curves(d_ks: tuple[int, ...], n_keys: int, n_trials: int, seed: i
     return saturation(d_ks, n_keys, n_trials, seed)
 
 
-def written_sum(left: list[float], right: list[float], total: float) -> str:
-    """'(a × b) + (c × d) = total' with real numbers."""
-    return " + ".join(f"({format_number(a)} × {format_number(b)})" for a, b in zip(left, right, strict=True)) + (
-        f" = **{format_number(total)}**"
-    )
-
-
-lesson = inputs.current()
-X, labels, q = lesson.X, lesson.labels, lesson.query_index
-
-st.title("5. Scaling by √d_k")
-st.markdown(
-    """
+def intro(lab: LabInput) -> None:
+    """Why the variance of q · k grows with d_k, and the formula."""
+    st.markdown(
+        """
 A score q · k adds up d_k products. If the entries of q and k are random with variance 1, each
 product has variance 1 and the sum has variance **d_k**: with d_k = 64 the scores spread over
 roughly ±8 instead of ±1. Softmax turns such large gaps into weights close to 0 and 1 (one-hot),
 and a nearly one-hot softmax barely changes when its scores change, so the gradients that train
 W_q and W_k become tiny. Dividing by √d_k brings the variance back to 1, whatever d_k is.
 """
-)
-st.latex(
-    r"\text{weights} = \operatorname{softmax}\!\Big(\frac{Q K^\top}{\sqrt{d_k}}\Big) \qquad"
-    r"\operatorname{Var}(q \cdot k) = \sum_{d=1}^{d_k} \operatorname{Var}(q_d\, k_d) = d_k"
-    r"\quad\Rightarrow\quad \operatorname{Var}\Big(\frac{q \cdot k}{\sqrt{d_k}}\Big) = 1"
-)
-display.lesson_caption(lesson.description)
+    )
+    st.latex(
+        r"\text{weights} = \operatorname{softmax}\!\Big(\frac{Q K^\top}{\sqrt{d_k}}\Big) \qquad"
+        r"\operatorname{Var}(q \cdot k) = \sum_{d=1}^{d_k} \operatorname{Var}(q_d\, k_d) = d_k"
+        r"\quad\Rightarrow\quad \operatorname{Var}\Big(\frac{q \cdot k}{\sqrt{d_k}}\Big) = 1"
+    )
+    display.lesson_caption(lab.description)
 
-# ---------------------------------------------------------------- 003's worked example
-st.subheader("003's worked example: Q, K and V given, d_k = 2")
-st.markdown(
-    "The 003 tutorial skips the projections and starts from three tokens' Q, K and V (d_k = 2). "
-    "The lab runs every step on them and puts its numbers beside 003's printout."
-)
-ex_labels = list(SCALING_EXAMPLE.tokens)
-example, comparisons = reproduce_003()
-for column, (name, matrix) in zip(st.columns(3), (("Q", example.Q), ("K", example.K), ("V", example.V)), strict=True):
-    with column:
-        st.markdown(f"**{name}** (3 × 2)")
-        display.table(ac.vector_frame(matrix, ex_labels, prefix=name.lower()), alt=f"003's {name}")
 
-q1, k1 = example.Q[0].tolist(), example.K[0].tolist()
-exps, exp_sum = exp_terms(example.scaled_scores[0])
-st.markdown(
-    f"""
-**By hand, for query t1:**
+def example_003(example: AttentionSteps) -> None:
+    """003's given Q, K and V."""
+    st.subheader("003's worked example: Q, K and V given, d_k = 2")
+    st.markdown(
+        "The 003 tutorial skips the projections and starts from three tokens' Q, K and V (d_k = 2). "
+        "The lab runs every step on them and puts its numbers beside 003's printout."
+    )
+    matrices = (("Q", example.Q), ("K", example.K), ("V", example.V))
+    for column, (name, matrix) in zip(st.columns(3), matrices, strict=True):
+        with column:
+            st.markdown(f"**{name}** (3 × 2)")
+            display.table(
+                ac.vector_frame(matrix, list(SCALING_EXAMPLE.tokens), prefix=name.lower()), alt=f"003's {name}"
+            )
 
-1. Score with key t1: q₁ · k₁ = {written_sum(q1, k1, example.scores[0, 0].item())}
-2. Scaled: {format_number(example.scores[0, 0].item())} / √2 = **{format_number(example.scaled_scores[0, 0].item())}**
-   (the whole row: {", ".join(format_number(v) for v in example.scaled_scores[0].tolist())})
-3. Exponentials of the scaled row: {", ".join(format_number(v) for v in exps.tolist())}
-   (003 prints {", ".join(format_number(v) for v in PRINTED["003"]["exp_scaled_row_1"])}); their sum is
-   {format_number(exp_sum)}
-4. Weights = each exponential / the sum: **{", ".join(format_number(v) for v in example.weights[0].tolist())}**
-5. Context of t1 = Σⱼ wⱼ vⱼ, first entry: {
-        written_sum(example.weights[0].tolist(), example.V[:, 0].tolist(), example.context[0, 0].item())
-    }
-"""
-)
 
-st.markdown("Every step for all three queries, beside 003's printout:")
-display.table(
-    pd.DataFrame(
-        {"largest |lab − printed|": [c.max_difference for c in comparisons]}, index=[c.name for c in comparisons]
-    ),
-    alt="Largest difference between the lab and 003's printed numbers",
-)
-st.caption("Differences below 0.0005 are rounding: 003 prints 4 decimals.")
-for tab, comparison in zip(st.tabs([c.name for c in comparisons]), comparisons, strict=True):
-    columns = ex_labels if comparison.ours.shape[1] == len(ex_labels) else dimension_labels(2, "c")
-    with tab:
-        display.printed_beside_ours(comparison, ex_labels, columns, "003")
-
-row_sums, column_sums = row_and_column_sums(example.weights)
-st.markdown(
-    f"Softmax runs along each **row** (`dim=-1`): the rows sum to "
-    f"{', '.join(format_number(v) for v in row_sums.tolist())}, while the columns sum to "
-    f"{', '.join(format_number(v) for v in column_sums.tolist())} (003 prints "
-    f"{format_number(PRINTED['003']['column_sum_2'][0])} for the second column). A column says how much "
-    "attention one key receives in total, which is not a probability."
-)
-with st.expander("Pitfall: 003's last cells come from another run", icon=":material/warning:"):
-    other = PRINTED["003"]["other_run_weights_row_3"]
+def by_hand(example: AttentionSteps) -> None:
+    """Every step for query t1, written out with its numbers."""
+    exps, exp_sum = exp_terms(example.scaled_scores[0])
+    first_context = products_sum_text(
+        example.weights[0].tolist(), example.V[:, 0].tolist(), example.context[0, 0].item()
+    )
     st.markdown(
         f"""
-Near its end 003 prints `exp(attn_logits[2, :]) / sum(...)` = **{", ".join(format_number(v) for v in other)}**,
+**By hand, for query t1:**
+
+1. Score with key t1: q₁ · k₁ = {products_sum_text(example.Q[0].tolist(), example.K[0].tolist(), example.scores[0, 0].item())}
+2. Scaled: {format_number(example.scores[0, 0].item())} / √2 = **{format_number(example.scaled_scores[0, 0].item())}**
+   (the whole row: {numbers_text(example.scaled_scores[0], ", ")})
+3. Exponentials of the scaled row: {numbers_text(exps, ", ")}
+   (003 prints {numbers_text(PRINTED["003"]["exp_scaled_row_1"], ", ")}); their sum is
+   {format_number(exp_sum)}
+4. Weights = each exponential / the sum: **{numbers_text(example.weights[0], ", ")}**
+5. Context of t1 = Σⱼ wⱼ vⱼ, first entry: {first_context}
+"""
+    )
+
+
+def beside_printout(comparisons: list[Comparison]) -> None:
+    """Every step for all three queries, beside 003's printout."""
+    labels = list(SCALING_EXAMPLE.tokens)
+    st.markdown("Every step for all three queries, beside 003's printout:")
+    display.table(
+        pd.DataFrame(
+            {"largest |lab − printed|": [c.max_difference for c in comparisons]}, index=[c.name for c in comparisons]
+        ),
+        alt="Largest difference between the lab and 003's printed numbers",
+    )
+    st.caption("Differences below 0.0005 are rounding: 003 prints 4 decimals.")
+    for tab, comparison in zip(st.tabs([c.name for c in comparisons]), comparisons, strict=True):
+        columns = labels if comparison.ours.shape[1] == len(labels) else dimension_labels(2, "c")
+        with tab:
+            display.printed_beside_ours(comparison, labels, columns, "003")
+
+
+def rows_and_columns(example: AttentionSteps) -> None:
+    """Rows of the weights sum to 1, columns do not."""
+    row_sums, column_sums = row_and_column_sums(example.weights)
+    st.markdown(
+        f"Softmax runs along each **row** (`dim=-1`): the rows sum to "
+        f"{numbers_text(row_sums, ', ')}, while the columns sum to "
+        f"{numbers_text(column_sums, ', ')} (003 prints "
+        f"{format_number(PRINTED['003']['column_sum_2'][0])} for the second column). A column says how much "
+        "attention one key receives in total, which is not a probability."
+    )
+
+
+def pitfall_other_run(example: AttentionSteps) -> None:
+    """003's last cells come from a run whose inputs are not shown."""
+    with st.expander("Pitfall: 003's last cells come from another run", icon=":material/warning:"):
+        st.markdown(
+            f"""
+Near its end 003 prints `exp(attn_logits[2, :]) / sum(...)` = **{numbers_text(PRINTED["003"]["other_run_weights_row_3"], ", ")}**,
 but row t3 of its own weights (printed a few cells earlier, and recomputed here) is
-**{", ".join(format_number(v) for v in example.weights[2].tolist())}**. The cells that follow use a lowercase
+**{numbers_text(example.weights[2], ", ")}**. The cells that follow use a lowercase
 `v` whose numbers differ from V and print `attention[0, :]` = 0.2965, 0.3237, 0.3798 and context vectors
 0.1270, 0.9533, …: they come from **another run whose inputs are not shown** (the cell numbers jump back
 to In [27]). No Q, K, V on the page produce them, so the lab does not try to reproduce them.
 """
+        )
+
+
+def your_input_controls() -> tuple[int, int, bool]:
+    """The seed, d_k and scaling for the sidebar input and the simulations."""
+    seed_column, d_k_column = st.columns(2)
+    seed = inputs.seed_input("Seed for W_q, W_k, W_v and the simulations", "scaling_seed", container=seed_column)
+    d_k = int(
+        d_k_column.slider(
+            "d_k (size of queries and keys; vector length in the simulations)",
+            1,
+            MAX_D_K,
+            16,
+            key="scaling_d_k",
+            help="The number of columns of W_q and W_k here, and the length of the random q and k below.",
+        )
+    )
+    return seed, d_k, inputs.scale_toggle("scaling_scale")
+
+
+def on_your_input(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSteps, scale: bool) -> None:
+    """The sidebar input with and without scaling: spread, the query's row, the weights."""
+    labels, q, T, d_model, d_k = lab.labels, lab.query_index, lab.T, lab.d_model, steps.Q.shape[1]
+    on, off = (steps, other_steps) if scale else (other_steps, steps)
+    st.markdown(
+        f"Q = X W_q and K = X W_k with seeded random weights: ({T}, {d_model}) @ "
+        f"({d_model}, {d_k}) → ({T}, {d_k}). Scores Q Kᵀ are ({T}, {T}); "
+        + (
+            f"they are divided by √{d_k} before softmax."
+            if scale
+            else "scaling is **off**: softmax sees Q Kᵀ as it is."
+        )
+    )
+    st.markdown("Without and with scaling, on the same scores:")
+    display.table(
+        summary(steps.scores, d_k), alt="Spread of the scores and sharpness of the weights, without and with scaling"
+    )
+    st.caption(
+        "Entropy is ln T for uniform weights and 0 for one-hot weights. Gradient size ‖diag(w) − w wᵀ‖ "
+        "measures how much the weights still move when the scores move; it is 0 for one-hot weights."
+    )
+    st.markdown(f"The row of “{lab.query_label}”, key by key:")
+    display.table(
+        pd.DataFrame(
+            {
+                "score q·k_j": steps.scores[q].tolist(),
+                f"÷ √{d_k}": on.scaled_scores[q].tolist(),
+                "weight without scaling": off.weights[q].tolist(),
+                "weight with scaling": on.weights[q].tolist(),
+            },
+            index=list(labels),
+        ),
+        alt="Scores and weights of the query token without and with scaling",
+    )
+    title = f"Attention weights ({'scaled' if scale else 'unscaled'}, d_k = {d_k})"
+    display.matrix(steps.weights, labels, labels, kind="weights", title=title, download="scaled_attention_weights.csv")
+    with st.expander("The scores softmax sees" + (": Q Kᵀ / √d_k" if scale else ": Q Kᵀ, not scaled")):
+        display.matrix(
+            steps.scaled_scores, labels, labels, kind="scores", title="Q Kᵀ / √d_k" if scale else "Q Kᵀ (not scaled)"
+        )
+    st.caption(
+        "Check: PyTorch's torch.nn.functional.scaled_dot_product_attention gives the same context vectors "
+        f"(largest difference {format_number(check_self_attention(steps, mask=None, scale=scale))})."
     )
 
-# ---------------------------------------------------------------- the sidebar input
-st.subheader("On your input: random W_q, W_k with a chosen d_k")
-seed_column, d_k_column = st.columns(2)
-seed = int(
-    seed_column.number_input("Seed for W_q, W_k, W_v and the simulations", 0, 2**31 - 1, 0, step=1, key="scaling_seed")
-)
-d_k = int(
-    d_k_column.slider(
-        "d_k (size of queries and keys; vector length in the simulations)",
-        1,
-        MAX_D_K,
-        16,
-        key="scaling_d_k",
-        help="The number of columns of W_q and W_k here, and the length of the random q and k below.",
-    )
-)
-scale = st.toggle("Divide the scores by √d_k", value=True, key="scaling_scale")
-weights = random_projections(lesson.d_model, d_k, seed)
-steps = ac.self_attention(X, weights.W_q, weights.W_k, weights.W_v, scale=scale)
-other_steps = ac.self_attention(X, weights.W_q, weights.W_k, weights.W_v, scale=not scale)
-on, off = (steps, other_steps) if scale else (other_steps, steps)
-st.markdown(
-    f"Q = X W_q and K = X W_k with seeded random weights: ({lesson.T}, {lesson.d_model}) @ "
-    f"({lesson.d_model}, {d_k}) → ({lesson.T}, {d_k}). Scores Q Kᵀ are ({lesson.T}, {lesson.T}); "
-    + (f"they are divided by √{d_k} before softmax." if scale else "scaling is **off**: softmax sees Q Kᵀ as it is.")
-)
-st.markdown("Without and with scaling, on the same scores:")
-display.table(
-    summary(steps.scores, d_k), alt="Spread of the scores and sharpness of the weights, without and with scaling"
-)
-st.caption(
-    "Entropy is ln T for uniform weights and 0 for one-hot weights. Gradient size ‖diag(w) − w wᵀ‖ "
-    "measures how much the weights still move when the scores move; it is 0 for one-hot weights."
-)
-st.markdown(f"The row of “{lesson.query_label}”, key by key:")
-display.table(
-    pd.DataFrame(
-        {
-            "score q·k_j": steps.scores[q].tolist(),
-            f"÷ √{d_k}": on.scaled_scores[q].tolist(),
-            "weight without scaling": off.weights[q].tolist(),
-            "weight with scaling": on.weights[q].tolist(),
-        },
-        index=list(labels),
-    ),
-    alt="Scores and weights of the query token without and with scaling",
-)
-title = f"Attention weights ({'scaled' if scale else 'unscaled'}, d_k = {d_k})"
-display.matrix(steps.weights, labels, labels, kind="weights", title=title, download="scaled_attention_weights.csv")
-with st.expander("The scores softmax sees" + (": Q Kᵀ / √d_k" if scale else ": Q Kᵀ, not scaled")):
-    display.matrix(
-        steps.scaled_scores, labels, labels, kind="scores", title="Q Kᵀ / √d_k" if scale else "Q Kᵀ (not scaled)"
-    )
-st.caption(
-    "Check: PyTorch's torch.nn.functional.scaled_dot_product_attention gives the same context vectors "
-    f"(largest difference {format_number(check_self_attention(steps, mask=None, scale=scale))})."
-)
 
-# ---------------------------------------------------------------- variance simulation
-st.subheader("Simulation: the variance of q · k grows with d_k")
-grid = d_k_grid(d_k)
-variance = variance_curve(grid, N_SAMPLES, seed)
-st.markdown(
-    f"For each d_k, {N_SAMPLES:,} pairs of random vectors q, k with N(0, 1) entries (seed {seed}); the chart "
-    "shows the variance of their dot products without and with division by √d_k."
-)
-display.chart(
-    charts.log_x_lines,
-    long_series(grid, variance, "d_k", "variance"),
-    x="d_k",
-    y="variance",
-    title="Variance of the scores",
-    y_title="variance (log scale)",
-    log_y=True,
-    marker=d_k,
-    marker_label=f"your d_k = {d_k}",
-    series_order=SERIES,
-    st_width="content",
-)
-at_d_k = grid.index(d_k)
-st.markdown(
-    f"At your d_k = {d_k}: var(q · k) = **{format_number(variance[SERIES_UNSCALED][at_d_k])}** (theory: d_k = {d_k}), "
-    f"var(q · k / √d_k) = **{format_number(variance[SERIES_SCALED][at_d_k])}** (theory: 1)."
-)
-with st.expander("The simulated variances as a table"):
-    display.table(pd.DataFrame(variance, index=[f"d_k = {d}" for d in grid]), alt="Simulated variances per d_k")
+def variance_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
+    """The variance of random dot products per d_k, without and with division by √d_k."""
+    st.subheader("Simulation: the variance of q · k grows with d_k")
+    variance = variance_curve(grid, N_SAMPLES, seed)
+    st.markdown(
+        f"For each d_k, {N_SAMPLES:,} pairs of random vectors q, k with N(0, 1) entries (seed {seed}); the chart "
+        "shows the variance of their dot products without and with division by √d_k."
+    )
+    display.chart(
+        charts.log_x_lines,
+        long_series(grid, variance, "d_k", "variance"),
+        x="d_k",
+        y="variance",
+        title="Variance of the scores",
+        y_title="variance (log scale)",
+        log_y=True,
+        marker=d_k,
+        marker_label=f"your d_k = {d_k}",
+        series_order=SERIES,
+        st_width="content",
+    )
+    at_d_k = grid.index(d_k)
+    st.markdown(
+        f"At your d_k = {d_k}: var(q · k) = **{format_number(variance[SERIES_UNSCALED][at_d_k])}** (theory: d_k = {d_k}), "
+        f"var(q · k / √d_k) = **{format_number(variance[SERIES_SCALED][at_d_k])}** (theory: 1)."
+    )
+    with st.expander("The simulated variances as a table"):
+        display.table(pd.DataFrame(variance, index=[f"d_k = {d}" for d in grid]), alt="Simulated variances per d_k")
 
-# ---------------------------------------------------------------- saturation
-st.subheader("Softmax saturation: big scores, one-hot weights, tiny gradients")
-curves = saturation_curves(grid, N_KEYS, N_TRIALS, seed)
-st.markdown(
-    f"""
+
+def saturation_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
+    """Largest weight, entropy and gradient size per d_k: unscaled softmax saturates."""
+    st.subheader("Softmax saturation: big scores, one-hot weights, tiny gradients")
+    curves = saturation_curves(grid, N_KEYS, N_TRIALS, seed)
+    st.markdown(
+        f"""
 For each d_k, {N_TRIALS} random queries each score {N_KEYS} random keys. **Without scaling** the scores
 spread as √d_k, so softmax puts almost all the weight on the largest one: the largest weight climbs
 towards 1 and the entropy falls towards 0 (uniform would be ln {N_KEYS} = {format_number(uniform_entropy(N_KEYS))}). The gradient of
 softmax, diag(w) − w wᵀ, shrinks with it, so W_q and W_k stop learning. **With scaling** all three stay
 where they are at d_k = 1.
 """
-)
-measures = (
-    ("max weight", "largest weight (mean)"),
-    ("entropy", "entropy (nats, mean)"),
-    ("gradient size", "gradient size ‖J‖ (mean)"),
-)
-for column, (measure, y_title) in zip(st.columns(3), measures, strict=True):
-    with column:
-        display.chart(
-            charts.log_x_lines,
-            long_series(grid, curves[measure], "d_k", measure),
-            x="d_k",
-            y=measure,
-            title=y_title,
-            y_title=y_title,
-            marker=d_k,
-            series_order=SERIES,
-            legend=False,
-            width=230,
-            st_width="content",
-        )
-st.caption("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k.")
-st.markdown(
-    f"At your d_k = {d_k}: largest weight **{format_number(curves['max weight'][SERIES_UNSCALED][at_d_k])}** "
-    f"without scaling vs **{format_number(curves['max weight'][SERIES_SCALED][at_d_k])}** with; gradient size "
-    f"**{format_number(curves['gradient size'][SERIES_UNSCALED][at_d_k])}** vs "
-    f"**{format_number(curves['gradient size'][SERIES_SCALED][at_d_k])}**."
-)
+    )
+    measures = (
+        ("max weight", "largest weight (mean)"),
+        ("entropy", "entropy (nats, mean)"),
+        ("gradient size", "gradient size ‖J‖ (mean)"),
+    )
+    for column, (measure, y_title) in zip(st.columns(3), measures, strict=True):
+        with column:
+            display.chart(
+                charts.log_x_lines,
+                long_series(grid, curves[measure], "d_k", measure),
+                x="d_k",
+                y=measure,
+                title=y_title,
+                y_title=y_title,
+                marker=d_k,
+                series_order=SERIES,
+                legend=False,
+                width=230,
+                st_width="content",
+            )
+    st.caption("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k.")
+    at_d_k = grid.index(d_k)
+    st.markdown(
+        f"At your d_k = {d_k}: largest weight **{format_number(curves['max weight'][SERIES_UNSCALED][at_d_k])}** "
+        f"without scaling vs **{format_number(curves['max weight'][SERIES_SCALED][at_d_k])}** with; gradient size "
+        f"**{format_number(curves['gradient size'][SERIES_UNSCALED][at_d_k])}** vs "
+        f"**{format_number(curves['gradient size'][SERIES_SCALED][at_d_k])}**."
+    )
 
-display.show_code(
-    ac.attention_scores,
-    ac.scale_scores,
-    ac.softmax,
-    attention_from_qkv,
-    dot_product_variance,
-    saturation,
-    softmax_jacobian,
-    gradient_size,
-)
+
+render(inputs.current())

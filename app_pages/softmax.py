@@ -2,6 +2,7 @@
 
 import pandas as pd
 import streamlit as st
+import torch
 
 import attention_core as ac
 from attention_core.normalization import (
@@ -17,21 +18,37 @@ from attention_core.presets import PRINTED
 from attention_core.reference import max_abs_difference
 from attention_core.tables import to_frame
 from ui import charts, display, inputs
-from ui.format import format_number
+from ui.format import format_number, numbers_text, texts
+from ui.inputs import LabInput
 
 SIDE_BY_SIDE_TOKENS = 8  # up to this many tokens, the temperature heatmap and bars share a row
 
-lesson = inputs.current()
-X, labels, q = lesson.X, lesson.labels, lesson.query_index
-query = lesson.query_label
-preset_key = lesson.preset.key if lesson.preset and lesson.embedding_mode == "printed" else None
-tutorial_query = lesson.preset.tokens[lesson.preset.query_index] if preset_key else None  # the row it prints
 
-steps = ac.self_attention(X, scale=False)  # simplified attention: Q = K = V = X, no √d_k
-scores, weights = steps.scores, steps.weights  # (T, T) each
+def render(lab: LabInput) -> None:
+    """The lesson's outline: one function per section."""
+    steps = ac.self_attention(lab.X, scale=False)  # simplified attention: Q = K = V = X, no √d_k
+    display.lesson_title(__file__)
+    intro(lab)
+    worked_example(lab, steps.scores[lab.query_index])
+    pitfall_divide_by_sum(lab, steps.scores, steps.weights)
+    all_rows(lab.labels, steps.weights)
+    temperature_intro()
+    temperature_section(lab, steps.scores, steps.weights)
+    stability_intro()
+    stability_section(lab, steps.scores, steps.weights)
+    pitfall_wrong_axis(lab, steps.scores)
+    display.show_code(
+        softmax_row_steps, ac.softmax, ac.naive_normalize, ac.column_softmax, ac.row_entropy, overflow_demo
+    )
 
 
-def row_bars(rows: dict[str, object], *, title: str, y_title: str) -> None:
+def printed_preset(lab: LabInput) -> tuple[str | None, str | None]:
+    """(preset key, the token whose row its tutorial prints) when the input is a preset as printed, else Nones."""
+    preset = lab.printed_preset
+    return (preset.key, preset.tokens[preset.query_index]) if preset else (None, None)
+
+
+def row_bars(labels: tuple[str, ...], rows: dict[str, torch.Tensor], *, title: str, y_title: str) -> None:
     """Draw bars of several (T,) rows per token, side by side (colour = which row)."""
     data = pd.DataFrame(
         [
@@ -43,47 +60,46 @@ def row_bars(rows: dict[str, object], *, title: str, y_title: str) -> None:
     display.chart(charts.bars, data, x="token", y="value", order=labels, title=title, color="row of", y_title=y_title)
 
 
-def readable(values) -> list[str]:
-    """Numbers as text, so an inf or NaN in a demonstration reads as ∞ / NaN, not as an empty cell."""
-    return [format_number(v) for v in values.tolist()]
-
-
-st.title("2. Softmax: from scores to weights")
-st.markdown(
-    """
-Scores say how similar the query is to each token, but they can be any size and any sign.
-To **mix** the tokens we need *weights*: every weight at least 0, and the weights of one query
+def intro(lab: LabInput) -> None:
+    """Why scores need turning into weights, and the softmax formula."""
+    st.markdown(
+        """
+**From scores to weights.** Scores say how similar the query is to each token, but they can be any size and
+any sign. To **mix** the tokens we need *weights*: every weight at least 0, and the weights of one query
 adding up to 1, so the result is a weighted **average**. Softmax does exactly that: it makes every
 score positive with the exponential, then divides by the total. Bigger scores get a larger share,
 and the order of the scores is kept.
 """
-)
-st.latex(
-    r"w_{ij} = \operatorname{softmax}(\omega_i)_j = \frac{e^{\omega_{ij}}}{\sum_{k=1}^{T} e^{\omega_{ik}}}"
-    r"\qquad W = \operatorname{softmax}_{\text{rows}}(X X^\top)"
-)
-display.lesson_caption(lesson.description)
-st.caption(
-    "Scores here are the simplified ones of lesson 1, Ω = X Xᵀ (queries, keys and values are all X, no "
-    "scaling by √d_k yet), so the numbers match the tutorials."
-)
+    )
+    st.latex(
+        r"w_{ij} = \operatorname{softmax}(\omega_i)_j = \frac{e^{\omega_{ij}}}{\sum_{k=1}^{T} e^{\omega_{ik}}}"
+        r"\qquad W = \operatorname{softmax}_{\text{rows}}(X X^\top)"
+    )
+    display.lesson_caption(lab.description)
+    st.caption(
+        "Scores here are the simplified ones of lesson 1, Ω = X Xᵀ (queries, keys and values are all X, no "
+        "scaling by √d_k yet), so the numbers match the tutorials."
+    )
 
-# --- worked example -------------------------------------------------------------------------------
-st.subheader(f"Step by step for the query “{query}”")
-row = softmax_row_steps(scores[q])
-worked = pd.DataFrame(
-    {
-        "score s_j": row.scores.tolist(),
-        "s_j − max": row.shifted.tolist(),
-        "exp(s_j − max)": row.exps.tolist(),
-        "weight w_j": row.weights.tolist(),
-    },
-    index=list(labels),
-)
-if bool(row.raw_exps.isfinite().all()):
-    worked.insert(1, "exp(s_j)", row.raw_exps.tolist())
-st.markdown(
-    f"""
+
+def worked_example(lab: LabInput, scores_row: torch.Tensor) -> None:
+    """Softmax of the query's row, step by step, and the tutorial's printed weights."""
+    labels, query = lab.labels, lab.query_label
+    st.subheader(f"Step by step for the query “{query}”")
+    row = softmax_row_steps(scores_row)
+    worked = pd.DataFrame(
+        {
+            "score s_j": row.scores.tolist(),
+            "s_j − max": row.shifted.tolist(),
+            "exp(s_j − max)": row.exps.tolist(),
+            "weight w_j": row.weights.tolist(),
+        },
+        index=list(labels),
+    )
+    if bool(row.raw_exps.isfinite().all()):
+        worked.insert(1, "exp(s_j)", row.raw_exps.tolist())
+    st.markdown(
+        f"""
 1. Take the query's row of scores. Its largest score is **{format_number(row.row_max)}**.
 2. Subtract that maximum from every score (column “s_j − max”). This does not change the result,
    because it divides the top and the bottom of the fraction by the same e^max; it only keeps the
@@ -92,106 +108,133 @@ st.markdown(
 4. Add them up: **Σ = {format_number(row.exp_sum)}**.
 5. Divide each exponential by Σ: those are the weights.
 """
-)
-display.table(worked, alt=f"Softmax worked for the query {query}")
-top, top_weight = max_weight(row.weights)
-first = 0
-st.markdown(
-    f"For example, the weight of “{labels[first]}”: e^({format_number(row.shifted[first].item())}) / "
-    f"{format_number(row.exp_sum)} = {format_number(row.exps[first].item())} / {format_number(row.exp_sum)} "
-    f"= **{format_number(row.weights[first].item())}**. The weights of “{query}” add up to "
-    f"**{format_number(row_sums(row.weights).item())}**, and the largest goes to “{labels[top]}” "
-    f"({format_number(top_weight)})."
-)
-if preset_key in ("transformer", "journey") and query != tutorial_query:
-    st.caption(f"The tutorial prints the weights of “{tutorial_query}”: pick it as the query to compare.")
-elif preset_key == "transformer":
-    printed = " ".join(format_number(v) for v in PRINTED["000"]["weights_self"])
-    st.caption(f"Tutorial 000 prints the softmax of the row of “self” as {printed}: the same numbers.")
-elif preset_key == "journey":
-    printed = " ".join(format_number(v) for v in PRINTED["002"]["weights_starts"])
-    st.caption(f"Tutorial 002 prints the attention weights of “starts” as {printed}: the same numbers.")
+    )
+    display.table(worked, alt=f"Softmax worked for the query {query}")
+    top, top_weight = max_weight(row.weights)
+    first = 0
+    st.markdown(
+        f"For example, the weight of “{labels[first]}”: e^({format_number(row.shifted[first].item())}) / "
+        f"{format_number(row.exp_sum)} = {format_number(row.exps[first].item())} / {format_number(row.exp_sum)} "
+        f"= **{format_number(row.weights[first].item())}**. The weights of “{query}” add up to "
+        f"**{format_number(row_sums(row.weights).item())}**, and the largest goes to “{labels[top]}” "
+        f"({format_number(top_weight)})."
+    )
+    printed_weights_note(lab)
 
-# --- pitfall: divide by the sum -------------------------------------------------------------------
-st.subheader("Pitfall: why not just divide by the sum?")
-st.markdown(
-    """
+
+def printed_weights_note(lab: LabInput) -> None:
+    """The tutorial's printed weights of its query, or a hint to pick that query."""
+    preset_key, tutorial_query = printed_preset(lab)
+    if preset_key in ("transformer", "journey") and lab.query_label != tutorial_query:
+        st.caption(f"The tutorial prints the weights of “{tutorial_query}”: pick it as the query to compare.")
+    elif preset_key == "transformer":
+        display.tutorial_note(
+            "000", "the softmax of the row of “self”", PRINTED["000"]["weights_self"], "the same numbers"
+        )
+    elif preset_key == "journey":
+        display.tutorial_note(
+            "002", "the attention weights of “starts”", PRINTED["002"]["weights_starts"], "the same numbers"
+        )
+
+
+def pitfall_divide_by_sum(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor) -> None:
+    """Dividing by the sum: negative or exploding 'weights', beside softmax."""
+    labels, q, query = lab.labels, lab.query_index, lab.query_label
+    st.subheader("Pitfall: why not just divide by the sum?")
+    st.markdown(
+        """
 Tutorial 000 first tries the obvious normalisation, s_j / Σ_k s_k. The results do add up to 1,
 but scores can be **negative**, so the "weights" can be negative too, and when the scores nearly
 cancel out, the sum is close to 0 and the division makes them **explode**. A weighted average with
 negative or huge weights is no longer an average: it can land far outside the input vectors.
 Softmax never has these problems, because every exponential is positive.
 """
-)
-naive = ac.naive_normalize(scores)[q]  # (T,)
-score_total = row_sums(scores)[q].item()
-naive_table = pd.DataFrame(
-    {"score s_j": scores[q].tolist(), "s_j / Σ s (pitfall)": naive.tolist(), "softmax w_j": weights[q].tolist()},
-    index=list(labels),
-)
-st.markdown(f"The scores of “{query}” add up to **Σ s = {format_number(score_total)}**.")
-if bool(naive.isfinite().all()):
-    left, right = st.columns([2, 3])
-    with left:
-        display.table(naive_table, alt="Divide by the sum versus softmax")
-    with right:
-        row_bars(
-            {"s / Σ s (pitfall)": naive, "softmax": weights[q]},
-            title=f"“{query}”: divide by the sum vs softmax",
-            y_title="weight",
+    )
+    naive = ac.naive_normalize(scores)[q]  # (T,)
+    score_total = row_sums(scores)[q].item()
+    naive_table = pd.DataFrame(
+        {"score s_j": scores[q].tolist(), "s_j / Σ s (pitfall)": naive.tolist(), "softmax w_j": weights[q].tolist()},
+        index=list(labels),
+    )
+    st.markdown(f"The scores of “{query}” add up to **Σ s = {format_number(score_total)}**.")
+    if bool(naive.isfinite().all()):
+        left, right = st.columns([2, 3])
+        with left:
+            display.table(naive_table, alt="Divide by the sum versus softmax")
+        with right:
+            row_bars(
+                labels,
+                {"s / Σ s (pitfall)": naive, "softmax": weights[q]},
+                title=f"“{query}”: divide by the sum vs softmax",
+                y_title="weight",
+            )
+    else:
+        st.warning(
+            "Demonstration of the pitfall: these scores add up to exactly 0, so dividing by their sum gives "
+            "∞ or NaN (not a number). Softmax is still fine.",
+            icon=":material/warning:",
         )
-else:
-    st.warning(
-        "Demonstration of the pitfall: these scores add up to exactly 0, so dividing by their sum gives "
-        "∞ or NaN (not a number). Softmax is still fine.",
-        icon=":material/warning:",
-    )
-    st.dataframe(naive_table.apply(readable), width="stretch")
-if preset_key == "transformer" and query == tutorial_query:
-    printed = " ".join(format_number(v) for v in PRINTED["000"]["naive_weights_self"])
-    st.caption(
-        f"Tutorial 000 prints these pitfall values for “self” as {printed}. The lab's differ in the third "
-        "decimal because it starts from the embeddings as printed (4 decimals): the sum of the scores is "
-        "close to 0, so dividing by it magnifies every tiny rounding difference. That sensitivity is the "
-        "pitfall too."
-    )
+        st.dataframe(naive_table.apply(texts), width="stretch")
+    preset_key, tutorial_query = printed_preset(lab)
+    if preset_key == "transformer" and query == tutorial_query:
+        display.tutorial_note(
+            "000",
+            "these pitfall values for “self”",
+            numbers_text(PRINTED["000"]["naive_weights_self"])
+            + ". The lab's differ in the third decimal because it starts from the embeddings as printed "
+            "(4 decimals): the sum of the scores is close to 0, so dividing by it magnifies every tiny rounding "
+            "difference. That sensitivity is the pitfall too",
+        )
 
-# --- all rows: rows sum to 1, columns do not -------------------------------------------------------
-st.subheader("All queries at once: every row sums to 1, the columns do not")
-st.markdown(
-    """
+
+def all_rows(labels: tuple[str, ...], weights: torch.Tensor) -> None:
+    """The whole weight matrix, with row sums (all 1) and column sums (not)."""
+    st.subheader("All queries at once: every row sums to 1, the columns do not")
+    st.markdown(
+        """
 Softmax is taken **along each row** (over the keys, `dim=-1`): every query shares out exactly one unit of
 attention. Nothing constrains the columns: a column sum is the total attention one key *receives* from
 all queries, anywhere between 0 and T. Tutorial 003 checks this with its own numbers (a column sum of 0.8194).
 """
-)
-display.matrix(
-    weights, labels, labels, kind="weights", title="Attention weights softmax(X Xᵀ)", download="attention_weights.csv"
-)
-bordered = with_sums(weights)  # (T + 1, T + 1)
-sums_frame = to_frame(bordered, [*labels, "column sum"], [*labels, "row sum"])
-st.markdown(
-    "The same weights with their sums: the last column (row sums) is all 1; the last row (column sums) need not be."
-)
-display.table(sums_frame, alt="Weights with row sums and column sums")
+    )
+    display.matrix(
+        weights,
+        labels,
+        labels,
+        kind="weights",
+        title="Attention weights softmax(X Xᵀ)",
+        download="attention_weights.csv",
+    )
+    st.markdown(
+        "The same weights with their sums: the last column (row sums) is all 1; the last row (column sums) need not be."
+    )
+    display.table(
+        with_sums(weights),  # (T + 1, T + 1)
+        [*labels, "column sum"],
+        [*labels, "row sum"],
+        alt="Weights with row sums and column sums",
+    )
 
-# --- temperature ----------------------------------------------------------------------------------
-st.subheader("Temperature: how peaked the weights are")
-st.markdown(
-    """
+
+def temperature_intro() -> None:
+    """What a temperature does, and entropy as the measure of spread."""
+    st.subheader("Temperature: how peaked the weights are")
+    st.markdown(
+        """
 Dividing the scores by a **temperature** t before the softmax changes how sharp the weights are.
 A small t stretches the gaps between scores, so the largest score takes almost everything; a large t
 shrinks the gaps, so the weights approach the uniform 1/T. The **entropy** of a row measures the
 spread: 0 when one weight is 1, ln T when all are equal. (Lesson 5's division by √d_k is a fixed
 temperature of this kind.)
 """
-)
-st.latex(r"w_{ij} = \frac{e^{\omega_{ij}/t}}{\sum_k e^{\omega_{ik}/t}} \qquad H_i = -\sum_j w_{ij} \ln w_{ij}")
+    )
+    st.latex(r"w_{ij} = \frac{e^{\omega_{ij}/t}}{\sum_k e^{\omega_{ik}/t}} \qquad H_i = -\sum_j w_{ij} \ln w_{ij}")
 
 
 @st.fragment
-def temperature_section() -> None:
+def temperature_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor) -> None:
     """The temperature slider and what it changes: a fragment, so moving it reruns only this part."""
+    labels, q, query = lab.labels, lab.query_index, lab.query_label
     temperature = st.slider(
         "Temperature t",
         min_value=0.1,
@@ -212,41 +255,41 @@ def temperature_section() -> None:
     )
     col2.metric(
         "Uniform maximum ln T",
-        f"{format_number(uniform_entropy(lesson.T))} nats",
+        f"{format_number(uniform_entropy(lab.T))} nats",
         help="The entropy when every weight is 1/T.",
     )
     col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
     hot_title = f"Weights of “{query}” at t = 1" + ("" if temperature == 1 else f" and t = {temperature:g}")
     hot_rows = {"t = 1": weights[q], f"t = {temperature:g}": hot[q]}
-    if lesson.T <= SIDE_BY_SIDE_TOKENS:
+    if lab.T <= SIDE_BY_SIDE_TOKENS:
         hot_left, hot_right = st.columns(2)
         with hot_left:
             display.heatmap(hot, labels, labels, kind="weights", title=f"Weights at t = {temperature:g}")
         with hot_right:
-            row_bars(hot_rows, title=hot_title, y_title="weight")
+            row_bars(labels, hot_rows, title=hot_title, y_title="weight")
     else:  # a wide heatmap needs the full width
-        row_bars(hot_rows, title=hot_title, y_title="weight")
+        row_bars(labels, hot_rows, title=hot_title, y_title="weight")
         display.heatmap(hot, labels, labels, kind="weights", title=f"Weights at t = {temperature:g}")
 
 
-temperature_section()
-
-# --- stability ------------------------------------------------------------------------------------
-st.subheader("Stability: subtract the maximum before exp")
-st.markdown(
-    """
+def stability_intro() -> None:
+    """Why the maximum is subtracted before exp."""
+    st.subheader("Stability: subtract the maximum before exp")
+    st.markdown(
+        """
 In float32, e^x overflows to infinity once x passes about 88.7. Scores that large happen (long vectors,
 no scaling), and then the textbook formula computes ∞ / ∞, which is **NaN**. Because adding the same
 constant c to every score does not change the softmax, we can subtract the row's maximum first: the
 largest exponential becomes e⁰ = 1 and nothing can overflow. Below, every score of the query's row is
 shifted up by c to show it.
 """
-)
+    )
 
 
 @st.fragment
-def stability_section() -> None:
+def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor) -> None:
     """The overflow demonstration for one constant c: a fragment, so changing c reruns only this part."""
+    q = lab.query_index
     offset = st.select_slider(
         "Add this constant c to every score",
         options=[0, 10, 50, 80, 89, 100, 1000],
@@ -261,16 +304,16 @@ def stability_section() -> None:
     )
     demo_table = pd.DataFrame(
         {
-            "s_j + c": readable(demo.scores),
-            "naive exp(s_j + c)": readable(demo.naive_exps),
-            "naive weight": readable(demo.naive_weights),
-            "s_j + c − max": readable(demo.shifted),
-            "exp(s_j + c − max)": readable(demo.stable_exps),
-            "stable weight": readable(demo.stable_weights),
+            "s_j + c": texts(demo.scores),
+            "naive exp(s_j + c)": texts(demo.naive_exps),
+            "naive weight": texts(demo.naive_weights),
+            "s_j + c − max": texts(demo.shifted),
+            "exp(s_j + c − max)": texts(demo.stable_exps),
+            "stable weight": texts(demo.stable_weights),
         },
-        index=list(labels),
+        index=list(lab.labels),
     )
-    st.dataframe(demo_table, width="stretch", height="auto" if lesson.T <= 16 else 420)
+    st.dataframe(demo_table, width="stretch", height="auto" if lab.T <= 16 else 420)
     st.markdown(
         f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The stable weights are the weights of "
         f"the unshifted scores (up to float32 rounding of s + c): the largest difference from the table above is "
@@ -278,43 +321,53 @@ def stability_section() -> None:
     )
 
 
-stability_section()
-
-# --- pitfall: wrong axis --------------------------------------------------------------------------
-st.subheader("Pitfall: softmax along the wrong axis")
-st.markdown(
-    """
+def pitfall_wrong_axis(lab: LabInput, scores: torch.Tensor) -> None:
+    """Softmax down the columns (tutorial 004): columns sum to 1, rows do not."""
+    labels = lab.labels
+    st.subheader("Pitfall: softmax along the wrong axis")
+    st.markdown(
+        """
 Tutorial 004 writes `np.exp(w) / np.sum(np.exp(w), axis=0)`: that divides by **column** sums, so each
 column sums to 1 and the rows do not. It then reads the rows as if they were each query's weights.
 With a symmetric score matrix like X Xᵀ the mistake is easy to miss (the matrix looks plausible), but
 query i's "weights" no longer add up to 1, so its output is not an average of the inputs.
 """
-)
-wrong = ac.column_softmax(scores)  # (T, T)
-wrong_frame = to_frame(with_sums(wrong), [*labels, "column sum"], [*labels, "row sum"])
-st.markdown(
-    "The pitfall's matrix with its sums, to compare with the right one above: now the last **row** is all 1 "
-    "and the last column is not. Because X Xᵀ is symmetric, this matrix is exactly the transpose of the right "
-    "one: the pitfall's row for a query holds how much every other query attends *to it*."
-)
-display.table(wrong_frame, alt="Pitfall: softmax down the columns, with row and column sums")
-display.download_csv(
-    to_frame(wrong, labels, labels), "wrong_axis_weights.csv", label="Download the pitfall matrix as CSV"
-)
-st.markdown(
-    f'For the query “{query}” the pitfall\'s row of "weights" adds up to '
-    f"**{format_number(row_sums(wrong)[q].item())}** instead of 1."
-)
-if preset_key == "numpy-seed-4":
-    printed = " ".join(f"{v:.4f}" for v in PRINTED["004"]["column_normalised_weights"][0])
-    st.caption(
-        f"Tutorial 004 prints the first row of its column-normalised weights as {printed}: the pitfall table above."
     )
-if lesson.embedding_mode == "one-hot" and len(ac.distinct_tokens(lesson.tokens)) == lesson.T:
-    self_weight, other_weight = one_hot_weights(lesson.T)
-    st.caption(
-        f"With distinct one-hot inputs, X Xᵀ is the identity, so both axes give the same matrix: "
-        f"{format_number(self_weight)} on the diagonal and {format_number(other_weight)} elsewhere."
+    wrong = ac.column_softmax(scores)  # (T, T)
+    st.markdown(
+        "The pitfall's matrix with its sums, to compare with the right one above: now the last **row** is all 1 "
+        "and the last column is not. Because X Xᵀ is symmetric, this matrix is exactly the transpose of the right "
+        "one: the pitfall's row for a query holds how much every other query attends *to it*."
     )
+    display.table(
+        with_sums(wrong),  # (T + 1, T + 1)
+        [*labels, "column sum"],
+        [*labels, "row sum"],
+        alt="Pitfall: softmax down the columns, with row and column sums",
+    )
+    display.download_csv(
+        to_frame(wrong, labels, labels),
+        "wrong_axis_weights.csv",
+        label="Download the pitfall matrix as CSV",
+    )
+    st.markdown(
+        f'For the query “{lab.query_label}” the pitfall\'s row of "weights" adds up to '
+        f"**{format_number(row_sums(wrong)[lab.query_index].item())}** instead of 1."
+    )
+    preset_key, _ = printed_preset(lab)
+    if preset_key == "numpy-seed-4":
+        display.tutorial_note(
+            "004",
+            "the first row of its column-normalised weights",
+            PRINTED["004"]["column_normalised_weights"][0],
+            "the pitfall table above",
+        )
+    if lab.embedding_mode == "one-hot" and len(ac.distinct_tokens(lab.tokens)) == lab.T:
+        self_weight, other_weight = one_hot_weights(lab.T)
+        st.caption(
+            f"With distinct one-hot inputs, X Xᵀ is the identity, so both axes give the same matrix: "
+            f"{format_number(self_weight)} on the diagonal and {format_number(other_weight)} elsewhere."
+        )
 
-display.show_code(softmax_row_steps, ac.softmax, ac.naive_normalize, ac.column_softmax, ac.row_entropy, overflow_demo)
+
+render(inputs.current())

@@ -62,6 +62,11 @@ class LabInput:
     def query_label(self) -> str:
         return self.labels[self.query_index]
 
+    @property
+    def printed_preset(self) -> Preset | None:
+        """The preset when its embeddings are as printed (so its tutorial's numbers apply), else None."""
+        return self.preset if self.embedding_mode == "printed" else None
+
 
 def _example_label(key: str) -> str:
     return "Your own sentence" if key == OWN else f"{PRESETS_BY_KEY[key].name}"
