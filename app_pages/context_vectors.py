@@ -253,7 +253,12 @@ point the same way are what make attention useful.
         words,
         alt="One-hot input and context vector of the query",
     )
-    if len(words) == lab.T:
+    one_hot_weights_note(lab, len(words))
+
+
+def one_hot_weights_note(lab: LabInput, distinct: int) -> None:
+    """The one-hot weights e / (e + T − 1) and 1 / (e + T − 1), and tutorial 004's printed row."""
+    if distinct == lab.T:
         self_weight, other_weight = one_hot_weights(lab.T)
         st.markdown(
             f"With T = {lab.T}: e / (e + {lab.T} − 1) = **{format_number(self_weight)}** for the word itself "
@@ -265,7 +270,7 @@ point the same way are what make attention useful.
             "weights between them."
         )
     preset_key, tutorial_query = printed_preset(lab)
-    if preset_key == "one-hot" and query == tutorial_query:
+    if preset_key == "one-hot" and lab.query_label == tutorial_query:
         printed = "[" + ", ".join(f"{v:.8f}" for v in PRINTED["004"]["one_hot_weights_row_1"]) + "]"
         display.tutorial_note("004", "the weights (= output) of “Self”", printed)
 

@@ -34,14 +34,7 @@ def render(lab: LabInput) -> None:
     """The lesson's outline: one function per section."""
     display.lesson_title(__file__)
     intro(lab)
-    st.subheader("The weight matrices W_q, W_k, W_v")
-    source = params_source(lab.d_model)
-    if source == "002":
-        params, residuals = recovered_params(lab.X)
-    else:
-        params, residuals = random_params(lab.d_model, source), {}
-    if source != "edited":
-        params_tables(params, residuals)
+    source, params = projection_matrices(lab)
     scale = scale_choice(source)
     steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=scale)
     if source == "002" and matches_002_inputs(lab.X):
@@ -88,6 +81,19 @@ so attention no longer has to favour words that merely resemble each other.
         r"\text{context} = \operatorname{softmax}\!\Big(\frac{Q K^\top}{\sqrt{d_k}}\Big)\, V"
     )
     display.lesson_caption(lab.description)
+
+
+def projection_matrices(lab: LabInput) -> tuple[str, Projections]:
+    """The section on W_q, W_k, W_v: where they come from, and the matrices; returns (source, params)."""
+    st.subheader("The weight matrices W_q, W_k, W_v")
+    source = params_source(lab.d_model)
+    if source == "002":
+        params, residuals = recovered_params(lab.X)
+    else:
+        params, residuals = random_params(lab.d_model, source), {}
+    if source != "edited":
+        params_tables(params, residuals)
+    return source, params
 
 
 def params_source(d_model: int) -> str:

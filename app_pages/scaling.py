@@ -45,12 +45,13 @@ def render(lab: LabInput) -> None:
     beside_printout(comparisons)
     rows_and_columns(example)
     pitfall_other_run(example)
-    st.subheader("On your input: random W_q, W_k with a chosen d_k")
     seed, d_k, scale = your_input_controls()
     params = random_projections(lab.d_model, d_k, seed)
     steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=scale)
     other_steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=not scale)
-    on_your_input(lab, steps, other_steps, scale)
+    spread_with_and_without(lab, steps, scale)
+    query_row(lab, steps, other_steps, scale)
+    weight_matrices(lab.labels, steps, scale)
     grid = d_k_grid(d_k)
     variance_simulation(grid, d_k, seed)
     saturation_simulation(grid, d_k, seed)
@@ -179,6 +180,7 @@ to In [27]). No Q, K, V on the page produce them, so the lab does not try to rep
 
 def your_input_controls() -> tuple[int, int, bool]:
     """The seed, d_k and scaling for the sidebar input and the simulations."""
+    st.subheader("On your input: random W_q, W_k with a chosen d_k")
     seed_column, d_k_column = st.columns(2)
     seed = inputs.seed_input("Seed for W_q, W_k, W_v and the simulations", "scaling_seed", container=seed_column)
     d_k = int(
@@ -194,10 +196,9 @@ def your_input_controls() -> tuple[int, int, bool]:
     return seed, d_k, inputs.scale_toggle("scaling_scale")
 
 
-def on_your_input(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSteps, scale: bool) -> None:
-    """The sidebar input with and without scaling: spread, the query's row, the weights."""
-    labels, q, T, d_model, d_k = lab.labels, lab.query_index, lab.T, lab.d_model, steps.Q.shape[1]
-    on, off = (steps, other_steps) if scale else (other_steps, steps)
+def spread_with_and_without(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
+    """The shapes on the sidebar input, and the spread of its scores without and with scaling."""
+    T, d_model, d_k = lab.T, lab.d_model, steps.Q.shape[1]
     st.markdown(
         f"Q = X W_q and K = X W_k with seeded random weights: ({T}, {d_model}) @ "
         f"({d_model}, {d_k}) → ({T}, {d_k}). Scores Q Kᵀ are ({T}, {T}); "
@@ -215,6 +216,12 @@ def on_your_input(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSt
         "Entropy is ln T for uniform weights and 0 for one-hot weights. Gradient size ‖diag(w) − w wᵀ‖ "
         "measures how much the weights still move when the scores move; it is 0 for one-hot weights."
     )
+
+
+def query_row(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSteps, scale: bool) -> None:
+    """The query's scores and weights, key by key, without and with scaling."""
+    q, d_k = lab.query_index, steps.Q.shape[1]
+    on, off = (steps, other_steps) if scale else (other_steps, steps)
     st.markdown(f"The row of “{lab.query_label}”, key by key:")
     display.table(
         pd.DataFrame(
@@ -224,10 +231,15 @@ def on_your_input(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSt
                 "weight without scaling": off.weights[q].tolist(),
                 "weight with scaling": on.weights[q].tolist(),
             },
-            index=list(labels),
+            index=list(lab.labels),
         ),
         alt="Scores and weights of the query token without and with scaling",
     )
+
+
+def weight_matrices(labels: tuple[str, ...], steps: AttentionSteps, scale: bool) -> None:
+    """The weights and the scores softmax sees, and PyTorch's check."""
+    d_k = steps.Q.shape[1]
     title = f"Attention weights ({'scaled' if scale else 'unscaled'}, d_k = {d_k})"
     display.matrix(steps.weights, labels, labels, kind="weights", title=title, download="scaled_attention_weights.csv")
     with st.expander("The scores softmax sees" + (": Q Kᵀ / √d_k" if scale else ": Q Kᵀ, not scaled")):

@@ -175,8 +175,13 @@ Softmax never has these problems, because every exponential is positive.
             icon=":material/warning:",
         )
         st.dataframe(naive_table.apply(texts), width="stretch")
+    printed_pitfall_note(lab)
+
+
+def printed_pitfall_note(lab: LabInput) -> None:
+    """Tutorial 000's printed pitfall values, and why the lab's differ."""
     preset_key, tutorial_query = printed_preset(lab)
-    if preset_key == "transformer" and query == tutorial_query:
+    if preset_key == "transformer" and lab.query_label == tutorial_query:
         display.tutorial_note(
             "000",
             "these pitfall values for “self”",
@@ -354,6 +359,11 @@ query i's "weights" no longer add up to 1, so its output is not an average of th
         f'For the query “{lab.query_label}” the pitfall\'s row of "weights" adds up to '
         f"**{format_number(row_sums(wrong)[lab.query_index].item())}** instead of 1."
     )
+    wrong_axis_notes(lab)
+
+
+def wrong_axis_notes(lab: LabInput) -> None:
+    """Tutorial 004's printed row, and why distinct one-hot inputs hide the mistake."""
     preset_key, _ = printed_preset(lab)
     if preset_key == "numpy-seed-4":
         display.tutorial_note(
