@@ -2,6 +2,7 @@
 
 Shape letters: T tokens. PyTorch's scaled_dot_product_attention uses this convention;
 nn.MultiheadAttention uses the opposite one (True = blocked): see ``to_blocked``.
+Also the masking page's comparison of five ways to mask (-inf, -1e9, -9e15, multiply, the lab's).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterable
 import torch
 
 from attention_core.attention import apply_mask, softmax
+from attention_core.normalization import softmax_row_steps
 
 LARGE_NEGATIVE = -1e9
 
@@ -137,11 +139,9 @@ def method_differences(methods: dict[str, torch.Tensor], mask: torch.Tensor) -> 
 
 
 def row_exponentials(masked_row: torch.Tensor) -> tuple[float, torch.Tensor, float]:
-    """m = the largest allowed score (0 if none), e_j = exp(s_j - m) (exp(-inf) = 0), and sum_j e_j."""
-    finite = torch.isfinite(masked_row)  # (T,)
-    m = masked_row[finite].max() if bool(finite.any()) else masked_row.new_zeros(())  # scalar
-    exps = torch.where(finite, torch.exp(masked_row - m), 0.0)  # (T,)
-    return float(m), exps, float(exps.sum())
+    """TEMP alias for pages; removed at merge: use normalization.softmax_row_steps (row_max, exps, exp_sum)."""
+    row = softmax_row_steps(masked_row)
+    return row.row_max, row.exps, row.exp_sum
 
 
 def blocked_count(mask: torch.Tensor) -> int:
