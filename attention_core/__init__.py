@@ -3,6 +3,12 @@
 Shape letters used throughout: T tokens, d_model embedding size, d_k query/key size,
 d_v value size, h heads. Every function takes and returns torch tensors (float32 by
 default; float64 works too) unless its name says frame or labels.
+
+Modules: embeddings (X), attention (one head, step by step), heads (multi-head), masks,
+positions, projections (W_q, W_k, W_v, W_o), normalization and saturation (softmax taken
+apart, scaling), geometry and similarity (facts the pages state), presets (the tutorials'
+examples with their printed numbers), loops (the tutorials' loops), reference (PyTorch's
+own), export (the whole block as files), tables (tensors -> DataFrames).
 """
 
 from attention_core.attention import (

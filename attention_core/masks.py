@@ -77,7 +77,7 @@ VERY_LARGE_NEGATIVE = -9e15  # the constant of the 003 tutorial
 MASKING_METHODS = ("neg_inf", "minus_1e9", "minus_9e15", "multiply", "lab")
 
 
-def build_mask(kind: str, T: int, *, padded: Iterable[int] = (), window: int = 1) -> torch.Tensor:
+def mask_by_kind(kind: str, T: int, *, padded: Iterable[int] = (), window: int = 1) -> torch.Tensor:
     """The (T, T) mask named by ``kind`` (one of MASK_TYPES); True = may attend."""
     if kind == "none":
         return no_mask(T)
@@ -88,6 +88,9 @@ def build_mask(kind: str, T: int, *, padded: Iterable[int] = (), window: int = 1
     if kind == "sliding window":
         return sliding_window_mask(T, window)
     raise ValueError(f"Unknown mask type {kind!r}: choose one of {', '.join(MASK_TYPES)}.")
+
+
+build_mask = mask_by_kind  # TEMP alias for pages; removed at merge
 
 
 def block_query_row(mask: torch.Tensor, i: int) -> torch.Tensor:

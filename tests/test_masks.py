@@ -19,10 +19,10 @@ from attention_core.masks import (
     block_query_row,
     blocked_count,
     blocked_weight,
-    build_mask,
     causal_mask,
     fully_masked_rows,
     key_padding_vector,
+    mask_by_kind,
     mask_with_constant,
     masking_methods,
     method_differences,
@@ -202,19 +202,19 @@ MASKS = {
 
 @pytest.mark.parametrize("kind", MASK_TYPES)
 def test_build_mask_names_the_direct_builders(kind):
-    assert torch.equal(build_mask(kind, T, padded=[1, 4], window=2), MASKS[kind])
+    assert torch.equal(mask_by_kind(kind, T, padded=[1, 4], window=2), MASKS[kind])
 
 
 def test_build_mask_refuses_an_unknown_type():
     with pytest.raises(ValueError, match="Unknown mask type"):
-        build_mask("diagonal", T)
+        mask_by_kind("diagonal", T)
 
 
 def test_build_mask_window_is_the_token_and_the_w_minus_1_before_it():
     expected = torch.tensor(
         [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [0, 1, 1, 1]], dtype=torch.bool
     )  # w = 3, by hand
-    assert torch.equal(build_mask("sliding window", 4, window=3), expected)
+    assert torch.equal(mask_by_kind("sliding window", 4, window=3), expected)
 
 
 def test_the_003_constant():
