@@ -87,7 +87,7 @@ def parameter_count(d_model: int, *, in_bias: bool = False, out_bias: bool = Fal
     return 4 * d_model * d_model + (3 * d_model if in_bias else 0) + (d_model if out_bias else 0)
 
 
-# --- lesson 7 (multi-head page): seeded weights, lifting small embeddings, shapes, parameters ---
+# --- lesson 7 (multi-head page): seeded params, lifting small embeddings, shapes, parameters ---
 
 LIFT_WIDTHS = (8, 12, 16)  # widths the page can lift the sidebar's small embeddings to
 MAX_HEADS = 8
