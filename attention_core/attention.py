@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-MIN_TEMPERATURE = 1e-3  # below this, s / t overflows float32 and softmax is an argmax in disguise
+MIN_TEMPERATURE = 1e-3  # colder is an argmax in all but name; near 1e-45, s / t overflows to inf and gives NaN
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ def head_size(d_model: int, num_heads: int) -> int:
     return d_model // num_heads
 
 
+# TEMP for pages; removed at merge: multi_head.py shows it, but multi_head_attention now uses split_heads.
 def head_columns(W: torch.Tensor, head: int, d_k: int) -> torch.Tensor:
     """W[:, head*d_k:(head+1)*d_k]: the slice of a projection that belongs to one head."""
     return W[:, head * d_k : (head + 1) * d_k]  # (d_model, d_k)

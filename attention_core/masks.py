@@ -141,6 +141,7 @@ def method_differences(methods: dict[str, torch.Tensor], mask: torch.Tensor) -> 
     }
 
 
+# TEMP alias for pages; removed at merge
 def row_exponentials(masked_row: torch.Tensor) -> tuple[float, torch.Tensor, float]:
     """TEMP alias for pages; removed at merge: use normalization.softmax_row_steps (row_max, exps, exp_sum)."""
     row = softmax_row_steps(masked_row)

@@ -37,22 +37,26 @@ def reproduce_003() -> tuple[AttentionSteps, list[Comparison]]:
     return steps, compare_with_printed(SCALING_EXAMPLE.printed, pairs)
 
 
+# TEMP alias for pages; removed at merge
 def attention_from_qkv(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, *, scale: bool = True) -> AttentionSteps:
     """TEMP alias for pages; removed at merge: use attention(Q, K, V, scale=scale)."""
     return attention(Q, K, V, scale=scale)
 
 
+# TEMP alias for pages; removed at merge
 def exp_terms(scores_row: torch.Tensor) -> tuple[torch.Tensor, float]:
     """TEMP alias for pages; removed at merge: use softmax_row_steps(row).raw_exps and .raw_exp_sum."""
     row = softmax_row_steps(scores_row)
     return row.raw_exps, row.raw_exp_sum
 
 
+# TEMP alias for pages; removed at merge
 def row_and_column_sums(weights: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """TEMP alias for pages; removed at merge: use normalization.row_sums and column_sums."""
     return row_sums(weights), column_sums(weights)
 
 
+# TEMP alias for pages; removed at merge
 def softmax_jacobian(weights_row: torch.Tensor) -> torch.Tensor:
     """TEMP for pages; removed at merge (scaling.py shows it but never calls it; tests keep a copy as oracle).
 
