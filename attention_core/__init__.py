@@ -3,11 +3,19 @@
 Shape letters used throughout: T tokens, d_model embedding size, d_k query/key size,
 d_v value size, h heads. Every function takes and returns torch tensors (float32 by
 default; float64 works too) unless its name says frame or labels.
+
+Modules: embeddings (X), attention (one head, step by step), heads (multi-head), masks,
+positions, projections (W_q, W_k, W_v, W_o), normalization and saturation (softmax taken
+apart, scaling), geometry and similarity (facts the pages state), presets (the tutorials'
+examples with their printed numbers), loops (the tutorials' loops), reference (PyTorch's
+own), export (the whole block as files), tables (tensors -> DataFrames).
 """
 
 from attention_core.attention import (
+    MIN_TEMPERATURE,
     AttentionSteps,
     apply_mask,
+    attention,
     attention_scores,
     column_softmax,
     context_vectors,
@@ -20,6 +28,7 @@ from attention_core.attention import (
     scale_scores,
     self_attention,
     softmax,
+    uniform_entropy,
 )
 from attention_core.embeddings import (
     MAX_TOKENS,
@@ -32,11 +41,13 @@ from attention_core.embeddings import (
     validate_embedding_matrix,
 )
 from attention_core.heads import (
+    HeadParams,
     MultiHeadSteps,
     head_size,
     merge_heads,
     multi_head_attention,
     parameter_count,
+    random_head_params,
     split_heads,
 )
 from attention_core.masks import (
@@ -49,22 +60,41 @@ from attention_core.masks import (
     sliding_window_mask,
     to_blocked,
 )
-from attention_core.presets import DEFAULT_PRESET, PRESETS, PRESETS_BY_KEY, PRINTED, SCALING_EXAMPLE, Preset
-from attention_core.projections import Projections, random_output_weight, random_projections, recover_weight
-from attention_core.tables import long_frame, token_frame, token_labels, vector_frame
+from attention_core.presets import (  # PRINTED: TEMP alias for pages; removed at merge
+    DEFAULT_PRESET,
+    PRESETS,
+    PRESETS_BY_KEY,
+    PRINTED,
+    SCALING_EXAMPLE,
+    Preset,
+    WorkedExample,
+)
+from attention_core.projections import (
+    Projections,
+    random_output_projection,
+    random_output_weight,  # TEMP alias for pages; removed at merge
+    random_projections,
+    recover_projection,
+    recover_weight,  # TEMP alias for pages; removed at merge
+)
+from attention_core.tables import long_frame, token_labels, vector_frame
 
 __all__ = [
     "DEFAULT_PRESET",
     "MAX_TOKENS",
+    "MIN_TEMPERATURE",
     "PRESETS",
     "PRESETS_BY_KEY",
     "PRINTED",
     "SCALING_EXAMPLE",
     "AttentionSteps",
+    "HeadParams",
     "MultiHeadSteps",
     "Preset",
     "Projections",
+    "WorkedExample",
     "apply_mask",
+    "attention",
     "attention_scores",
     "causal_mask",
     "check_d_model",
@@ -89,8 +119,11 @@ __all__ = [
     "parameter_count",
     "project_qkv",
     "random_embeddings",
+    "random_head_params",
+    "random_output_projection",
     "random_output_weight",
     "random_projections",
+    "recover_projection",
     "recover_weight",
     "row_entropy",
     "scale_scores",
@@ -99,9 +132,9 @@ __all__ = [
     "softmax",
     "split_heads",
     "to_blocked",
-    "token_frame",
     "token_labels",
     "tokenize",
+    "uniform_entropy",
     "validate_embedding_matrix",
     "vector_frame",
 ]

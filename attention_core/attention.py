@@ -1,17 +1,20 @@
-"""Scaled dot-product self-attention, one small function per step.
+"""Scaled dot-product self-attention, one small function per step, and the pitfalls beside them.
 
-Shape letters: T tokens, d_model embedding size, d_k query/key size, d_v value size.
-Conventions: ``Q = X @ W_q`` with ``W_q`` of shape (d_model, d_k); a boolean mask of
-shape (T, T) where True means "may attend", as in PyTorch's scaled_dot_product_attention.
-Order inside attention: scores -> scale -> divide by temperature -> mask -> softmax.
+Shape letters: T tokens, d_model embedding size, d_k query/key size, d_v value size, h heads.
+``self_attention(X, W_q, W_k, W_v)`` = ``project_qkv`` then ``attention(Q, K, V)``; ``attention``
+also takes batched (h, T, d_k) inputs. A boolean (T, T) mask has True = "may attend", as in
+PyTorch's scaled_dot_product_attention. Order: scores -> scale -> / temperature -> mask -> softmax.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import torch
+
+MIN_TEMPERATURE = 1e-3  # colder is an argmax in all but name; near 1e-45, s / t overflows to inf and gives NaN
 
 
 @dataclass(frozen=True)
@@ -27,14 +30,19 @@ class AttentionSteps:
     weights: torch.Tensor  # (T, T)  softmax over each row
     context: torch.Tensor  # (T, d_v)  weights @ V
 
+    def unbind(self) -> tuple[AttentionSteps, ...]:
+        """Batched steps (every field with a leading h) -> one AttentionSteps per head."""
+        fields = dataclasses.astuple(self)  # each (h, ...)
+        return tuple(AttentionSteps(*(field[i] for field in fields)) for i in range(self.Q.shape[0]))
+
 
 def project_qkv(
-    X: torch.Tensor, W_q: torch.Tensor, W_k: torch.Tensor, W_v: torch.Tensor
+    X: torch.Tensor, W_q: torch.Tensor | None, W_k: torch.Tensor | None, W_v: torch.Tensor | None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Q = X W_q, K = X W_k, V = X W_v."""
-    Q = X @ W_q  # (T, d_model) @ (d_model, d_k) -> (T, d_k)
-    K = X @ W_k  # (T, d_model) @ (d_model, d_k) -> (T, d_k)
-    V = X @ W_v  # (T, d_model) @ (d_model, d_v) -> (T, d_v)
+    """Q = X W_q, K = X W_k, V = X W_v; a missing matrix is the identity (Q = K = V = X)."""
+    Q = X if W_q is None else X @ W_q  # (T, d_model) @ (d_model, d_k) -> (T, d_k)
+    K = X if W_k is None else X @ W_k  # (T, d_model) @ (d_model, d_k) -> (T, d_k)
+    V = X if W_v is None else X @ W_v  # (T, d_model) @ (d_model, d_v) -> (T, d_v)
     return Q, K, V
 
 
@@ -66,21 +74,29 @@ def apply_mask(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
     return scores.masked_fill(~mask, float("-inf"))  # (T, T)
 
 
+def check_temperature(temperature: float) -> float:
+    """The temperature itself, or a ValueError below MIN_TEMPERATURE (1e-3)."""
+    if not temperature >= MIN_TEMPERATURE:
+        raise ValueError(f"The temperature must be at least {MIN_TEMPERATURE:g}.")
+    return temperature
+
+
 def softmax(scores: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
     """weights[i, j] = exp(s_ij / t - m_i) / sum_k exp(s_ik / t - m_i), m_i the row max.
 
     Subtracting the row maximum keeps exp from overflowing (scores of 1e4 work).
     A row that is all -inf (fully masked) gives all zeros, as PyTorch's
-    scaled_dot_product_attention does, instead of NaN.
+    scaled_dot_product_attention does, instead of NaN. A row holding a NaN score
+    gives NaN, as torch.softmax does. The temperature t must be at least
+    MIN_TEMPERATURE = 1e-3 (ValueError otherwise).
     """
-    if not temperature > 0:
-        raise ValueError("The temperature must be greater than 0.")
-    z = scores / temperature  # (T, T)
-    row_max = z.amax(dim=-1, keepdim=True)  # (T, 1)
+    z = scores / check_temperature(temperature)  # (T, T)
+    row_max = z.amax(dim=-1, keepdim=True)  # (T, 1), NaN if the row holds a NaN
     row_max = torch.where(torch.isfinite(row_max), row_max, torch.zeros_like(row_max))
-    exps = torch.exp(z - row_max)  # (T, T), every entry in [0, 1]
-    row_sum = exps.sum(dim=-1, keepdim=True)  # (T, 1)
-    return torch.where(row_sum > 0, exps / torch.where(row_sum > 0, row_sum, 1.0), 0.0)
+    exps = torch.exp(z - row_max)  # (T, T), every entry in [0, 1] (NaN stays NaN)
+    row_sum = exps.sum(dim=-1, keepdim=True)  # (T, 1), 0 only for a fully masked row
+    fully_masked = row_sum == 0  # (T, 1); False for a NaN sum, so NaN propagates
+    return torch.where(fully_masked, 0.0, exps / torch.where(fully_masked, 1.0, row_sum))  # (T, T)
 
 
 def naive_softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -115,6 +131,35 @@ def row_entropy(weights: torch.Tensor) -> torch.Tensor:
     return -(weights * logs).sum(dim=-1)  # (T,)
 
 
+def uniform_entropy(T: int) -> float:
+    """ln T: the largest possible row entropy (in nats), reached when every weight is 1/T."""
+    if T < 1:
+        raise ValueError("A row needs at least one token.")
+    return math.log(T)
+
+
+def attention(
+    Q: torch.Tensor,
+    K: torch.Tensor,
+    V: torch.Tensor,
+    *,
+    mask: torch.Tensor | None = None,
+    scale: bool = True,
+    temperature: float = 1.0,
+) -> AttentionSteps:
+    """softmax(mask(Q K^T / (sqrt(d_k) t))) V, every step kept; Q, K, V may carry a leading h (heads)."""
+    check_temperature(temperature)
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(f"Queries have {Q.shape[-1]} dimensions but keys have {K.shape[-1]}: they must match.")
+    scores = attention_scores(Q, K)  # (T, d_k) @ (d_k, T) -> (T, T)
+    scaled = scale_scores(scores, Q.shape[-1]) if scale else scores  # (T, T)
+    scaled = scaled / temperature  # (T, T)
+    masked = apply_mask(scaled, mask)  # (T, T), -inf where blocked
+    weights = softmax(masked)  # (T, T), each row sums to 1 (0 if fully masked)
+    context = context_vectors(weights, V)  # (T, T) @ (T, d_v) -> (T, d_v)
+    return AttentionSteps(Q, K, V, scores, scaled, masked, weights, context)
+
+
 def self_attention(
     X: torch.Tensor,
     W_q: torch.Tensor | None = None,
@@ -127,21 +172,9 @@ def self_attention(
 ) -> AttentionSteps:
     """softmax(mask(Q K^T / (sqrt(d_k) t))) V with Q, K, V = X W_q, X W_k, X W_v.
 
-    A missing weight matrix means the identity (the simplified attention of the
+    A missing projection matrix means the identity (the simplified attention of the
     first tutorials, where Q = K = V = X). ``scale=False`` skips the division by
     sqrt(d_k), as the simplified attention of the tutorials does.
     """
-    if not temperature > 0:
-        raise ValueError("The temperature must be greater than 0.")
-    Q = X if W_q is None else X @ W_q  # (T, d_k)
-    K = X if W_k is None else X @ W_k  # (T, d_k)
-    V = X if W_v is None else X @ W_v  # (T, d_v)
-    if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(f"Queries have {Q.shape[-1]} dimensions but keys have {K.shape[-1]}: they must match.")
-    scores = attention_scores(Q, K)  # (T, T)
-    scaled = scale_scores(scores, Q.shape[-1]) if scale else scores  # (T, T)
-    scaled = scaled / temperature  # (T, T)
-    masked = apply_mask(scaled, mask)  # (T, T)
-    weights = softmax(masked)  # (T, T)
-    context = context_vectors(weights, V)  # (T, d_v)
-    return AttentionSteps(Q, K, V, scores, scaled, masked, weights, context)
+    Q, K, V = project_qkv(X, W_q, W_k, W_v)  # (T, d_k), (T, d_k), (T, d_v)
+    return attention(Q, K, V, mask=mask, scale=scale, temperature=temperature)

@@ -1,7 +1,8 @@
 """The whole attention block at once: every intermediate as CSVs or .npz, a PyTorch check, and code to rerun it.
 
 Shape letters: T tokens, d_model embedding size, h heads, d_k = d_model / h.
-Head h uses columns h*d_k:(h+1)*d_k of W_q, W_k, W_v (attention_core.heads).
+Head h uses columns h*d_k:(h+1)*d_k of W_q, W_k, W_v (attention_core.heads). ``params`` is a
+{"W_q": ..., "W_o": ...} dict of projection matrices; ``weights`` are attention weights only.
 """
 
 from __future__ import annotations
@@ -26,15 +27,15 @@ ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # a fixed timestamp: the same numbers always g
 def intermediate_frames(
     tokens: Sequence[str],
     X: torch.Tensor,
-    weights: dict[str, torch.Tensor],
+    params: dict[str, torch.Tensor],
     steps: MultiHeadSteps,
     mask: torch.Tensor | None,
 ) -> dict[str, pd.DataFrame]:
-    """Every tensor of the block, in computing order, as DataFrames labelled by tokens (weights by dimension)."""
+    """Every tensor of the block, in computing order, as DataFrames labelled by tokens (W_* by dimension)."""
     labels, d_model = token_labels(tokens), X.shape[1]
     dims = dimension_labels(d_model)
     frames = {"X": to_frame(X, labels, dims)}
-    frames.update({name: to_frame(W, dims, dimension_labels(W.shape[1])) for name, W in weights.items()})
+    frames.update({name: to_frame(W, dims, dimension_labels(W.shape[1])) for name, W in params.items()})
     mask_values = torch.ones(len(labels), len(labels)) if mask is None else mask.to(torch.float64)  # (T, T)
     frames["mask"] = to_frame(mask_values, labels, labels)  # 1 = may attend, 0 = blocked
     for h, head in enumerate(steps.heads, start=1):
@@ -135,7 +136,7 @@ def _mask_code(mask: torch.Tensor | None, T: int) -> str:
 def reproduction_code(
     tokens: Sequence[str],
     X: torch.Tensor,
-    weights: dict[str, torch.Tensor],
+    params: dict[str, torch.Tensor],
     *,
     num_heads: int,
     mask: torch.Tensor | None,
@@ -143,8 +144,7 @@ def reproduction_code(
     """Plain PyTorch code (a string) that recomputes the block with F.scaled_dot_product_attention."""
     dtype = str(X.dtype).replace("torch.", "")
     matrices = "\n".join(
-        f"{name} = torch.tensor({_literal(W)}, dtype=torch.{dtype})  # (d_model, d_model)"
-        for name, W in weights.items()
+        f"{name} = torch.tensor({_literal(W)}, dtype=torch.{dtype})  # (d_model, d_model)" for name, W in params.items()
     )
     return f'''"""Attention Lab: recompute the pipeline page's numbers in a plain Python session (needs torch)."""
 import math

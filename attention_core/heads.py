@@ -1,7 +1,8 @@
-"""Multi-head attention: h heads of size d_k = d_model / h, concatenated and projected by W_o.
+"""Multi-head attention, the minGPT way: project, split into h heads, attend per head, merge, W_o.
 
 Shape letters: T tokens, d_model embedding size, h heads, d_k = d_model / h.
 Head h uses columns h*d_k:(h+1)*d_k of W_q, W_k and W_v, as nn.MultiheadAttention does.
+Also the multi-head page's helpers: seeded HeadParams, lifting small embeddings, shapes, counts.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from dataclasses import dataclass
 
 import torch
 
-from attention_core.attention import AttentionSteps, self_attention
+from attention_core.attention import AttentionSteps, attention, project_qkv
 from attention_core.embeddings import check_seed
-from attention_core.projections import random_output_weight, random_projections, random_weight
+from attention_core.projections import random_matrix, random_output_projection, random_projections
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ def head_size(d_model: int, num_heads: int) -> int:
     return d_model // num_heads
 
 
+# TEMP for pages; removed at merge: multi_head.py shows it, but multi_head_attention now uses split_heads.
 def head_columns(W: torch.Tensor, head: int, d_k: int) -> torch.Tensor:
     """W[:, head*d_k:(head+1)*d_k]: the slice of a projection that belongs to one head."""
     return W[:, head * d_k : (head + 1) * d_k]  # (d_model, d_k)
@@ -71,38 +73,30 @@ def multi_head_attention(
     scale: bool = True,
 ) -> MultiHeadSteps:
     """output = concat_h(softmax(Q_h K_h^T / sqrt(d_k)) V_h) W_o, with Q_h = X W_q[:, h-th d_k columns]."""
-    d_model = W_q.shape[1]
-    d_k = head_size(d_model, num_heads)
-    heads = tuple(
-        self_attention(
-            X,
-            head_columns(W_q, h, d_k),
-            head_columns(W_k, h, d_k),
-            head_columns(W_v, h, d_k),
-            mask=mask,
-            scale=scale,
-        )
-        for h in range(num_heads)
-    )
-    concat = torch.cat([head.context for head in heads], dim=-1)  # h x (T, d_k) -> (T, d_model)
+    Q, K, V = project_qkv(X, W_q, W_k, W_v)  # (T, d_model) @ (d_model, d_model) -> (T, d_model) each
+    q = split_heads(Q, num_heads)  # (T, d_model) -> (h, T, d_k)
+    k = split_heads(K, num_heads)  # (T, d_model) -> (h, T, d_k)
+    v = split_heads(V, num_heads)  # (T, d_model) -> (h, T, d_k)
+    steps = attention(q, k, v, mask=mask, scale=scale)  # weights (h, T, T), context (h, T, d_k)
+    concat = merge_heads(steps.context)  # (h, T, d_k) -> (T, d_model)
     output = concat @ W_o  # (T, d_model) @ (d_model, d_model) -> (T, d_model)
-    return MultiHeadSteps(heads, concat, output)
+    return MultiHeadSteps(steps.unbind(), concat, output)
 
 
 def parameter_count(d_model: int, *, in_bias: bool = False, out_bias: bool = False) -> int:
-    """4 d_model^2 weights (W_q, W_k, W_v, W_o), plus 3 d_model input biases and d_model output biases."""
+    """4 d_model^2 projection entries (W_q, W_k, W_v, W_o), plus 3 d_model input biases and d_model output biases."""
     return 4 * d_model * d_model + (3 * d_model if in_bias else 0) + (d_model if out_bias else 0)
 
 
-# --- lesson 7 (multi-head page): seeded weights, lifting small embeddings, shapes, parameters ---
+# --- lesson 7 (multi-head page): seeded params, lifting small embeddings, shapes, parameters ---
 
 LIFT_WIDTHS = (8, 12, 16)  # widths the page can lift the sidebar's small embeddings to
 MAX_HEADS = 8
 
 
 @dataclass(frozen=True)
-class HeadWeights:
-    """The four (d_model, d_model) matrices of one multi-head attention layer."""
+class HeadParams:
+    """The four (d_model, d_model) projection matrices of one multi-head attention layer."""
 
     W_q: torch.Tensor  # (d_model, d_model); head h uses columns h*d_k:(h+1)*d_k
     W_k: torch.Tensor  # (d_model, d_model)
@@ -110,17 +104,24 @@ class HeadWeights:
     W_o: torch.Tensor  # (d_model, d_model)
 
 
-def random_head_weights(d_model: int, seed: int, dtype: torch.dtype = torch.float32) -> HeadWeights:
+def random_head_params(d_model: int, seed: int, dtype: torch.dtype = torch.float32) -> HeadParams:
     """W_q, W_k, W_v, W_o ~ N(0, 1) / sqrt(d_model), drawn from seeded generators."""
     projections = random_projections(d_model, d_model, seed, dtype)  # 3 x (d_model, d_model)
-    W_o = random_output_weight(d_model, seed, dtype)  # (d_model, d_model)
-    return HeadWeights(projections.W_q, projections.W_k, projections.W_v, W_o)
+    W_o = random_output_projection(d_model, seed, dtype)  # (d_model, d_model)
+    return HeadParams(projections.W_q, projections.W_k, projections.W_v, W_o)
 
 
-def lift_weight(d_in: int, d_model: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+HeadWeights = HeadParams  # TEMP alias for pages; removed at merge
+random_head_weights = random_head_params  # TEMP alias for pages; removed at merge
+
+
+def lift_matrix(d_in: int, d_model: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """W_in ~ N(0, 1) / sqrt(d_in), (d_in, d_model): maps small embeddings to a wider d_model."""
     generator = torch.Generator().manual_seed(check_seed(seed) ^ 0x11F7)
-    return random_weight(d_in, d_model, generator, dtype)  # (d_in, d_model)
+    return random_matrix(d_in, d_model, generator, dtype)  # (d_in, d_model)
+
+
+lift_weight = lift_matrix  # TEMP alias for pages; removed at merge
 
 
 def lift_embeddings(X: torch.Tensor, W_in: torch.Tensor) -> torch.Tensor:
@@ -157,7 +158,7 @@ def head_output_parts(steps: MultiHeadSteps, W_o: torch.Tensor) -> torch.Tensor:
 
 
 def parameter_counts(d_model: int) -> dict[str, int]:
-    """4 d² weights, + d with a bias on the output only, + 4 d with all biases (none depend on h)."""
+    """4 d² projection entries, + d with a bias on the output only, + 4 d with all biases (none depend on h)."""
     return {
         "no biases": parameter_count(d_model),
         "output bias only": parameter_count(d_model, out_bias=True),

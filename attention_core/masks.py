@@ -2,6 +2,7 @@
 
 Shape letters: T tokens. PyTorch's scaled_dot_product_attention uses this convention;
 nn.MultiheadAttention uses the opposite one (True = blocked): see ``to_blocked``.
+Also the masking page's comparison of five ways to mask (-inf, -1e9, -9e15, multiply, the lab's).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterable
 import torch
 
 from attention_core.attention import apply_mask, softmax
+from attention_core.normalization import softmax_row_steps
 
 LARGE_NEGATIVE = -1e9
 
@@ -75,7 +77,7 @@ VERY_LARGE_NEGATIVE = -9e15  # the constant of the 003 tutorial
 MASKING_METHODS = ("neg_inf", "minus_1e9", "minus_9e15", "multiply", "lab")
 
 
-def build_mask(kind: str, T: int, *, padded: Iterable[int] = (), window: int = 1) -> torch.Tensor:
+def mask_by_kind(kind: str, T: int, *, padded: Iterable[int] = (), window: int = 1) -> torch.Tensor:
     """The (T, T) mask named by ``kind`` (one of MASK_TYPES); True = may attend."""
     if kind == "none":
         return no_mask(T)
@@ -86,6 +88,9 @@ def build_mask(kind: str, T: int, *, padded: Iterable[int] = (), window: int = 1
     if kind == "sliding window":
         return sliding_window_mask(T, window)
     raise ValueError(f"Unknown mask type {kind!r}: choose one of {', '.join(MASK_TYPES)}.")
+
+
+build_mask = mask_by_kind  # TEMP alias for pages; removed at merge
 
 
 def block_query_row(mask: torch.Tensor, i: int) -> torch.Tensor:
@@ -136,12 +141,11 @@ def method_differences(methods: dict[str, torch.Tensor], mask: torch.Tensor) -> 
     }
 
 
+# TEMP alias for pages; removed at merge
 def row_exponentials(masked_row: torch.Tensor) -> tuple[float, torch.Tensor, float]:
-    """m = the largest allowed score (0 if none), e_j = exp(s_j - m) (exp(-inf) = 0), and sum_j e_j."""
-    finite = torch.isfinite(masked_row)  # (T,)
-    m = masked_row[finite].max() if bool(finite.any()) else masked_row.new_zeros(())  # scalar
-    exps = torch.where(finite, torch.exp(masked_row - m), 0.0)  # (T,)
-    return float(m), exps, float(exps.sum())
+    """TEMP alias for pages; removed at merge: use normalization.softmax_row_steps (row_max, exps, exp_sum)."""
+    row = softmax_row_steps(masked_row)
+    return row.row_max, row.exps, row.exp_sum
 
 
 def blocked_count(mask: torch.Tensor) -> int:

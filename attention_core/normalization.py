@@ -1,7 +1,7 @@
-"""Softmax taken apart: the worked steps for one row, row and column sums, and the overflow demonstration.
+"""Softmax taken apart: the worked steps of one row, row and column sums, and the overflow demonstration.
 
 Shape letters: T tokens. ``scores`` is a (T, T) matrix, ``scores_row`` one (T,) row of it.
-The softmax itself, its naive and wrong-axis variants and the row entropy live in
+The softmax itself, its naive and wrong-axis variants and the entropies live in
 ``attention_core.attention``; this module only exposes their intermediate numbers.
 """
 
@@ -12,32 +12,37 @@ from dataclasses import dataclass
 
 import torch
 
-from attention_core.attention import naive_softmax, softmax
+from attention_core.attention import check_temperature, naive_softmax, softmax
+from attention_core.attention import uniform_entropy as uniform_entropy  # TEMP alias for pages; removed at merge
 
 
 @dataclass(frozen=True)
 class SoftmaxRow:
     """Every intermediate of softmax for one row of scores, as a learner works it by hand."""
 
-    scores: torch.Tensor  # (T,)  s_j / t
-    raw_exps: torch.Tensor  # (T,)  exp(s_j / t), may overflow to inf for large scores
-    row_max: float  # m = max_j s_j / t
+    scores: torch.Tensor  # (T,)  s_j / t (-inf where masked)
+    raw_exps: torch.Tensor  # (T,)  exp(s_j / t) unshifted, as 003 prints it; overflows to inf for large scores
+    row_max: float  # m = max_j s_j / t over the allowed (finite) scores, 0 if none
     shifted: torch.Tensor  # (T,)  s_j / t - m, every entry <= 0
-    exps: torch.Tensor  # (T,)  exp(s_j / t - m), every entry in (0, 1]
-    exp_sum: float  # sum_j exp(s_j / t - m), at least 1
-    weights: torch.Tensor  # (T,)  exps / exp_sum
+    exps: torch.Tensor  # (T,)  exp(s_j / t - m), in [0, 1]; exp(-inf) = 0 for a masked key
+    exp_sum: float  # sum_j exp(s_j / t - m), at least 1 unless the row is fully masked (then 0)
+    weights: torch.Tensor  # (T,)  exps / exp_sum, all 0 for a fully masked row
+
+    @property
+    def raw_exp_sum(self) -> float:
+        """sum_j exp(s_j / t), the unshifted denominator."""
+        return float(self.raw_exps.sum().item())
 
 
 def softmax_row_steps(scores_row: torch.Tensor, temperature: float = 1.0) -> SoftmaxRow:
-    """w_j = exp(s_j/t - m) / sum_k exp(s_k/t - m) with m = max_k s_k/t, every step kept."""
-    if not temperature > 0:
-        raise ValueError("The temperature must be greater than 0.")
-    z = scores_row / temperature  # (T,)
-    row_max = z.max()  # scalar
+    """w_j = exp(s_j/t - m) / sum_k exp(s_k/t - m) with m = max_k s_k/t (allowed keys), every step kept."""
+    z = scores_row / check_temperature(temperature)  # (T,)
+    allowed = ~torch.isneginf(z)  # (T,), False where masked (-inf)
+    row_max = z[allowed].max() if bool(allowed.any()) else z.new_zeros(())  # scalar
     shifted = z - row_max  # (T,)
-    exps = torch.exp(shifted)  # (T,)
+    exps = torch.where(allowed, torch.exp(shifted), 0.0)  # (T,)
     exp_sum = exps.sum()  # scalar
-    weights = exps / exp_sum  # (T,)
+    weights = torch.zeros_like(exps) if exp_sum == 0 else exps / exp_sum  # (T,)
     return SoftmaxRow(z, torch.exp(z), float(row_max), shifted, exps, float(exp_sum), weights)
 
 
@@ -62,13 +67,6 @@ def max_weight(weights_row: torch.Tensor) -> tuple[int, float]:
     """(argmax_j w_j, max_j w_j): the key the query attends to most, and how much."""
     index = int(weights_row.argmax())
     return index, float(weights_row[index])
-
-
-def uniform_entropy(T: int) -> float:
-    """ln T: the largest possible row entropy (in nats), reached when every weight is 1/T."""
-    if T < 1:
-        raise ValueError("A row needs at least one token.")
-    return math.log(T)
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,13 @@
-"""Weight matrices: seeded random W_q, W_k, W_v, W_o, and recovering a W from printed numbers.
+"""Projection matrices: seeded random W_q, W_k, W_v, W_o, checking an edited W, recovering 002's W.
 
 Shape letters: T tokens, d_model input size, d_k projection size.
+Also tutorial 002 reproduced from its printed numbers (JOURNEY.printed) and its wrong sections.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,7 +15,7 @@ import torch
 
 from attention_core.attention import column_softmax, self_attention
 from attention_core.embeddings import _cell_to_float, check_seed
-from attention_core.presets import JOURNEY, PRINTED
+from attention_core.presets import JOURNEY
 
 MAX_D_K = 64
 
@@ -28,7 +29,7 @@ class Projections:
     W_v: torch.Tensor  # (d_model, d_v)
 
 
-def random_weight(
+def random_matrix(
     d_in: int, d_out: int, generator: torch.Generator, dtype: torch.dtype = torch.float32
 ) -> torch.Tensor:
     """W ~ N(0, 1) / sqrt(d_in), so X W keeps unit variance; (d_in, d_out)."""
@@ -41,18 +42,21 @@ def random_projections(d_model: int, d_k: int, seed: int, dtype: torch.dtype = t
     if not 1 <= d_k <= MAX_D_K:
         raise ValueError(f"d_k must be between 1 and {MAX_D_K}.")
     generator = torch.Generator().manual_seed(check_seed(seed))
-    W_q, W_k, W_v = (random_weight(d_model, d_k, generator, dtype) for _ in range(3))
+    W_q, W_k, W_v = (random_matrix(d_model, d_k, generator, dtype) for _ in range(3))
     return Projections(W_q, W_k, W_v)
 
 
-def random_output_weight(d_model: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+def random_output_projection(d_model: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """W_o for multi-head attention, from its own seeded generator; (d_model, d_model)."""
     generator = torch.Generator().manual_seed(check_seed(seed) ^ 0x5EED)
-    return random_weight(d_model, d_model, generator, dtype)
+    return random_matrix(d_model, d_model, generator, dtype)
 
 
-def recover_weight(X: torch.Tensor, projected: torch.Tensor) -> tuple[torch.Tensor, float]:
-    """W = argmin ||X W - P||: the least-squares weight that maps X to a printed projection P.
+random_output_weight = random_output_projection  # TEMP alias for pages; removed at merge
+
+
+def recover_projection(X: torch.Tensor, projected: torch.Tensor) -> tuple[torch.Tensor, float]:
+    """W = argmin ||X W - P||: the least-squares projection matrix that maps X to a printed projection P.
 
     Returns W (d_model, d_k) and the largest absolute residual max|X W - P|.
     """
@@ -62,10 +66,13 @@ def recover_weight(X: torch.Tensor, projected: torch.Tensor) -> tuple[torch.Tens
     return W.to(X.dtype), residual
 
 
-def validate_weight_matrix(
+recover_weight = recover_projection  # TEMP alias for pages; removed at merge
+
+
+def validate_projection_matrix(
     values: object, d_in: int, d_out: int, name: str = "W", dtype: torch.dtype = torch.float32
 ) -> torch.Tensor:
-    """Check a user-edited weight matrix (list of rows, array or DataFrame) and return it as (d_in, d_out)."""
+    """Check a user-edited projection matrix (list of rows, array or DataFrame) and return it as (d_in, d_out)."""
     if hasattr(values, "to_numpy"):
         values = values.to_numpy(dtype=object)  # a DataFrame from st.data_editor
     array = np.asarray(values, dtype=object)
@@ -84,6 +91,9 @@ def validate_weight_matrix(
     return torch.tensor(numbers, dtype=dtype)  # (d_in, d_out)
 
 
+validate_weight_matrix = validate_projection_matrix  # TEMP alias for pages; removed at merge
+
+
 @dataclass(frozen=True)
 class Comparison:
     """One matrix the lab computes beside the one a tutorial prints."""
@@ -94,15 +104,18 @@ class Comparison:
     max_difference: float  # max |ours - printed|
 
 
-def recovered_002_weights(dtype: torch.dtype = torch.float32) -> tuple[Projections, dict[str, float]]:
+def recovered_002_projections(dtype: torch.dtype = torch.float32) -> tuple[Projections, dict[str, float]]:
     """002's unprinted W_q, W_k, W_v, recovered by least squares from its inputs and printed Q, K, V."""
     X = JOURNEY.matrix(torch.float64)  # (6, 3)
     recovered, residuals = {}, {}
-    for name, key in (("W_q", "queries"), ("W_k", "keys"), ("W_v", "values")):
-        printed = torch.tensor(PRINTED["002"][key], dtype=torch.float64)  # (6, 3)
-        W, residuals[name] = recover_weight(X, printed)  # (3, 3)
+    for name, key in (("W_q", "Q"), ("W_k", "K"), ("W_v", "V")):
+        printed = torch.tensor(JOURNEY.printed[key], dtype=torch.float64)  # (6, 3)
+        W, residuals[name] = recover_projection(X, printed)  # (3, 3)
         recovered[name] = W.to(dtype)
     return Projections(**recovered), residuals
+
+
+recovered_002_weights = recovered_002_projections  # TEMP alias for pages; removed at merge
 
 
 def matches_002_inputs(X: torch.Tensor) -> bool:
@@ -111,28 +124,30 @@ def matches_002_inputs(X: torch.Tensor) -> bool:
     return tuple(X.shape) == tuple(journey.shape) and bool(torch.allclose(X.to(torch.float64), journey, atol=1e-6))
 
 
-def compare_with_printed(tutorial: str, pairs: Sequence[tuple[str, torch.Tensor, str]]) -> list[Comparison]:
-    """Each (name, ours, key) beside PRINTED[tutorial][key], with max |ours - printed|."""
+def compare_with_printed(
+    printed_numbers: Mapping[str, tuple], pairs: Sequence[tuple[str, torch.Tensor, str]]
+) -> list[Comparison]:
+    """Each (name, ours, key) beside printed_numbers[key] (a preset's printed), with max |ours - printed|."""
     comparisons = []
     for name, ours, key in pairs:
-        printed = torch.tensor(PRINTED[tutorial][key], dtype=ours.dtype)  # same shape as ours
+        printed = torch.tensor(printed_numbers[key], dtype=ours.dtype)  # same shape as ours
         gap = (ours.to(torch.float64) - printed.to(torch.float64)).abs().max().item()  # (T, n) -> scalar
         comparisons.append(Comparison(name, ours, printed, gap))
     return comparisons
 
 
-def reproduce_002(weights: Projections, X: torch.Tensor) -> list[Comparison]:
+def reproduce_002(params: Projections, X: torch.Tensor) -> list[Comparison]:
     """002's section 2.3 recomputed from X and the recovered W (unscaled, as 002 does), beside its printout."""
-    steps = self_attention(X, weights.W_q, weights.W_k, weights.W_v, scale=False)
+    steps = self_attention(X, params.W_q, params.W_k, params.W_v, scale=False)
     pairs = (
-        ("Q (queries)", steps.Q, "queries"),
-        ("K (keys)", steps.K, "keys"),
-        ("V (values)", steps.V, "values"),
+        ("Q (queries)", steps.Q, "Q"),
+        ("K (keys)", steps.K, "K"),
+        ("V (values)", steps.V, "V"),
         ("scores Q Kᵀ", steps.scores, "projected_scores"),
         ("weights", steps.weights, "projected_weights"),
         ("context", steps.context, "projected_context"),
     )
-    return compare_with_printed("002", pairs)
+    return compare_with_printed(JOURNEY.printed, pairs)
 
 
 def tutorial_002_pitfall(X: torch.Tensor, W_k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

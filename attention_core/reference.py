@@ -39,7 +39,7 @@ def mha_reference(
     num_heads: int,
     mask: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """nn.MultiheadAttention with our weights copied in (no biases): (output (T, d_model), weights (h, T, T))."""
+    """nn.MultiheadAttention with our W_q, W_k, W_v, W_o (no biases): output (T, d_model), weights (h, T, T)."""
     d_model = W_q.shape[0]
     mha = torch.nn.MultiheadAttention(d_model, num_heads, bias=False, batch_first=True, dtype=X.dtype)
     with torch.no_grad():

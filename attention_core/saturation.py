@@ -1,7 +1,8 @@
-"""Why attention divides by sqrt(d_k): the variance of q . k and the saturation of softmax.
+"""Why attention divides by sqrt(d_k): 003's worked example, the variance of q . k, softmax saturation.
 
 Shape letters: T tokens (keys per query), d_k query/key size, N samples or trials.
-Everything random takes a ``seed`` and draws from its own ``torch.Generator``.
+Everything random takes a ``seed`` and draws from its own ``torch.Generator``. The gradient of
+softmax, J = diag(w) - w w^T, is measured by ``gradient_size`` (its Frobenius norm, closed form).
 """
 
 from __future__ import annotations
@@ -12,15 +13,10 @@ from collections.abc import Sequence
 import pandas as pd
 import torch
 
-from attention_core.attention import (
-    AttentionSteps,
-    attention_scores,
-    context_vectors,
-    row_entropy,
-    scale_scores,
-    softmax,
-)
+from attention_core.attention import AttentionSteps, attention, row_entropy, scale_scores, softmax
+from attention_core.attention import uniform_entropy as uniform_entropy  # TEMP alias for pages; removed at merge
 from attention_core.embeddings import check_seed
+from attention_core.normalization import column_sums, row_sums, softmax_row_steps
 from attention_core.presets import SCALING_EXAMPLE
 from attention_core.projections import Comparison, compare_with_printed
 
@@ -29,44 +25,48 @@ SERIES_UNSCALED = "without scaling: q·k"
 SERIES_SCALED = "with scaling: q·k / √d_k"
 
 
-def attention_from_qkv(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, *, scale: bool = True) -> AttentionSteps:
-    """softmax(Q K^T / sqrt(d_k)) V for Q, K, V given directly (003's worked example); no mask."""
-    scores = attention_scores(Q, K)  # (T, d_k) @ (d_k, T) -> (T, T)
-    scaled = scale_scores(scores, Q.shape[-1]) if scale else scores  # (T, T)
-    weights = softmax(scaled)  # (T, T)
-    return AttentionSteps(Q, K, V, scores, scaled, scaled, weights, context_vectors(weights, V))
-
-
 def reproduce_003() -> tuple[AttentionSteps, list[Comparison]]:
     """003's scaled_dot_product on its printed Q, K, V, each step beside the value 003 prints."""
-    steps = attention_from_qkv(*SCALING_EXAMPLE.tensors(), scale=True)
+    steps = attention(*SCALING_EXAMPLE.tensors(), scale=True)
     pairs = (
         ("Q Kᵀ", steps.scores, "scores"),
         ("Q Kᵀ / √d_k", steps.scaled_scores, "scaled_scores"),
         ("weights (softmax)", steps.weights, "weights"),
         ("context (weights V)", steps.context, "context"),
     )
-    return steps, compare_with_printed("003", pairs)
+    return steps, compare_with_printed(SCALING_EXAMPLE.printed, pairs)
 
 
+# TEMP alias for pages; removed at merge
+def attention_from_qkv(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, *, scale: bool = True) -> AttentionSteps:
+    """TEMP alias for pages; removed at merge: use attention(Q, K, V, scale=scale)."""
+    return attention(Q, K, V, scale=scale)
+
+
+# TEMP alias for pages; removed at merge
 def exp_terms(scores_row: torch.Tensor) -> tuple[torch.Tensor, float]:
-    """e_j = exp(s_j) and their sum, so weights_j = e_j / sum_k e_k (as 003 prints them; small scores only)."""
-    exps = torch.exp(scores_row)  # (T,)
-    return exps, float(exps.sum().item())
+    """TEMP alias for pages; removed at merge: use softmax_row_steps(row).raw_exps and .raw_exp_sum."""
+    row = softmax_row_steps(scores_row)
+    return row.raw_exps, row.raw_exp_sum
 
 
+# TEMP alias for pages; removed at merge
 def row_and_column_sums(weights: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """sum_j w_ij (each 1 after a row softmax) and sum_i w_ij (anything: columns are not normalised)."""
-    return weights.sum(dim=-1), weights.sum(dim=-2)  # (T,), (T,)
+    """TEMP alias for pages; removed at merge: use normalization.row_sums and column_sums."""
+    return row_sums(weights), column_sums(weights)
 
 
+# TEMP alias for pages; removed at merge
 def softmax_jacobian(weights_row: torch.Tensor) -> torch.Tensor:
-    """J = d softmax(s) / d s = diag(w) - w w^T; it vanishes when w is one-hot."""
+    """TEMP for pages; removed at merge (scaling.py shows it but never calls it; tests keep a copy as oracle).
+
+    J = d softmax(s) / d s = diag(w) - w w^T; it vanishes when w is one-hot.
+    """
     return torch.diag_embed(weights_row) - weights_row.unsqueeze(-1) * weights_row.unsqueeze(-2)  # (..., T, T)
 
 
 def gradient_size(weights: torch.Tensor) -> torch.Tensor:
-    """||diag(w_i) - w_i w_i^T||_F for each row i = sqrt(sum w^2 - 2 sum w^3 + (sum w^2)^2).
+    """||J_i||_F with J_i = diag(w_i) - w_i w_i^T (softmax's Jacobian) = sqrt(sum w^2 - 2 sum w^3 + (sum w^2)^2).
 
     The closed form never builds the (T, T) Jacobian of every row, which at 1,024 tokens
     would be a (T, T, T) tensor of 4 GB.
@@ -127,11 +127,6 @@ def saturation(d_ks: Sequence[int], n_tokens: int, n_trials: int, seed: int) -> 
             result["entropy"][series].append(float(row_entropy(weights).mean().item()))
             result["gradient size"][series].append(float(gradient_size(weights).mean().item()))
     return result
-
-
-def uniform_entropy(n_tokens: int) -> float:
-    """H = ln T: the entropy of T equal weights, the largest a row of T weights can have."""
-    return math.log(n_tokens)
 
 
 def summary(scores: torch.Tensor, d_k: int) -> pd.DataFrame:

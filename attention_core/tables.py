@@ -12,7 +12,6 @@ import pandas as pd
 import torch
 
 MAX_LABEL_CHARS = 24
-DECIMALS = 4
 
 
 def short_label(token: str, limit: int = MAX_LABEL_CHARS) -> str:
@@ -46,12 +45,6 @@ def to_frame(matrix: torch.Tensor, row_labels: Sequence[str], col_labels: Sequen
     return pd.DataFrame(values, index=list(row_labels), columns=list(col_labels))
 
 
-def token_frame(matrix: torch.Tensor, tokens: Sequence[str]) -> pd.DataFrame:
-    """A (T, T) matrix labelled by tokens on both axes: rows are queries, columns are keys."""
-    labels = token_labels(tokens)
-    return to_frame(matrix, labels, labels)
-
-
 def vector_frame(matrix: torch.Tensor, tokens: Sequence[str], prefix: str = "d") -> pd.DataFrame:
     """A (T, d) matrix with token rows and dimension columns d1..dd."""
     return to_frame(matrix, token_labels(tokens), dimension_labels(matrix.shape[-1], prefix))
@@ -72,8 +65,3 @@ def long_frame(
             value_name: wide.to_numpy().reshape(-1),
         }
     )
-
-
-def round_frame(frame: pd.DataFrame, decimals: int = DECIMALS) -> pd.DataFrame:
-    """The frame rounded to the tutorials' 4 decimals (for CSV downloads and printed comparisons)."""
-    return frame.round(decimals)

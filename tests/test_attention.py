@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 
 from attention_core import loops
 from attention_core.attention import (
+    MIN_TEMPERATURE,
     AttentionSteps,
     apply_mask,
+    attention,
     attention_scores,
     column_softmax,
     context_vectors,
@@ -171,6 +173,71 @@ def test_non_positive_temperature_raises(temperature, small):
         self_attention(small["X"], temperature=temperature)
     with pytest.raises(ValueError, match="temperature"):
         softmax(small["X"], temperature=temperature)
+
+
+@pytest.mark.parametrize("temperature", [1e-45, 1e-4, 0.999 * MIN_TEMPERATURE])
+def test_temperature_below_the_minimum_raises(temperature, small):
+    """1e-45 used to give NaN (s / t overflows); below MIN_TEMPERATURE = 1e-3 is refused with a sentence."""
+    assert MIN_TEMPERATURE == 1e-3
+    with pytest.raises(ValueError, match=r"at least 0\.001"):
+        softmax(small["X"], temperature=temperature)
+    with pytest.raises(ValueError, match="temperature"):
+        self_attention(small["X"], temperature=temperature)
+
+
+def test_the_minimum_temperature_itself_works(random_scores):
+    weights = softmax(random_scores, temperature=MIN_TEMPERATURE)
+    assert torch.isfinite(weights).all()
+    assert torch.allclose(weights, torch.softmax(random_scores / MIN_TEMPERATURE, dim=-1))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_softmax_of_a_row_with_nan_is_nan_as_in_torch(dtype):
+    """A NaN score gives a NaN row (as torch.softmax does), not zeros that look like a fully masked row."""
+    inf = float("inf")
+    scores = torch.tensor(
+        [[0.5, float("nan"), 1.0], [0.1, 0.2, 0.3], [-inf, -inf, -inf], [-inf, 2.0, -inf]], dtype=dtype
+    )
+    ours = softmax(scores)
+    assert torch.isnan(ours[0]).all()
+    assert torch.allclose(ours[:2], torch.softmax(scores[:2], dim=-1), equal_nan=True)
+    assert torch.equal(ours[2], torch.zeros(3, dtype=dtype))  # fully masked: zeros, as SDPA gives
+    assert torch.isnan(torch.softmax(scores[2], dim=-1)).all()  # where torch.softmax gives NaN
+    assert torch.equal(ours[3], torch.tensor([0.0, 1.0, 0.0], dtype=dtype))
+
+
+def test_self_attention_of_a_nan_input_is_nan_where_it_reaches():
+    X = torch.tensor([[1.0, 0.0], [float("nan"), 1.0], [0.0, 1.0]])
+    steps = self_attention(X, mask=causal_mask(3))
+    assert not torch.isnan(steps.weights[0]).any()  # query 0 sees only key 0
+    assert torch.isnan(steps.weights[1:]).all()  # every row whose scores hold the NaN
+
+
+def test_attention_on_given_qkv_is_self_attention_after_project_qkv(small):
+    Q, K, V = project_qkv(small["X"], small["W_q"], small["W_k"], small["W_v"])
+    given_qkv = attention(Q, K, V, mask=causal_mask(Q.shape[0]))
+    steps = self_attention(small["X"], small["W_q"], small["W_k"], small["W_v"], mask=causal_mask(Q.shape[0]))
+    for field in dataclasses.fields(steps):
+        assert torch.equal(getattr(given_qkv, field.name), getattr(steps, field.name)), field.name
+
+
+def test_project_qkv_without_matrices_is_the_identity(small):
+    Q, K, V = project_qkv(small["X"], None, None, None)
+    assert Q is small["X"] and K is small["X"] and V is small["X"]
+
+
+def test_batched_attention_unbinds_into_one_head_each():
+    generator = torch.Generator().manual_seed(4)
+    Q, K, V = (torch.randn(3, 5, 2, generator=generator, dtype=torch.float64) for _ in range(3))  # (h, T, d_k)
+    batched = attention(Q, K, V, mask=causal_mask(5))
+    heads = batched.unbind()
+    assert len(heads) == 3
+    for h, head in enumerate(heads):
+        alone = attention(Q[h], K[h], V[h], mask=causal_mask(5))
+        assert torch.allclose(head.weights, alone.weights, rtol=0, atol=1e-12)
+        assert torch.allclose(head.context, alone.context, rtol=0, atol=1e-12)
+    expected = F.scaled_dot_product_attention(Q, K, V, attn_mask=causal_mask(5))  # (h, T, d_k)
+    assert torch.allclose(batched.context, expected, atol=1e-12)
 
 
 def test_query_key_size_mismatch_raises(small):

@@ -32,7 +32,7 @@ def block(request):
     num_heads, mask_kind = request.param
     X = ac.random_embeddings(TOKENS, 4, seed=2)
     P = ac.random_projections(4, 4, seed=5)
-    weights = {"W_q": P.W_q, "W_k": P.W_k, "W_v": P.W_v, "W_o": ac.random_output_weight(4, seed=5)}
+    weights = {"W_q": P.W_q, "W_k": P.W_k, "W_v": P.W_v, "W_o": ac.random_output_projection(4, seed=5)}
     mask = {None: None, "causal": ac.causal_mask(6), "window": ac.sliding_window_mask(6, 2)}[mask_kind]
     steps = ac.multi_head_attention(X, *weights.values(), num_heads=num_heads, mask=mask)
     return X, weights, num_heads, mask, steps
@@ -137,7 +137,7 @@ def test_reproduction_code_runs_in_a_plain_python_process():
     """The code string runs in a fresh interpreter with only torch, and prints the same output."""
     X = ac.random_embeddings(TOKENS, 4, seed=0)
     P = ac.random_projections(4, 4, seed=0)
-    weights = {"W_q": P.W_q, "W_k": P.W_k, "W_v": P.W_v, "W_o": ac.random_output_weight(4, seed=0)}
+    weights = {"W_q": P.W_q, "W_k": P.W_k, "W_v": P.W_v, "W_o": ac.random_output_projection(4, seed=0)}
     steps = ac.multi_head_attention(X, *weights.values(), num_heads=2, mask=ac.causal_mask(6))
     code = reproduction_code(TOKENS, X, weights, num_heads=2, mask=ac.causal_mask(6))
     code += "\nprint('RESULT', repr(output.reshape(-1).tolist()))\n"

@@ -17,7 +17,7 @@ from attention_core.geometry import (
     scatter_frame,
     weighted_sum_table,
 )
-from attention_core.presets import LIGHT, ONE_HOT, PRESETS, PRINTED, TRANSFORMER
+from attention_core.presets import LIGHT, ONE_HOT, PRESETS, TRANSFORMER
 
 
 @pytest.fixture
@@ -34,13 +34,13 @@ def test_weighted_sum_table_ends_with_the_context_vector(transformer_steps):
     assert torch.allclose(table[:-1, 1:], transformer_steps.weights[1].unsqueeze(1) * X)
     assert table[-1, 0].item() == pytest.approx(1.0, abs=1e-6)
     assert torch.allclose(table[-1, 1:], transformer_steps.context[1], atol=1e-6)
-    assert torch.allclose(table[-1, 1:], torch.tensor(PRINTED["000"]["context_self"]), atol=2e-4)
+    assert torch.allclose(table[-1, 1:], torch.tensor(TRANSFORMER.printed["query_context"]), atol=2e-4)
 
 
 def test_weighted_sum_table_light_matches_001():
     steps = ac.self_attention(LIGHT.matrix(), scale=False)
     table = weighted_sum_table(steps.weights[4], LIGHT.matrix())
-    assert torch.allclose(table[-1, 1:], torch.tensor(PRINTED["001"]["context_light"]), atol=1e-4)
+    assert torch.allclose(table[-1, 1:], torch.tensor(LIGHT.printed["query_context"]), atol=1e-4)
 
 
 def test_contributions_frame_sums_to_the_context(transformer_steps):
@@ -65,7 +65,7 @@ def test_loops_equal_matrices_and_torch(preset):
 
 def test_loops_one_hot_give_004s_outputs():
     _, context = loop_self_attention(ONE_HOT.matrix())
-    assert torch.allclose(context[0], torch.tensor(PRINTED["004"]["one_hot_weights_row_1"]), atol=1e-6)
+    assert torch.allclose(context[0], torch.tensor(ONE_HOT.printed["query_weights"]), atol=1e-6)
     assert torch.allclose(context.diagonal(), torch.full((4,), 0.47536689), atol=1e-6)
 
 

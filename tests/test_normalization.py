@@ -17,10 +17,9 @@ from attention_core.normalization import (
     overflow_demo,
     row_sums,
     softmax_row_steps,
-    uniform_entropy,
     with_sums,
 )
-from attention_core.presets import ONE_HOT, PRINTED, SCALING_EXAMPLE, TRANSFORMER
+from attention_core.presets import ONE_HOT, SCALING_EXAMPLE, TRANSFORMER
 
 
 @pytest.fixture
@@ -33,8 +32,8 @@ def scores_003() -> torch.Tensor:
 def test_softmax_row_steps_matches_torch_and_003(scores_003):
     row = softmax_row_steps(scores_003[0])
     assert torch.allclose(row.weights, torch.softmax(scores_003[0], dim=-1), atol=1e-7)
-    assert torch.allclose(row.raw_exps, torch.tensor(PRINTED["003"]["exp_scaled_row_1"]), atol=1e-4)
-    assert torch.allclose(row.weights, torch.tensor(PRINTED["003"]["weights"][0]), atol=1e-4)
+    assert torch.allclose(row.raw_exps, torch.tensor(SCALING_EXAMPLE.printed["t1_scaled_exps"]), atol=1e-4)
+    assert torch.allclose(row.weights, torch.tensor(SCALING_EXAMPLE.printed["weights"][0]), atol=1e-4)
     assert row.row_max == pytest.approx(0.6175, abs=1e-4)
     assert float(row.shifted.max()) == 0.0
     assert row.exp_sum == pytest.approx(float(row.exps.sum()))
@@ -50,7 +49,9 @@ def test_softmax_row_steps_by_hand():
 
 def test_softmax_row_steps_temperature_and_the_transformer_row():
     scores = ac.self_attention(TRANSFORMER.matrix(), scale=False).scores[1]
-    assert torch.allclose(softmax_row_steps(scores).weights, torch.tensor(PRINTED["000"]["weights_self"]), atol=1e-4)
+    assert torch.allclose(
+        softmax_row_steps(scores).weights, torch.tensor(TRANSFORMER.printed["query_weights"]), atol=1e-4
+    )
     hot = softmax_row_steps(scores, temperature=0.25)
     assert torch.allclose(hot.weights, torch.softmax(scores / 0.25, dim=-1), atol=1e-6)
     assert torch.allclose(hot.scores, scores * 4)
@@ -72,7 +73,7 @@ def test_softmax_row_steps_property(values, temperature):
 def test_rows_sum_to_one_columns_do_not(scores_003):
     weights = ac.softmax(scores_003)
     assert torch.allclose(row_sums(weights), torch.ones(3), atol=1e-6)
-    assert float(column_sums(weights)[1]) == pytest.approx(PRINTED["003"]["column_sum_2"][0], abs=1e-4)
+    assert float(column_sums(weights)[1]) == pytest.approx(SCALING_EXAMPLE.printed["t2_column_sum"][0], abs=1e-4)
     assert torch.allclose(column_sums(weights), weights.sum(dim=0))
     assert float(column_sums(weights).sum()) == pytest.approx(3.0, abs=1e-5)
 
@@ -93,9 +94,9 @@ def test_max_weight():
 
 def test_uniform_entropy_is_the_entropy_of_a_uniform_row():
     for T in (1, 2, 6, 128):
-        assert uniform_entropy(T) == pytest.approx(float(ac.row_entropy(torch.full((T,), 1.0 / T))), abs=1e-5)
+        assert ac.uniform_entropy(T) == pytest.approx(float(ac.row_entropy(torch.full((T,), 1.0 / T))), abs=1e-5)
     with pytest.raises(ValueError):
-        uniform_entropy(0)
+        ac.uniform_entropy(0)
 
 
 def test_overflow_demo_naive_overflows_stable_does_not():
@@ -118,7 +119,7 @@ def test_overflow_demo_without_offset_agrees():
 
 def test_one_hot_weights_match_004_and_attention():
     self_weight, other_weight = one_hot_weights(4)
-    printed = PRINTED["004"]["one_hot_weights_row_1"]
+    printed = ONE_HOT.printed["query_weights"]
     assert self_weight == pytest.approx(printed[0], abs=1e-7)
     assert other_weight == pytest.approx(printed[1], abs=1e-7)
     weights = ac.self_attention(ONE_HOT.matrix(), scale=False).weights
@@ -133,5 +134,20 @@ def test_naive_normalisation_of_the_transformer_row_is_000s_pitfall():
     """The lab starts from 4-decimal embeddings and the row sum is near 0, so agreement is to ~1e-3 only."""
     scores = ac.self_attention(TRANSFORMER.matrix(), scale=False).scores
     naive = ac.naive_normalize(scores)[1]
-    assert torch.allclose(naive, torch.tensor(PRINTED["000"]["naive_weights_self"]), atol=2e-3)
+    assert torch.allclose(naive, torch.tensor(TRANSFORMER.printed["query_naive_weights"]), atol=2e-3)
     assert float(row_sums(scores)[1]) == pytest.approx(-0.2926, abs=5e-4)
+
+
+def test_softmax_row_steps_of_a_masked_row_by_hand():
+    """A masked key (-inf) gets exp(-inf) = 0; m is the largest allowed score."""
+    row = softmax_row_steps(torch.tensor([1.0, float("-inf"), 0.0]))
+    assert row.row_max == 1.0
+    assert torch.allclose(row.exps, torch.tensor([1.0, 0.0, math.exp(-1)]))
+    assert row.exp_sum == pytest.approx(1 + math.exp(-1))
+    assert torch.allclose(row.weights, ac.softmax(torch.tensor([1.0, float("-inf"), 0.0])))
+
+
+def test_softmax_row_steps_of_a_fully_masked_row():
+    row = softmax_row_steps(torch.full((3,), float("-inf")))
+    assert row.row_max == 0.0 and row.exp_sum == 0.0
+    assert row.exps.eq(0).all() and row.weights.eq(0).all()  # zeros, as ac.softmax gives

@@ -22,8 +22,19 @@ from attention_core.attention import (
     self_attention,
     softmax,
 )
-from attention_core.presets import DEFAULT_PRESET, PRESETS, PRESETS_BY_KEY, PRINTED, SCALING_EXAMPLE, Preset
-from attention_core.projections import recover_weight
+from attention_core.presets import (
+    DEFAULT_PRESET,
+    JOURNEY,
+    LIGHT,
+    NUMPY_SEED_4,
+    ONE_HOT,
+    PRESETS,
+    PRESETS_BY_KEY,
+    SCALING_EXAMPLE,
+    TRANSFORMER,
+    Preset,
+)
+from attention_core.projections import recover_projection
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"  # shared/ beside the checkout
 
@@ -54,8 +65,8 @@ def journey_projections() -> dict[str, torch.Tensor]:
     """002 section 2.3: W_q, W_k, W_v recovered by least squares from X and the printed queries, keys, values."""
     X = PRESETS_BY_KEY["journey"].matrix(torch.float64)
     recovered = {}
-    for name, printed in (("W_q", "queries"), ("W_k", "keys"), ("W_v", "values")):
-        W, residual = recover_weight(X, t64(PRINTED["002"][printed]))
+    for name, printed in (("W_q", "Q"), ("W_k", "K"), ("W_v", "V")):
+        W, residual = recover_projection(X, t64(JOURNEY.printed[printed]))
         assert W.shape == (3, 3)
         assert residual < 2e-4, f"{name}: the printed projection is not X W for any W (residual {residual})"
         recovered[name] = W
@@ -92,20 +103,20 @@ def test_preset_registry():
 
 
 def test_000_transformer_reproduces_printed_numbers():
-    printed = PRINTED["000"]
+    printed = TRANSFORMER.printed
     steps = self_attention(PRESETS_BY_KEY["transformer"].matrix(torch.float64), scale=False)
     assert max_diff(steps.scores, printed["scores"]) < PRINTED_TOLERANCE
     assert max_diff(steps.weights, printed["weights"]) < PRINTED_TOLERANCE
     assert max_diff(steps.context, printed["context"]) < PRINTED_TOLERANCE
-    assert max_diff(steps.scores[1], printed["scores_self"]) < PRINTED_TOLERANCE
-    assert max_diff(steps.weights[1], printed["weights_self"]) < PRINTED_TOLERANCE
-    assert max_diff(steps.context[1], printed["context_self"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.scores[1], printed["query_scores"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.weights[1], printed["query_weights"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.context[1], printed["query_context"]) < PRINTED_TOLERANCE
 
 
 def test_000_naive_sum_normalisation():
     scores = self_attention(PRESETS_BY_KEY["transformer"].matrix(torch.float64), scale=False).scores
     naive = naive_normalize(scores)[1]
-    assert max_diff(naive, PRINTED["000"]["naive_weights_self"]) < PRINTED_TOLERANCE
+    assert max_diff(naive, TRANSFORMER.printed["query_naive_weights"]) < PRINTED_TOLERANCE
     assert naive.min() < 0 and naive.max() > 1  # "This is not looking good": not weights at all
 
 
@@ -113,52 +124,52 @@ def test_000_naive_sum_normalisation():
 
 
 def test_001_light_reproduces_printed_numbers():
-    printed = PRINTED["001"]
+    printed = LIGHT.printed
     steps = self_attention(PRESETS_BY_KEY["light"].matrix(torch.float64), scale=False)
     assert max_diff(steps.scores, printed["scores"]) < PRINTED_TOLERANCE
     assert max_diff(steps.weights, printed["weights"]) < PRINTED_TOLERANCE
     assert max_diff(steps.context, printed["context"]) < PRINTED_TOLERANCE
     light = PRESETS_BY_KEY["light"].query_index
     assert PRESETS_BY_KEY["light"].tokens[light] == "light"
-    assert max_diff(steps.scores[light], printed["scores_light"]) < PRINTED_TOLERANCE
-    assert max_diff(steps.context[light], printed["context_light"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.scores[light], printed["query_scores"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.context[light], printed["query_context"]) < PRINTED_TOLERANCE
 
 
 # --- 002: "Your journey starts with one step" -----------------------------------------------------
 
 
 def test_002_starts_unscaled_reproduces_printed_numbers():
-    printed = PRINTED["002"]
+    printed = JOURNEY.printed
     steps = self_attention(PRESETS_BY_KEY["journey"].matrix(torch.float64), scale=False)
     starts = PRESETS_BY_KEY["journey"].query_index
     assert PRESETS_BY_KEY["journey"].tokens[starts] == "starts"
-    assert max_diff(steps.scores[starts], printed["scores_starts"]) < PRINTED_TOLERANCE
-    assert max_diff(steps.weights[starts], printed["weights_starts"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.scores[starts], printed["query_scores"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.weights[starts], printed["query_weights"]) < PRINTED_TOLERANCE
     assert max_diff(steps.context[starts], (0.4431, 0.6496, 0.5671)) < PRINTED_TOLERANCE
-    assert max_diff(steps.context[starts], printed["context_starts"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.context[starts], printed["query_context"]) < PRINTED_TOLERANCE
     assert max_diff(steps.scores, printed["scores"]) < PRINTED_TOLERANCE
     assert max_diff(steps.weights, printed["weights"]) < PRINTED_TOLERANCE
     assert max_diff(steps.context, printed["context"]) < PRINTED_TOLERANCE
     scaled = self_attention(PRESETS_BY_KEY["journey"].matrix(torch.float64), scale=True)
-    assert max_diff(scaled.context[starts], printed["context_starts"]) > PRINTED_TOLERANCE  # the tutorial did not scale
+    assert max_diff(scaled.context[starts], printed["query_context"]) > PRINTED_TOLERANCE  # the tutorial did not scale
 
 
 def test_002_section_2_3_projections(journey_projections):
-    printed = PRINTED["002"]
+    printed = JOURNEY.printed
     X = PRESETS_BY_KEY["journey"].matrix(torch.float64)
     steps = self_attention(X, **journey_projections, scale=False)
-    assert max_diff(steps.Q, printed["queries"]) < PRINTED_TOLERANCE
-    assert max_diff(steps.K, printed["keys"]) < PRINTED_TOLERANCE
-    assert max_diff(steps.V, printed["values"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.Q, printed["Q"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.K, printed["K"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.V, printed["V"]) < PRINTED_TOLERANCE
     assert max_diff(steps.scores, printed["projected_scores"]) < PRINTED_TOLERANCE
     assert max_diff(steps.weights, printed["projected_weights"]) < PRINTED_TOLERANCE
     assert max_diff(steps.context, printed["projected_context"]) < PRINTED_TOLERANCE
     # the single values printed for 'journey' (index 1)
-    assert max_diff(steps.Q[1], printed["query_journey"]) < PRINTED_TOLERANCE
-    assert max_diff(steps.K[1], printed["key_journey"]) < PRINTED_TOLERANCE
-    assert max_diff(steps.V[1], printed["value_journey"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.Q[1], printed["q_journey"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.K[1], printed["k_journey"]) < PRINTED_TOLERANCE
+    assert max_diff(steps.V[1], printed["v_journey"]) < PRINTED_TOLERANCE
     assert abs(steps.scores[1, 1].item() - 4.2447) < PRINTED_TOLERANCE  # omega_11
-    assert abs(steps.scores[1, 1].item() - printed["score_journey_journey"][0]) < PRINTED_TOLERANCE
+    assert abs(steps.scores[1, 1].item() - printed["projected_score_journey"][0]) < PRINTED_TOLERANCE
 
 
 def test_002_section_2_2_4_inputs_times_wk_transposed_is_not_a_score(journey_projections):
@@ -168,37 +179,35 @@ def test_002_section_2_2_4_inputs_times_wk_transposed_is_not_a_score(journey_pro
     """
     X = PRESETS_BY_KEY["journey"].matrix(torch.float64)
     wrong = X @ journey_projections["W_k"].T  # what the tutorial computed (transposed W, no query at all)
-    assert (
-        max_diff(wrong, PRINTED["002"]["section_2_2_4_x_wk_t"]) < PRINTED_TOLERANCE
-    )  # we reproduce its mistake exactly
+    assert max_diff(wrong, JOURNEY.printed["wrong_scores"]) < PRINTED_TOLERANCE  # we reproduce its mistake exactly
     right = self_attention(X, **journey_projections, scale=False).scores[1]
-    assert t64(PRINTED["002"]["section_2_2_4_x_wk_t"]).shape == (6, 3) and right.shape == (
+    assert t64(JOURNEY.printed["wrong_scores"]).shape == (6, 3) and right.shape == (
         6,
     )  # not even the shape of a score row
-    assert max_diff(right, PRINTED["002"]["projected_scores"][1]) < PRINTED_TOLERANCE
+    assert max_diff(right, JOURNEY.printed["projected_scores"][1]) < PRINTED_TOLERANCE
     assert (
-        t64(PRINTED["002"]["section_2_2_4_x_wk_t"]).amax() - right.amin()
+        t64(JOURNEY.printed["wrong_scores"]).amax() - right.amin()
     ).item() < -0.5  # every printed value is far too small
 
 
 def test_002_section_2_2_5_softmax_over_dim_0_normalises_columns():
     """2.2.5 takes F.softmax(..., dim=0): each column sums to 1, so no row is a distribution over tokens."""
-    printed = t64(PRINTED["002"]["section_2_2_5_dim0_weights"])
-    assert max_diff(column_softmax(t64(PRINTED["002"]["section_2_2_4_x_wk_t"])), printed) < PRINTED_TOLERANCE
+    printed = t64(JOURNEY.printed["wrong_column_weights"])
+    assert max_diff(column_softmax(t64(JOURNEY.printed["wrong_scores"])), printed) < PRINTED_TOLERANCE
     assert max_diff(printed.sum(dim=0), torch.ones(3)) < PRINTED_TOLERANCE  # columns sum to 1
     assert (printed.sum(dim=1) - 1).abs().min() > 0.3  # rows do not
-    right = t64(PRINTED["002"]["projected_weights"][1])  # the real weights of 'journey': one row of 6
+    right = t64(JOURNEY.printed["projected_weights"][1])  # the real weights of 'journey': one row of 6
     assert abs(right.sum().item() - 1) < PRINTED_TOLERANCE
 
 
 def test_002_section_2_2_6_context_vector_is_just_the_inputs(journey_projections):
     """2.2.6 sums (6, 1, 3) * (6, 3) over dim 0; as each column of the weights sums to 1, it returns the inputs."""
     X = PRESETS_BY_KEY["journey"].matrix(torch.float64)
-    weights = column_softmax(t64(PRINTED["002"]["section_2_2_4_x_wk_t"]))  # (6, 3)
+    weights = column_softmax(t64(JOURNEY.printed["wrong_scores"]))  # (6, 3)
     printed_context = torch.sum(weights.unsqueeze(1) * X, dim=0)  # the tutorial's broadcast: (6, 3)
     assert max_diff(printed_context, X) < 1e-12  # "Context Vector for 'journey'" = the inputs, unchanged
     right = self_attention(X, **journey_projections, scale=False).context[1]
-    assert max_diff(right, PRINTED["002"]["projected_context"][1]) < PRINTED_TOLERANCE
+    assert max_diff(right, JOURNEY.printed["projected_context"][1]) < PRINTED_TOLERANCE
     assert right.shape == (3,) and max_diff(right, X[1]) > 0.5  # the real context vector is not the input
 
 
@@ -216,19 +225,19 @@ def scaling_steps() -> dict[str, torch.Tensor]:
 
 
 def test_003_scaled_dot_product_reproduces_printed_numbers(scaling_steps):
-    printed = PRINTED["003"]
+    printed = SCALING_EXAMPLE.printed
     assert max_diff(scaling_steps["scores"], printed["scores"]) < PRINTED_TOLERANCE
     assert max_diff(scaling_steps["scaled"], printed["scaled_scores"]) < PRINTED_TOLERANCE
     assert max_diff(scaling_steps["weights"], printed["weights"]) < PRINTED_TOLERANCE
     assert max_diff(scaling_steps["context"], printed["context"]) < PRINTED_TOLERANCE
     assert max_diff(scaling_steps["weights"].sum(-1), torch.ones(3)) < 1e-12  # rows sum to 1
-    assert abs(scaling_steps["weights"][:, 1].sum().item() - printed["column_sum_2"][0]) < PRINTED_TOLERANCE
-    assert max_diff(torch.exp(scaling_steps["scaled"][0]), printed["exp_scaled_row_1"]) < PRINTED_TOLERANCE
+    assert abs(scaling_steps["weights"][:, 1].sum().item() - printed["t2_column_sum"][0]) < PRINTED_TOLERANCE
+    assert max_diff(torch.exp(scaling_steps["scaled"][0]), printed["t1_scaled_exps"]) < PRINTED_TOLERANCE
 
 
 def test_003_last_cells_come_from_another_run(scaling_steps):
     """The cell printing 'row 3' gives (0.4905, 0.4635, 0.0460), but row 3 of the shown inputs is (0.6054, ...)."""
-    other = t64(PRINTED["003"]["other_run_weights_row_3"])
+    other = t64(SCALING_EXAMPLE.printed["other_run_t3_weights"])
     assert abs(other.sum().item() - 1) < PRINTED_TOLERANCE  # a softmax row all right, of some other logits
     assert max_diff(scaling_steps["weights"][2], other) > 0.1
     unscaled = softmax(scaling_steps["scores"])
@@ -243,7 +252,7 @@ def test_003_last_cells_come_from_another_run(scaling_steps):
 def test_004_one_hot_weights():
     X = PRESETS_BY_KEY["one-hot"].matrix(torch.float64)
     steps = self_attention(X, scale=False)
-    printed = PRINTED["004"]["one_hot_weights_row_1"]
+    printed = ONE_HOT.printed["query_weights"]
     assert max_diff(steps.weights[0], printed) < 1e-8
     for i in range(4):  # "Weight for word i": the same numbers, rolled
         assert max_diff(steps.weights[i], np.roll(printed, i)) < 1e-8
@@ -260,15 +269,15 @@ def test_004_numpy_seed_4_matrix_is_np_random_seed_4():
 def test_004_axis_0_normalisation_is_softmax_down_columns():
     """004 divides by np.sum(weights, axis=0), then reads rows: it prints column softmax, not attention."""
     X = PRESETS_BY_KEY["numpy-seed-4"].matrix(torch.float64)
-    printed = PRINTED["004"]
+    printed = NUMPY_SEED_4.printed
     scores = attention_scores(X, X)
     wrong_weights = column_softmax(scores)
-    assert max_diff(wrong_weights, printed["column_normalised_weights"]) < 1e-6
+    assert max_diff(wrong_weights, printed["wrong_axis_weights"]) < 1e-6
     assert max_diff(context_vectors(wrong_weights, X), printed["wrong_axis_outputs"]) < 1e-6
-    assert max_diff(t64(printed["column_normalised_weights"]).sum(dim=0), torch.ones(6)) < 1e-6  # columns sum to 1
-    assert max_diff(t64(printed["column_normalised_weights"]).sum(dim=1), torch.ones(6)) > 0.1  # rows do not
+    assert max_diff(t64(printed["wrong_axis_weights"]).sum(dim=0), torch.ones(6)) < 1e-6  # columns sum to 1
+    assert max_diff(t64(printed["wrong_axis_weights"]).sum(dim=1), torch.ones(6)) > 0.1  # rows do not
 
     right = self_attention(X, scale=False)
     assert max_diff(right.weights.sum(-1), torch.ones(6)) < 1e-12
-    assert max_diff(right.weights, printed["column_normalised_weights"]) > 0.1
+    assert max_diff(right.weights, printed["wrong_axis_weights"]) > 0.1
     assert max_diff(right.context, printed["wrong_axis_outputs"]) > 0.1

@@ -8,24 +8,26 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from attention_core.attention import row_entropy, softmax
-from attention_core.presets import PRINTED, SCALING_EXAMPLE
+from attention_core.attention import attention, row_entropy, softmax, uniform_entropy
+from attention_core.normalization import column_sums, row_sums, softmax_row_steps
+from attention_core.presets import SCALING_EXAMPLE
 from attention_core.saturation import (
     SERIES_SCALED,
     SERIES_UNSCALED,
-    attention_from_qkv,
     d_k_grid,
     dot_product_variance,
-    exp_terms,
     gradient_size,
     long_series,
     reproduce_003,
-    row_and_column_sums,
     saturation,
-    softmax_jacobian,
     summary,
-    uniform_entropy,
 )
+
+
+def softmax_jacobian(weights_row: torch.Tensor) -> torch.Tensor:
+    """The oracle for gradient_size: J = d softmax(s) / d s = diag(w) - w w^T, built explicitly; (..., T, T)."""
+    return torch.diag_embed(weights_row) - weights_row.unsqueeze(-1) * weights_row.unsqueeze(-2)
+
 
 # ---------------------------------------------------------------- 003's worked example
 
@@ -43,25 +45,26 @@ def test_003_every_step_matches_the_printout() -> None:
 
 def test_003_exponentials_and_sums() -> None:
     steps, _ = reproduce_003()
-    exps, total = exp_terms(steps.scaled_scores[0])
-    assert torch.allclose(exps, torch.tensor(PRINTED["003"]["exp_scaled_row_1"]), atol=1e-4)
+    row = softmax_row_steps(steps.scaled_scores[0])
+    exps, total = row.raw_exps, row.raw_exp_sum
+    assert torch.allclose(exps, torch.tensor(SCALING_EXAMPLE.printed["t1_scaled_exps"]), atol=1e-4)
     assert torch.allclose(exps / total, steps.weights[0], atol=1e-6)
-    rows, columns = row_and_column_sums(steps.weights)
+    rows, columns = row_sums(steps.weights), column_sums(steps.weights)
     assert torch.allclose(rows, torch.ones(3), atol=1e-6)
-    assert columns[1].item() == pytest.approx(PRINTED["003"]["column_sum_2"][0], abs=1e-4)
+    assert columns[1].item() == pytest.approx(SCALING_EXAMPLE.printed["t2_column_sum"][0], abs=1e-4)
     assert columns.sum().item() == pytest.approx(3.0, abs=1e-5)
 
 
 def test_003_other_run_is_not_this_run() -> None:
     """The last cells' row-3 weights cannot come from 003's Q, K, V."""
     steps, _ = reproduce_003()
-    other = torch.tensor(PRINTED["003"]["other_run_weights_row_3"])
+    other = torch.tensor(SCALING_EXAMPLE.printed["other_run_t3_weights"])
     assert (steps.weights[2] - other).abs().max().item() > 0.1
 
 
-def test_attention_from_qkv_unscaled() -> None:
+def test_attention_on_given_qkv_unscaled() -> None:
     Q, K, V = SCALING_EXAMPLE.tensors()
-    steps = attention_from_qkv(Q, K, V, scale=False)
+    steps = attention(Q, K, V, scale=False)
     assert torch.equal(steps.scaled_scores, steps.scores)
     assert torch.allclose(steps.weights, torch.softmax(Q @ K.T, dim=-1), atol=1e-6)
 

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
 import torch
 
 from attention_core.tables import (
     MAX_LABEL_CHARS,
     long_frame,
-    round_frame,
     short_label,
-    token_frame,
+    to_frame,
     token_labels,
     vector_frame,
 )
@@ -66,9 +64,9 @@ def test_labels_stay_unique_when_a_token_looks_like_a_generated_label(sentence):
         assert label.startswith(token)  # still readable as the token it labels
 
 
-def test_token_frame(tokens, matrix):
-    frame = token_frame(matrix, tokens)
+def test_to_frame_of_a_token_matrix(tokens, matrix):
     labels = token_labels(tokens)
+    frame = to_frame(matrix, labels, labels)
     assert frame.shape == (6, 6)
     assert list(frame.index) == labels and list(frame.columns) == labels
     assert (frame.dtypes == "float64").all()
@@ -102,8 +100,3 @@ def test_long_frame_of_a_rectangular_matrix(tokens):
     frame = long_frame(values, token_labels(tokens), ["d1", "d2"])
     assert len(frame) == 12 and frame["value"].tolist() == list(range(12))
     assert frame["col_pos"].max() == 1 and frame["row_pos"].max() == 5
-
-
-def test_round_frame():
-    frame = pd.DataFrame({"a": [0.123456, 1 / 3]})
-    assert round_frame(frame)["a"].tolist() == [0.1235, 0.3333]
