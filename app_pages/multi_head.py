@@ -240,7 +240,7 @@ def shapes(labels: tuple[str, ...], X_model: torch.Tensor, params, num_heads: in
     display.table(Q, labels, head_column_labels(d_model, num_heads), alt="Q split into heads")
 
 
-def weights_of_every_head(labels: tuple[str, ...], steps, heads: list[str]) -> None:
+def weights_of_every_head(labels: tuple[str, ...], steps: ac.MultiHeadSteps, heads: list[str]) -> None:
     """One heatmap per head on a shared colour scale, and a table of the chosen head's weights."""
     st.subheader("Every head's attention weights")
     st.markdown(
@@ -269,7 +269,7 @@ def weights_of_every_head(labels: tuple[str, ...], steps, heads: list[str]) -> N
     display.table(steps.heads[heads.index(shown_head)].weights, labels, labels, alt=f"Weights of {shown_head}")
 
 
-def worked_example(lab: LabInput, steps, W_o: torch.Tensor, heads: list[str], d_k: int) -> None:
+def worked_example(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, heads: list[str], d_k: int) -> None:
     """The query's row in every head, its concatenation, and the output as a sum of per-head parts."""
     q, query = lab.query_index, lab.query_label
     d_model = int(W_o.shape[1])
@@ -293,7 +293,7 @@ def worked_example(lab: LabInput, steps, W_o: torch.Tensor, heads: list[str], d_
     display.table(steps.output[q].unsqueeze(0), ["output (sum)"], dims, alt="Output row of the query")
 
 
-def concat_and_output(labels: tuple[str, ...], steps, W_o: torch.Tensor, num_heads: int) -> None:
+def concat_and_output(labels: tuple[str, ...], steps: ac.MultiHeadSteps, W_o: torch.Tensor, num_heads: int) -> None:
     st.subheader("Concatenation, W_o and the output")
     d_model = int(W_o.shape[1])
     dims = dimension_labels(d_model)
