@@ -123,7 +123,6 @@ remaining weights still add up to 1.
 
 def controls(lab: LabInput) -> MaskChoice:
     st.subheader("Choose a mask")
-    labels, T = lab.labels, lab.T
     left, right = st.columns(2)
     with left:
         kind = st.radio(
@@ -136,24 +135,7 @@ def controls(lab: LabInput) -> MaskChoice:
             help="Causal: each token sees itself and the tokens before it. Padding: the chosen tokens are hidden "
             "as keys. Sliding window: each token sees itself and the w − 1 tokens before it.",
         )
-        padded: list[int] = []
-        window = 1
-        if kind == "padding":
-            chosen = st.multiselect(
-                "Padding tokens (hidden as keys)",
-                labels,
-                default=labels[-1:] if T > 1 else [],
-                key="masking_padding",
-                help="Choose every token to see what happens to a fully masked row.",
-            )
-            padded = [labels.index(label) for label in chosen]
-        elif kind == "sliding window":
-            if T > 1:
-                window = st.slider(
-                    "Window w (the token itself and w − 1 before it)", 1, T, min(3, T), key="masking_window"
-                )
-            else:
-                st.caption("A one-token sentence has a window of 1: the token sees itself.")
+        padded, window = mask_settings(kind, lab.labels)
     with right:
         enabled = st.toggle(
             "Apply the mask",
@@ -168,6 +150,27 @@ def controls(lab: LabInput) -> MaskChoice:
             help="A query that may attend to nothing: softmax then has nothing to normalise.",
         )
     return MaskChoice(kind, padded, window, enabled, demo_row)
+
+
+def mask_settings(kind: str, labels: tuple[str, ...]) -> tuple[list[int], int]:
+    """The padding tokens (as indices) and the sliding window's width, for the mask types that have them."""
+    T = len(labels)
+    if kind == "padding":
+        chosen = st.multiselect(
+            "Padding tokens (hidden as keys)",
+            labels,
+            default=labels[-1:] if T > 1 else [],
+            key="masking_padding",
+            help="Choose every token to see what happens to a fully masked row.",
+        )
+        return [labels.index(label) for label in chosen], 1
+    if kind == "sliding window":
+        if T > 1:
+            return [], st.slider(
+                "Window w (the token itself and w − 1 before it)", 1, T, min(3, T), key="masking_window"
+            )
+        st.caption("A one-token sentence has a window of 1: the token sees itself.")
+    return [], 1
 
 
 def status(labels: tuple[str, ...], enabled: bool, empty_rows: torch.Tensor) -> None:

@@ -51,7 +51,8 @@ def render(lab: LabInput) -> None:
     repeated_words(lab, params, output)
     E_sin = sinusoidal_encoding(lab.T, lab.d_model)  # (T, d_model)
     E_learned = learned_positions(lab.T, lab.d_model, seed)  # (T, d_model)
-    position_encodings(lab, E_sin, E_learned)
+    position_encodings(lab, E_sin)
+    learned_table(lab, E_learned)
     shuffle_with_positions(lab, params, perm, gap_none, E_sin, E_learned)
     display.show_code(
         sinusoidal_encoding,
@@ -237,8 +238,8 @@ def repeated_words(lab: LabInput, params: Params, output: torch.Tensor) -> None:
         )
 
 
-def position_encodings(lab: LabInput, E_sin: torch.Tensor, E_learned: torch.Tensor) -> None:
-    """The sinusoidal formula, its table for this input, one row worked out, and the learned-style table."""
+def position_encodings(lab: LabInput, E_sin: torch.Tensor) -> None:
+    """The sinusoidal formula, its table for this input, and one row worked out."""
     T, d_model, q = lab.T, lab.d_model, lab.query_index
     dims = dimension_labels(d_model)
     st.subheader("Adding positions")
@@ -277,11 +278,16 @@ sentences longer than its row count).
     st.caption(
         f"For example E[{q}, d1] = sin({q} / 10000⁰) = sin({first_angle}) = {format_number(float(E_sin[q, 0]))}."
     )
+
+
+def learned_table(lab: LabInput, E_learned: torch.Tensor) -> None:
+    """The learned-style position table (a seeded random stand-in), folded away."""
+    pos_labels = [f"{i}: {label}" for i, label in enumerate(lab.labels)]
     with st.expander("The learned-style position table (seeded random)", icon=":material/table_rows:"):
         display.matrix(
             E_learned,
             pos_labels,
-            dims,
+            dimension_labels(lab.d_model),
             kind="values",
             title="Learned-style position table",
             row_title="position",
