@@ -13,12 +13,12 @@ NODE_FONTSIZE = 13
 EDGE_FONTSIZE = 12
 INPUT_FILL = "#fff3bf"
 OUTPUT_FILL = "#d3f9d8"
-STYLE = (
-    'rankdir=LR; bgcolor="transparent"; nodesep=0.25; ranksep=0.45;\n'
-    f'  node [shape=box, style="rounded,filled", fillcolor="#edf2ff", color="#3b5bdb", fontname="{FONT}", '
-    f"fontsize={NODE_FONTSIZE}];\n"
-    f'  edge [fontname="{FONT}", fontsize={EDGE_FONTSIZE}, color="#868e96", fontcolor="#495057"];'
+NODE = (
+    'shape=box, width=0.3, margin="0.06,0.04", style="rounded,filled", fillcolor="#edf2ff", color="#3b5bdb", '
+    f'fontname="{FONT}", fontsize={NODE_FONTSIZE}'
 )
+EDGE = f'fontname="{FONT}", fontsize={EDGE_FONTSIZE}, color="#868e96", fontcolor="#495057"'
+STYLE = f'rankdir=LR; bgcolor="transparent"; nodesep=0.2; ranksep=0.2;\n  node [{NODE}];\n  edge [{EDGE}];'
 
 
 def digraph(name: str, lines: list[str]) -> str:
