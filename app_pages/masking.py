@@ -1,9 +1,13 @@
 """Lesson 6: masking, which keys a query may attend to, and three ways to enforce it."""
 
+from __future__ import annotations
+
 import math
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
+import torch
 
 import attention_core as ac
 from attention_core.masks import (
@@ -22,11 +26,8 @@ from attention_core.masks import (
 from attention_core.reference import check_self_attention, sdpa_reference
 from attention_core.tables import to_frame
 from ui import charts, display, inputs
-from ui.format import format_number
-
-lesson = inputs.current()
-X, labels, q, T = lesson.X, lesson.labels, lesson.query_index, lesson.T
-query = lesson.query_label
+from ui.format import MAX_TERMS, format_number, vector_text
+from ui.inputs import LabInput
 
 METHOD_LABELS = {
     "neg_inf": "−∞, then torch.softmax",
@@ -36,28 +37,65 @@ METHOD_LABELS = {
     "lab": "the lab (= SDPA)",
 }
 BLOCKED = "−∞ (blocked)"
-MAX_TERMS = 8  # terms written out in a sum before "…"
 
 
-def cell(value: float) -> str:
+@dataclass(frozen=True)
+class MaskChoice:
+    """What the learner chose on this page: the mask type and its settings, and the two toggles."""
+
+    kind: str
+    padded: list[int]
+    window: int
+    enabled: bool
+    demo_row: bool
+
+
+def render(lab: LabInput) -> None:
+    display.lesson_title(__file__)
+    intro(lab)
+    choice = controls(lab)
+    mask = build_mask(choice.kind, lab.T, padded=choice.padded, window=choice.window)  # (T, T), True = may attend
+    if choice.demo_row:
+        mask = block_query_row(mask, lab.query_index)
+    active = mask if choice.enabled else ac.no_mask(lab.T)
+    steps = ac.self_attention(lab.X, mask=active, scale=True)
+    empty_rows = fully_masked_rows(active)  # (T,) True where a query may attend to nothing
+    status(lab.labels, choice.enabled, empty_rows)
+    mask_view(lab.labels, mask, choice)
+    conventions(lab.labels, mask, choice)
+    masked_scores(lab.labels, steps)
+    masked_weights(lab.labels, steps, empty_rows)
+    worked_example(lab, steps, active, empty_rows)
+    all_contexts(lab.labels, steps, active)
+    pitfall_mask_off(lab, mask, choice)
+    methods_compared(lab, steps, mask)
+    fully_masked_row_demo(lab, steps, mask)
+    display.show_code(
+        build_mask,
+        ac.causal_mask,
+        ac.padding_mask,
+        ac.sliding_window_mask,
+        ac.apply_mask,
+        ac.softmax,
+        masking_methods,
+        ac.multiply_and_renormalize,
+        blocked_weight,
+    )
+
+
+def weight_text(value: float) -> str:
     """A weight as text: 4 decimals, NaN named as the 0/0 it comes from (this page demonstrates it)."""
     return "NaN (0/0)" if math.isnan(value) else format_number(value)
 
 
-def score_cell(value: float) -> str:
+def masked_score_text(value: float) -> str:
     """A masked score as text: −∞ is labelled as a blocked cell, never a bare 'inf'."""
     return BLOCKED if value == -math.inf else format_number(value)
 
 
-def vector_text(values: list[float]) -> str:
-    """[0.1234, -0.5678, …] with at most MAX_TERMS entries."""
-    shown = ", ".join(format_number(v) for v in values[:MAX_TERMS])
-    return f"[{shown}{', …' if len(values) > MAX_TERMS else ''}]"
-
-
-st.title("6. Masking")
-st.markdown(
-    """
+def intro(lab: LabInput) -> None:
+    st.markdown(
+        """
 So far every token could look at every other token. Often it must not:
 
 * a **decoder** (GPT-style) generates text left to right, so while it is trained to predict the
@@ -71,32 +109,52 @@ A mask says, for every query *i* and key *j*, whether *i* may attend to *j*. Blo
 set to −∞ before softmax; since e^−∞ = 0, a blocked key gets a weight of exactly 0 and the
 remaining weights still add up to 1.
 """
-)
-st.latex(
-    r"\text{weights} = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right),\qquad "
-    r"M_{ij} = \begin{cases} 0 & \text{if } i \text{ may attend to } j \\ -\infty & \text{if blocked} \end{cases}"
-)
-display.lesson_caption(lesson.description)
-st.caption(
-    f"This page uses the simplified attention of lessons 1 to 3 (Q = K = V = X) **with** the scaling of "
-    f"lesson 5 switched on: scores = X Xᵀ / √{lesson.d_model}. The mask is the only new step."
-)
-
-st.subheader("Choose a mask")
-left, right = st.columns(2)
-with left:
-    kind = st.radio(
-        "Mask type",
-        MASK_TYPES,
-        index=MASK_TYPES.index("causal"),
-        key="masking_type",
-        horizontal=True,
-        format_func=str.capitalize,
-        help="Causal: each token sees itself and the tokens before it. Padding: the chosen tokens are hidden "
-        "as keys. Sliding window: each token sees itself and the w − 1 tokens before it.",
     )
-    padded: list[int] = []
-    window = 1
+    st.latex(
+        r"\text{weights} = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right),\qquad "
+        r"M_{ij} = \begin{cases} 0 & \text{if } i \text{ may attend to } j \\ -\infty & \text{if blocked} \end{cases}"
+    )
+    display.lesson_caption(lab.description)
+    st.caption(
+        f"This page uses the simplified attention of lessons 1 to 3 (Q = K = V = X) **with** the scaling of "
+        f"lesson 5 switched on: scores = X Xᵀ / √{lab.d_model}. The mask is the only new step."
+    )
+
+
+def controls(lab: LabInput) -> MaskChoice:
+    st.subheader("Choose a mask")
+    left, right = st.columns(2)
+    with left:
+        kind = st.radio(
+            "Mask type",
+            MASK_TYPES,
+            index=MASK_TYPES.index("causal"),
+            key="masking_type",
+            horizontal=True,
+            format_func=str.capitalize,
+            help="Causal: each token sees itself and the tokens before it. Padding: the chosen tokens are hidden "
+            "as keys. Sliding window: each token sees itself and the w − 1 tokens before it.",
+        )
+        padded, window = mask_settings(kind, lab.labels)
+    with right:
+        enabled = st.toggle(
+            "Apply the mask",
+            value=True,
+            key="masking_enabled",
+            help="Switch it off to see how much attention goes where the mask would forbid it (e.g. into the future).",
+        )
+        demo_row = st.toggle(
+            f"Block every key of “{lab.query_label}” (fully masked row demo)",
+            value=False,
+            key="masking_full_row",
+            help="A query that may attend to nothing: softmax then has nothing to normalise.",
+        )
+    return MaskChoice(kind, padded, window, enabled, demo_row)
+
+
+def mask_settings(kind: str, labels: tuple[str, ...]) -> tuple[list[int], int]:
+    """The padding tokens (as indices) and the sliding window's width, for the mask types that have them."""
+    T = len(labels)
     if kind == "padding":
         chosen = st.multiselect(
             "Padding tokens (hidden as keys)",
@@ -105,70 +163,60 @@ with left:
             key="masking_padding",
             help="Choose every token to see what happens to a fully masked row.",
         )
-        padded = [labels.index(label) for label in chosen]
-    elif kind == "sliding window":
+        return [labels.index(label) for label in chosen], 1
+    if kind == "sliding window":
         if T > 1:
-            window = st.slider("Window w (the token itself and w − 1 before it)", 1, T, min(3, T), key="masking_window")
-        else:
-            st.caption("A one-token sentence has a window of 1: the token sees itself.")
-with right:
-    enabled = st.toggle(
-        "Apply the mask",
-        value=True,
-        key="masking_enabled",
-        help="Switch it off to see how much attention goes where the mask would forbid it (e.g. into the future).",
-    )
-    demo_row = st.toggle(
-        f"Block every key of “{query}” (fully masked row demo)",
-        value=False,
-        key="masking_full_row",
-        help="A query that may attend to nothing: softmax then has nothing to normalise.",
-    )
+            return [], st.slider(
+                "Window w (the token itself and w − 1 before it)", 1, T, min(3, T), key="masking_window"
+            )
+        st.caption("A one-token sentence has a window of 1: the token sees itself.")
+    return [], 1
 
-mask = build_mask(kind, T, padded=padded, window=window)  # (T, T), True = may attend
-if demo_row:
-    mask = block_query_row(mask, q)
-active = mask if enabled else ac.no_mask(T)
-steps = ac.self_attention(X, mask=active, scale=True)
-empty_rows = fully_masked_rows(active)
-empty_labels = [label for label, empty in zip(labels, empty_rows.tolist(), strict=True) if empty]
 
-if not enabled:
-    st.warning(
-        "The mask is **off**: every query sees every key, including the ones the mask would block. "
-        "Compare the weights below with the mask on.",
-        icon=":material/visibility:",
-    )
-if empty_labels:
-    st.info(
-        f"Fully masked row(s): {', '.join(f'“{label}”' for label in empty_labels[:MAX_TERMS])}"
-        f"{' …' if len(empty_labels) > MAX_TERMS else ''}. These queries may attend to nothing. The lab gives them "
-        "weights of 0 everywhere and a zero context vector, as PyTorch's scaled_dot_product_attention does; "
-        "see the last section for what the other masking methods do there.",
-        icon=":material/info:",
-    )
+def status(labels: tuple[str, ...], enabled: bool, empty_rows: torch.Tensor) -> None:
+    """A warning when the mask is off, a note when some query may attend to nothing."""
+    empty_labels = [label for label, empty in zip(labels, empty_rows.tolist(), strict=True) if empty]
+    if not enabled:
+        st.warning(
+            "The mask is **off**: every query sees every key, including the ones the mask would block. "
+            "Compare the weights below with the mask on.",
+            icon=":material/visibility:",
+        )
+    if empty_labels:
+        st.info(
+            f"Fully masked row(s): {', '.join(f'“{label}”' for label in empty_labels[:MAX_TERMS])}"
+            f"{' …' if len(empty_labels) > MAX_TERMS else ''}. These queries may attend to nothing. The lab gives "
+            "them weights of 0 everywhere and a zero context vector, as PyTorch's scaled_dot_product_attention "
+            "does; see the last section for what the other masking methods do there.",
+            icon=":material/info:",
+        )
 
-st.subheader("The mask")
-st.markdown(
-    "Row *i* is the query, column *j* the key. **Blue: may attend (True); grey: blocked (False).** "
-    + {
+
+def mask_view(labels: tuple[str, ...], mask: torch.Tensor, choice: MaskChoice) -> None:
+    st.subheader("The mask")
+    padding_note = (
+        "Every token is padding here, so no query has a key left to attend to."
+        if len(choice.padded) == len(labels)
+        else "Its own row still attends to the real tokens (its output is thrown away later)."
+    )
+    explanation = {
         "none": "No mask: every cell is True.",
         "causal": "Causal: the lower triangle, so a token never sees the tokens after it.",
         "padding": "Padding: whole **columns** are blocked, because a padding token is hidden as a key "
-        "from every query. "
-        + (
-            "Every token is padding here, so no query has a key left to attend to."
-            if len(padded) == T
-            else "Its own row still attends to the real tokens (its output is thrown away later)."
-        ),
-        "sliding window": f"Sliding window w = {window}: a band of width {window} along the diagonal.",
-    }[kind]
-)
-display.heatmap(mask.float(), labels, labels, kind="mask", title=f"Mask ({kind}), True = may attend")
+        "from every query. " + padding_note,
+        "sliding window": f"Sliding window w = {choice.window}: a band of width {choice.window} along the diagonal.",
+    }
+    st.markdown(
+        "Row *i* is the query, column *j* the key. **Blue: may attend (True); grey: blocked (False).** "
+        + explanation[choice.kind]
+    )
+    display.heatmap(mask.float(), labels, labels, kind="mask", title=f"Mask ({choice.kind}), True = may attend")
 
-st.subheader("Two conventions for the same mask")
-st.markdown(
-    """
+
+def conventions(labels: tuple[str, ...], mask: torch.Tensor, choice: MaskChoice) -> None:
+    st.subheader("Two conventions for the same mask")
+    st.markdown(
+        """
 PyTorch uses **both** boolean conventions, so always check which one a function wants:
 
 * `F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)`: **True = may attend** (the lab's convention).
@@ -176,124 +224,154 @@ PyTorch uses **both** boolean conventions, so always check which one a function 
 
 The same mask, written both ways (a ticked box is True):
 """
-)
-may, blocked = st.columns(2)
-with may:
-    st.markdown("**True = may attend** (SDPA `attn_mask`)")
-    st.dataframe(pd.DataFrame(mask.numpy(), index=list(labels), columns=list(labels)), key="masking_may_attend")
-with blocked:
-    st.markdown("**True = blocked** (`nn.MultiheadAttention` `attn_mask` = `~mask`)")
-    st.dataframe(
-        pd.DataFrame(ac.to_blocked(mask).numpy(), index=list(labels), columns=list(labels)), key="masking_blocked"
     )
-if kind == "padding":
-    st.markdown("For padding, PyTorch takes one flag per key instead of a matrix: `key_padding_mask` (True = padding).")
-    st.dataframe(
-        pd.DataFrame([key_padding_vector(T, padded).tolist()], index=["key_padding_mask"], columns=list(labels)),
-        key="masking_key_padding",
-    )
+    may, blocked = st.columns(2)
+    with may:
+        st.markdown("**True = may attend** (SDPA `attn_mask`)")
+        st.dataframe(pd.DataFrame(mask.numpy(), index=list(labels), columns=list(labels)), key="masking_may_attend")
+    with blocked:
+        st.markdown("**True = blocked** (`nn.MultiheadAttention` `attn_mask` = `~mask`)")
+        st.dataframe(
+            pd.DataFrame(ac.to_blocked(mask).numpy(), index=list(labels), columns=list(labels)), key="masking_blocked"
+        )
+    if choice.kind == "padding":
+        st.markdown(
+            "For padding, PyTorch takes one flag per key instead of a matrix: `key_padding_mask` (True = padding)."
+        )
+        st.dataframe(
+            pd.DataFrame(
+                [key_padding_vector(len(labels), choice.padded).tolist()],
+                index=["key_padding_mask"],
+                columns=list(labels),
+            ),
+            key="masking_key_padding",
+        )
 
-st.subheader("Masked scores: −∞ where blocked")
-st.markdown(
-    "The scaled scores with every blocked cell replaced by −∞. In the heatmap a blocked cell is left empty; "
-    "in the table it reads “−∞ (blocked)”."
-)
-score_chart, score_table = st.tabs(["Heatmap", "Table"])
-with score_chart:
-    display.heatmap(steps.masked_scores, labels, labels, kind="scores", title="Masked scores")
-with score_table:
-    st.dataframe(to_frame(steps.masked_scores, labels, labels).map(score_cell), key="masking_scores_table")
 
-st.subheader("Weights: exactly 0 where blocked")
-st.markdown(
-    "Softmax of each row of the masked scores. Every blocked cell is an exact 0 and each row still adds up to 1"
-    + (" (a fully masked row is all 0, see above)." if empty_labels else ".")
-)
-display.matrix(
-    steps.weights,
-    labels,
-    labels,
-    kind="weights",
-    title="Masked attention weights",
-    download="masked_attention_weights.csv",
-)
-
-st.subheader(f"Step by step for the query “{query}”")
-row_max, exps, total = row_exponentials(steps.masked_scores[q])
-allowed = active[q].tolist()
-breakdown = pd.DataFrame(
-    {
-        "may attend": allowed,
-        "scaled score": [cell(v) for v in steps.scaled_scores[q].tolist()],
-        "masked score": [score_cell(v) for v in steps.masked_scores[q].tolist()],
-        "e_j = exp(s_j − m)": [cell(v) for v in exps.tolist()],  # text: an exact 0 reads 0, not 0.0000
-        "weight": [cell(v) for v in steps.weights[q].tolist()],
-    },
-    index=list(labels),
-)
-st.dataframe(breakdown, key="masking_breakdown")
-if bool(empty_rows[q]):
+def masked_scores(labels: tuple[str, ...], steps: ac.AttentionSteps) -> None:
+    st.subheader("Masked scores: −∞ where blocked")
     st.markdown(
-        f"Every key of “{query}” is blocked, so all its masked scores are −∞ and every e_j = e^−∞ = 0. Their sum is "
-        "0 and 0/0 is undefined: the lab returns weights of **0** and a **zero** context vector, as PyTorch's "
-        "scaled_dot_product_attention does."
+        "The scaled scores with every blocked cell replaced by −∞. In the heatmap a blocked cell is left empty; "
+        "in the table it reads “−∞ (blocked)”."
     )
-else:
+    score_chart, score_table = st.tabs(["Heatmap", "Table"])
+    with score_chart:
+        display.heatmap(steps.masked_scores, labels, labels, kind="scores", title="Masked scores")
+    with score_table:
+        st.dataframe(to_frame(steps.masked_scores, labels, labels).map(masked_score_text), key="masking_scores_table")
+
+
+def masked_weights(labels: tuple[str, ...], steps: ac.AttentionSteps, empty_rows: torch.Tensor) -> None:
+    st.subheader("Weights: exactly 0 where blocked")
     st.markdown(
-        f"m = largest allowed score = {format_number(row_max)} (subtracted so exp cannot overflow); blocked keys "
-        f"give e^−∞ = **0**. Σ e_j = {format_number(total)}, so weight_j = e_j / {format_number(total)}."
+        "Softmax of each row of the masked scores. Every blocked cell is an exact 0 and each row still adds up to 1"
+        + (" (a fully masked row is all 0, see above)." if bool(empty_rows.any()) else ".")
     )
-terms = [
-    f"{format_number(w)} × {vector_text(v)}"
-    for w, v, ok in zip(steps.weights[q].tolist(), steps.V.tolist(), allowed, strict=True)
-    if ok
-]
-shown = " + ".join(terms[:MAX_TERMS]) + (" + …" if len(terms) > MAX_TERMS else "")
-st.markdown(
-    f"context(“{query}”) = Σ_j weight_j v_j over the allowed keys "
-    f"{'= ' + shown + ' ' if terms else '(none) '}= **{vector_text(steps.context[q].tolist())}**"
-)
-
-st.markdown("**All context vectors** (weights @ V):")
-display.table(ac.vector_frame(steps.context, labels), alt="Masked context vectors")
-gap = check_self_attention(steps, mask=active, scale=True)
-st.caption(
-    f"Check: largest |context − F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)| = {format_number(gap)} "
-    "(float32 rounding, fully masked rows included)."
-)
-
-st.subheader("Switch the mask off: looking where it is forbidden")
-unmasked = ac.self_attention(X, scale=True)
-leak = blocked_weight(unmasked.weights, mask)  # (T,)
-leak_frame = pd.DataFrame({"query": list(labels), "weight on blocked keys": leak.tolist()})
-st.markdown(
-    f"Without the mask, each query spreads its attention over **every** key. The bars show how much of it "
-    f"lands on keys the {kind} mask blocks. For “{query}” that is **{format_number(float(leak[q]))}** of its "
-    "attention"
-    + (
-        " — in a decoder, attention on the future: during training the model could read the very word it is "
-        "supposed to predict."
-        if kind == "causal" and not demo_row
-        else "."
-    )
-)
-if blocked_count(mask) == 0:
-    st.info("This mask blocks nothing, so switching it off changes nothing. Choose another mask type above.")
-else:
-    display.chart(
-        charts.bars,
-        leak_frame,
-        x="query",
-        y="weight on blocked keys",
-        order=labels,
-        title="Attention on blocked keys without the mask",
-        st_width="stretch",
+    display.matrix(
+        steps.weights,
+        labels,
+        labels,
+        kind="weights",
+        title="Masked attention weights",
+        download="masked_attention_weights.csv",
     )
 
-st.subheader("Three ways to mask, side by side")
-st.markdown(
-    f"""
-Tutorials mask in different ways. Here are the weights of “{query}” computed by each, with the mask above
+
+def worked_example(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor, empty_rows: torch.Tensor) -> None:
+    """The query's row: scaled and masked scores, exponentials, weights, then its context vector."""
+    q, query = lab.query_index, lab.query_label
+    st.subheader(f"Step by step for the query “{query}”")
+    row_max, exps, total = row_exponentials(steps.masked_scores[q])
+    allowed = active[q].tolist()
+    breakdown = pd.DataFrame(
+        {
+            "may attend": allowed,
+            "scaled score": [weight_text(v) for v in steps.scaled_scores[q].tolist()],
+            "masked score": [masked_score_text(v) for v in steps.masked_scores[q].tolist()],
+            "e_j = exp(s_j − m)": [weight_text(v) for v in exps.tolist()],  # text: an exact 0 reads 0, not 0.0000
+            "weight": [weight_text(v) for v in steps.weights[q].tolist()],
+        },
+        index=list(lab.labels),
+    )
+    st.dataframe(breakdown, key="masking_breakdown")
+    if bool(empty_rows[q]):
+        st.markdown(
+            f"Every key of “{query}” is blocked, so all its masked scores are −∞ and every e_j = e^−∞ = 0. Their sum "
+            "is 0 and 0/0 is undefined: the lab returns weights of **0** and a **zero** context vector, as PyTorch's "
+            "scaled_dot_product_attention does."
+        )
+    else:
+        st.markdown(
+            f"m = largest allowed score = {format_number(row_max)} (subtracted so exp cannot overflow); blocked keys "
+            f"give e^−∞ = **0**. Σ e_j = {format_number(total)}, so weight_j = e_j / {format_number(total)}."
+        )
+    terms = [
+        f"{format_number(w)} × {vector_text(v)}"
+        for w, v, ok in zip(steps.weights[q].tolist(), steps.V.tolist(), allowed, strict=True)
+        if ok
+    ]
+    shown = " + ".join(terms[:MAX_TERMS]) + (" + …" if len(terms) > MAX_TERMS else "")
+    st.markdown(
+        f"context(“{query}”) = Σ_j weight_j v_j over the allowed keys "
+        f"{'= ' + shown + ' ' if terms else '(none) '}= **{vector_text(steps.context[q])}**"
+    )
+
+
+def all_contexts(labels: tuple[str, ...], steps: ac.AttentionSteps, active: torch.Tensor) -> None:
+    st.markdown("**All context vectors** (weights @ V):")
+    display.table(ac.vector_frame(steps.context, labels), alt="Masked context vectors")
+    gap = check_self_attention(steps, mask=active, scale=True)
+    st.caption(
+        f"Check: largest |context − F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)| = {format_number(gap)} "
+        "(float32 rounding, fully masked rows included)."
+    )
+
+
+def pitfall_mask_off(lab: LabInput, mask: torch.Tensor, choice: MaskChoice) -> None:
+    """How much attention each query puts on blocked keys when the mask is left out."""
+    st.subheader("Switch the mask off: looking where it is forbidden")
+    unmasked = ac.self_attention(lab.X, scale=True)
+    leak = blocked_weight(unmasked.weights, mask)  # (T,)
+    leak_frame = pd.DataFrame({"query": list(lab.labels), "weight on blocked keys": leak.tolist()})
+    st.markdown(
+        f"Without the mask, each query spreads its attention over **every** key. The bars show how much of it "
+        f"lands on keys the {choice.kind} mask blocks. For “{lab.query_label}” that is "
+        f"**{format_number(float(leak[lab.query_index]))}** of its attention"
+        + (
+            " — in a decoder, attention on the future: during training the model could read the very word it is "
+            "supposed to predict."
+            if choice.kind == "causal" and not choice.demo_row
+            else "."
+        )
+    )
+    if blocked_count(mask) == 0:
+        st.info("This mask blocks nothing, so switching it off changes nothing. Choose another mask type above.")
+    else:
+        display.chart(
+            charts.bars,
+            leak_frame,
+            x="query",
+            y="weight on blocked keys",
+            order=lab.labels,
+            title="Attention on blocked keys without the mask",
+            st_width="stretch",
+        )
+
+
+def methods_frame(methods: dict[str, torch.Tensor], q: int, labels: tuple[str, ...]) -> pd.DataFrame:
+    """Row q of each method's weights, one column per method, as text (NaN reads 'NaN (0/0)')."""
+    return pd.DataFrame(
+        {METHOD_LABELS[name]: [weight_text(v) for v in weights[q].tolist()] for name, weights in methods.items()},
+        index=list(labels),
+    )
+
+
+def methods_compared(lab: LabInput, steps: ac.AttentionSteps, mask: torch.Tensor) -> None:
+    """−∞, a large negative constant and multiply-then-renormalise on the query's row, and where they differ."""
+    st.subheader("Three ways to mask, side by side")
+    st.markdown(
+        f"""
+Tutorials mask in different ways. Here are the weights of “{lab.query_label}” computed by each, with the mask above
 (including the demo row if it is on):
 
 1. **−∞ before softmax** (the PyTorch way): e^−∞ = 0 exactly.
@@ -303,65 +381,54 @@ Tutorials mask in different ways. Here are the weights of “{query}” computed
 3. **Multiply by the mask, then renormalise**: softmax over all keys first, zero the blocked weights, then divide
    by what is left so the row adds up to 1 again.
 """
-)
-methods = masking_methods(steps.scaled_scores, mask)  # each (T, T)
-row_table = pd.DataFrame(
-    {METHOD_LABELS[name]: [cell(v) for v in weights[q].tolist()] for name, weights in methods.items()},
-    index=list(labels),
-)
-st.dataframe(row_table, key="masking_methods_row")
-differences = method_differences(methods, mask)
-others = [name for name in differences if name != "lab"]
-if bool(fully_masked_rows(mask).all()):
-    st.info("Every row is fully masked, so no row is left to compare the methods on: see the demonstration below.")
-else:
-    agreement = pd.DataFrame(
-        {"largest |w − lab| on rows with an allowed key": [cell(differences[name]) for name in others]},
-        index=[METHOD_LABELS[name] for name in others],
     )
-    st.dataframe(agreement, key="masking_agreement")
-st.markdown(
-    """
+    methods = masking_methods(steps.scaled_scores, mask)  # each (T, T)
+    st.dataframe(methods_frame(methods, lab.query_index, lab.labels), key="masking_methods_row")
+    differences = method_differences(methods, mask)
+    others = [name for name in differences if name != "lab"]
+    if bool(fully_masked_rows(mask).all()):
+        st.info("Every row is fully masked, so no row is left to compare the methods on: see the demonstration below.")
+    else:
+        agreement = pd.DataFrame(
+            {"largest |w − lab| on rows with an allowed key": [weight_text(differences[name]) for name in others]},
+            index=[METHOD_LABELS[name] for name in others],
+        )
+        st.dataframe(agreement, key="masking_agreement")
+    st.markdown(
+        """
 **When they agree:** on every row that may attend to at least one key, all methods give the same weights (up to
 float32 rounding): a blocked key gets exactly 0 and the rest is renormalised. Multiply-then-renormalise equals
 masking first because e^(s_j) m_j / Σ_k e^(s_k) m_k is exactly the softmax over the allowed keys.
 They differ only on a **fully masked row**:
 """
-)
-demo_mask = block_query_row(mask, q)  # query row q may attend to nothing
-demo = masking_methods(steps.scaled_scores, demo_mask)
-demo_frame = pd.DataFrame(
-    {METHOD_LABELS[name]: [cell(v) for v in weights[q].tolist()] for name, weights in demo.items()},
-    index=list(labels),
-)
-st.markdown(f"**Demonstration: a fully masked row.** The row of “{query}” with every key blocked:")
-st.dataframe(demo_frame, key="masking_methods_demo")
-sdpa_context = sdpa_reference(steps.Q, steps.K, steps.V, mask=demo_mask, scale=True)
-uniform = softmax_after_constant(steps.scaled_scores, demo_mask)[q]
-st.markdown(
-    f"""
+    )
+
+
+def fully_masked_row_demo(lab: LabInput, steps: ac.AttentionSteps, mask: torch.Tensor) -> None:
+    """The query's row with every key blocked: NaN, uniform, NaN, or the lab's zeros."""
+    q, query = lab.query_index, lab.query_label
+    demo_mask = block_query_row(mask, q)  # query row q may attend to nothing
+    demo = masking_methods(steps.scaled_scores, demo_mask)
+    st.markdown(f"**Demonstration: a fully masked row.** The row of “{query}” with every key blocked:")
+    st.dataframe(methods_frame(demo, q, lab.labels), key="masking_methods_demo")
+    sdpa_context = sdpa_reference(steps.Q, steps.K, steps.V, mask=demo_mask, scale=True)
+    uniform = softmax_after_constant(steps.scaled_scores, demo_mask)[q]
+    st.markdown(
+        f"""
 * **−∞ then torch.softmax → NaN.** Every entry is e^−∞ = 0, so softmax computes 0/0. NaN then spreads into the
   context vector and, in training, into every gradient. (This NaN is the demonstration; the lab never shows
   one elsewhere.)
 * **−1e9 or −9e15 → uniform.** Every score becomes the same constant, and softmax of equal numbers is uniform:
-  {format_number(float(uniform[0]))} = 1/{T} each. The query silently attends to everything it was told to ignore
+  {format_number(float(uniform[0]))} = 1/{lab.T} each. The query silently attends to everything it was told to ignore
   (padding included) and its context is the plain average of V.
 * **Multiply and renormalise → NaN.** The weights left after multiplying by the mask are all 0, and dividing by
   their sum is again 0/0.
 * **The lab → 0.** A row with nothing to attend to gets weights of 0 and a zero context vector, as
   `F.scaled_dot_product_attention` does in PyTorch 2.5 and later: its context for “{query}” here is
-  {vector_text(sdpa_context[q].tolist())}. Note that `nn.MultiheadAttention` still returns NaN for such a row
+  {vector_text(sdpa_context[q])}. Note that `nn.MultiheadAttention` still returns NaN for such a row
   (lesson 7 compares with it).
 """
-)
-display.show_code(
-    build_mask,
-    ac.causal_mask,
-    ac.padding_mask,
-    ac.sliding_window_mask,
-    ac.apply_mask,
-    ac.softmax,
-    masking_methods,
-    ac.multiply_and_renormalize,
-    blocked_weight,
-)
+    )
+
+
+render(inputs.current())

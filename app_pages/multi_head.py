@@ -1,5 +1,9 @@
 """Lesson 7: multi-head attention, h smaller heads side by side, concatenated and projected by W_o."""
 
+from __future__ import annotations
+
+from dataclasses import dataclass
+
 import streamlit as st
 import torch
 
@@ -24,21 +28,65 @@ from attention_core.reference import (
     mha_reference,
     torch_parameter_count,
 )
-from attention_core.tables import dimension_labels, long_frame, to_frame
-from ui import charts, display, inputs
-from ui.format import format_number
+from attention_core.tables import dimension_labels, long_frame
+from ui import charts, diagrams, display, inputs
+from ui.format import format_number, latex_int, plural
+from ui.inputs import LabInput
 
 SIDEBAR = "sidebar"
 WIDTH_OPTIONS = (SIDEBAR, *(str(w) for w in LIFT_WIDTHS))
 GRID_CHART_TOKENS = 48  # above this, each head is drawn as an image (8 charts of 128² cells are too heavy)
 BERT_D_MODEL, BERT_HEADS = 768, 12
 
-lesson = inputs.current()
-X, labels, q, T = lesson.X, lesson.labels, lesson.query_index, lesson.T
-query = lesson.query_label
+
+@dataclass(frozen=True)
+class Layer:
+    """The page's own settings: the layer's width, its number of heads, the seed and the mask."""
+
+    width: str  # SIDEBAR or a lift width such as "8"
+    num_heads: int
+    seed: int
+    causal: bool
+    demo_row: bool
 
 
-def build_inputs(
+def render(lab: LabInput) -> None:
+    display.lesson_title(__file__)
+    intro(lab.description)
+    layer = controls(lab)
+    x_values = tuple(lab.X.reshape(-1).tolist())
+    X_model, W_in = layer_input(x_values, lab.d_model, layer.width, layer.seed)  # (T, d_model)
+    d_model = int(X_model.shape[1])
+    d_k = head_size_or_stop(d_model, layer.num_heads)
+    params = random_head_weights(d_model, layer.seed)
+    blocked_row = lab.query_index if layer.demo_row else None
+    mask = head_mask(lab.T, layer.causal, blocked_row)
+    steps = ac.multi_head_attention(
+        X_model, params.W_q, params.W_k, params.W_v, params.W_o, num_heads=layer.num_heads, mask=mask
+    )
+    heads = [f"head {h + 1}" for h in range(layer.num_heads)]
+    if W_in is not None:
+        lifted_input(lab, X_model, W_in)
+    shapes(lab.labels, X_model, params, layer.num_heads, d_k)
+    weights_of_every_head(lab.labels, steps, heads)
+    worked_example(lab, steps, params.W_o, heads, d_k)
+    concat_and_output(lab.labels, steps, params.W_o, layer.num_heads)
+    parameter_count(d_model)
+    torch_check(lab, layer, x_values, heads)
+    display.show_code(
+        ac.multi_head_attention,
+        head_columns,
+        ac.split_heads,
+        ac.merge_heads,
+        head_output_parts,
+        lift_embeddings,
+        ac.parameter_count,
+        mha_reference,
+        check_multi_head,
+    )
+
+
+def layer_input(
     x_values: tuple[float, ...], d_in: int, width: str, seed: int
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """X (sidebar) or X W_in (lifted to ``width``), and W_in (None for the sidebar's own width)."""
@@ -49,8 +97,8 @@ def build_inputs(
     return lift_embeddings(X_in, W_in), W_in
 
 
-def build_mask(T: int, causal: bool, blocked_row: int | None) -> torch.Tensor | None:
-    """Causal or no mask, optionally with one query row fully blocked."""
+def head_mask(T: int, causal: bool, blocked_row: int | None) -> torch.Tensor | None:
+    """The mask every head shares: causal or none, optionally with one query row fully blocked."""
     mask = ac.causal_mask(T) if causal else None
     if blocked_row is None:
         return mask
@@ -62,11 +110,12 @@ def torch_checks(
     x_values: tuple[float, ...], d_in: int, width: str, seed: int, num_heads: int, causal: bool, blocked_row: int | None
 ) -> tuple[dict[str, float], list[float]]:
     """Differences from nn.MultiheadAttention and, per head, from F.scaled_dot_product_attention (cached)."""
-    X_model, _ = build_inputs(x_values, d_in, width, seed)
-    W = random_head_weights(X_model.shape[1], seed)
-    mask = build_mask(X_model.shape[0], causal, blocked_row)
-    steps = ac.multi_head_attention(X_model, W.W_q, W.W_k, W.W_v, W.W_o, num_heads=num_heads, mask=mask)
-    mha = check_multi_head(steps, X_model, W.W_q, W.W_k, W.W_v, W.W_o, num_heads=num_heads, mask=mask)
+    X_model, _ = layer_input(x_values, d_in, width, seed)
+    params = random_head_weights(X_model.shape[1], seed)
+    mask = head_mask(X_model.shape[0], causal, blocked_row)
+    W_q, W_k, W_v, W_o = params.W_q, params.W_k, params.W_v, params.W_o
+    steps = ac.multi_head_attention(X_model, W_q, W_k, W_v, W_o, num_heads=num_heads, mask=mask)
+    mha = check_multi_head(steps, X_model, W_q, W_k, W_v, W_o, num_heads=num_heads, mask=mask)
     return mha, check_heads_with_sdpa(steps, mask=mask)
 
 
@@ -76,25 +125,16 @@ def torch_counts(d_model: int, num_heads: int) -> tuple[int, int]:
     return torch_parameter_count(d_model, num_heads, bias=False), torch_parameter_count(d_model, num_heads, bias=True)
 
 
-def plural(n: int, noun: str) -> str:
-    """'1 column', '4 columns': d_k can be 1 (8 heads of d_model = 8)."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def latex_int(n: int) -> str:
-    """2,359,296 for LaTeX: a bare comma in math mode is punctuation and renders as "2, 359, 296"."""
-    return f"{n:,}".replace(",", "{,}")
-
-
-def width_label(option: str) -> str:
+def width_label(option: str, sidebar_d_model: int) -> str:
+    """How the d_model choice reads: the sidebar's own width, or a lift to a wider one."""
     if option == SIDEBAR:
-        return f"{lesson.d_model} (the sidebar's embeddings)"
+        return f"{sidebar_d_model} (the sidebar's embeddings)"
     return f"{option} (lift with a seeded W_in)"
 
 
-st.title("7. Multi-head attention")
-st.markdown(
-    """
+def intro(description: str) -> None:
+    st.markdown(
+        """
 One attention head gives each query **one** way of spreading its attention. But a word may need to look at
 several things at once: the subject of its verb, the word before it, a matching bracket. Multi-head attention
 runs **h** smaller heads side by side. Head *h* gets its own slice of W_q, W_k and W_v (d_k = d_model / h
@@ -104,242 +144,238 @@ columns each), so it computes its own scores, weights and context. The h context
 Splitting costs nothing extra: h heads of size d_model / h use exactly the d_model × d_model matrices of one
 big head, only the softmax happens h times, on smaller dot products.
 """
-)
-st.latex(
-    r"\text{head}_h = \operatorname{softmax}\!\left(\frac{Q_h K_h^\top}{\sqrt{d_k}}\right) V_h,\qquad "
-    r"Q_h = X\,W_q^{(h)},\; K_h = X\,W_k^{(h)},\; V_h = X\,W_v^{(h)},\qquad d_k = \frac{d_\text{model}}{h}"
-)
-st.latex(r"\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\, W_o")
-display.lesson_caption(lesson.description)
-
-st.subheader("Choose the layer")
-c1, c2, c3, c4 = st.columns(4)
-with c1:
-    default_width = WIDTH_OPTIONS.index("8") if lesson.d_model < 8 else 0
-    width = st.selectbox(
-        "d_model",
-        WIDTH_OPTIONS,
-        index=default_width,
-        format_func=width_label,
-        key="multi_head_width",
-        help="The tutorials' embeddings have only 3 dimensions, which 2 heads cannot share. A seeded random "
-        "matrix W_in maps them to a wider d_model first.",
     )
-with c2:
-    num_heads = int(
-        st.number_input(
-            "Number of heads h",
-            1,
-            MAX_HEADS,
-            2,
-            step=1,
-            key="multi_head_heads",
-            help="Must divide d_model, so every head gets the same d_k = d_model / h.",
+    st.latex(
+        r"\text{head}_h = \operatorname{softmax}\!\left(\frac{Q_h K_h^\top}{\sqrt{d_k}}\right) V_h,\qquad "
+        r"Q_h = X\,W_q^{(h)},\; K_h = X\,W_k^{(h)},\; V_h = X\,W_v^{(h)},\qquad d_k = \frac{d_\text{model}}{h}"
+    )
+    st.latex(r"\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\, W_o")
+    display.lesson_caption(description)
+
+
+def controls(lab: LabInput) -> Layer:
+    st.subheader("Choose the layer")
+    c1, c2, c3, c4 = st.columns(4)
+    with c1:
+        width = st.selectbox(
+            "d_model",
+            WIDTH_OPTIONS,
+            index=WIDTH_OPTIONS.index("8") if lab.d_model < 8 else 0,
+            format_func=lambda option: width_label(option, lab.d_model),
+            key="multi_head_width",
+            help="The tutorials' embeddings have only 3 dimensions, which 2 heads cannot share. A seeded random "
+            "matrix W_in maps them to a wider d_model first.",
         )
-    )
-with c3:
-    seed = int(
-        st.number_input(
-            "Weight seed", 0, 2**31 - 1, 0, step=1, key="multi_head_seed", help="Seeds W_in, W_q, W_k, W_v and W_o."
+    with c2:
+        num_heads = int(
+            st.number_input(
+                "Number of heads h",
+                1,
+                MAX_HEADS,
+                2,
+                step=1,
+                key="multi_head_heads",
+                help="Must divide d_model, so every head gets the same d_k = d_model / h.",
+            )
         )
-    )
-with c4:
-    causal = st.toggle(
-        "Causal mask", value=False, key="multi_head_causal", help="Every head uses the same mask (lesson 6)."
-    )
-    demo_row = st.toggle(
-        f"Block every key of “{query}”",
-        value=False,
-        key="multi_head_full_row",
-        help="A fully masked row, to see how PyTorch's two functions treat it.",
-    )
+    with c3:
+        seed = inputs.seed_input("Weight seed", "multi_head_seed", help="Seeds W_in, W_q, W_k, W_v and W_o.")
+    with c4:
+        causal = st.toggle(
+            "Causal mask", value=False, key="multi_head_causal", help="Every head uses the same mask (lesson 6)."
+        )
+        demo_row = st.toggle(
+            f"Block every key of “{lab.query_label}”",
+            value=False,
+            key="multi_head_full_row",
+            help="A fully masked row, to see how PyTorch's two functions treat it.",
+        )
+    return Layer(width, num_heads, seed, causal, demo_row)
 
-x_values = tuple(X.reshape(-1).tolist())
-X_model, W_in = build_inputs(x_values, lesson.d_model, width, seed)  # (T, d_model)
-d_model = int(X_model.shape[1])
-try:
-    d_k = ac.head_size(d_model, num_heads)
-except ValueError as error:
-    choices = ", ".join(str(h) for h in valid_head_counts(d_model))
-    st.error(f"{error} With d_model = {d_model}, these work: {choices}.", icon=":material/error:")
-    st.stop()
 
-W = random_head_weights(d_model, seed)
-blocked_row = q if demo_row else None
-mask = build_mask(T, causal, blocked_row)
-steps = ac.multi_head_attention(X_model, W.W_q, W.W_k, W.W_v, W.W_o, num_heads=num_heads, mask=mask)
-heads = [f"head {h + 1}" for h in range(num_heads)]
-dims = dimension_labels(d_model)
-head_dims = head_column_labels(d_model, num_heads)
+def head_size_or_stop(d_model: int, num_heads: int) -> int:
+    """d_k = d_model / h, or an error naming the head counts that work (and the page stops)."""
+    try:
+        return ac.head_size(d_model, num_heads)
+    except ValueError as error:
+        choices = ", ".join(str(h) for h in valid_head_counts(d_model))
+        st.error(f"{error} With d_model = {d_model}, these work: {choices}.", icon=":material/error:")
+        st.stop()
 
-if W_in is not None:
+
+def lifted_input(lab: LabInput, X_model: torch.Tensor, W_in: torch.Tensor) -> None:
+    """The layer's input X W_in when the sidebar's embeddings are lifted to a wider d_model."""
+    d_model = int(X_model.shape[1])
     st.markdown(
-        f"**Input.** X has {lesson.d_model} columns; X W_in (W_in is {lesson.d_model} × {d_model}, seeded random "
-        f"values / √{lesson.d_model}) describes the same {T} tokens with {d_model} numbers each."
+        f"**Input.** X has {lab.d_model} columns; X W_in (W_in is {lab.d_model} × {d_model}, seeded random "
+        f"values / √{lab.d_model}) describes the same {lab.T} tokens with {d_model} numbers each."
     )
     lift_tab, x_tab = st.tabs(["X W_in (the layer's input)", "W_in"])
     with lift_tab:
-        display.table(ac.vector_frame(X_model, labels), alt="Lifted embeddings X W_in")
+        display.table(ac.vector_frame(X_model, lab.labels), alt="Lifted embeddings X W_in")
     with x_tab:
-        display.table(to_frame(W_in, dimension_labels(lesson.d_model), dims), alt="Lifting matrix W_in")
+        display.table(W_in, dimension_labels(lab.d_model), dimension_labels(d_model), alt="Lifting matrix W_in")
 
-st.subheader("The shapes at every step")
-shapes = head_shapes(T, d_model, num_heads)
-st.markdown(
-    f"T = {T} tokens, d_model = {d_model}, h = {num_heads} heads, so d_k = {d_model} / {num_heads} = **{d_k}**. "
-    f"In code the split is a reshape: (T, d_model) → (T, h, d_k) → transpose → (h, T, d_k)."
-)
-lines = [
-    "digraph {",
-    '  rankdir=LR; node [shape=box, style="rounded,filled", fillcolor="#eef2ff", fontname="sans-serif", fontsize=11];',
-    '  edge [fontname="sans-serif", fontsize=10];',
-    f'  X [label="X\\n({T}, {d_model})"]; QKV [label="Q, K, V\\n({T}, {d_model}) each"];',
-    f'  C [label="concat\\n({T}, {d_model})"]; O [label="output\\n({T}, {d_model})"];',
-    '  X -> QKV [label="W_q, W_k, W_v"]; C -> O [label="W_o"];',
-]
-columns = plural(d_k, "column")
-for h, head in enumerate(heads):
-    lines.append(
-        f'  H{h} [label="{head}: Q, K, V ({T}, {d_k})\\nweights ({T}, {T})\\ncontext ({T}, {d_k})"]; '
-        f'QKV -> H{h} [label="{columns}"]; H{h} -> C;'
+
+def shapes(labels: tuple[str, ...], X_model: torch.Tensor, params, num_heads: int, d_k: int) -> None:
+    """The shape of every step (diagram and table), and Q with its columns named by head."""
+    T, d_model = X_model.shape
+    st.subheader("The shapes at every step")
+    st.markdown(
+        f"T = {T} tokens, d_model = {d_model}, h = {num_heads} heads, so d_k = {d_model} / {num_heads} = **{d_k}**. "
+        f"In code the split is a reshape: (T, d_model) → (T, h, d_k) → transpose → (h, T, d_k)."
     )
-lines.append("}")
-st.graphviz_chart(
-    "\n".join(lines),
-    width="content",
-    alt=f"X split into {num_heads} heads of d_k = {d_k}, concatenated and projected by W_o",
-)
-st.table({"step": [step for step, _ in shapes], "shape": [str(shape) for _, shape in shapes]})
-
-st.markdown(
-    f"Each head uses its own columns of W_q, W_k and W_v (head 1 the first {d_k}, head 2 the next {d_k}, …). "
-    "Column names below say which head a column of Q belongs to:"
-)
-display.table(to_frame(ac.project_qkv(X_model, W.W_q, W.W_k, W.W_v)[0], labels, head_dims), alt="Q split into heads")
-
-st.subheader("Every head's attention weights")
-st.markdown(
-    "Same colour scale in every panel (dark = 0, yellow = 1): the heads look at the same tokens in different ways, "
-    "because each has its own W_q and W_k. These weights are random, not trained, so the heads are often close to "
-    "uniform; trained heads are much sharper. Try another weight seed, or random embeddings in the sidebar."
-)
-grid_rows, panel_px = charts.head_grid(num_heads)
-for row in grid_rows:
-    for column, h in zip(st.columns(len(grid_rows[0])), row, strict=False):
-        with column:
-            if T > GRID_CHART_TOKENS:
-                st.image(charts.raster(steps.heads[h].weights.numpy(), kind="weights"), caption=heads[h])
-            else:
-                weights_long = long_frame(steps.heads[h].weights, labels, labels)
-                display.chart(
-                    charts.head_heatmap,
-                    weights_long,
-                    labels,
-                    labels,
-                    title=heads[h],
-                    panel_px=panel_px,
-                    st_width="content",
-                )
-shown_head = st.selectbox("Table of the weights of", heads, key="multi_head_table_head")
-display.table(to_frame(steps.heads[heads.index(shown_head)].weights, labels, labels), alt=f"Weights of {shown_head}")
-
-st.subheader(f"Step by step for the query “{query}”")
-st.markdown(f"Row “{query}” of every head's weights: each row adds up to 1 (or is all 0 if fully masked).")
-display.table(to_frame(steps.weights[:, q], heads, labels), alt="The query's weights in every head")
-st.markdown(
-    f"Each head turns its weights into a context of d_k = {plural(d_k, 'number')}; side by side they form the concatenated "
-    f"row of {d_model} numbers:"
-)
-display.table(to_frame(steps.concat[q].unsqueeze(0), [query], head_dims), alt="The query's concatenated heads")
-parts = head_output_parts(steps, W.W_o)  # (h, T, d_model)
-st.markdown(
-    f"output = concat W_o. Row *r* of W_o multiplies column *r* of the concatenation, so head *h* writes into "
-    f"the output through its own {plural(d_k, 'row')} of W_o. The output row of “{query}” is the sum of these per-head parts:"
-)
-parts_frame = to_frame(parts[:, q], heads, dims)
-output_frame = to_frame(steps.output[q].unsqueeze(0), ["output (sum)"], dims)
-display.table(parts_frame, alt="Per-head parts of the output")
-display.table(output_frame, alt="Output row of the query")
-
-st.subheader("Concatenation, W_o and the output")
-concat_tab, wo_tab, out_tab = st.tabs(["Concatenated heads", "W_o", "Output"])
-with concat_tab:
-    display.heatmap(steps.concat, labels, head_dims, kind="values", title="Concatenated heads", col_title="column")
-    display.table(to_frame(steps.concat, labels, head_dims), alt="Concatenated heads")
-with wo_tab:
-    display.heatmap(W.W_o, head_dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
-    display.table(to_frame(W.W_o, head_dims, dims), alt="W_o")
-with out_tab:
-    display.matrix(
-        steps.output,
-        labels,
-        dims,
-        kind="values",
-        title="Multi-head output",
-        col_title="dimension",
-        download="multi_head_output.csv",
+    st.graphviz_chart(
+        diagrams.head_split(T, d_model, num_heads),
+        width="content",
+        alt=f"X split into {num_heads} heads of d_k = {d_k}, concatenated and projected by W_o",
     )
+    steps_and_shapes = head_shapes(T, d_model, num_heads)
+    st.table({"step": [step for step, _ in steps_and_shapes], "shape": [str(shape) for _, shape in steps_and_shapes]})
+    st.markdown(
+        f"Each head uses its own columns of W_q, W_k and W_v (head 1 the first {d_k}, head 2 the next {d_k}, …). "
+        "Column names below say which head a column of Q belongs to:"
+    )
+    Q = ac.project_qkv(X_model, params.W_q, params.W_k, params.W_v)[0]  # (T, d_model)
+    display.table(Q, labels, head_column_labels(d_model, num_heads), alt="Q split into heads")
 
-st.subheader("How many parameters?")
-counts = parameter_counts(d_model)
-bert = parameter_counts(BERT_D_MODEL)
-st.markdown(
-    "W_q, W_k, W_v and W_o are d_model × d_model each, whatever h is (h heads × d_model × d_k = d_model²). "
-    "Biases add d_model numbers per projection."
-)
-here, bert_col = st.columns(2)
-for column, d, count, name in ((here, d_model, counts, "this page"), (bert_col, BERT_D_MODEL, bert, "BERT-base")):
-    with column:
-        st.markdown(f"**{name}: d_model = {d}**")
-        st.latex(
-            r"\begin{aligned}"
-            rf"\text{{no biases:}}\quad & 4\,d_\text{{model}}^2 = 4 \cdot {d}^2 = {latex_int(count['no biases'])} \\"
-            rf"\text{{output bias only:}}\quad & 4\,d_\text{{model}}^2 + d_\text{{model}} = {latex_int(count['output bias only'])} \\"
-            rf"\text{{all biases:}}\quad & 4\,d_\text{{model}}^2 + 4\,d_\text{{model}} = {latex_int(count['all biases'])}"
-            r"\end{aligned}"
+
+def weights_of_every_head(labels: tuple[str, ...], steps: ac.MultiHeadSteps, heads: list[str]) -> None:
+    """One heatmap per head on a shared colour scale, and a table of the chosen head's weights."""
+    st.subheader("Every head's attention weights")
+    st.markdown(
+        "Same colour scale in every panel (dark = 0, yellow = 1): the heads look at the same tokens in different "
+        "ways, because each has its own W_q and W_k. These weights are random, not trained, so the heads are often "
+        "close to uniform; trained heads are much sharper. Try another weight seed, or random embeddings in the "
+        "sidebar."
+    )
+    grid_rows, panel_px = charts.head_grid(len(heads))
+    for row in grid_rows:
+        for column, h in zip(st.columns(len(grid_rows[0])), row, strict=False):
+            with column:
+                if len(labels) > GRID_CHART_TOKENS:
+                    st.image(charts.raster(steps.heads[h].weights.numpy(), kind="weights"), caption=heads[h])
+                else:
+                    display.chart(
+                        charts.head_heatmap,
+                        long_frame(steps.heads[h].weights, labels, labels),
+                        labels,
+                        labels,
+                        title=heads[h],
+                        panel_px=panel_px,
+                        st_width="content",
+                    )
+    shown_head = st.selectbox("Table of the weights of", heads, key="multi_head_table_head")
+    display.table(steps.heads[heads.index(shown_head)].weights, labels, labels, alt=f"Weights of {shown_head}")
+
+
+def worked_example(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, heads: list[str], d_k: int) -> None:
+    """The query's row in every head, its concatenation, and the output as a sum of per-head parts."""
+    q, query = lab.query_index, lab.query_label
+    d_model = int(W_o.shape[1])
+    dims = dimension_labels(d_model)
+    head_dims = head_column_labels(d_model, len(heads))
+    st.subheader(f"Step by step for the query “{query}”")
+    st.markdown(f"Row “{query}” of every head's weights: each row adds up to 1 (or is all 0 if fully masked).")
+    display.table(steps.weights[:, q], heads, lab.labels, alt="The query's weights in every head")
+    st.markdown(
+        f"Each head turns its weights into a context of d_k = {plural(d_k, 'number')}; side by side they form the "
+        f"concatenated row of {d_model} numbers:"
+    )
+    display.table(steps.concat[q].unsqueeze(0), [query], head_dims, alt="The query's concatenated heads")
+    parts = head_output_parts(steps, W_o)  # (h, T, d_model)
+    st.markdown(
+        f"output = concat W_o. Row *r* of W_o multiplies column *r* of the concatenation, so head *h* writes into "
+        f"the output through its own {plural(d_k, 'row')} of W_o. The output row of “{query}” is the sum of these "
+        "per-head parts:"
+    )
+    display.table(parts[:, q], heads, dims, alt="Per-head parts of the output")
+    display.table(steps.output[q].unsqueeze(0), ["output (sum)"], dims, alt="Output row of the query")
+
+
+def concat_and_output(labels: tuple[str, ...], steps: ac.MultiHeadSteps, W_o: torch.Tensor, num_heads: int) -> None:
+    st.subheader("Concatenation, W_o and the output")
+    d_model = int(W_o.shape[1])
+    dims = dimension_labels(d_model)
+    head_dims = head_column_labels(d_model, num_heads)
+    concat_tab, wo_tab, out_tab = st.tabs(["Concatenated heads", "W_o", "Output"])
+    with concat_tab:
+        display.heatmap(steps.concat, labels, head_dims, kind="values", title="Concatenated heads", col_title="column")
+        display.table(steps.concat, labels, head_dims, alt="Concatenated heads")
+    with wo_tab:
+        display.heatmap(W_o, head_dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
+        display.table(W_o, head_dims, dims, alt="W_o")
+    with out_tab:
+        display.matrix(
+            steps.output,
+            labels,
+            dims,
+            kind="values",
+            title="Multi-head output",
+            col_title="dimension",
+            download="multi_head_output.csv",
         )
-no_bias, with_bias = torch_counts(BERT_D_MODEL, BERT_HEADS)
-st.caption(
-    f"Check: nn.MultiheadAttention({BERT_D_MODEL}, {BERT_HEADS}) has {no_bias:,} parameters with bias=False and "
-    f"{with_bias:,} with bias=True (it has no output-bias-only option)."
-)
 
-st.subheader("Check against PyTorch")
-mha, per_head = torch_checks(x_values, lesson.d_model, width, seed, num_heads, causal, blocked_row)
-st.markdown(
-    "The same weights are copied into `torch.nn.MultiheadAttention(d_model, h, bias=False)` (its in_proj_weight "
-    "holds W_qᵀ, W_kᵀ, W_vᵀ; out_proj.weight holds W_oᵀ) and its mask is **inverted**, because True means "
-    "*blocked* there. Largest absolute differences:"
-)
-st.table(
-    {
-        "compared": [
-            "weights of every head vs nn.MultiheadAttention",
-            "output vs nn.MultiheadAttention",
-            *[f"{name} context vs F.scaled_dot_product_attention" for name in heads],
-        ],
-        "max |difference|": [
-            format_number(mha["weights"]),
-            format_number(mha["output"]),
-            *map(format_number, per_head),
-        ],
-    }
-)
-st.markdown(
-    "**Fully masked rows** are left out of the nn.MultiheadAttention comparison: for a query that may attend to "
-    "nothing it returns NaN (0/0 in its softmax), while the lab returns zeros. Each head is therefore also compared "
-    "with `F.scaled_dot_product_attention`, which returns zeros for such a row, as the lab does "
-    f"(fully masked rows here: {mha['fully_masked_rows']}; turn on ‘Block every key of “{query}”’ to make one)."
-)
 
-display.show_code(
-    ac.multi_head_attention,
-    head_columns,
-    ac.split_heads,
-    ac.merge_heads,
-    head_output_parts,
-    lift_embeddings,
-    ac.parameter_count,
-    mha_reference,
-    check_multi_head,
-)
+def parameter_count(d_model: int) -> None:
+    """4 d_model² with no biases, here and for BERT-base, checked against nn.MultiheadAttention."""
+    st.subheader("How many parameters?")
+    st.markdown(
+        "W_q, W_k, W_v and W_o are d_model × d_model each, whatever h is (h heads × d_model × d_k = d_model²). "
+        "Biases add d_model numbers per projection."
+    )
+    here, bert_col = st.columns(2)
+    for column, d, name in ((here, d_model, "this page"), (bert_col, BERT_D_MODEL, "BERT-base")):
+        count = parameter_counts(d)
+        with column:
+            st.markdown(f"**{name}: d_model = {d}**")
+            st.latex(
+                r"\begin{aligned}"
+                rf"\text{{no biases:}}\quad & 4\,d_\text{{model}}^2 = 4 \cdot {d}^2 = {latex_int(count['no biases'])} \\"
+                rf"\text{{output bias only:}}\quad & 4\,d_\text{{model}}^2 + d_\text{{model}} = {latex_int(count['output bias only'])} \\"
+                rf"\text{{all biases:}}\quad & 4\,d_\text{{model}}^2 + 4\,d_\text{{model}} = {latex_int(count['all biases'])}"
+                r"\end{aligned}"
+            )
+    no_bias, with_bias = torch_counts(BERT_D_MODEL, BERT_HEADS)
+    st.caption(
+        f"Check: nn.MultiheadAttention({BERT_D_MODEL}, {BERT_HEADS}) has {no_bias:,} parameters with bias=False and "
+        f"{with_bias:,} with bias=True (it has no output-bias-only option)."
+    )
+
+
+def torch_check(lab: LabInput, layer: Layer, x_values: tuple[float, ...], heads: list[str]) -> None:
+    """The lab's layer against nn.MultiheadAttention and, head by head, F.scaled_dot_product_attention."""
+    st.subheader("Check against PyTorch")
+    blocked_row = lab.query_index if layer.demo_row else None
+    mha, per_head = torch_checks(
+        x_values, lab.d_model, layer.width, layer.seed, layer.num_heads, layer.causal, blocked_row
+    )
+    st.markdown(
+        "The same weights are copied into `torch.nn.MultiheadAttention(d_model, h, bias=False)` (its in_proj_weight "
+        "holds W_qᵀ, W_kᵀ, W_vᵀ; out_proj.weight holds W_oᵀ) and its mask is **inverted**, because True means "
+        "*blocked* there. Largest absolute differences:"
+    )
+    st.table(
+        {
+            "compared": [
+                "weights of every head vs nn.MultiheadAttention",
+                "output vs nn.MultiheadAttention",
+                *[f"{name} context vs F.scaled_dot_product_attention" for name in heads],
+            ],
+            "max |difference|": [
+                format_number(mha["weights"]),
+                format_number(mha["output"]),
+                *map(format_number, per_head),
+            ],
+        }
+    )
+    st.markdown(
+        "**Fully masked rows** are left out of the nn.MultiheadAttention comparison: for a query that may attend to "
+        "nothing it returns NaN (0/0 in its softmax), while the lab returns zeros. Each head is therefore also "
+        "compared with `F.scaled_dot_product_attention`, which returns zeros for such a row, as the lab does "
+        f"(fully masked rows here: {mha['fully_masked_rows']}; turn on ‘Block every key of “{lab.query_label}”’ "
+        "to make one)."
+    )
+
+
+render(inputs.current())

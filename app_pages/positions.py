@@ -1,7 +1,11 @@
 """Lesson 8: attention alone ignores word order; position encodings put it back."""
 
-import pandas as pd
+from __future__ import annotations
+
+from collections.abc import Sequence
+
 import streamlit as st
+import torch
 
 import attention_core as ac
 from attention_core.positions import (
@@ -24,28 +28,47 @@ from attention_core.positions import (
     sinusoidal_encoding,
 )
 from attention_core.projections import random_projections
-from attention_core.tables import dimension_labels, to_frame
+from attention_core.tables import dimension_labels
 from ui import display, inputs
-from ui.format import format_number
+from ui.format import format_number, vector_text
+from ui.inputs import LabInput
+
+VERDICT_HELP = "max |A(P X + E) − P A(X + E)| over all cells; below 1e-5 it is float32 rounding, i.e. equal."
+Params = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # W_q, W_k, W_v
 
 
-def side_by_side(*tables: tuple[str, str, pd.DataFrame]) -> None:
-    """Tables in columns, each under a bold title and an optional note."""
-    for column, (title, note, frame) in zip(st.columns(len(tables)), tables, strict=True):
-        with column:
-            st.markdown(f"**{title}** {note}".strip())
-            display.table(frame, alt=f"{title} {note}".strip())
+def render(lab: LabInput) -> None:
+    display.lesson_title(__file__)
+    intro(lab.description)
+    seed, order_kind = controls()
+    projections = random_projections(lab.d_model, lab.d_model, seed)
+    params = (projections.W_q, projections.W_k, projections.W_v)
+    dog_bites_man(seed)
+    perm = new_order(lab.T, order_kind, seed)
+    output = attention_output(lab.X, *params)  # (T, d_model)
+    gap_none = equivariance_gap(lab.X, perm, *params)  # max |A(P X) - P A(X)|
+    shuffled_input(lab, params, perm, output, gap_none)
+    repeated_words(lab, params, output)
+    E_sin = sinusoidal_encoding(lab.T, lab.d_model)  # (T, d_model)
+    E_learned = learned_positions(lab.T, lab.d_model, seed)  # (T, d_model)
+    position_encodings(lab, E_sin)
+    learned_table(lab, E_learned)
+    shuffle_with_positions(lab, params, perm, gap_none, E_sin, E_learned)
+    display.show_code(
+        sinusoidal_encoding,
+        encoding_angles,
+        learned_positions,
+        shuffle_permutation,
+        permute_rows,
+        attention_output,
+        equivariance_gap,
+        identical_rows,
+    )
 
 
-lesson = inputs.current()
-X, labels, q = lesson.X, list(lesson.labels), lesson.query_index
-T, d_model = lesson.T, lesson.d_model
-dims = dimension_labels(d_model)
-
-
-def vector(values) -> str:
-    """A row of numbers as [a, b, c] with 4 decimals."""
-    return "[" + ", ".join(format_number(v) for v in values.tolist()) + "]"
+def full_vector(values: torch.Tensor) -> str:
+    """A row of numbers as [a, b, c] with 4 decimals, every entry written out."""
+    return vector_text(values, limit=len(values))
 
 
 def gap_text(gap: float) -> str:
@@ -55,126 +78,153 @@ def gap_text(gap: float) -> str:
     return f"{format_number(gap)} (float32 rounding: equal)" if equal_up_to_rounding(gap) else format_number(gap)
 
 
-VERDICT_HELP = "max |A(P X + E) − P A(X + E)| over all cells; below 1e-5 it is float32 rounding, i.e. equal."
+def side_by_side(cols: Sequence[str], *tables: tuple[str, str, torch.Tensor, Sequence[str]]) -> None:
+    """Tables (title, note, matrix, row labels) in columns, each under a bold title and an optional note."""
+    for column, (title, note, matrix, rows) in zip(st.columns(len(tables)), tables, strict=True):
+        with column:
+            st.markdown(f"**{title}** {note}".strip())
+            display.table(matrix, rows, cols, alt=f"{title} {note}".strip())
 
-st.title("8. Word order and positions")
-st.markdown(
-    """
+
+def intro(description: str) -> None:
+    st.markdown(
+        """
 Look at the formulas of the previous lessons: nothing in them says where a word stands. Each output
 is a weighted mix of *all* the values, and the weights depend only on the vectors. So if you shuffle
 the sentence, every word gets exactly the same output vector as before, just in its new place:
 attention is **permutation-equivariant**. “dog bites man” and “man bites dog” would mean the same.
 Transformers fix this by adding a **position vector** to each embedding before attention.
 """
-)
-st.latex(
-    r"\operatorname{Attention}(P X) = P \operatorname{Attention}(X) \qquad\text{but}\qquad \operatorname{Attention}(P X + E) \ne P \operatorname{Attention}(X + E)"
-)
-st.caption(
-    "P is a permutation matrix (it reorders rows: row i of P X is row perm[i] of X); E holds one position vector per slot."
-)
-display.lesson_caption(lesson.description)
-
-left, right = st.columns(2)
-seed = left.number_input(
-    "Seed for W_q, W_k, W_v (and the shuffle)",
-    0,
-    2**31 - 1,
-    0,
-    step=1,
-    key="positions_seed",
-    help="The weights are random (seeded) d_model × d_model matrices, as in the pipeline lesson.",
-)
-order_kind = right.radio(
-    "New word order", ["shuffle (seeded)", "reverse", "type an order"], horizontal=True, key="positions_order"
-)
-projections = random_projections(d_model, d_model, int(seed))
-W = (projections.W_q, projections.W_k, projections.W_v)
-
-# --- the built-in demo ---
-st.subheader("“dog bites man” vs “man bites dog”")
-demo_X = ac.one_hot_embeddings(DOG_BITES_MAN)  # one-hot rows for dog, bites, man
-flip = reversal_permutation(len(DOG_BITES_MAN))
-flipped = permute_tokens(DOG_BITES_MAN, flip)
-demo_W = random_projections(len(DOG_BITES_MAN), len(DOG_BITES_MAN), int(seed))
-demo_args = (demo_W.W_q, demo_W.W_k, demo_W.W_v)
-st.markdown(
-    "A built-in example, independent of the sidebar: each word is a one-hot vector (dog = [1, 0, 0], "
-    "bites = [0, 1, 0], man = [0, 0, 1]), with seeded random W_q, W_k, W_v of 3 × 3. "
-    "The second sentence is the first one reversed: the same rows of X in another order."
-)
-demo_out = attention_output(demo_X, *demo_args)
-flip_out = attention_output(permute_rows(demo_X, flip), *demo_args)
-side_by_side(
-    ("Outputs for “dog bites man”", "(no positions)", to_frame(demo_out, DOG_BITES_MAN, dimension_labels(3))),
-    ("Outputs for “man bites dog”", "(no positions)", to_frame(flip_out, flipped, dimension_labels(3))),
-)
-st.markdown(
-    f"The row of “dog” is **{vector(demo_out[0])}** in both sentences (and so are the rows of “bites” and “man”): "
-    f"the largest difference between a word's two outputs is "
-    f"**{gap_text(equivariance_gap(demo_X, flip, *demo_args))}**. Attention cannot tell who bit whom."
-)
-demo_E = sinusoidal_encoding(len(DOG_BITES_MAN), len(DOG_BITES_MAN))
-demo_pos = attention_output(demo_X, *demo_args, positions=demo_E)
-flip_pos = attention_output(permute_rows(demo_X, flip), *demo_args, positions=demo_E)
-side_by_side(
-    ("“dog bites man” + sinusoidal positions", "", to_frame(demo_pos, DOG_BITES_MAN, dimension_labels(3))),
-    ("“man bites dog” + sinusoidal positions", "", to_frame(flip_pos, flipped, dimension_labels(3))),
-)
-st.markdown(
-    f"With positions, “dog” as the first word gives {vector(demo_pos[0])} and as the last word "
-    f"{vector(flip_pos[2])}: the largest difference is now "
-    f"**{gap_text(equivariance_gap(demo_X, flip, *demo_args, positions=demo_E))}**."
-)
-
-# --- the sidebar sentence, shuffled ---
-st.subheader("Your input, shuffled")
-if order_kind == "type an order":
-    typed = st.text_input(
-        f"New order: the positions 1 to {T} in any order",
-        value=" ".join(str(i) for i in range(T, 0, -1)),
-        key="positions_typed_order",
-        help="'3 1 2' puts the third word first, then the first, then the second.",
     )
-    try:
-        perm = parse_order(typed, T)
-    except ValueError as error:
-        st.error(f"{error} Showing the reversed sentence until then.", icon=":material/error:")
-        perm = reversal_permutation(T)
-elif order_kind == "reverse":
-    perm = reversal_permutation(T)
-else:
-    perm = shuffle_permutation(T, int(seed))
-shuffled_labels = permute_tokens(labels, perm)
-if T == 1:
-    st.info(
-        "A single token has only one order: type a longer sentence in the sidebar to shuffle it.",
-        icon=":material/info:",
+    st.latex(
+        r"\operatorname{Attention}(P X) = P \operatorname{Attention}(X) \qquad\text{but}\qquad \operatorname{Attention}(P X + E) \ne P \operatorname{Attention}(X + E)"
     )
-st.markdown(f"Original: {' · '.join(labels)}  \nShuffled: {' · '.join(shuffled_labels)}")
+    st.caption(
+        "P is a permutation matrix (it reorders rows: row i of P X is row perm[i] of X); E holds one position "
+        "vector per slot."
+    )
+    display.lesson_caption(description)
 
-output = attention_output(X, *W)  # (T, d_model)
-shuffled_output = attention_output(permute_rows(X, perm), *W)  # (T, d_model)
-side_by_side(
-    ("Attention of the shuffled input", "A(P X)", to_frame(shuffled_output, shuffled_labels, dims)),
-    ("The original outputs, shuffled", "P A(X)", to_frame(permute_rows(output, perm), shuffled_labels, dims)),
-)
-gap_none = equivariance_gap(X, perm, *W)
-st.metric("Largest difference between the two tables", format_number(gap_none), help=VERDICT_HELP)
-st.caption(f"Verdict: {gap_text(gap_none)}.")
-moved = int(inverse_permutation(perm)[q])
-st.markdown(
-    f"The query “{lesson.query_label}” stands at position {q + 1} in the original and at position {moved + 1} "
-    f"in the shuffled sentence. Its output is {vector(output[q])} in the original and {vector(shuffled_output[moved])} "
-    "after the shuffle: the same vector. Differences around 10⁻⁷ come from float32 sums taken in another order, "
-    "not from the word order."
-)
 
-groups = identical_rows(X)
-st.subheader("A repeated word gets identical rows")
-if groups:
-    E_sin = sinusoidal_encoding(T, d_model)
-    with_positions = attention_output(X, *W, positions=E_sin)
+def controls() -> tuple[int, str]:
+    """The seed of W_q, W_k, W_v (and the shuffle), and how to reorder the words."""
+    left, right = st.columns(2)
+    seed = inputs.seed_input(
+        "Seed for W_q, W_k, W_v (and the shuffle)",
+        "positions_seed",
+        left,
+        help="The weights are random (seeded) d_model × d_model matrices, as in the pipeline lesson.",
+    )
+    order_kind = right.radio(
+        "New word order", ["shuffle (seeded)", "reverse", "type an order"], horizontal=True, key="positions_order"
+    )
+    return seed, order_kind
+
+
+def dog_bites_man(seed: int) -> None:
+    """The built-in demo: without positions, 'dog' gets the same output in both sentences."""
+    st.subheader("“dog bites man” vs “man bites dog”")
+    n = len(DOG_BITES_MAN)
+    dims = dimension_labels(n)
+    demo_X = ac.one_hot_embeddings(DOG_BITES_MAN)  # (3, 3) one-hot rows for dog, bites, man
+    flip = reversal_permutation(n)
+    flipped = permute_tokens(DOG_BITES_MAN, flip)
+    demo_W = random_projections(n, n, seed)
+    demo_params = (demo_W.W_q, demo_W.W_k, demo_W.W_v)
+    st.markdown(
+        "A built-in example, independent of the sidebar: each word is a one-hot vector (dog = [1, 0, 0], "
+        "bites = [0, 1, 0], man = [0, 0, 1]), with seeded random W_q, W_k, W_v of 3 × 3. "
+        "The second sentence is the first one reversed: the same rows of X in another order."
+    )
+    demo_out = attention_output(demo_X, *demo_params)  # (3, 3)
+    flip_out = attention_output(permute_rows(demo_X, flip), *demo_params)  # (3, 3)
+    side_by_side(
+        dims,
+        ("Outputs for “dog bites man”", "(no positions)", demo_out, DOG_BITES_MAN),
+        ("Outputs for “man bites dog”", "(no positions)", flip_out, flipped),
+    )
+    st.markdown(
+        f"The row of “dog” is **{full_vector(demo_out[0])}** in both sentences (and so are the rows of “bites” and "
+        f"“man”): the largest difference between a word's two outputs is "
+        f"**{gap_text(equivariance_gap(demo_X, flip, *demo_params))}**. Attention cannot tell who bit whom."
+    )
+    demo_E = sinusoidal_encoding(n, n)
+    demo_pos = attention_output(demo_X, *demo_params, positions=demo_E)
+    flip_pos = attention_output(permute_rows(demo_X, flip), *demo_params, positions=demo_E)
+    side_by_side(
+        dims,
+        ("“dog bites man” + sinusoidal positions", "", demo_pos, DOG_BITES_MAN),
+        ("“man bites dog” + sinusoidal positions", "", flip_pos, flipped),
+    )
+    st.markdown(
+        f"With positions, “dog” as the first word gives {full_vector(demo_pos[0])} and as the last word "
+        f"{full_vector(flip_pos[2])}: the largest difference is now "
+        f"**{gap_text(equivariance_gap(demo_X, flip, *demo_params, positions=demo_E))}**."
+    )
+
+
+def new_order(T: int, order_kind: str, seed: int) -> torch.Tensor:
+    """The permutation of the sidebar's tokens: seeded shuffle, reversal or typed (reversal while invalid)."""
+    st.subheader("Your input, shuffled")
+    if order_kind == "type an order":
+        typed = st.text_input(
+            f"New order: the positions 1 to {T} in any order",
+            value=" ".join(str(i) for i in range(T, 0, -1)),
+            key="positions_typed_order",
+            help="'3 1 2' puts the third word first, then the first, then the second.",
+        )
+        try:
+            return parse_order(typed, T)
+        except ValueError as error:
+            st.error(f"{error} Showing the reversed sentence until then.", icon=":material/error:")
+            return reversal_permutation(T)
+    if order_kind == "reverse":
+        return reversal_permutation(T)
+    return shuffle_permutation(T, seed)
+
+
+def shuffled_input(lab: LabInput, params: Params, perm: torch.Tensor, output: torch.Tensor, gap_none: float) -> None:
+    """A(P X) beside P A(X): equal, so shuffling the words only shuffles the outputs."""
+    labels = list(lab.labels)
+    dims = dimension_labels(lab.d_model)
+    q = lab.query_index
+    shuffled_labels = permute_tokens(labels, perm)
+    if lab.T == 1:
+        st.info(
+            "A single token has only one order: type a longer sentence in the sidebar to shuffle it.",
+            icon=":material/info:",
+        )
+    st.markdown(f"Original: {' · '.join(labels)}  \nShuffled: {' · '.join(shuffled_labels)}")
+    shuffled_output = attention_output(permute_rows(lab.X, perm), *params)  # (T, d_model)
+    side_by_side(
+        dims,
+        ("Attention of the shuffled input", "A(P X)", shuffled_output, shuffled_labels),
+        ("The original outputs, shuffled", "P A(X)", permute_rows(output, perm), shuffled_labels),
+    )
+    st.metric("Largest difference between the two tables", format_number(gap_none), help=VERDICT_HELP)
+    st.caption(f"Verdict: {gap_text(gap_none)}.")
+    moved = int(inverse_permutation(perm)[q])
+    st.markdown(
+        f"The query “{lab.query_label}” stands at position {q + 1} in the original and at position {moved + 1} "
+        f"in the shuffled sentence. Its output is {full_vector(output[q])} in the original and "
+        f"{full_vector(shuffled_output[moved])} after the shuffle: the same vector. Differences around 10⁻⁷ come "
+        "from float32 sums taken in another order, not from the word order."
+    )
+
+
+def repeated_words(lab: LabInput, params: Params, output: torch.Tensor) -> None:
+    """Tokens with the same embedding get identical outputs, until positions are added."""
+    labels = lab.labels
+    groups = identical_rows(lab.X)
+    st.subheader("A repeated word gets identical rows")
+    if not groups:
+        st.info(
+            "No two tokens of this input share an embedding. Type a sentence with a repeated word in the sidebar, "
+            "for example “the cat sat on the mat”, with random or one-hot embeddings.",
+            icon=":material/info:",
+        )
+        return
+    with_positions = attention_output(lab.X, *params, positions=sinusoidal_encoding(lab.T, lab.d_model))
     for group in groups:
         names = ", ".join(f"“{labels[i]}”" for i in group)
         st.markdown(
@@ -183,18 +233,18 @@ if groups:
             f"they differ by up to **{format_number(row_spread(with_positions, group))}**."
         )
         group_labels = [labels[i] for i in group]
-        display.table(to_frame(output[group], group_labels, dims), alt=f"Outputs of {names} without positions")
-else:
-    st.info(
-        "No two tokens of this input share an embedding. Type a sentence with a repeated word in the sidebar, "
-        "for example “the cat sat on the mat”, with random or one-hot embeddings.",
-        icon=":material/info:",
-    )
+        display.table(
+            output[group], group_labels, dimension_labels(lab.d_model), alt=f"Outputs of {names} without positions"
+        )
 
-# --- positions ---
-st.subheader("Adding positions")
-st.markdown(
-    """
+
+def position_encodings(lab: LabInput, E_sin: torch.Tensor) -> None:
+    """The sinusoidal formula, its table for this input, and one row worked out."""
+    T, d_model, q = lab.T, lab.d_model, lab.query_index
+    dims = dimension_labels(d_model)
+    st.subheader("Adding positions")
+    st.markdown(
+        """
 The fix is to add to each embedding a vector that depends only on its position: X' = X + E. The original
 transformer uses fixed **sinusoidal encodings**: each pair of columns is a sine and a cosine of the position
 at its own frequency, from one turn every 2π tokens (first pair) down to very slow waves (last pairs), so every
@@ -202,83 +252,89 @@ position gets a distinct pattern and nearby positions get similar ones. GPT-styl
 table with one row per position (here a seeded random stand-in of {rows} rows; a learned table cannot handle
 sentences longer than its row count).
 """.replace("{rows}", f"{MAX_POSITIONS:,}")
-)
-st.latex(
-    r"E_{pos,\,2i} = \sin\!\Big(\frac{pos}{10000^{2i/d_\text{model}}}\Big), \qquad "
-    r"E_{pos,\,2i+1} = \cos\!\Big(\frac{pos}{10000^{2i/d_\text{model}}}\Big)"
-)
-E_sin = sinusoidal_encoding(T, d_model)
-E_learned = learned_positions(T, d_model, int(seed))
-pos_labels = [f"{i}: {label}" for i, label in enumerate(labels)]
-st.markdown(f"**Sinusoidal encodings for T = {T}, d_model = {d_model}** (rows: position *pos*, counting from 0)")
-display.matrix(
-    E_sin,
-    pos_labels,
-    dims,
-    kind="values",
-    title="Sinusoidal position encodings E",
-    row_title="position",
-    col_title="dimension",
-    download="sinusoidal_positions.csv",
-)
-st.markdown(
-    f"Row {q} (the query “{lesson.query_label}”), column by column: the angle is {q} / 10000^(2i/{d_model}), "
-    "then sin for even columns and cos for odd ones."
-)
-display.table(position_breakdown(q, d_model), alt=f"Sinusoidal encoding of position {q}, column by column")
-first_angle = format_number(float(encoding_angles(q + 1, d_model)[q, 0]))
-st.caption(f"For example E[{q}, d1] = sin({q} / 10000⁰) = sin({first_angle}) = {format_number(float(E_sin[q, 0]))}.")
-
-with st.expander("The learned-style position table (seeded random)", icon=":material/table_rows:"):
+    )
+    st.latex(
+        r"E_{pos,\,2i} = \sin\!\Big(\frac{pos}{10000^{2i/d_\text{model}}}\Big), \qquad "
+        r"E_{pos,\,2i+1} = \cos\!\Big(\frac{pos}{10000^{2i/d_\text{model}}}\Big)"
+    )
+    pos_labels = [f"{i}: {label}" for i, label in enumerate(lab.labels)]
+    st.markdown(f"**Sinusoidal encodings for T = {T}, d_model = {d_model}** (rows: position *pos*, counting from 0)")
     display.matrix(
-        E_learned,
+        E_sin,
         pos_labels,
         dims,
         kind="values",
-        title="Learned-style position table",
+        title="Sinusoidal position encodings E",
         row_title="position",
         col_title="dimension",
+        download="sinusoidal_positions.csv",
+    )
+    st.markdown(
+        f"Row {q} (the query “{lab.query_label}”), column by column: the angle is {q} / 10000^(2i/{d_model}), "
+        "then sin for even columns and cos for odd ones."
+    )
+    display.table(position_breakdown(q, d_model), alt=f"Sinusoidal encoding of position {q}, column by column")
+    first_angle = format_number(float(encoding_angles(q + 1, d_model)[q, 0]))
+    st.caption(
+        f"For example E[{q}, d1] = sin({q} / 10000⁰) = sin({first_angle}) = {format_number(float(E_sin[q, 0]))}."
     )
 
-st.markdown("**The same shuffle, now with positions added** (the positions stay with the slots, the words move)")
-kind = st.radio("Positions to add", ["sinusoidal", "learned (seeded)"], horizontal=True, key="positions_kind")
-E = E_sin if kind == "sinusoidal" else E_learned
-pos_output = attention_output(X, *W, positions=E)
-pos_shuffled = attention_output(permute_rows(X, perm), *W, positions=E)
-side_by_side(
-    ("Attention of the shuffled input + E", "A(P X + E)", to_frame(pos_shuffled, shuffled_labels, dims)),
-    (
-        "The original outputs with E, shuffled",
-        "P A(X + E)",
-        to_frame(permute_rows(pos_output, perm), shuffled_labels, dims),
-    ),
-)
-m1, m2, m3 = st.columns(3)
-gaps = {
-    "no positions": gap_none,
-    "sinusoidal positions": equivariance_gap(X, perm, *W, positions=E_sin),
-    "learned positions": equivariance_gap(X, perm, *W, positions=E_learned),
-}
-for column, (name, gap) in zip(st.columns(3), gaps.items(), strict=True):
-    column.metric(f"Largest difference, {name}", format_number(gap), help=VERDICT_HELP)
-    column.caption(gap_text(gap) if equal_up_to_rounding(gap) else "different: the word order now matters")
-if T > 1:
-    where = (
-        f"at position {q + 1} and {vector(pos_shuffled[moved])} at position {moved + 1}: its output now depends on "
-        "where it stands."
-        if moved != q
-        else f"in the original and {vector(pos_shuffled[moved])} after the shuffle. It stays at position {q + 1}, "
-        "but the other words moved to other positions, so its output changes anyway."
-    )
-    st.markdown(f"With positions, the query “{lesson.query_label}” gives {vector(pos_output[q])} {where}")
 
-display.show_code(
-    sinusoidal_encoding,
-    encoding_angles,
-    learned_positions,
-    shuffle_permutation,
-    permute_rows,
-    attention_output,
-    equivariance_gap,
-    identical_rows,
-)
+def learned_table(lab: LabInput, E_learned: torch.Tensor) -> None:
+    """The learned-style position table (a seeded random stand-in), folded away."""
+    pos_labels = [f"{i}: {label}" for i, label in enumerate(lab.labels)]
+    with st.expander("The learned-style position table (seeded random)", icon=":material/table_rows:"):
+        display.matrix(
+            E_learned,
+            pos_labels,
+            dimension_labels(lab.d_model),
+            kind="values",
+            title="Learned-style position table",
+            row_title="position",
+            col_title="dimension",
+        )
+
+
+def shuffle_with_positions(
+    lab: LabInput,
+    params: Params,
+    perm: torch.Tensor,
+    gap_none: float,
+    E_sin: torch.Tensor,
+    E_learned: torch.Tensor,
+) -> None:
+    """The same shuffle with positions added: A(P X + E) differs from P A(X + E), so order now matters."""
+    q = lab.query_index
+    dims = dimension_labels(lab.d_model)
+    shuffled_labels = permute_tokens(list(lab.labels), perm)
+    st.markdown("**The same shuffle, now with positions added** (the positions stay with the slots, the words move)")
+    kind = st.radio("Positions to add", ["sinusoidal", "learned (seeded)"], horizontal=True, key="positions_kind")
+    E = E_sin if kind == "sinusoidal" else E_learned
+    pos_output = attention_output(lab.X, *params, positions=E)  # (T, d_model)
+    pos_shuffled = attention_output(permute_rows(lab.X, perm), *params, positions=E)  # (T, d_model)
+    side_by_side(
+        dims,
+        ("Attention of the shuffled input + E", "A(P X + E)", pos_shuffled, shuffled_labels),
+        ("The original outputs with E, shuffled", "P A(X + E)", permute_rows(pos_output, perm), shuffled_labels),
+    )
+    gaps = {
+        "no positions": gap_none,
+        "sinusoidal positions": equivariance_gap(lab.X, perm, *params, positions=E_sin),
+        "learned positions": equivariance_gap(lab.X, perm, *params, positions=E_learned),
+    }
+    for column, (name, gap) in zip(st.columns(3), gaps.items(), strict=True):
+        column.metric(f"Largest difference, {name}", format_number(gap), help=VERDICT_HELP)
+        column.caption(gap_text(gap) if equal_up_to_rounding(gap) else "different: the word order now matters")
+    if lab.T > 1:
+        moved = int(inverse_permutation(perm)[q])
+        where = (
+            f"at position {q + 1} and {full_vector(pos_shuffled[moved])} at position {moved + 1}: its output now "
+            "depends on where it stands."
+            if moved != q
+            else f"in the original and {full_vector(pos_shuffled[moved])} after the shuffle. It stays at position "
+            f"{q + 1}, but the other words moved to other positions, so its output changes anyway."
+        )
+        st.markdown(f"With positions, the query “{lab.query_label}” gives {full_vector(pos_output[q])} {where}")
+
+
+render(inputs.current())

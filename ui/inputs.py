@@ -269,9 +269,9 @@ def problem() -> str | None:
 # --- widgets the pages share ---------------------------------------------------------------------
 
 
-def seed_input(label: str, key: str, container=st) -> int:
+def seed_input(label: str, key: str, container=st, help: str | None = None) -> int:
     """A seed for a page's own random matrices: a whole number, 0 by default."""
-    return int(container.number_input(label, 0, 2**31 - 1, 0, step=1, key=key))
+    return int(container.number_input(label, 0, 2**31 - 1, 0, step=1, key=key, help=help))
 
 
 def scale_toggle(key: str, label: str = "Divide the scores by √d_k", container=st) -> bool:

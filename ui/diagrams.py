@@ -1,0 +1,82 @@
+"""Every Graphviz diagram of the lab, as DOT source built from plain arguments (pure: no Streamlit).
+
+One style for all of them (STYLE: node and edge attributes, text at least 12 px); pages draw a
+diagram with ``st.graphviz_chart(diagrams.<name>(...))``. Shape letters: T tokens, d_model, d_k, h heads.
+"""
+
+from __future__ import annotations
+
+from ui.format import plural
+
+FONT = "Helvetica"
+NODE_FONTSIZE = 13
+EDGE_FONTSIZE = 12
+INPUT_FILL = "#fff3bf"
+OUTPUT_FILL = "#d3f9d8"
+NODE = (
+    'shape=box, width=0.3, margin="0.06,0.04", style="rounded,filled", fillcolor="#edf2ff", color="#3b5bdb", '
+    f'fontname="{FONT}", fontsize={NODE_FONTSIZE}'
+)
+EDGE = f'fontname="{FONT}", fontsize={EDGE_FONTSIZE}, color="#868e96", fontcolor="#495057"'
+STYLE = f'rankdir=LR; bgcolor="transparent"; nodesep=0.2; ranksep=0.2;\n  node [{NODE}];\n  edge [{EDGE}];'
+
+
+def digraph(name: str, lines: list[str]) -> str:
+    """A complete DOT digraph in the shared STYLE around the given node and edge lines."""
+    body = "\n".join(f"  {line}" for line in lines)
+    return f"digraph {name} {{\n  {STYLE}\n{body}\n}}\n"
+
+
+def attention_steps() -> str:
+    """The overview's pipeline: X -> Q, K, V -> scores -> scaled -> masked -> weights -> context."""
+    return digraph(
+        "attention",
+        [
+            f'X [label="X\\nembeddings", fillcolor="{INPUT_FILL}"]; QKV [label="Q, K, V"]; S [label="scores\\nQ Kᵀ"];',
+            'SC [label="scaled\\n÷ √d_k"]; M [label="masked"]; W [label="weights\\nsoftmax"];',
+            f'C [label="context\\nweights · V", fillcolor="{OUTPUT_FILL}"];',
+            'X -> QKV [label="(T, d_model) → (T, d_k)"]; QKV -> S [label="(T, T)"]; S -> SC; SC -> M;',
+            'M -> W [label="rows sum to 1"]; W -> C [label="(T, d_v)"];',
+        ],
+    )
+
+
+def head_split(T: int, d_model: int, num_heads: int) -> str:
+    """Multi-head shapes: X (T, d_model) -> Q, K, V -> h heads of d_k columns -> concat -> W_o -> output."""
+    d_k = d_model // num_heads
+    columns = plural(d_k, "column")
+    lines = [
+        f'X [label="X\\n({T}, {d_model})", fillcolor="{INPUT_FILL}"]; QKV [label="Q, K, V\\n({T}, {d_model}) each"];',
+        f'C [label="concat\\n({T}, {d_model})"]; O [label="output\\n({T}, {d_model})", fillcolor="{OUTPUT_FILL}"];',
+        'X -> QKV [label="W_q, W_k, W_v"]; C -> O [label="W_o"];',
+    ]
+    for h in range(num_heads):
+        lines.append(
+            f'H{h} [label="head {h + 1}: Q, K, V ({T}, {d_k})\\nweights ({T}, {T})\\ncontext ({T}, {d_k})"]; '
+            f'QKV -> H{h} [label="{columns}"]; H{h} -> C;'
+        )
+    return digraph("heads", lines)
+
+
+def block_flow(T: int, d_model: int, num_heads: int, mask_kind: str) -> str:
+    """The full block with the shape on every arrow: X -> Q, K, V -> scores -> ... -> concat -> W_o -> output."""
+    d_k = d_model // num_heads
+    per_head = f"{num_heads} × {T} × {d_k}" if num_heads > 1 else f"{T} × {d_k}"
+    square = f"{num_heads} × {T} × {T}" if num_heads > 1 else f"{T} × {T}"
+    full = f"{T} × {d_model}"
+    return digraph(
+        "pipeline",
+        [
+            f'X [label="X\\ninput", fillcolor="{INPUT_FILL}"];',
+            'Q [label="Q = X W_q"]; K [label="K = X W_k"]; V [label="V = X W_v"];',
+            f'S [label="scores\\nQ Kᵀ"]; C [label="scaled\\n÷ √{d_k}"]; M [label="masked\\n({mask_kind})"];',
+            'W [label="weights\\nsoftmax rows"]; Z [label="context\\nweights V"];',
+            f'H [label="concat\\n{plural(num_heads, "head")}"]; '
+            f'O [label="output\\nconcat W_o", fillcolor="{OUTPUT_FILL}"];',
+            f'X -> Q [label="{full}"]; X -> K [label="{full}"]; X -> V [label="{full}"];',
+            f'Q -> S [label="{per_head}"]; K -> S [label="{per_head}"];',
+            f'S -> C [label="{square}"]; C -> M [label="{square}"]; M -> W [label="{square}"];',
+            f'W -> Z [label="{square}"]; V -> Z [label="{per_head}"];',
+            f'Z -> H [label="{per_head}"]; H -> O [label="{full}"];',
+        ],
+    )
