@@ -1,0 +1,70 @@
+"""Training runs shared by the training and generation pages: one store per server, a progress bar.
+
+The store is keyed by the settings (plain values), so a revisit or another session with the same
+settings gets the run instantly. It is a ``st.cache_resource`` dict rather than ``st.cache_data``
+because the first run draws a live progress bar: ``st.cache_data`` would record those updates and
+replay them on every hit. Runs in the store are read-only.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+
+import streamlit as st
+
+from attention_core import training as tr
+
+MAX_RUNS = 32  # runs kept per server (a run is a few hundred kB)
+LAST_KEY = "_training_last_settings"  # the settings this session trained last (for the generation page)
+
+
+@st.cache_resource
+def store() -> tuple[OrderedDict, threading.Lock]:
+    """The server's finished runs by settings, oldest first, and the lock that guards them."""
+    return OrderedDict(), threading.Lock()
+
+
+def finished(settings: tr.TrainingSettings) -> tr.TrainingRun | None:
+    """The stored run of these settings, or None if nobody trained them yet."""
+    runs, lock = store()
+    with lock:
+        return runs.get(settings)
+
+
+def remember(settings: tr.TrainingSettings, run: tr.TrainingRun) -> None:
+    """Keep a finished run (dropping the oldest beyond MAX_RUNS) and mark it as this session's last."""
+    runs, lock = store()
+    with lock:
+        runs[settings] = run
+        while len(runs) > MAX_RUNS:
+            runs.popitem(last=False)
+    st.session_state[LAST_KEY] = settings
+
+
+def train_with_progress(settings: tr.TrainingSettings) -> tr.TrainingRun:
+    """Train while a status box and a progress bar follow the steps; store and return the run."""
+    with st.status(f"Training for {settings.steps} steps…", expanded=True) as status:
+        bar = st.progress(0.0, text="step 0")
+        last_draw = [0.0]
+
+        def progress(step: int, steps: int, loss: float) -> None:
+            now = time.perf_counter()
+            if now - last_draw[0] > 0.1 or step == steps:  # at most 10 updates a second
+                bar.progress(step / steps, text=f"step {step} of {steps} · loss {loss:.4f}")
+                last_draw[0] = now
+
+        start = time.perf_counter()
+        run = tr.train(settings, progress=progress)
+        seconds = time.perf_counter() - start
+        label = f"Trained {len(run.losses)} steps in {seconds:.1f} s"
+        status.update(label=label, state="error" if run.diverged_at is not None else "complete", expanded=False)
+    remember(settings, run)
+    return run
+
+
+def last_trained() -> tr.TrainingRun | None:
+    """This session's last trained run, if it is still in the store."""
+    settings = st.session_state.get(LAST_KEY)
+    return finished(settings) if settings is not None else None
