@@ -231,14 +231,15 @@ def measure_attention(T: int, d_k: int, seed: int = 0, repeats: int = 3) -> tupl
 
 
 def cost_frame(sizes=COST_SIZES, d_k: int = 16) -> pd.DataFrame:
-    """T, cells T^2, bytes by formula and measured, time measured and as predicted by c T^2 (c from the largest T)."""
+    """T, cells T^2, bytes by formula and measured, milliseconds measured and c T^2 (c fitted at the largest T)."""
     rows = [(T, *measure_attention(T, d_k)) for T in sizes]
     frame = pd.DataFrame(rows, columns=["T", "seconds", "measured bytes"])
+    frame["ms"] = frame["seconds"] * 1000
     frame["cells"] = frame["T"] ** 2
     frame["bytes (formula)"] = [attention_matrix_bytes(T) for T in frame["T"]]
-    per_cell = frame["seconds"].iloc[-1] / frame["cells"].iloc[-1]
-    frame["seconds (c·T²)"] = frame["cells"] * per_cell
-    return frame[["T", "cells", "bytes (formula)", "measured bytes", "seconds", "seconds (c·T²)"]]
+    per_cell = frame["ms"].iloc[-1] / frame["cells"].iloc[-1]
+    frame["ms (c·T²)"] = frame["cells"] * per_cell
+    return frame[["T", "cells", "bytes (formula)", "measured bytes", "ms", "ms (c·T²)"]]
 
 
 # --- online softmax: one row, block by block --------------------------------------------------------

@@ -61,7 +61,7 @@ class TrainingSettings:
 DEFAULTS = {
     "previous": TrainingSettings("previous", 0, 1, 1, 150, 0.003),
     "reverse": TrainingSettings("reverse", 0, 1, 2, 300, 0.003),
-    "induction": TrainingSettings("induction", 0, 2, 2, 800, 0.003),
+    "induction": TrainingSettings("induction", 0, 2, 2, 500, 0.003),
 }
 
 
@@ -199,9 +199,9 @@ class AttentionLayer(nn.Module):
         super().__init__()
         self.num_heads = num_heads
         self.norm = nn.LayerNorm(d_model)
-        scale = d_model**-0.5
-        self.W_q = nn.Parameter(torch.randn(d_model, d_model) * scale)
-        self.W_k = nn.Parameter(torch.randn(d_model, d_model) * scale)
+        scale, small = d_model**-0.5, 0.02  # small W_q, W_k: the untrained attention starts near uniform
+        self.W_q = nn.Parameter(torch.randn(d_model, d_model) * small)
+        self.W_k = nn.Parameter(torch.randn(d_model, d_model) * small)
         self.W_v = nn.Parameter(torch.randn(d_model, d_model) * scale)
         self.W_o = nn.Parameter(torch.randn(d_model, d_model) * scale)
         self.mlp = (
