@@ -103,7 +103,14 @@ def training(settings: tr.TrainingSettings) -> None:
     """Train on demand (only this part of the page reruns), then the results of the run."""
     st.subheader("Training")
     run = training_runs.finished(settings)
-    clicked = st.button("Train", type="primary", icon=":material/play_arrow:", key="training_train")
+    clicked = st.button(
+        "Train",
+        type="primary",
+        icon=":material/play_arrow:",
+        key="training_train",
+        disabled=run is not None,
+        help="Already trained with these settings: change one to train again." if run is not None else None,
+    )
     if run is None and clicked:
         run = training_runs.train_with_progress(settings)
     if run is None:
