@@ -13,6 +13,7 @@ from ui.format import format_number, vector_text
 from ui.inputs import LabInput
 
 BLOCK_SIZES = (1, 2, 3, 4, 8)
+NARROW_CACHE = 6  # dimensions up to which K, V and the query's row fit side by side
 COUNTS = ("with cache", "without cache", "total with cache", "total without cache", "cells", "bytes (formula)")
 COUNT_FORMAT = {name: st.column_config.NumberColumn(format="localized") for name in (*COUNTS, "measured bytes")}
 TIME_FORMAT = {name: st.column_config.NumberColumn(format="%.4f") for name in ("ms", "ms (c·T²)")}
@@ -88,11 +89,28 @@ def kv_cache(steps: list[gen.CacheStep], labels: list[str]) -> None:
         f"so the cache holds {t + 1} K rows and {t + 1} V rows."
     )
     d_k, d_v = step.K.shape[1], step.V.shape[1]
-    left, middle, right = st.columns(3)
+    narrow = max(d_k, d_v) <= NARROW_CACHE  # three side by side; wider caches get a row each
+    left, middle, right = st.columns(3) if narrow else (st.container(), st.container(), st.container())
     with left:
-        display.heatmap(step.K, seen, dimension_labels(d_k), kind="values", title="K cache", col_title="dimension")
+        display.heatmap(
+            step.K,
+            seen,
+            dimension_labels(d_k),
+            kind="values",
+            title="K cache",
+            row_title="token",
+            col_title="dimension",
+        )
     with middle:
-        display.heatmap(step.V, seen, dimension_labels(d_v), kind="values", title="V cache", col_title="dimension")
+        display.heatmap(
+            step.V,
+            seen,
+            dimension_labels(d_v),
+            kind="values",
+            title="V cache",
+            row_title="token",
+            col_title="dimension",
+        )
     with right:
         row = pd.DataFrame({"score": step.scores.tolist(), "weight": step.weights.tolist()}, index=seen)
         st.markdown(f"**Query {labels[t]}** over the cache")
@@ -180,7 +198,9 @@ def cost_of_attention() -> None:
     )
     left, right = st.columns(2)
     with left:
-        display.chart(charts.log_log_lines, timing, x="T", y="milliseconds", color="series", title="Time, measured vs c·T²")
+        display.chart(
+            charts.log_log_lines, timing, x="T", y="milliseconds", color="series", title="Time, measured vs c·T²"
+        )
     with right:
         display.chart(charts.log_log_lines, memory, x="T", y="b", color="series", title="Bytes of the weights matrix")
 
@@ -221,6 +241,11 @@ def online_softmax(scores: torch.Tensor, labels: list[str]) -> None:
     )
     display.chart(charts.online_blocks, bars, title=f"Scores of query {labels[i]} (−∞ keys are empty)")
     online, plain = gen.online_softmax(row, block_size), ac.softmax(row)
+    st.caption(
+        "Before the first block the sum is empty (l = 0, m = −∞), so its rescale factor is shown as 0. "
+        "At the end, each weight is e^(s_j − m) / l with the final m and l."
+    )
+    display.table(torch.stack([online, plain], dim=1), labels, ["online", "plain softmax"], alt="Weights of the row")
     st.metric("Max difference, online vs plain softmax", format_number(gen.max_difference(online, plain)))
 
 

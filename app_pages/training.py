@@ -5,6 +5,7 @@ import streamlit as st
 import torch
 
 from attention_core import training as tr
+from attention_core.tables import long_frame
 from ui import charts, display, inputs, training_runs
 from ui.format import format_number
 from ui.inputs import LabInput
@@ -176,15 +177,17 @@ def attention_beside_ideal(task: str, example: torch.Tensor, snapshot: tr.Snapsh
     labels = tr.position_labels(task, example)
     ideal = tr.ideal_pattern(task, example)
     layers, heads = snapshot.weights.shape[:2]
+    _, panel_px = charts.head_grid(heads + 1, width_px=1000, per_row=heads + 1)
     for layer in range(layers):
         columns = st.columns(heads + 1)
         for head in range(heads):
             with columns[head]:
-                attention_heatmap(snapshot.weights[layer, head], labels, f"Layer {layer + 1}, head {head + 1}")
-                score = tr.closeness(snapshot.weights[layer, head], ideal)
+                weights = snapshot.weights[layer, head]  # (T, T)
+                attention_heatmap(weights, labels, f"Layer {layer + 1}, head {head + 1}", panel_px)
+                score = tr.closeness(weights, ideal)
                 st.metric("Weight on the right key", format_number(score), help=CLOSENESS_HELP)
         with columns[heads]:
-            display.heatmap(ideal, labels, labels, title="The right pattern")
+            attention_heatmap(ideal, labels, "The right pattern", panel_px)
     if layers > 1:
         st.caption("The right pattern is the last layer's job; the first layer usually learns a helper pattern.")
 
@@ -192,9 +195,17 @@ def attention_beside_ideal(task: str, example: torch.Tensor, snapshot: tr.Snapsh
 CLOSENESS_HELP = "Mean over the scored query rows of the weight on the right key: 1 = the right pattern."
 
 
-def attention_heatmap(weights: torch.Tensor, labels: list[str], title: str) -> None:
+def attention_heatmap(weights: torch.Tensor, labels: list[str], title: str, panel_px: int) -> None:
     """One head's weights (the one place a cell click with its arithmetic can be added later)."""
-    display.heatmap(weights, labels, labels, title=title)
+    display.chart(
+        charts.head_heatmap,
+        long_frame(weights, labels, labels),
+        labels,
+        labels,
+        title=title,
+        panel_px=panel_px,
+        st_width="content",
+    )
 
 
 render(inputs.current())

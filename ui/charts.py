@@ -500,7 +500,7 @@ def log_log_lines(
         .encode(
             x=alt.X(f"{x}:Q", title=x_title or x, scale=alt.Scale(type="log", base=2), axis=alt.Axis(format="d")),
             y=alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log")),
-            color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="bottom-right", fillColor="white")),
+            color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="top-left", fillColor="white")),
             tooltip=[alt.Tooltip(f"{x}:Q", title=x_title or x), alt.Tooltip(f"{y}:Q", format=".3e"), f"{color}:N"],
         )
         .properties(height=260, description=title)
@@ -513,10 +513,10 @@ def online_blocks(data: pd.DataFrame, *, title: str = "") -> alt.Chart:
         alt.Chart(data, title=title)
         .mark_bar()
         .encode(
-            x=alt.X("key:N", sort=list(data["key"]), title="key"),
+            x=alt.X("key:N", sort=list(data["key"]), title="key", axis=alt.Axis(labelAngle=0, labelLimit=80)),
             y=alt.Y("score:Q", title="score"),
             color=alt.Color("block:N", title="block"),
             tooltip=["key:N", alt.Tooltip("score:Q", format=".4f"), "block:N"],
         )
-        .properties(height=220, description=title)
+        .properties(height=240, description=title)
     )
