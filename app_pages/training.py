@@ -79,7 +79,7 @@ def the_task(settings: tr.TrainingSettings) -> None:
     """A few held-out sequences with their targets, and the right attention pattern for one of them."""
     st.subheader("The task")
     tokens, targets = tr.make_batch(settings.task, 6, torch.Generator().manual_seed(settings.seed + 1))
-    example, _ = tr.untrained_snapshot(settings)
+    example, _ = training_runs.untrained(settings)
     symbols = tr.vocabulary(settings.task)
     frame = pd.DataFrame(
         {
@@ -125,7 +125,7 @@ def training(settings: tr.TrainingSettings) -> None:
 
 def before_training(settings: tr.TrainingSettings) -> None:
     """The untrained model's attention: near uniform over the keys each query may see."""
-    example, snapshot = tr.untrained_snapshot(settings)
+    example, snapshot = training_runs.untrained(settings)
     st.info(
         f"Not trained yet: press **Train**. Untrained, the model gets {snapshot.accuracy:.0%} of the held-out "
         "predictions right (chance) and its attention is spread over every key it may see.",

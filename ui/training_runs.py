@@ -8,11 +8,13 @@ replay them on every hit. Runs in the store are read-only.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import OrderedDict
 
 import streamlit as st
+import torch
 
 from attention_core import training as tr
 
@@ -68,3 +70,13 @@ def last_trained() -> tr.TrainingRun | None:
     """This session's last trained run, if it is still in the store."""
     settings = st.session_state.get(LAST_KEY)
     return finished(settings) if settings is not None else None
+
+
+def untrained(settings: tr.TrainingSettings) -> tuple[torch.Tensor, tr.Snapshot]:
+    """The example and the untrained model's step-0 snapshot, cached per settings (plain values)."""
+    return _untrained(*dataclasses.astuple(settings))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _untrained(*fields) -> tuple[torch.Tensor, tr.Snapshot]:
+    return tr.untrained_snapshot(tr.TrainingSettings(*fields))
