@@ -22,7 +22,7 @@ TIME_FORMAT = {name: st.column_config.NumberColumn(format="%.4f") for name in ("
 def render(lab: LabInput) -> None:
     display.lesson_title(__file__)
     intro()
-    run = training_runs.last_trained()
+    run = training_runs.current_run()
     X, W_q, W_k, W_v, labels = source(lab, run)
     steps = gen.cached_attention(X, W_q, W_k, W_v)
     kv_cache(steps, labels)
@@ -60,8 +60,8 @@ def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
         )
         return X, W_q, W_k, W_v, tr.position_labels(run.settings.task, tokens)
     st.info(
-        "Nothing trained yet in lesson 11, so this uses the sidebar's input with seeded random W_q, W_k, W_v "
-        "(d_k = d_model). Train a model there and come back to see it generate.",
+        "No model trained yet for the settings chosen in lesson 11, so this uses the sidebar's input with seeded "
+        "random W_q, W_k, W_v (d_k = d_model). Train a model there and come back to see it generate.",
         icon=":material/info:",
     )
     X, labels = lab.X, list(lab.labels)

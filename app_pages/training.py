@@ -11,7 +11,7 @@ from ui.format import format_number
 from ui.inputs import LabInput
 
 LEARNING_RATES = (0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 10.0, 100.0)
-KEYS = ("task", "layers", "heads", "steps", "learning_rate", "mlp")  # the seed widget keeps its own default
+KEYS = ("task", "seed", "layers", "heads", "steps", "learning_rate", "mlp")
 
 
 def render(lab: LabInput) -> None:
@@ -46,19 +46,20 @@ is known, so you can watch the pattern form.
 def _on_task_change() -> None:
     """Picking a task loads its recommended settings (a preset that trains in a few seconds)."""
     preset = tr.DEFAULTS[st.session_state["training_task"]]
-    for key in KEYS[1:]:
+    for key in KEYS[2:]:  # the seed stays
         st.session_state[f"training_{key}"] = getattr(preset, key)
 
 
 def choose_settings() -> tr.TrainingSettings | None:
     """The learner's task and settings, validated (an error and None when they do not fit)."""
-    for key in KEYS:  # the widgets below take their values from here (defaults: the first task's preset)
-        st.session_state.setdefault(f"training_{key}", getattr(tr.DEFAULTS["previous"], key))
+    chosen = training_runs.chosen_settings()  # the last visit's choices (widget state ends with the page)
+    for key in KEYS:
+        st.session_state.setdefault(f"training_{key}", getattr(chosen, key))
     top = st.columns(4)
     task = top[0].selectbox(
         "Task", list(tr.TASKS), format_func=tr.TASKS.get, key="training_task", on_change=_on_task_change
     )
-    seed = inputs.seed_input("Seed", key="training_seed", container=top[1])
+    seed = top[1].number_input("Seed", 0, tr.SEED_LIMIT, step=1, key="training_seed")
     layers = top[2].selectbox("Layers", [1, 2], key="training_layers")
     heads = top[3].selectbox("Heads per layer", [1, 2, 3, 4], key="training_heads")
     bottom = st.columns(4)
@@ -72,6 +73,7 @@ def choose_settings() -> tr.TrainingSettings | None:
     except ValueError as error:
         st.error(f"{error} Nothing was trained.", icon=":material/error:")
         return None
+    training_runs.choose(settings)
     return settings
 
 
@@ -117,7 +119,6 @@ def training(settings: tr.TrainingSettings) -> None:
     if run is None:
         before_training(settings)
         return
-    st.session_state[training_runs.LAST_KEY] = settings
     divergence(run)
     curves(run)
     scrub(run)

@@ -19,7 +19,7 @@ import torch
 from attention_core import training as tr
 
 MAX_RUNS = 32  # runs kept per server (a run is a few hundred kB)
-LAST_KEY = "_training_last_settings"  # the settings this session trained last (for the generation page)
+SETTINGS_KEY = "_training_settings"  # the settings this session last chose on the training page
 
 
 @st.cache_resource
@@ -36,13 +36,12 @@ def finished(settings: tr.TrainingSettings) -> tr.TrainingRun | None:
 
 
 def remember(settings: tr.TrainingSettings, run: tr.TrainingRun) -> None:
-    """Keep a finished run (dropping the oldest beyond MAX_RUNS) and mark it as this session's last."""
+    """Keep a finished run (dropping the oldest beyond MAX_RUNS)."""
     runs, lock = store()
     with lock:
         runs[settings] = run
         while len(runs) > MAX_RUNS:
             runs.popitem(last=False)
-    st.session_state[LAST_KEY] = settings
 
 
 def train_with_progress(settings: tr.TrainingSettings) -> tr.TrainingRun:
@@ -66,10 +65,19 @@ def train_with_progress(settings: tr.TrainingSettings) -> tr.TrainingRun:
     return run
 
 
-def last_trained() -> tr.TrainingRun | None:
-    """This session's last trained run, if it is still in the store."""
-    settings = st.session_state.get(LAST_KEY)
-    return finished(settings) if settings is not None else None
+def chosen_settings() -> tr.TrainingSettings:
+    """The settings this session last chose on the training page (the default ones before a visit)."""
+    return st.session_state.get(SETTINGS_KEY, tr.TrainingSettings())
+
+
+def choose(settings: tr.TrainingSettings) -> None:
+    """Remember the training page's settings for the next visit and for the generation page."""
+    st.session_state[SETTINGS_KEY] = settings
+
+
+def current_run() -> tr.TrainingRun | None:
+    """The trained run of this session's chosen settings, if anyone trained them."""
+    return finished(chosen_settings())
 
 
 def untrained(settings: tr.TrainingSettings) -> tuple[torch.Tensor, tr.Snapshot]:

@@ -28,7 +28,7 @@ def small(value: str) -> bool:
 def test_page_runs_on_the_sidebar_input_with_equal_cached_and_recomputed():
     at = open_page(PAGE)
     assert_clean(at)
-    assert any("Nothing trained yet" in info.value for info in at.info)
+    assert any("No model trained yet" in info.value for info in at.info)
     shown = metrics(at)
     assert small(shown["Max difference, cached vs recomputed (weights and context)"])
     assert small(shown["Max difference, online vs plain softmax"])
@@ -60,3 +60,17 @@ def test_after_training_the_page_uses_the_trained_model():
     assert_clean(at)
     assert any("Using the model you trained" in s.value for s in at.success)
     assert small(metrics(at)["Max difference of the logits, cached vs one full pass"])
+
+
+def test_the_training_settings_survive_a_visit_and_decide_which_model_is_used():
+    at = open_page("app_pages/training.py")
+    at.number_input(key="training_steps").set_value(40).run()
+    at.button(key="training_train").click().run()
+    at.switch_page(PAGE).run()
+    assert any("Using the model you trained" in s.value for s in at.success)
+    at.switch_page("app_pages/training.py").run()
+    assert at.number_input(key="training_steps").value == 40, "the choices are kept across pages"
+    at.number_input(key="training_seed").set_value(5).run()  # settings nobody has trained
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    assert any("No model trained yet" in info.value for info in at.info)
