@@ -22,7 +22,7 @@ def render(lab: LabInput) -> None:
         return
     the_task(settings)
     training(settings)
-    display.show_code(tr.causal_attention, tr.make_batch, tr.train)
+    display.show_code(tr.causal_attention, tr.TinyTransformer, tr.train)
 
 
 def intro() -> None:

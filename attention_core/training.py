@@ -101,29 +101,43 @@ def sequence_length(task: str) -> int:
     return 2 * HALF if task == "reverse" else LENGTH
 
 
-def make_batch(task: str, count: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-    """(tokens, targets), both (count, T) integers; targets are IGNORE where nothing is scored."""
-    if task == "previous":
-        tokens = torch.randint(0, VOCAB, (count, LENGTH), generator=generator)  # (B, T)
-        targets = torch.full_like(tokens, IGNORE)
-        targets[:, 1:] = tokens[:, :-1]  # position i predicts token i - 1
-        return tokens, targets
-    if task == "reverse":
-        symbols = torch.randint(0, VOCAB, (count, HALF), generator=generator)  # (B, HALF)
-        separator = torch.full((count, 1), VOCAB)
-        reversed_symbols = symbols.flip(1)  # (B, HALF)
-        tokens = torch.cat([symbols, separator, reversed_symbols[:, :-1]], dim=1)  # (B, 2 HALF)
-        targets = torch.full_like(tokens, IGNORE)
-        targets[:, HALF:] = reversed_symbols  # from the separator on, predict the reversed symbols
-        return tokens, targets
-    keys = torch.rand(count, VOCAB, generator=generator)  # distinct symbols: a random permutation
-    tokens = keys.argsort(dim=1)[:, :LENGTH].clone()  # (B, T)
-    earlier = torch.randint(0, LENGTH - 2, (count,), generator=generator)  # where A first occurs
+def previous_batch(count: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random symbols; position i must predict token i - 1 (position 0 is not scored)."""
+    tokens = torch.randint(0, VOCAB, (count, LENGTH), generator=generator)  # (B, T)
+    targets = torch.full_like(tokens, IGNORE)
+    targets[:, 1:] = tokens[:, :-1]  # (B, T - 1)
+    return tokens, targets
+
+
+def reverse_batch(count: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """HALF symbols, '|', then the symbols backwards: from '|' on, each position predicts the next reversed one."""
+    symbols = torch.randint(0, VOCAB, (count, HALF), generator=generator)  # (B, HALF)
+    separator = torch.full((count, 1), VOCAB)  # (B, 1), the token after the symbols
+    reversed_symbols = symbols.flip(1)  # (B, HALF)
+    tokens = torch.cat([symbols, separator, reversed_symbols[:, :-1]], dim=1)  # (B, 2 HALF)
+    targets = torch.full_like(tokens, IGNORE)
+    targets[:, HALF:] = reversed_symbols  # (B, HALF)
+    return tokens, targets
+
+
+def induction_batch(count: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Distinct symbols with one of them, A, again at the end: the last position predicts B, the token after A."""
+    keys = torch.rand(count, VOCAB, generator=generator)  # (B, V): argsort gives a random permutation
+    tokens = keys.argsort(dim=1)[:, :LENGTH].clone()  # (B, T) distinct symbols
+    earlier = torch.randint(0, LENGTH - 2, (count,), generator=generator)  # (B,) where A first occurs
     rows = torch.arange(count)
     tokens[:, -1] = tokens[rows, earlier]  # A again at the end
     targets = torch.full_like(tokens, IGNORE)
-    targets[:, -1] = tokens[rows, earlier + 1]  # predict B, the token after the earlier A
+    targets[:, -1] = tokens[rows, earlier + 1]  # B
     return tokens, targets
+
+
+BATCHES = {"previous": previous_batch, "reverse": reverse_batch, "induction": induction_batch}
+
+
+def make_batch(task: str, count: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """(tokens, targets), both (count, T) integers; targets are IGNORE where nothing is scored."""
+    return BATCHES[task](count, generator)
 
 
 def ideal_keys(task: str, tokens: torch.Tensor) -> torch.Tensor:
