@@ -8,11 +8,13 @@ Measures, on one torch thread as the app runs:
 - three sessions training at once: three AppTest sessions of the training page, each pressing Train
   with its own seed (so none reuses another's run), in three threads as Streamlit runs sessions;
   each session's wall time beside the same session alone. Training must not block the others: with
-  2 cores the three share the CPU, so each takes longer, but all finish and none waits for another.
+  2 cores the three share the CPU, so each takes longer, but all finish and none waits for another;
+- another session's page rerun, idle and while a session trains.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import sys
 import threading
@@ -63,6 +65,35 @@ def concurrent_sessions(seeds: list[int]) -> dict[int, float]:
     return results
 
 
+def rerun_times(page: str, seconds: float) -> list[float]:
+    """Rerun times of one AppTest session of ``page``, back to back for about ``seconds``."""
+    at = open_page(page)
+    times, end = [], time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        start = time.perf_counter()
+        at.run()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def rerun_during_training(page: str = "app_pages/scores.py") -> tuple[float, float, float]:
+    """(median rerun idle, median rerun while a thread trains the induction preset, its training seconds)."""
+    idle = statistics.median(rerun_times(page, 2.0))
+    results: dict[int, float] = {}
+    trainer = threading.Thread(target=induction_session, args=(results,))
+    trainer.start()
+    busy = statistics.median(rerun_times(page, 2.0))
+    trainer.join()
+    return idle, busy, results[0]
+
+
+def induction_session(results: dict[int, float]) -> None:
+    """What a session's script thread runs when it trains the induction preset (the longest of the three)."""
+    start = time.perf_counter()
+    tr.train(dataclasses.replace(tr.DEFAULTS["induction"], seed=77))
+    results[0] = time.perf_counter() - start
+
+
 def main() -> None:
     torch.set_num_threads(1)
     tr.train(tr.TrainingSettings(steps=10))  # warm up torch
@@ -86,6 +117,12 @@ def main() -> None:
         ratio = together[seed_together] / alone[seed_alone]
         print(f"| {i} | {alone[seed_alone]:.2f} | {together[seed_together]:.2f} | {ratio:.1f}x |")
     print(f"All three done in {max(together.values()):.2f} s (sum alone {sum(alone.values()):.2f} s).")
+    idle, busy, trained = rerun_during_training()
+    print()
+    print(
+        f"Another session's rerun of the scores page: median {idle * 1000:.0f} ms idle, {busy * 1000:.0f} ms while "
+        f"a thread trains the induction preset as a session does ({trained:.1f} s)."
+    )
 
 
 if __name__ == "__main__":
