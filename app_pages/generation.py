@@ -160,7 +160,7 @@ def multiply_adds(T: int, d_model: int, d_k: int) -> None:
     without = gen.total_multiply_adds(T, d_model, d_k, d_k, cached=False)
     st.markdown(
         f"For {T} tokens (d_model = {d_model}, d_k = d_v = {d_k}, one head): **{with_cache:,}** multiply-adds "
-        f"with the cache against **{without:,}** recomputing every step ({without / with_cache:.1f}× more). "
+        f"with the cache against **{without:,}** recomputing every step. "
         "Per step the cache costs one projection and one row of scores; without it, step t redoes a t × t matrix."
     )
     long = frame.melt(
@@ -220,25 +220,8 @@ def online_softmax(scores: torch.Tensor, labels: list[str]) -> None:
     block_size = block_choice.selectbox("Block size", BLOCK_SIZES, index=1, key="generation_block")
     row = scores[i]  # (T,) with -inf after position i
     steps = gen.online_softmax_steps(row, block_size)
-    frame = pd.DataFrame(
-        {
-            "block": [f"{s.block + 1}: keys {s.start}–{s.start + len(s.values) - 1}" for s in steps],
-            "block max": [s.block_max for s in steps],
-            "m before": [s.old_max for s in steps],
-            "m after": [s.new_max for s in steps],
-            "rescale e^(m − m′)": [s.rescale for s in steps],
-            "block sum": [s.block_sum for s in steps],
-            "running sum l": [s.running_sum for s in steps],
-        }
-    ).set_index("block")
-    st.dataframe(frame.map(format_number))
-    bars = pd.DataFrame(
-        {
-            "key": labels,
-            "score": [v if v != float("-inf") else None for v in row.tolist()],
-            "block": [f"block {j // block_size + 1}" for j in range(len(labels))],
-        }
-    )
+    st.dataframe(gen.online_frame(steps).map(format_number))
+    bars = gen.block_frame(row, labels, block_size)
     display.chart(charts.online_blocks, bars, title=f"Scores of query {labels[i]} (−∞ keys are empty)")
     online, plain = gen.online_softmax(row, block_size), ac.softmax(row)
     st.caption(

@@ -283,3 +283,29 @@ def online_softmax(row: torch.Tensor, block_size: int) -> torch.Tensor:
     if last.running_sum == 0:
         return torch.zeros_like(row)
     return torch.exp(row - last.new_max) / last.running_sum  # (T,)
+
+
+def online_frame(steps: list[OnlineStep]) -> pd.DataFrame:
+    """One row per block: its keys, its max, the running max before and after, the rescale, the sums."""
+    return pd.DataFrame(
+        {
+            "block": [f"{s.block + 1}: keys {s.start}–{s.start + len(s.values) - 1}" for s in steps],
+            "block max": [s.block_max for s in steps],
+            "m before": [s.old_max for s in steps],
+            "m after": [s.new_max for s in steps],
+            "rescale e^(m − m′)": [s.rescale for s in steps],
+            "block sum": [s.block_sum for s in steps],
+            "running sum l": [s.running_sum for s in steps],
+        }
+    ).set_index("block")
+
+
+def block_frame(row: torch.Tensor, labels: list[str], block_size: int) -> pd.DataFrame:
+    """Columns key, score (None where -inf), block: one row's scores coloured by the block that reads them."""
+    return pd.DataFrame(
+        {
+            "key": labels,
+            "score": [v if math.isfinite(v) else None for v in row.tolist()],
+            "block": [f"block {j // block_size + 1}" for j in range(len(labels))],
+        }
+    )

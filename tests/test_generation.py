@@ -116,3 +116,13 @@ def test_online_softmax_of_a_fully_masked_row_is_zeros_and_block_size_is_checked
     assert torch.equal(gen.online_softmax(row, 2), torch.zeros(4)) and torch.equal(ac.softmax(row), torch.zeros(4))
     with pytest.raises(ValueError, match="block size"):
         gen.online_softmax_steps(row, 0)
+
+
+def test_online_tables_for_the_page():
+    row = ROWS["masked"]
+    frame = gen.online_frame(gen.online_softmax_steps(row, 3))
+    assert list(frame.index) == ["1: keys 0–2", "2: keys 3–5", "3: keys 6–6"]
+    assert frame["running sum l"].iloc[-1] == gen.online_softmax_steps(row, 3)[-1].running_sum
+    bars = gen.block_frame(row, [f"k{j}" for j in range(7)], 3)
+    assert bars["score"].isna().tolist() == [False, False, True, False, False, True, True]
+    assert bars["block"].tolist() == ["block 1"] * 3 + ["block 2"] * 3 + ["block 3"]
