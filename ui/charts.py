@@ -485,3 +485,38 @@ def head_grid(num_heads: int, width_px: int = 760, per_row: int = 4) -> tuple[li
     columns = min(num_heads, per_row)
     rows = [list(range(start, min(start + columns, num_heads))) for start in range(0, num_heads, columns)]
     return rows, max(60, width_px // columns - 80)
+
+
+# --- training and generation ---
+
+
+def log_log_lines(
+    data: pd.DataFrame, *, x: str, y: str, color: str, title: str = "", x_title: str = "", y_title: str = ""
+) -> alt.Chart:
+    """Lines with points over log x and log y axes (growth like T² is a straight line of slope 2)."""
+    return (
+        alt.Chart(data, title=title)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(f"{x}:Q", title=x_title or x, scale=alt.Scale(type="log", base=2), axis=alt.Axis(format="d")),
+            y=alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log")),
+            color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="top-left", fillColor="white")),
+            tooltip=[alt.Tooltip(f"{x}:Q", title=x_title or x), alt.Tooltip(f"{y}:Q", format=".3e"), f"{color}:N"],
+        )
+        .properties(height=260, description=title)
+    )
+
+
+def online_blocks(data: pd.DataFrame, *, title: str = "") -> alt.Chart:
+    """One row's scores as bars coloured by block (columns key, score, block), -inf keys left empty."""
+    return (
+        alt.Chart(data, title=title)
+        .mark_bar()
+        .encode(
+            x=alt.X("key:N", sort=list(data["key"]), title="key", axis=alt.Axis(labelAngle=0, labelLimit=80)),
+            y=alt.Y("score:Q", title="score"),
+            color=alt.Color("block:N", title="block"),
+            tooltip=["key:N", alt.Tooltip("score:Q", format=".4f"), "block:N"],
+        )
+        .properties(height=240, description=title)
+    )

@@ -36,6 +36,7 @@ class Lesson:
 START = "Start"
 STEPS = "Self-attention, step by step"
 BLOCK = "Towards a transformer block"
+BEYOND = "Beyond one step"
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
@@ -127,6 +128,24 @@ LESSONS: tuple[Lesson, ...] = (
         "The whole block on one page, with downloads and code to reproduce it.",
         "softmax(Q Kᵀ / √d_k + M) V, end to end, equal to PyTorch's.",
         BLOCK,
+    ),
+    Lesson(
+        "app_pages/training.py",
+        11,
+        "How attention is learned",
+        ":material/model_training:",
+        "Train a tiny transformer live on a toy task and watch its attention pattern form.",
+        "Gradient descent shapes W_q and W_k until each query finds the key the task needs.",
+        BEYOND,
+    ),
+    Lesson(
+        "app_pages/generation.py",
+        12,
+        "Generation, step by step",
+        ":material/keyboard_double_arrow_right:",
+        "Token-by-token decoding with a KV cache, the T² cost of attention, and online softmax.",
+        "A cache turns each step into one query row; attention still costs T² cells in all.",
+        BEYOND,
     ),
 )
 

@@ -1,0 +1,235 @@
+"""Lesson 12: generation, step by step. A KV cache, what it saves, the cost of attention, online softmax."""
+
+import pandas as pd
+import streamlit as st
+import torch
+
+import attention_core as ac
+from attention_core import generation as gen
+from attention_core import training as tr
+from attention_core.tables import dimension_labels
+from ui import charts, display, inputs, training_runs
+from ui.format import format_number, vector_text
+from ui.inputs import LabInput
+
+BLOCK_SIZES = (1, 2, 3, 4, 8)
+NARROW_CACHE = 6  # dimensions up to which K, V and the query's row fit side by side
+COUNTS = ("with cache", "without cache", "total with cache", "total without cache", "cells", "bytes (formula)")
+COUNT_FORMAT = {name: st.column_config.NumberColumn(format="localized") for name in (*COUNTS, "measured bytes")}
+TIME_FORMAT = {name: st.column_config.NumberColumn(format="%.4f") for name in ("ms", "ms (c·T²)")}
+
+
+def render(lab: LabInput) -> None:
+    display.lesson_title(__file__)
+    intro()
+    run = training_runs.current_run()
+    X, W_q, W_k, W_v, labels = source(lab, run)
+    steps = gen.cached_attention(X, W_q, W_k, W_v)
+    kv_cache(steps, labels)
+    cached_equals_recomputed(X, W_q, W_k, W_v, steps, labels)
+    if run is not None:
+        trained_model_generates(run)
+    multiply_adds(len(labels), X.shape[1], W_k.shape[1])
+    cost_of_attention()
+    online_softmax(gen.masked_scores(X, W_q, W_k), labels)
+    display.show_code(gen.cached_step, gen.online_softmax_steps)
+
+
+def intro() -> None:
+    st.markdown(
+        """
+A language model writes one token at a time. At step *t* only the **new token** asks a question:
+its query is the only query, and the keys and values are those of every token so far. The keys
+and values of earlier tokens do not change, so a model keeps them in a **KV cache** and adds one
+K row and one V row per step, instead of recomputing the whole sequence. The causal mask of
+lesson 6 is built in: the cache holds only the past.
+"""
+    )
+    st.latex(r"\text{context}_t = \operatorname{softmax}\!\left(\frac{q_t K_{0..t}^\top}{\sqrt{d_k}}\right) V_{0..t}")
+
+
+def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
+    """(X, W_q, W_k, W_v, labels): the trained model's first head, or the sidebar's input with seeded projections."""
+    if run is not None:
+        prompt, new_tokens = gen.generation_prompt(run.settings.task, run.example)
+        tokens = gen.generate(run.model, prompt, new_tokens).tokens
+        X, W_q, W_k, W_v = gen.first_head(run.model, tokens)
+        st.success(
+            f"Using the model you trained in lesson 11 ({tr.TASKS[run.settings.task]}): layer 1, head 1.",
+            icon=":material/model_training:",
+        )
+        return X, W_q, W_k, W_v, tr.position_labels(run.settings.task, tokens)
+    st.info(
+        "No model trained yet for the settings chosen in lesson 11, so this uses the sidebar's input with seeded "
+        "random W_q, W_k, W_v (d_k = d_model). Train a model there and come back to see it generate.",
+        icon=":material/info:",
+    )
+    X, labels = lab.X, list(lab.labels)
+    if lab.T > gen.MAX_STEPPED:
+        st.warning(
+            f"The sentence has {lab.T} tokens: this page steps through the first {gen.MAX_STEPPED}.",
+            icon=":material/content_cut:",
+        )
+        X, labels = X[: gen.MAX_STEPPED], labels[: gen.MAX_STEPPED]
+    params = ac.random_projections(lab.d_model, lab.d_model, lab.seed)
+    return X, params.W_q, params.W_k, params.W_v, labels
+
+
+def kv_cache(steps: list[gen.CacheStep], labels: list[str]) -> None:
+    """The cache at a chosen step: one K row and one V row per token so far, and the new query's weights."""
+    st.subheader("The KV cache, step by step")
+    if len(steps) > 1:
+        t = st.slider("Step t (the new token)", 0, len(steps) - 1, len(steps) - 1, key="generation_step")
+    else:
+        t = 0
+    step = steps[t]
+    seen = labels[: t + 1]
+    st.markdown(
+        f"Step {t}: the new token **{labels[t]}** gives q = {vector_text(step.q)}; its k and v are appended, "
+        f"so the cache holds {t + 1} K rows and {t + 1} V rows."
+    )
+    d_k, d_v = step.K.shape[1], step.V.shape[1]
+    narrow = max(d_k, d_v) <= NARROW_CACHE  # three side by side; wider caches get a row each
+    left, middle, right = st.columns(3) if narrow else (st.container(), st.container(), st.container())
+    with left:
+        display.heatmap(
+            step.K,
+            seen,
+            dimension_labels(d_k),
+            kind="values",
+            title="K cache",
+            row_title="token",
+            col_title="dimension",
+        )
+    with middle:
+        display.heatmap(
+            step.V,
+            seen,
+            dimension_labels(d_v),
+            kind="values",
+            title="V cache",
+            row_title="token",
+            col_title="dimension",
+        )
+    with right:
+        row = pd.DataFrame({"score": step.scores.tolist(), "weight": step.weights.tolist()}, index=seen)
+        st.markdown(f"**Query {labels[t]}** over the cache")
+        display.table(row, alt=f"Scores and weights of step {t}")
+        display.download_csv(row, f"generation-step-{t}.csv", label="Download this step as CSV")
+
+
+def cached_equals_recomputed(X, W_q, W_k, W_v, steps: list[gen.CacheStep], labels: list[str]) -> None:
+    """The rows computed one step at a time, stacked, beside the whole causal attention at once."""
+    st.subheader("With the cache = recomputing everything")
+    weights, context = gen.recomputed_attention(X, W_q, W_k, W_v)
+    cached = gen.cache_rows_as_matrix(steps)
+    cached_context = torch.stack([step.context for step in steps])  # (T, d_v)
+    left, right = st.columns(2)
+    with left:
+        display.heatmap(cached, labels, labels, title="Weights, one row per step (cache)")
+    with right:
+        display.heatmap(weights, labels, labels, title="Weights, whole sequence with the causal mask")
+    difference = max(gen.max_difference(cached, weights), gen.max_difference(cached_context, context))
+    st.metric("Max difference, cached vs recomputed (weights and context)", format_number(difference))
+
+
+def trained_model_generates(run: tr.TrainingRun) -> None:
+    """Greedy decoding with the trained model: every layer cached, logits equal to one full forward pass."""
+    prompt, new_tokens = gen.generation_prompt(run.settings.task, run.example)
+    result = gen.generate(run.model, prompt, new_tokens)
+    symbols = tr.vocabulary(run.settings.task)
+    predicted = [symbols[int(i)] for i in result.cached_logits.argmax(dim=-1)]
+    frame = pd.DataFrame(
+        {
+            "token": [symbols[int(i)] for i in result.tokens],
+            "from": ["prompt" if i < result.prompt_length else "generated" for i in range(len(result.tokens))],
+            "keys in cache": result.cache_lengths,
+            "predicts next": predicted,
+        }
+    )
+    st.markdown("**The trained model generates** (greedy: the most likely token each step)")
+    st.dataframe(frame, hide_index=False)
+    st.metric("Max difference of the logits, cached vs one full pass", format_number(result.difference))
+
+
+def multiply_adds(T: int, d_model: int, d_k: int) -> None:
+    """Multiply-adds per step and in total, with and without the cache (one head)."""
+    st.subheader("What the cache saves")
+    frame = gen.multiply_add_frame(T, d_model, d_k, d_k)
+    with_cache = gen.total_multiply_adds(T, d_model, d_k, d_k, cached=True)
+    without = gen.total_multiply_adds(T, d_model, d_k, d_k, cached=False)
+    st.markdown(
+        f"For {T} tokens (d_model = {d_model}, d_k = d_v = {d_k}, one head): **{with_cache:,}** multiply-adds "
+        f"with the cache against **{without:,}** recomputing every step. "
+        "Per step the cache costs one projection and one row of scores; without it, step t redoes a t × t matrix."
+    )
+    long = frame.melt(
+        id_vars="step", value_vars=["with cache", "without cache"], var_name="way", value_name="mult-adds"
+    )
+    left, right = st.columns(2)
+    with left:
+        st.dataframe(frame.set_index("step"), column_config=COUNT_FORMAT)
+    with right:
+        display.chart(charts.lines, long, x="step", y="mult-adds", color="way", title="Multiply-adds per step")
+
+
+@st.cache_data(show_spinner="Measuring attention on this machine…", max_entries=1)
+def measured_cost() -> pd.DataFrame:
+    """The cost table, measured once per server (it takes about 0.1 s)."""
+    return gen.cost_frame()
+
+
+def cost_of_attention() -> None:
+    """Time and memory of one head's attention as T grows, measured against T² x 4 bytes."""
+    st.subheader("The cost of attention")
+    st.markdown(
+        "Whatever the cache saves, each layer and head still holds a T × T matrix of weights: T² cells, "
+        "4 bytes each in float32. Twice the tokens, four times the memory and (roughly) the time."
+    )
+    frame = measured_cost()
+    st.dataframe(frame.set_index("T"), column_config=COUNT_FORMAT | TIME_FORMAT)
+    st.caption(
+        "Time: the fastest of 3 runs of one causal attention head (d_k = 16) on this server; c·T² is the "
+        "formula with c fitted at the largest T. At small T fixed overheads dominate, so time falls short of T²."
+    )
+    timing = frame.melt(id_vars="T", value_vars=["ms", "ms (c·T²)"], var_name="series", value_name="milliseconds")
+    memory = frame.melt(
+        id_vars="T", value_vars=["bytes (formula)", "measured bytes"], var_name="series", value_name="b"
+    )
+    left, right = st.columns(2)
+    with left:
+        display.chart(
+            charts.log_log_lines, timing, x="T", y="milliseconds", color="series", title="Time, measured vs c·T²"
+        )
+    with right:
+        display.chart(charts.log_log_lines, memory, x="T", y="b", color="series", title="Bytes of the weights matrix")
+
+
+def online_softmax(scores: torch.Tensor, labels: list[str]) -> None:
+    """One query row's softmax block by block, with a running max and sum (the idea behind FlashAttention)."""
+    st.subheader("Online softmax, block by block")
+    st.markdown(
+        "FlashAttention never holds a whole row of scores: it reads the keys in blocks and keeps a running "
+        "maximum m and a running sum l. When a block raises the maximum, the old sum is rescaled by e^(m − m′)."
+    )
+    st.latex(r"m' = \max(m, \max_{j \in B} s_j),\qquad l' = l\,e^{m - m'} + \sum_{j \in B} e^{s_j - m'}")
+    row_choice, block_choice = st.columns(2)
+    i = row_choice.selectbox(
+        "Query row", range(len(labels)), index=len(labels) // 2, format_func=labels.__getitem__, key="generation_row"
+    )
+    block_size = block_choice.selectbox("Block size", BLOCK_SIZES, index=1, key="generation_block")
+    row = scores[i]  # (T,) with -inf after position i
+    steps = gen.online_softmax_steps(row, block_size)
+    st.dataframe(gen.online_frame(steps).map(format_number))
+    bars = gen.block_frame(row, labels, block_size)
+    display.chart(charts.online_blocks, bars, title=f"Scores of query {labels[i]} (−∞ keys are empty)")
+    online, plain = gen.online_softmax(row, block_size), ac.softmax(row)
+    st.caption(
+        "Before the first block the sum is empty (l = 0, m = −∞), so its rescale factor is shown as 0. "
+        "At the end, each weight is e^(s_j − m) / l with the final m and l."
+    )
+    display.table(torch.stack([online, plain], dim=1), labels, ["online", "plain softmax"], alt="Weights of the row")
+    st.metric("Max difference, online vs plain softmax", format_number(gen.max_difference(online, plain)))
+
+
+render(inputs.current())

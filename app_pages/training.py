@@ -1,0 +1,212 @@
+"""Lesson 11: how attention is learned. Train a tiny transformer live and watch its attention pattern form."""
+
+import pandas as pd
+import streamlit as st
+import torch
+
+from attention_core import training as tr
+from attention_core.tables import long_frame
+from ui import charts, display, inputs, training_runs
+from ui.format import format_number
+from ui.inputs import LabInput
+
+LEARNING_RATES = (0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 10.0, 100.0)
+KEYS = ("task", "seed", "layers", "heads", "steps", "learning_rate", "mlp")
+
+
+def render(lab: LabInput) -> None:
+    display.lesson_title(__file__)
+    intro()
+    settings = choose_settings()
+    if settings is None:
+        return
+    the_task(settings)
+    training(settings)
+    display.show_code(tr.causal_attention, tr.TinyTransformer, tr.train)
+
+
+def intro() -> None:
+    st.markdown(
+        """
+In the other lessons W_q, W_k and W_v were given. In a real model nobody writes them: they start
+random and **gradient descent** changes them, a little at every step, so that the model's
+predictions get better. Here a tiny causal transformer (token and position embeddings, one or two
+attention layers built from the lab's own `attention_scores → scale_scores → apply_mask → softmax
+→ context_vectors`, a read-out to the vocabulary) learns a toy task whose right attention pattern
+is known, so you can watch the pattern form.
+"""
+    )
+    st.latex(
+        r"\text{loss} = -\frac{1}{N}\sum_{\text{scored } i} \ln p_\theta(\text{target}_i \mid \text{tokens}_{\le i}),"
+        r"\qquad \theta \leftarrow \theta - \eta\,\text{AdamW}(\nabla_\theta \text{loss})"
+    )
+    st.caption("This lesson has its own tiny vocabulary (a, b, c, …); the sidebar's sentence is not used here.")
+
+
+def _on_task_change() -> None:
+    """Picking a task loads its recommended settings (a preset that trains in a few seconds)."""
+    preset = tr.DEFAULTS[st.session_state["training_task"]]
+    for key in KEYS[2:]:  # the seed stays
+        st.session_state[f"training_{key}"] = getattr(preset, key)
+
+
+def choose_settings() -> tr.TrainingSettings | None:
+    """The learner's task and settings, validated (an error and None when they do not fit)."""
+    chosen = training_runs.chosen_settings()  # the last visit's choices (widget state ends with the page)
+    for key in KEYS:
+        st.session_state.setdefault(f"training_{key}", getattr(chosen, key))
+    top = st.columns(4)
+    task = top[0].selectbox(
+        "Task", list(tr.TASKS), format_func=tr.TASKS.get, key="training_task", on_change=_on_task_change
+    )
+    seed = top[1].number_input("Seed", 0, tr.SEED_LIMIT, step=1, key="training_seed")
+    layers = top[2].selectbox("Layers", [1, 2], key="training_layers")
+    heads = top[3].selectbox("Heads per layer", [1, 2, 3, 4], key="training_heads")
+    bottom = st.columns(4)
+    low, high = tr.LIMITS["steps"]
+    steps = bottom[0].number_input("Steps", low, high, step=50, key="training_steps")
+    rate = bottom[1].select_slider("Learning rate", LEARNING_RATES, key="training_learning_rate")
+    mlp = bottom[2].toggle("Small MLP after attention", key="training_mlp")
+    settings = tr.TrainingSettings(task, int(seed), int(layers), int(heads), int(steps), float(rate), bool(mlp))
+    try:
+        tr.check_settings(settings)
+    except ValueError as error:
+        st.error(f"{error} Nothing was trained.", icon=":material/error:")
+        return None
+    training_runs.choose(settings)
+    return settings
+
+
+def the_task(settings: tr.TrainingSettings) -> None:
+    """A few held-out sequences with their targets, and the right attention pattern for one of them."""
+    st.subheader("The task")
+    tokens, targets = tr.make_batch(settings.task, 6, torch.Generator().manual_seed(settings.seed + 1))
+    example, _ = training_runs.untrained(settings)
+    symbols = tr.vocabulary(settings.task)
+    frame = pd.DataFrame(
+        {
+            "sequence": [" ".join(symbols[int(t)] for t in row) for row in tokens],
+            "targets (· = not scored)": [
+                " ".join(symbols[int(t)] if t != tr.IGNORE else "·" for t in row) for row in targets
+            ],
+        }
+    )
+    left, right = st.columns(2)
+    with left:
+        st.markdown(f"**{tr.TASKS[settings.task]}**: held-out sequences and what each position must predict.")
+        st.dataframe(frame, hide_index=True)
+        display.download_csv(frame, f"training-{settings.task}-examples.csv", label="Download the examples as CSV")
+    with right:
+        labels = tr.position_labels(settings.task, example)
+        display.heatmap(tr.ideal_pattern(settings.task, example), labels, labels, title="The right pattern")
+
+
+@st.fragment
+def training(settings: tr.TrainingSettings) -> None:
+    """Train on demand (only this part of the page reruns), then the results of the run."""
+    st.subheader("Training")
+    run = training_runs.finished(settings)
+    clicked = st.button(
+        "Train",
+        type="primary",
+        icon=":material/play_arrow:",
+        key="training_train",
+        disabled=run is not None,
+        help="Already trained with these settings: change one to train again." if run is not None else None,
+    )
+    if run is None and clicked:
+        run = training_runs.train_with_progress(settings)
+    if run is None:
+        before_training(settings)
+        return
+    divergence(run)
+    curves(run)
+    scrub(run)
+
+
+def before_training(settings: tr.TrainingSettings) -> None:
+    """The untrained model's attention: near uniform over the keys each query may see."""
+    example, snapshot = training_runs.untrained(settings)
+    st.info(
+        f"Not trained yet: press **Train**. Untrained, the model gets {snapshot.accuracy:.0%} of the held-out "
+        "predictions right (chance) and its attention is spread over every key it may see.",
+        icon=":material/info:",
+    )
+    attention_beside_ideal(settings.task, example, snapshot)
+
+
+def divergence(run: tr.TrainingRun) -> None:
+    """Say so when the learning rate made the loss blow up."""
+    if run.diverged_at is None:
+        return
+    st.error(
+        f"The loss diverged at step {run.diverged_at} (NaN, infinite or more than {tr.DIVERGENCE_FACTOR:g}× its "
+        f"start): the learning rate {run.settings.learning_rate:g} is too large. Training stopped; the results "
+        f"below are the last good snapshot (step {run.snapshots[-1].step}). Try a smaller learning rate.",
+        icon=":material/error:",
+    )
+
+
+def curves(run: tr.TrainingRun) -> None:
+    """Loss per step and held-out accuracy per snapshot."""
+    final = run.snapshots[-1]
+    metrics = st.columns(3)
+    metrics[0].metric("Held-out accuracy", f"{final.accuracy:.1%}")
+    metrics[1].metric("Loss at the last step", format_number(final.loss))
+    metrics[2].metric("Steps trained", len(run.losses))
+    losses = pd.DataFrame({"step": range(1, len(run.losses) + 1), "loss": run.losses})
+    accuracy = pd.DataFrame({"step": [s.step for s in run.snapshots], "accuracy": [s.accuracy for s in run.snapshots]})
+    left, right = st.columns(2)
+    with left:
+        if len(losses):
+            display.chart(charts.lines, losses, x="step", y="loss", title="Training loss", log_y=True)
+    with right:
+        display.chart(charts.lines, accuracy, x="step", y="accuracy", title="Held-out accuracy")
+
+
+def scrub(run: tr.TrainingRun) -> None:
+    """A step slider over the saved snapshots: the attention then, beside the right pattern."""
+    steps = [snapshot.step for snapshot in run.snapshots]
+    chosen = st.select_slider("Step", steps, value=steps[-1], key="training_step")
+    snapshot = run.snapshots[steps.index(chosen)]
+    st.caption(f"At step {chosen}: loss {format_number(snapshot.loss)}, held-out accuracy {snapshot.accuracy:.1%}.")
+    attention_beside_ideal(run.settings.task, run.example, snapshot)
+
+
+def attention_beside_ideal(task: str, example: torch.Tensor, snapshot: tr.Snapshot) -> None:
+    """Every head's weights on the example next to the right pattern, with how close each is."""
+    labels = tr.position_labels(task, example)
+    ideal = tr.ideal_pattern(task, example)
+    layers, heads = snapshot.weights.shape[:2]
+    _, panel_px = charts.head_grid(heads + 1, width_px=1000, per_row=heads + 1)
+    for layer in range(layers):
+        columns = st.columns(heads + 1)
+        for head in range(heads):
+            with columns[head]:
+                weights = snapshot.weights[layer, head]  # (T, T)
+                attention_heatmap(weights, labels, f"Layer {layer + 1}, head {head + 1}", panel_px)
+                score = tr.closeness(weights, ideal)
+                st.metric("Weight on the right key", format_number(score), help=CLOSENESS_HELP)
+        with columns[heads]:
+            attention_heatmap(ideal, labels, "The right pattern", panel_px)
+    if layers > 1:
+        st.caption("The right pattern is the last layer's job; the first layer usually learns a helper pattern.")
+
+
+CLOSENESS_HELP = "Mean over the scored query rows of the weight on the right key: 1 = the right pattern."
+
+
+def attention_heatmap(weights: torch.Tensor, labels: list[str], title: str, panel_px: int) -> None:
+    """One head's weights (the one place a cell click with its arithmetic can be added later)."""
+    display.chart(
+        charts.head_heatmap,
+        long_frame(weights, labels, labels),
+        labels,
+        labels,
+        title=title,
+        panel_px=panel_px,
+        st_width="content",
+    )
+
+
+render(inputs.current())

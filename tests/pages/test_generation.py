@@ -1,0 +1,76 @@
+"""Page tests of lesson 12 (generation, step by step): with the sidebar's input, then with a trained model."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.apptest_helpers import assert_clean, charts, frames, open_page, sentence_params
+
+PAGE = "app_pages/generation.py"
+
+
+@pytest.fixture(autouse=True)
+def fresh_store():
+    """Every test starts with no trained runs on the server (the store is process-wide)."""
+    from ui import training_runs
+
+    training_runs.store.clear()
+
+
+def metrics(at) -> dict[str, str]:
+    return {metric.label: metric.value for metric in at.metric}
+
+
+def small(value: str) -> bool:
+    return value == "0" or float(value) < 1e-5
+
+
+def test_page_runs_on_the_sidebar_input_with_equal_cached_and_recomputed():
+    at = open_page(PAGE)
+    assert_clean(at)
+    assert any("No model trained yet" in info.value for info in at.info)
+    shown = metrics(at)
+    assert small(shown["Max difference, cached vs recomputed (weights and context)"])
+    assert small(shown["Max difference, online vs plain softmax"])
+    assert len(charts(at)) >= 6 and frames(at)
+
+
+def test_step_slider_and_block_size_change_what_is_shown():
+    at = open_page(PAGE)
+    at.slider(key="generation_step").set_value(1).run()
+    assert any("the cache holds 2 K rows and 2 V rows" in m.value for m in at.markdown)
+    for block_size in (1, 3, 8):
+        at.selectbox(key="generation_block").set_value(block_size).run()
+        assert_clean(at)
+        assert small(metrics(at)["Max difference, online vs plain softmax"])
+
+
+def test_a_long_sentence_is_cut_with_a_message():
+    at = open_page(PAGE, sentence_params(" ".join(f"w{i}" for i in range(40))))
+    assert_clean(at)
+    assert any("steps through the first 32" in warning.value for warning in at.warning)
+
+
+def test_after_training_the_page_uses_the_trained_model():
+    at = open_page("app_pages/training.py")
+    at.selectbox(key="training_task").set_value("reverse").run()
+    at.number_input(key="training_steps").set_value(100).run()
+    at.button(key="training_train").click().run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    assert any("Using the model you trained" in s.value for s in at.success)
+    assert small(metrics(at)["Max difference of the logits, cached vs one full pass"])
+
+
+def test_the_training_settings_survive_a_visit_and_decide_which_model_is_used():
+    at = open_page("app_pages/training.py")
+    at.number_input(key="training_steps").set_value(40).run()
+    at.button(key="training_train").click().run()
+    at.switch_page(PAGE).run()
+    assert any("Using the model you trained" in s.value for s in at.success)
+    at.switch_page("app_pages/training.py").run()
+    assert at.number_input(key="training_steps").value == 40, "the choices are kept across pages"
+    at.number_input(key="training_seed").set_value(5).run()  # settings nobody has trained
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    assert any("No model trained yet" in info.value for info in at.info)

@@ -1,0 +1,73 @@
+"""Page tests of lesson 11 (how attention is learned): settings, messages, a short training run."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.apptest_helpers import assert_clean, charts, frames, open_page
+
+PAGE = "app_pages/training.py"
+
+
+@pytest.fixture(autouse=True)
+def fresh_store():
+    """Every test starts with no trained runs on the server (the store is process-wide)."""
+    from ui import training_runs
+
+    training_runs.store.clear()
+
+
+def metrics(at) -> dict[str, str]:
+    return {metric.label: metric.value for metric in at.metric}
+
+
+def test_page_before_training_shows_the_task_and_the_untrained_attention():
+    at = open_page(PAGE)
+    assert_clean(at)
+    assert not at.error
+    assert at.button(key="training_train")
+    assert any("Not trained yet" in info.value for info in at.info)
+    assert len(charts(at)) >= 3, "the right pattern (twice) and the untrained head"
+    assert frames(at) and at.get("download_button")
+    assert float(metrics(at)["Weight on the right key"]) < 0.5
+
+
+def test_settings_that_do_not_fit_give_a_message_and_no_training():
+    at = open_page(PAGE)
+    at.selectbox(key="training_heads").set_value(3).run()
+    assert_clean(at)
+    assert any("cannot be split into 3" in error.value for error in at.error)
+    assert "training_train" not in [button.key for button in at.button]  # nothing to train
+
+
+def test_a_short_training_shows_the_loss_accuracy_and_a_step_slider():
+    at = open_page(PAGE)
+    at.number_input(key="training_steps").set_value(60).run()
+    at.button(key="training_train").click().run()
+    assert_clean(at)
+    shown = metrics(at)
+    assert float(shown["Held-out accuracy"].rstrip("%")) >= 95
+    assert shown["Steps trained"] == "60"
+    slider = at.select_slider(key="training_step")
+    assert slider.options[0] == "0" and slider.value == 60
+    weight_after = float(metrics(at)["Weight on the right key"])
+    slider.set_value(0).run()
+    assert float(metrics(at)["Weight on the right key"]) < weight_after
+    assert_clean(at)
+
+
+def test_choosing_a_task_loads_its_preset():
+    at = open_page(PAGE)
+    at.selectbox(key="training_task").set_value("induction").run()
+    assert_clean(at)
+    assert at.selectbox(key="training_layers").value == 2
+    assert at.number_input(key="training_steps").value == 500
+
+
+def test_a_diverging_learning_rate_is_explained():
+    at = open_page(PAGE)
+    at.number_input(key="training_steps").set_value(30).run()
+    at.select_slider(key="training_learning_rate").set_value(100.0).run()
+    at.button(key="training_train").click().run()
+    assert_clean(at)
+    assert any("diverged" in error.value and "last good snapshot" in error.value for error in at.error)
