@@ -71,11 +71,35 @@ def _modes_for(example: str) -> list[str]:
     return [m for m in EMBEDDING_MODES if example != OWN or m != "printed"]
 
 
+def default_query_label(example: str, sentence: str) -> str | None:
+    """The query token an example starts with (the tutorial's query, or a sentence's first token); None if none."""
+    if example in PRESETS_BY_KEY:
+        preset = PRESETS_BY_KEY[example]
+        return ac.token_labels(preset.tokens)[preset.query_index]
+    try:
+        return ac.token_labels(ac.tokenize(sentence))[0]
+    except ValueError:
+        return None
+
+
+def _set_default_query(example: str) -> None:
+    """Select the example's default query token through session state, so the bound box shows it too.
+
+    Popping the key is not enough: the widget keeps its id (its key), so the browser would keep
+    showing the old token while Python computes the default one.
+    """
+    label = default_query_label(example, st.session_state.get("sentence", DEFAULT_SENTENCE))
+    if label is None:
+        st.session_state.pop("query", None)
+    else:
+        st.session_state["query"] = label
+
+
 def _on_example_change() -> None:
     """A new example starts at its own defaults: its embeddings and the tutorial's query token."""
     example = st.session_state.get("example")
     st.session_state["embedding"] = "random" if example == OWN else "printed"
-    st.session_state.pop("query", None)
+    _set_default_query(example)
 
 
 def reset() -> None:
@@ -85,7 +109,7 @@ def reset() -> None:
     st.session_state["embedding"] = "printed"
     st.session_state["seed"] = str(DEFAULT_SEED)
     st.session_state["d_model"] = DEFAULT_D_MODEL
-    st.session_state.pop("query", None)
+    _set_default_query(ac.DEFAULT_PRESET.key)
     st.session_state.pop(EDITOR_KEY, None)
     st.session_state.pop("_editor_signature", None)
 
