@@ -1,17 +1,40 @@
-"""ui/display.py: number formats per column and the cached chart specs."""
+"""ui/display.py: one number format per cell and the cached chart specs."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import torch
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+from streamlit.testing.v1 import AppTest
 
 from ui import charts, display
 
 
-def test_columns_with_tiny_values_switch_to_scientific_notation():
-    frame = pd.DataFrame({"plain": [0.5, 0.25], "tiny": [3e-7, 0.5], "zero": [0.0, 1.0]})
-    assert display.number_formats(frame) == ["%.4f", "%.3e", "%.4f"]  # an exact 0 is not tiny
+def table_app() -> None:
+    """A page with one table of mixed magnitudes (for AppTest)."""
+    import pandas as pd
+
+    from ui import display
+
+    frame = pd.DataFrame({"plain": [1.0, 0.25], "tiny": [3e-7, 0.5], "zero": [0.0, 1.0226e36]}, index=["a", "b"])
+    display.table(frame, alt="mixed")
+
+
+def test_a_table_formats_each_cell_by_itself_and_keeps_numbers():
+    at = AppTest.from_function(table_app).run()
+    assert not at.exception
+    element = at.dataframe[0]
+    assert element.value["tiny"].tolist() == [3e-7, 0.5]  # numbers, as tests and sorting read them
+    shown = convert_arrow_bytes_to_pandas_df(element.proto.arrow_data.styler.display_values)
+    assert shown.to_numpy().tolist() == [["1.0000", "3.0000e-07", "0"], ["0.2500", "0.5000", "1.0226e+36"]]
+
+
+def test_plain_decimals_only_when_every_cell_reads_at_4_decimals():
+    assert display.plain_decimals(pd.DataFrame({"a": [0.5, -2.0], "b": [1.0, 12.0]}))
+    for odd in (0.0, 3e-7, 2e6, float("nan"), float("-inf")):
+        assert not display.plain_decimals(pd.DataFrame({"a": [0.5, odd], "b": [1.0, 12.0]}))
+    assert display.cell_texts(pd.DataFrame({"a": [1.0, 3e-7]}))["a"].tolist() == ["1.0000", "3.0000e-07"]
 
 
 def test_heatmap_spec_keeps_data_apart_and_in_sentence_order():
@@ -22,7 +45,7 @@ def test_heatmap_spec_keeps_data_apart_and_in_sentence_order():
     )
     assert "datasets" not in spec and "data" not in spec  # the data travels as Arrow beside the spec
     assert list(data["row"][:3]) == ["the (1)"] * 3 and list(data["col"][:3]) == list(labels)
-    assert list(data["short"][:3]) == ["1.00", "0", "2e-07"]  # exact zero vs tiny value read differently
+    assert list(data["short"][:3]) == ["1.0000", "0", "2.0000e-07"]  # the table's formatter, per cell  # exact zero vs tiny value read differently
     x_sorts = [layer["encoding"]["x"]["sort"] for layer in spec["layer"]]
     assert all(sort == list(labels) for sort in x_sorts)
     assert spec["autosize"] == {"type": "pad", "contains": "content"}
