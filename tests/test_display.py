@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 import torch
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
@@ -45,7 +46,7 @@ def test_heatmap_spec_keeps_data_apart_and_in_sentence_order():
     )
     assert "datasets" not in spec and "data" not in spec  # the data travels as Arrow beside the spec
     assert list(data["row"][:3]) == ["the (1)"] * 3 and list(data["col"][:3]) == list(labels)
-    assert list(data["short"][:3]) == ["1.0000", "0", "2.0000e-07"]  # the table's formatter, per cell  # exact zero vs tiny value read differently
+    assert list(data["short"][:3]) == ["1.0000", "0", "2.0000e-07"]  # the table's formatter, per cell
     x_sorts = [layer["encoding"]["x"]["sort"] for layer in spec["layer"]]
     assert all(sort == list(labels) for sort in x_sorts)
     assert spec["autosize"] == {"type": "pad", "contains": "content"}
@@ -63,3 +64,40 @@ def test_raster_pixels_keep_large_matrices_about_a_thousand_pixels_wide():
     assert charts.raster_pixels(1024) == 1 and charts.raster_pixels(200) == 5
     image = charts.raster(torch.eye(300).numpy(), kind="weights")
     assert image.shape == (900, 900, 3) and image.dtype == np.uint8
+
+
+def weights_app() -> None:
+    """The sidebar's colour-scale switch and one weights heatmap with the query row outlined (for AppTest)."""
+    import torch
+
+    from ui import display, inputs
+
+    inputs.weights_scale_choice()
+    weights = torch.tensor([[0.10, 0.15, 0.25], [0.2, 0.3, 0.5], [0.12, 0.18, 0.7]])
+    display.heatmap(weights, ["a", "b", "c"], ["a", "b", "c"], title="w", highlight_row="b")
+
+
+def colour_scale(at: AppTest) -> dict:
+    import json
+
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    return spec["layer"][0]["encoding"]["color"]
+
+
+def test_weights_stretch_to_the_data_by_default_and_switch_to_fixed():
+    at = AppTest.from_function(weights_app).run()
+    assert not at.exception
+    colour = colour_scale(at)
+    assert colour["scale"]["domain"] == pytest.approx([0.10, 0.70]) and colour["title"] == "weight (scale 0.10–0.70)"
+    at.sidebar.radio(key="weights_scale").set_value("fixed").run()
+    colour = colour_scale(at)
+    assert colour["scale"]["domain"] == [0, 1] and colour["title"] == "weight (fixed 0–1)"
+
+
+def test_weights_domain_of_panels_is_their_common_range():
+    at = AppTest.from_function(weights_app).run()
+    import json
+
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    assert spec["layer"][-1]["mark"]["stroke"] == charts.HIGHLIGHT  # the query row's outline
+    assert charts.stretched_domain(np.array([0.2, 0.4, 0.1, 0.3])) == (0.1, 0.4)

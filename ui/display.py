@@ -17,7 +17,7 @@ import streamlit as st
 import torch
 
 from attention_core.tables import long_frame, to_frame
-from ui import charts, lessons
+from ui import charts, inputs, lessons
 from ui.format import HUGE, TINY, format_number, numbers_text
 
 
@@ -58,6 +58,14 @@ def table(
         st.dataframe(frame.style.format(format_number), column_config=config, height=height, alt=alt, key=key)
 
 
+def weights_domain(*matrices: torch.Tensor) -> charts.Domain:
+    """The colour range of weight heatmaps: stretched to the values of all ``matrices`` (panels that share
+    a scale pass them all), or fixed 0..1, as the sidebar's "Weights colour scale" says."""
+    if not inputs.stretch_weights() or not matrices:
+        return charts.FIXED_WEIGHTS
+    return charts.stretched_domain(np.concatenate([m.detach().double().reshape(-1).numpy() for m in matrices]))
+
+
 def heatmap(
     matrix: torch.Tensor,
     row_labels: Sequence[str],
@@ -67,21 +75,34 @@ def heatmap(
     title: str = "",
     row_title: str = "query",
     col_title: str = "key",
+    highlight_row: str | None = None,
+    domain: charts.Domain | None = None,
+    compact: bool = False,
+    panel_px: int = 230,
 ) -> None:
-    """Draw a matrix as an Altair heatmap, or as a raster image beyond MAX_CHART_TOKENS tokens."""
+    """Draw a matrix as an Altair heatmap, or as a raster image beyond MAX_CHART_TOKENS tokens.
+
+    Weights take ``domain`` if given (a grid of panels passes their common ``weights_domain``),
+    else their own ``weights_domain``. ``highlight_row`` (the query's label) outlines that row;
+    ``compact`` draws a grid panel of ``panel_px`` without axis titles or legend.
+    """
+    if kind == "weights" and domain is None:
+        domain = weights_domain(matrix)
     alt_text = f"{title}: heatmap of {len(row_labels)} × {len(col_labels)} values ({row_title} × {col_title})"
     if max(len(row_labels), len(col_labels)) > charts.MAX_CHART_TOKENS:
         values = to_frame(matrix, row_labels, col_labels).to_numpy()
-        st.image(charts.raster(values, kind=kind), caption=title, alt=alt_text)
+        st.image(charts.raster(values, kind=kind, domain=domain), caption=title, alt=alt_text)
+        scale = f" (colours {charts.weights_legend(domain)})" if kind == "weights" else ""
         st.caption(
             f"{len(row_labels)} tokens is too many for an interactive chart: this is a colour-mapped "
-            "image of the same matrix (same colour scale). Use the table for exact values."
+            f"image of the same matrix{scale}. Use the table for exact values."
         )
         return
     values = to_frame(matrix, row_labels, col_labels).to_numpy()  # (rows, cols) float64
-    spec, data = heatmap_spec(
-        values.tobytes(), values.shape, tuple(row_labels), tuple(col_labels), kind, title, row_title, col_title
-    )
+    options = (kind, title, row_title, col_title, domain and tuple(domain), highlight_row, compact, panel_px)
+    spec, data = heatmap_spec(values.tobytes(), values.shape, tuple(row_labels), tuple(col_labels), *options)
+    if compact:
+        alt_text = None  # the spec's description names the panel
     st.vega_lite_chart(data, spec, alt=alt_text, width="content")
 
 
@@ -95,16 +116,31 @@ def heatmap_spec(
     title: str,
     row_title: str,
     col_title: str,
+    domain: charts.Domain | None = None,
+    highlight_row: str | None = None,
+    compact: bool = False,
+    panel_px: int = 230,
 ) -> tuple[dict, pd.DataFrame]:
     """The Vega-Lite spec of ``charts.heatmap`` and its data, built and validated once per matrix.
 
-    Building and validating an Altair spec costs tens of milliseconds per chart; a rerun that
-    draws the same matrix again (most reruns) takes it from this cache, keyed on plain values.
+    The one spec cache of heatmaps (full size and compact grid panels). Building and validating
+    an Altair spec costs tens of milliseconds per chart; a rerun that draws the same matrix
+    again (most reruns) takes it from this cache, keyed on plain values.
     """
     matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
     long = long_frame(matrix, row_labels, col_labels)
     chart = charts.heatmap(
-        long, row_labels, col_labels, kind=kind, title=title, row_title=row_title, col_title=col_title
+        long,
+        row_labels,
+        col_labels,
+        kind=kind,
+        title=title,
+        row_title=row_title,
+        col_title=col_title,
+        domain=domain,
+        highlight_row=highlight_row,
+        compact=compact,
+        panel_px=panel_px,
     )
     with alt.data_transformers.enable("default", max_rows=None):  # st.altair_chart has no row limit either
         spec = chart.to_dict()  # validated against the Vega-Lite schema
@@ -145,12 +181,22 @@ def matrix(
     row_title: str = "query",
     col_title: str = "key",
     download: str | None = None,
+    highlight_row: str | None = None,
 ) -> pd.DataFrame:
     """Heatmap and table of one matrix in two tabs (and a CSV download); returns the table's frame."""
     frame = to_frame(matrix, row_labels, col_labels)
     chart_tab, table_tab = st.tabs(["Heatmap", "Table"])
     with chart_tab:
-        heatmap(matrix, row_labels, col_labels, kind=kind, title=title, row_title=row_title, col_title=col_title)
+        heatmap(
+            matrix,
+            row_labels,
+            col_labels,
+            kind=kind,
+            title=title,
+            row_title=row_title,
+            col_title=col_title,
+            highlight_row=highlight_row,
+        )
     with table_tab:
         table(frame, alt=title)
     if download:

@@ -251,7 +251,30 @@ def sidebar() -> LabInput:
             + "); the defaults are used instead."
         )
     st.sidebar.button("Reset to the default input", on_click=reset, icon=":material/restart_alt:")
+    weights_scale_choice()
     return lab
+
+
+WEIGHTS_SCALE_KEY = "weights_scale"
+WEIGHTS_SCALES = {"stretch": "stretch to data", "fixed": "fixed 0–1"}
+
+
+def weights_scale_choice() -> None:
+    """How weight heatmaps colour their cells (a view setting: not part of the input, not in the URL)."""
+    st.sidebar.radio(
+        "Weights colour scale",
+        list(WEIGHTS_SCALES),
+        format_func=WEIGHTS_SCALES.get,
+        key=WEIGHTS_SCALE_KEY,
+        horizontal=True,
+        help="Stretch: the darkest and brightest colours are the smallest and largest weight shown, so weights "
+        "of 0.10 and 0.25 look clearly different. Fixed: 0 is dark and 1 is yellow on every chart.",
+    )
+
+
+def stretch_weights() -> bool:
+    """True when weight heatmaps stretch their colours to the weights shown (the default)."""
+    return st.session_state.get(WEIGHTS_SCALE_KEY, "stretch") == "stretch"
 
 
 def link_note() -> str | None:
