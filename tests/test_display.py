@@ -101,3 +101,10 @@ def test_weights_domain_of_panels_is_their_common_range():
     spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
     assert spec["layer"][-1]["mark"]["stroke"] == charts.HIGHLIGHT  # the query row's outline
     assert charts.stretched_domain(np.array([0.2, 0.4, 0.1, 0.3])) == (0.1, 0.4)
+
+
+def test_very_large_tables_fall_back_to_one_format_per_column():
+    frame = pd.DataFrame(np.full((70, 70), 0.5))
+    frame.iloc[3, 2] = 1e-9
+    formats = display.column_formats(frame)
+    assert formats[2] == "%.4e" and formats[0] == "%.4f" and frame.size > display.MAX_STYLED_CELLS

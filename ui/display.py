@@ -28,6 +28,16 @@ def plain_decimals(frame: pd.DataFrame) -> bool:
     return bool(np.isfinite(values).all() and ((magnitude >= TINY) & (magnitude < HUGE)).all())
 
 
+MAX_STYLED_CELLS = 64 * 64  # per-cell formatting (a pandas Styler) costs ~30 ms here; beyond, one format per column
+
+
+def column_formats(frame: pd.DataFrame) -> list[str]:
+    """printf format per column for very large tables: scientific where any cell needs it, else 4 decimals."""
+    magnitude = np.abs(frame.to_numpy(dtype=float))
+    scientific = (((magnitude > 0) & (magnitude < TINY)) | ((magnitude >= HUGE) & np.isfinite(magnitude))).any(axis=0)
+    return ["%.4e" if column_is_scientific else "%.4f" for column_is_scientific in scientific]
+
+
 def cell_texts(frame: pd.DataFrame) -> pd.DataFrame:
     """Every cell as the text a table shows (format_number per cell): what a learner reads."""
     return frame.map(format_number)
@@ -46,13 +56,18 @@ def table(
     The data stay numbers (sorting, copying and tests read numbers). When every cell reads at 4
     decimals a column format draws them (fast); otherwise a Styler formats each cell by itself
     (format_number: '0', '3.2100e-07', '1.0226e+36', '-∞' beside '0.2500'), about 4 ms for 6 x 6.
+    Beyond MAX_STYLED_CELLS (64 x 64) a Styler is too slow: each column gets one format instead.
     """
     frame = data if isinstance(data, pd.DataFrame) else to_frame(data, rows, cols)
     longest_label = max((len(str(label)) for label in frame.index), default=0)
     config = {"_index": st.column_config.Column(width=min(260, 24 + 8 * longest_label))}  # labels not cut off
     height = "auto" if len(frame) <= 16 else 420
-    if plain_decimals(frame):
-        config |= {str(column): st.column_config.NumberColumn(str(column), format="%.4f") for column in frame.columns}
+    if plain_decimals(frame) or frame.size > MAX_STYLED_CELLS:
+        formats = column_formats(frame)
+        config |= {
+            str(column): st.column_config.NumberColumn(str(column), format=fmt)
+            for column, fmt in zip(frame.columns, formats, strict=True)
+        }
         st.dataframe(frame, column_config=config, height=height, alt=alt, key=key)
     else:
         st.dataframe(frame.style.format(format_number), column_config=config, height=height, alt=alt, key=key)

@@ -65,3 +65,17 @@ def test_query_box_after_a_deep_link_a_page_switch_and_back(page, app_url):
     settle(page)
     assert query_box(page) == "Self"
     screenshot(page, "query-box-after-back-forward")
+
+
+@pytest.mark.browser
+def test_hand_edits_in_a_link_survive_opening_and_a_page_switch(page, app_url):
+    edits = "2.5_0_0~0_1_0~0_0_1~1_1_1~0.5_0.5_0.5~3_0_1"
+    page.goto(f"{app_url}/scores?embedding=Edit+by+hand&edits={edits}")
+    wait_for_app(page)
+    no_exception(page)
+    assert page.get_by_text("A copied link holds these edited embeddings.").count() == 1
+    assert f"edits={edits}" in page.url
+    page.locator("[data-testid='stSidebarNav'] a").filter(has_text="Softmax").first.click()
+    settle(page)
+    assert f"edits={edits}" in page.url  # a link copied on another page still holds them
+    assert "0.0847" in page.locator("[data-testid='stMain']").inner_text()  # softmax of the edited scores
