@@ -301,7 +301,10 @@ def test_bar_titles_are_never_cut():
     data = pd.DataFrame({"query": ["a", "b"], "weight on blocked keys": [0.2, 0.0]})
     title = "Attention on blocked keys without the mask"
     spec = charts.bars(data, x="query", y="weight on blocked keys", title=title).to_dict()
-    assert spec["title"]["text"] == title and spec["title"]["limit"] == 0
+    assert spec["title"]["text"] == ["Attention on blocked keys", "without the mask"]  # wraps on a phone
+    assert spec["title"]["limit"] == 0
+    short = charts.bars(data, x="query", y="weight on blocked keys", title="Leak").to_dict()
+    assert short["title"]["text"] == "Leak"
 
 
 def test_log_x_lines_legend_sits_below_the_plot():

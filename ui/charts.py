@@ -9,6 +9,7 @@ and tooltips use ``ui.format.format_number``. Colours read on the light and the 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Literal
 
@@ -297,9 +298,13 @@ def raster(
 # --- bars -----------------------------------------------------------------------------------------
 
 
+TITLE_LINE_CHARS = 32  # a longer title wraps onto lines, so a phone-wide chart shows all of it
+
+
 def _title(text: str) -> alt.TitleParams:
-    """A chart title that is never cut: no length limit, left-aligned above the plot."""
-    return alt.TitleParams(text, limit=0, anchor="start", frame="group")
+    """A chart title that is never cut: no length limit, wrapped to short lines, left-aligned."""
+    lines = textwrap.wrap(text, TITLE_LINE_CHARS) or [""]
+    return alt.TitleParams(lines if len(lines) > 1 else text, limit=0, anchor="start", frame="bounds")
 
 
 def bars(

@@ -17,7 +17,7 @@ import streamlit as st
 import torch
 
 from attention_core.tables import long_frame, to_frame
-from ui import charts, inputs, lessons
+from ui import charts, lessons
 from ui.format import HUGE, TINY, format_number, numbers_text
 
 
@@ -73,10 +73,29 @@ def table(
         st.dataframe(frame.style.format(format_number), column_config=config, height=height, alt=alt, key=key)
 
 
+WEIGHTS_SCALE_KEY = "weights_scale"  # the sidebar's choice (ui.inputs draws it); a view setting, not in the URL
+WEIGHTS_SCALES = {"stretch": "stretch to data", "fixed": "fixed 0–1"}
+# Formulas and charts wider than a phone scroll sideways instead of being cut off.
+PAGE_CSS = """<style>
+[data-testid="stMain"] .katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0 6px; }
+[data-testid="stMain"] [data-testid="stVegaLiteChart"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+</style>"""
+
+
+def page_style() -> None:
+    """The lab's few layout rules (sideways scrolling of wide formulas and charts); once per run."""
+    st.html(PAGE_CSS)
+
+
+def stretch_weights() -> bool:
+    """True when weight heatmaps stretch their colours to the weights shown (the default)."""
+    return st.session_state.get(WEIGHTS_SCALE_KEY, "stretch") == "stretch"
+
+
 def weights_domain(*matrices: torch.Tensor) -> charts.Domain:
     """The colour range of weight heatmaps: stretched to the values of all ``matrices`` (panels that share
     a scale pass them all), or fixed 0..1, as the sidebar's "Weights colour scale" says."""
-    if not inputs.stretch_weights() or not matrices:
+    if not stretch_weights() or not matrices:
         return charts.FIXED_WEIGHTS
     return charts.stretched_domain(np.concatenate([m.detach().double().reshape(-1).numpy() for m in matrices]))
 

@@ -18,6 +18,7 @@ import torch
 import attention_core as ac
 from attention_core.embeddings import MAX_TOKENS, parse_seed
 from attention_core.presets import PRESETS_BY_KEY, Preset
+from ui import display
 from ui.format import plural
 
 OWN = "own"
@@ -318,6 +319,7 @@ def ignored_link_values(arrived: dict[str, str]) -> list[str]:
 
 def sidebar() -> LabInput:
     """Draw the shared sidebar and return the LabInput every page uses (the last good one on bad input)."""
+    display.page_style()
     st.sidebar.header("Input")
     arrived = _link_values()
     try:
@@ -341,26 +343,17 @@ def sidebar() -> LabInput:
     return lab
 
 
-WEIGHTS_SCALE_KEY = "weights_scale"
-WEIGHTS_SCALES = {"stretch": "stretch to data", "fixed": "fixed 0–1"}
-
-
 def weights_scale_choice() -> None:
     """How weight heatmaps colour their cells (a view setting: not part of the input, not in the URL)."""
     st.sidebar.radio(
         "Weights colour scale",
-        list(WEIGHTS_SCALES),
-        format_func=WEIGHTS_SCALES.get,
-        key=WEIGHTS_SCALE_KEY,
+        list(display.WEIGHTS_SCALES),
+        format_func=display.WEIGHTS_SCALES.get,
+        key=display.WEIGHTS_SCALE_KEY,
         horizontal=True,
         help="Stretch: the darkest and brightest colours are the smallest and largest weight shown, so weights "
         "of 0.10 and 0.25 look clearly different. Fixed: 0 is dark and 1 is yellow on every chart.",
     )
-
-
-def stretch_weights() -> bool:
-    """True when weight heatmaps stretch their colours to the weights shown (the default)."""
-    return st.session_state.get(WEIGHTS_SCALE_KEY, "stretch") == "stretch"
 
 
 def link_note() -> str | None:
