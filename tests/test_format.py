@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from ui.format import DECIMALS, HUGE, TINY, format_number, format_short, is_scientific, is_tiny, texts
+from ui.format import DECIMALS, HUGE, TINY, format_number, is_scientific, is_tiny, texts
 
 
 @pytest.mark.parametrize(
@@ -59,8 +59,3 @@ def test_is_tiny_and_is_scientific():
     assert not is_tiny(0.0) and not is_tiny(TINY) and not is_tiny(0.5)
     assert is_scientific(HUGE) and is_scientific(-1e-9)
     assert not is_scientific(0.0) and not is_scientific(math.inf) and not is_scientific(123.0)
-
-
-@pytest.mark.parametrize("value", [0.0, 0.4754, -1.5, 0.005, 0.004, 2.3e-7, 1e36, float("nan"), -math.inf])
-def test_heatmap_cell_text_is_the_same_formatter(value):
-    assert format_short(value) == format_number(value)

@@ -38,11 +38,6 @@ def column_formats(frame: pd.DataFrame) -> list[str]:
     return ["%.4e" if column_is_scientific else "%.4f" for column_is_scientific in scientific]
 
 
-def cell_texts(frame: pd.DataFrame) -> pd.DataFrame:
-    """Every cell as the text a table shows (format_number per cell): what a learner reads."""
-    return frame.map(format_number)
-
-
 def table(
     data: pd.DataFrame | torch.Tensor,
     rows: Sequence[str] | None = None,

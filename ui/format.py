@@ -38,11 +38,6 @@ def format_number(x: float, decimals: int = DECIMALS) -> str:
     return f"{x:.{decimals}f}"
 
 
-def format_short(x: float) -> str:
-    """The text inside a heatmap cell: the same rule as every other number (``format_number``)."""
-    return format_number(x)
-
-
 MAX_TERMS = 8  # terms written out in a sum or a vector before "…"
 
 

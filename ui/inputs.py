@@ -1,9 +1,10 @@
-"""The shared sidebar: which sentence and embeddings every page works on.
+"""The shared sidebar: which sentence and embeddings every page works on, and the widgets pages share.
 
-The sidebar is drawn once per run by ``streamlit_app.py`` before the page runs, so its
-widgets keep their values across pages. The input-defining widgets are bound to the
-URL (``bind="query-params"``): a copied link opens the same input with the same numbers.
-Bad input shows an error and the last good input stays.
+Drawn once per run by ``streamlit_app.py`` before the page, so its widgets keep their values
+across pages. Input widgets are bound to the URL (``bind="query-params"``), hand edits travel in
+``edits=`` (up to 256 numbers): a copied link opens the same numbers. A bound widget is changed
+only through session state (so the box shows what is computed). Bad input shows an error and
+the last good input stays. The weights colour scale is a view setting, not in the URL.
 """
 
 from __future__ import annotations

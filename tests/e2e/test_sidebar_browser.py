@@ -24,7 +24,13 @@ def settle(page) -> None:
     wait_for_app(page)
 
 
-def assert_box_shows(page, expected: str) -> None:
+def assert_box_shows(page, expected: str, timeout_ms: int = 20_000) -> None:
+    """The page computes for ``expected`` (waiting for a slow rerun) and the box shows the same token."""
+    for _ in range(timeout_ms // 250):
+        if computed_query(page) == expected:
+            break
+        page.wait_for_timeout(250)
+    wait_for_app(page)
     assert computed_query(page) == expected
     assert query_box(page) == expected, f"the box shows {query_box(page)!r}, the page computes {expected!r}"
 
