@@ -29,6 +29,11 @@ def layers(spec: dict) -> list[dict]:
     return spec.get("layer", [spec])
 
 
+def dataset_of(spec: dict, layer: dict) -> list[dict]:
+    """The inline dataset one layer draws."""
+    return spec["datasets"][layer["data"]["name"]]
+
+
 def dataset(spec: dict) -> list[dict]:
     """The one inline dataset of a spec."""
     (values,) = spec["datasets"].values()
@@ -90,15 +95,53 @@ def test_tooltips_show_query_key_and_value(sentence, weights):
         assert [t["field"] for t in tooltip] == ["row", "col", "exact"]
     rows = dataset(heatmap_spec(weights, sentence))
     assert rows[1]["exact"] == f"{weights[0, 1].item():.4f}"  # exact value, 4 decimals
+    assert all(row["short"] == row["exact"] for row in rows)  # cell text: the same formatter, per cell
 
 
-@pytest.mark.parametrize("T", [1, 5, 24])
-def test_small_heatmaps_have_text_and_fixed_cells(T):
+def test_weights_can_stretch_their_colours_to_the_data(sentence):
+    flat = torch.tensor([[0.10, 0.15, 0.20, 0.25, 0.30]] * 5) / 1.0
+    domain = charts.stretched_domain(flat.numpy())
+    assert domain == pytest.approx((0.10, 0.30))
+    spec = heatmap_spec(flat, sentence, domain=domain)
+    colour = layers(spec)[0]["encoding"]["color"]
+    assert colour["scale"]["domain"] == pytest.approx([0.10, 0.30])
+    assert colour["title"] == "weight (scale 0.10–0.30)"
+    fixed = layers(heatmap_spec(flat, sentence))[0]["encoding"]["color"]
+    assert fixed["title"] == "weight (fixed 0–1)"
+    assert charts.stretched_domain([0.2, 0.2]) == (0.0, 1.0)  # nothing to stretch
+    assert charts.range_text((0.16663, 0.16671)) == "0.1666–0.1667"
+
+
+def test_the_query_row_is_outlined(sentence, weights):
+    spec = heatmap_spec(weights, sentence, highlight_row="ate")
+    outline = layers(spec)[-1]
+    assert outline["mark"]["type"] == "rect" and outline["mark"]["fillOpacity"] == 0
+    assert outline["mark"]["stroke"] == charts.HIGHLIGHT
+    assert dataset_of(spec, outline) == [{"row": "ate"}]
+    assert outline["encoding"]["y"]["sort"] == token_labels(sentence) and "x" not in outline["encoding"]
+    assert len(layers(heatmap_spec(weights, sentence))) == 2  # no outline by default
+
+
+def test_compact_heatmap_for_a_grid_shares_a_given_domain(sentence, weights):
+    labels = token_labels(sentence)
+    chart = charts.heatmap(long_frame(weights, labels, labels), labels, labels, compact=True, domain=(0.1, 0.4))
+    spec = chart.to_dict()
+    rect = layers(spec)[0]
+    assert rect["encoding"]["color"]["legend"] is None and rect["encoding"]["color"]["scale"]["domain"] == [0.1, 0.4]
+    assert rect["encoding"]["x"]["title"] is None and rect["encoding"]["y"]["title"] is None
+    assert spec["width"] <= 230 and spec["description"].startswith("Attention weights")
+    alias = charts.head_heatmap(long_frame(weights, labels, labels), labels, labels, title="head 1").to_dict()
+    assert alias["description"] == "Attention weights of head 1"
+
+
+@pytest.mark.parametrize("T", [1, 5, 16, 24])
+def test_small_heatmaps_have_text_and_cells_that_fit_it(T):
     spec = heatmap_spec(torch.full((T, T), 1 / T), [f"w{i}" for i in range(T)])
     marks = [layer["mark"]["type"] for layer in layers(spec)]
     assert marks == ["rect", "text"]
     assert layers(spec)[1]["encoding"]["text"]["field"] == "short"
-    assert spec["width"] == spec["height"] == charts.CELL_PX * T
+    assert spec["width"] == spec["height"] == charts.cell_size(T) * T
+    assert charts.cell_size(T) >= 30 and spec["width"] <= max(charts.FIT_PX, charts.CELL_PX * 16)
 
 
 @pytest.mark.parametrize("T", [25, 40, 128])
@@ -111,8 +154,8 @@ def test_large_heatmaps_drop_text_and_shrink_cells(T):
 
 
 def test_cell_size_and_show_values():
-    assert charts.cell_size(1) == charts.cell_size(24) == charts.CELL_PX
-    assert charts.cell_size(25) < charts.CELL_PX and charts.cell_size(1000) == 3
+    assert charts.cell_size(1) == charts.cell_size(16) == charts.CELL_PX
+    assert charts.cell_size(24) < charts.CELL_PX and charts.cell_size(1000) == 3
     assert charts.show_values(24, 3) and not charts.show_values(3, 25)
 
 
@@ -247,3 +290,41 @@ def test_line_view_with_a_focus_query_draws_its_lines_only(sentence, weights):
     links = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "rule")
     rows = spec["datasets"][links["data"]["name"]]
     assert len(rows) == 5 and {row["row"] for row in rows} == {"ate"}
+
+
+def test_raster_weights_can_stretch_to_a_domain():
+    image = charts.raster(np.array([[0.1, 0.3]]), kind="weights", pixels=1, domain=(0.1, 0.3))
+    assert tuple(image[0, 0]) == (68, 1, 84) and tuple(image[0, 1]) == (253, 231, 37)
+
+
+def test_bar_titles_are_never_cut():
+    data = pd.DataFrame({"query": ["a", "b"], "weight on blocked keys": [0.2, 0.0]})
+    title = "Attention on blocked keys without the mask"
+    spec = charts.bars(data, x="query", y="weight on blocked keys", title=title).to_dict()
+    assert spec["title"]["text"] == ["Attention on blocked keys", "without the mask"]  # wraps on a phone
+    assert spec["title"]["limit"] == 0
+    short = charts.bars(data, x="query", y="weight on blocked keys", title="Leak").to_dict()
+    assert short["title"]["text"] == "Leak"
+
+
+def test_log_x_lines_legend_sits_below_the_plot():
+    data = pd.DataFrame({"d_k": [1, 2, 1, 2], "v": [1.0, 2.0, 1.0, 1.0], "series": ["q·k", "q·k", "scaled", "scaled"]})
+    spec = charts.log_x_lines(data, x="d_k", y="v", title="variance").to_dict()
+    legend = spec["encoding"]["color"]["legend"]
+    assert legend["orient"] == "bottom" and "fillColor" not in legend  # outside the data, no white box on dark
+    assert spec["autosize"] == {"type": "pad", "contains": "padding"}  # grows instead of squeezing the plot
+
+
+def test_scatter_labels_do_not_overlap():
+    data = pd.DataFrame(
+        {
+            "label": ["a", "b", "c", "a", "b", "c"],
+            "kind": ["input"] * 3 + ["context"] * 3,
+            "x": [0.0, 1.0, 1.01, 0.5, 0.5, 0.2],
+            "y": [0.0, 1.0, 1.0, 0.5, 0.505, 0.9],
+        }
+    )
+    shown = charts.spaced_labels(data)
+    assert list(shown.index) == [0, 1, 3, 5]  # c (input) is next to b, b (context) next to a (context)
+    labels = charts.scatter_2d(data).to_dict()["layer"][2]
+    assert labels["mark"]["type"] == "text" and {"label", "kind"} <= {t["field"] for t in labels["encoding"]["tooltip"]}

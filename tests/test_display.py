@@ -1,17 +1,40 @@
-"""ui/display.py: number formats per column and the cached chart specs."""
+"""ui/display.py: one number format per cell and the cached chart specs."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 import torch
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+from streamlit.testing.v1 import AppTest
 
 from ui import charts, display
 
 
-def test_columns_with_tiny_values_switch_to_scientific_notation():
-    frame = pd.DataFrame({"plain": [0.5, 0.25], "tiny": [3e-7, 0.5], "zero": [0.0, 1.0]})
-    assert display.number_formats(frame) == ["%.4f", "%.3e", "%.4f"]  # an exact 0 is not tiny
+def table_app() -> None:
+    """A page with one table of mixed magnitudes (for AppTest)."""
+    import pandas as pd
+
+    from ui import display
+
+    frame = pd.DataFrame({"plain": [1.0, 0.25], "tiny": [3e-7, 0.5], "zero": [0.0, 1.0226e36]}, index=["a", "b"])
+    display.table(frame, alt="mixed")
+
+
+def test_a_table_formats_each_cell_by_itself_and_keeps_numbers():
+    at = AppTest.from_function(table_app).run()
+    assert not at.exception
+    element = at.dataframe[0]
+    assert element.value["tiny"].tolist() == [3e-7, 0.5]  # numbers, as tests and sorting read them
+    shown = convert_arrow_bytes_to_pandas_df(element.proto.arrow_data.styler.display_values)
+    assert shown.to_numpy().tolist() == [["1.0000", "3.0000e-07", "0"], ["0.2500", "0.5000", "1.0226e+36"]]
+
+
+def test_plain_decimals_only_when_every_cell_reads_at_4_decimals():
+    assert display.plain_decimals(pd.DataFrame({"a": [0.5, -2.0], "b": [1.0, 12.0]}))
+    for odd in (0.0, 3e-7, 2e6, float("nan"), float("-inf")):
+        assert not display.plain_decimals(pd.DataFrame({"a": [0.5, odd], "b": [1.0, 12.0]}))
 
 
 def test_heatmap_spec_keeps_data_apart_and_in_sentence_order():
@@ -22,7 +45,7 @@ def test_heatmap_spec_keeps_data_apart_and_in_sentence_order():
     )
     assert "datasets" not in spec and "data" not in spec  # the data travels as Arrow beside the spec
     assert list(data["row"][:3]) == ["the (1)"] * 3 and list(data["col"][:3]) == list(labels)
-    assert list(data["short"][:3]) == ["1.00", "0", "2e-07"]  # exact zero vs tiny value read differently
+    assert list(data["short"][:3]) == ["1.0000", "0", "2.0000e-07"]  # the table's formatter, per cell
     x_sorts = [layer["encoding"]["x"]["sort"] for layer in spec["layer"]]
     assert all(sort == list(labels) for sort in x_sorts)
     assert spec["autosize"] == {"type": "pad", "contains": "content"}
@@ -40,3 +63,47 @@ def test_raster_pixels_keep_large_matrices_about_a_thousand_pixels_wide():
     assert charts.raster_pixels(1024) == 1 and charts.raster_pixels(200) == 5
     image = charts.raster(torch.eye(300).numpy(), kind="weights")
     assert image.shape == (900, 900, 3) and image.dtype == np.uint8
+
+
+def weights_app() -> None:
+    """The sidebar's colour-scale switch and one weights heatmap with the query row outlined (for AppTest)."""
+    import torch
+
+    from ui import display, inputs
+
+    inputs.weights_scale_choice()
+    weights = torch.tensor([[0.10, 0.15, 0.25], [0.2, 0.3, 0.5], [0.12, 0.18, 0.7]])
+    display.heatmap(weights, ["a", "b", "c"], ["a", "b", "c"], title="w", highlight_row="b")
+
+
+def colour_scale(at: AppTest) -> dict:
+    import json
+
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    return spec["layer"][0]["encoding"]["color"]
+
+
+def test_weights_stretch_to_the_data_by_default_and_switch_to_fixed():
+    at = AppTest.from_function(weights_app).run()
+    assert not at.exception
+    colour = colour_scale(at)
+    assert colour["scale"]["domain"] == pytest.approx([0.10, 0.70]) and colour["title"] == "weight (scale 0.10–0.70)"
+    at.sidebar.radio(key="weights_scale").set_value("fixed").run()
+    colour = colour_scale(at)
+    assert colour["scale"]["domain"] == [0, 1] and colour["title"] == "weight (fixed 0–1)"
+
+
+def test_weights_domain_of_panels_is_their_common_range():
+    at = AppTest.from_function(weights_app).run()
+    import json
+
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    assert spec["layer"][-1]["mark"]["stroke"] == charts.HIGHLIGHT  # the query row's outline
+    assert charts.stretched_domain(np.array([0.2, 0.4, 0.1, 0.3])) == (0.1, 0.4)
+
+
+def test_very_large_tables_fall_back_to_one_format_per_column():
+    frame = pd.DataFrame(np.full((70, 70), 0.5))
+    frame.iloc[3, 2] = 1e-9
+    formats = display.column_formats(frame)
+    assert formats[2] == "%.4e" and formats[0] == "%.4f" and frame.size > display.MAX_STYLED_CELLS

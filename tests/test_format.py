@@ -1,12 +1,13 @@
-"""ui.format: 4 decimals as the tutorials print, exact zero as '0', tiny values never shown as 0."""
+"""ui.format: one format per cell. 4 decimals as the tutorials print; a cell goes scientific only by itself."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from ui.format import DECIMALS, TINY, format_number, format_short, is_tiny
+from ui.format import DECIMALS, HUGE, TINY, format_number, is_scientific, is_tiny, texts
 
 
 @pytest.mark.parametrize(
@@ -18,14 +19,22 @@ from ui.format import DECIMALS, TINY, format_number, format_short, is_tiny
         (1 / 3, "0.3333"),
         (-1.23456, "-1.2346"),
         (4.244719982147217, "4.2447"),
-        (1.0, "1.0000"),
+        (1.0, "1.0000"),  # a sum of 1, never 1.000e+0
+        (0.9999999403953552, "1.0000"),  # a float32 row sum
         (12345.678, "12345.6780"),
-        (3.21e-7, "3.21e-07"),
-        (-4.6e-5, "-4.60e-05"),
-        (5e-5, "0.0001"),  # TINY itself rounds to 0.0001, so it is not tiny
+        (999999.0, "999999.0000"),
+        (1e6, "1.0000e+06"),
+        (1.0226e36, "1.0226e+36"),  # the overflow demo, never a 37-digit integer
+        (-2.5e7, "-2.5000e+07"),
+        (3.21e-7, "3.2100e-07"),
+        (-4.6e-5, "-4.6000e-05"),
+        (5e-5, "5.0000e-05"),
+        (1e-4, "0.0001"),
+        (0.004, "0.0040"),  # not 4e-03
         (float("nan"), "NaN"),
         (math.inf, "∞"),
         (-math.inf, "-∞"),
+        (np.float32(0.25), "0.2500"),
     ],
 )
 def test_format_number(value, text):
@@ -40,23 +49,13 @@ def test_format_number_never_shows_a_non_zero_value_as_zero():
     assert DECIMALS == 4
 
 
-def test_is_tiny():
+def test_each_cell_chooses_its_own_format():
+    """A column with one tiny value keeps 4 decimals in its other cells."""
+    assert texts([1.0, 3e-7, 0.25, 2e40]) == ["1.0000", "3.0000e-07", "0.2500", "2.0000e+40"]
+
+
+def test_is_tiny_and_is_scientific():
     assert is_tiny(1e-9) and is_tiny(-TINY / 2)
     assert not is_tiny(0.0) and not is_tiny(TINY) and not is_tiny(0.5)
-
-
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [
-        (0.0, "0"),
-        (0.4754, "0.48"),
-        (-1.5, "-1.50"),
-        (0.005, "0.01"),
-        (0.004, "4e-03"),
-        (2.3e-7, "2e-07"),
-        (float("nan"), "NaN"),
-        (-math.inf, "-∞"),
-    ],
-)
-def test_format_short(value, text):
-    assert format_short(value) == text
+    assert is_scientific(HUGE) and is_scientific(-1e-9)
+    assert not is_scientific(0.0) and not is_scientific(math.inf) and not is_scientific(123.0)

@@ -9,6 +9,7 @@ import torch
 
 import attention_core as ac
 from tests.apptest_helpers import ROOT, assert_clean, lab_input, open_page, sentence_params
+from ui import inputs
 
 EDITOR = "embedding_editor"
 
@@ -132,3 +133,77 @@ def test_the_sidebar_survives_switching_pages_and_rerunning():
     assert at.sidebar.selectbox(key="query") is not None
     assert lab_input(at).preset is ac.PRESETS_BY_KEY["one-hot"]
     assert not (Path(ROOT) / "pages").exists()
+
+
+def test_edited_values_beyond_100_are_refused_with_the_reason():
+    at = open_page(params={"embedding": "Edit by hand"})
+    good = lab_input(at)
+    at.session_state[EDITOR] = edit_state({1: {"d2": "150"}})
+    at.run()
+    assert_clean(at)
+    message = " ".join(e.value for e in at.error)
+    assert "keep values within ±100" in message and "float32" in message
+    assert lab_input(at) is good
+    at.session_state[EDITOR] = edit_state({1: {"d2": "-100"}})
+    at.run()
+    assert lab_input(at).X[1, 1].item() == -100.0
+
+
+def test_the_editor_starts_from_the_embeddings_shown_with_every_digit():
+    at = open_page()
+    at.sidebar.radio(key="embedding").set_value("one-hot").run()
+    at.sidebar.radio(key="embedding").set_value("edited").run()
+    assert_clean(at)
+    assert torch.equal(lab_input(at).X, torch.eye(6))  # one-hot stays one-hot
+    at = open_page(params={"embedding": "Edit by hand"})
+    editor = next(df for df in at.dataframe if df.editing_mode != "read_only")
+    cells = editor.value.to_numpy().ravel().tolist()
+    expected = [inputs.float32_text(v) for v in ac.DEFAULT_PRESET.matrix().reshape(-1).tolist()]
+    assert cells == expected and all(len(c) <= 12 for c in cells)
+
+
+def test_random_embeddings_stay_the_same_numbers_when_edited():
+    at = open_page(params=sentence_params("a b c", seed=5, d_model=3))
+    random_X = lab_input(at).X
+    at.sidebar.radio(key="embedding").set_value("edited").run()
+    assert torch.equal(lab_input(at).X, random_X)
+
+
+def test_hand_edits_travel_in_the_link():
+    at = open_page(params={"embedding": "Edit by hand"})
+    at.session_state[EDITOR] = edit_state({0: {"d1": "2.5"}, 2: {"d3": "0.1"}})
+    at.run()
+    edited = lab_input(at).X
+    link = at.query_params["edits"]
+    assert isinstance(link, str) and "2.5" in link and "0.1" in link
+    assert any("link holds these edited embeddings" in c.value for c in at.sidebar.caption)
+    again = open_page(params={"embedding": "Edit by hand", "edits": link})
+    assert_clean(again)
+    assert torch.equal(lab_input(again).X, edited)
+
+
+def test_a_bad_edits_link_is_explained_and_ignored():
+    at = open_page(params={"embedding": "Edit by hand", "edits": "1_2~zz"})
+    assert_clean(at)
+    assert torch.equal(lab_input(at).X, ac.DEFAULT_PRESET.matrix())
+    assert any("hand-edited embeddings cannot be used" in w.value for w in at.warning)
+
+
+def test_edits_beyond_the_link_size_say_the_link_does_not_hold_them():
+    at = open_page(params=sentence_params(" ".join(f"w{i}" for i in range(20)), d_model=16, embedding="edited"))
+    at.session_state[EDITOR] = edit_state({0: {"d1": "2.5"}})
+    at.run()
+    assert_clean(at)
+    assert lab_input(at).X[0, 0].item() == 2.5
+    assert "edits" not in at.query_params
+    assert any("does not hold these edits" in w.value for w in at.sidebar.warning)
+
+
+def test_edits_encode_and_decode_as_float32():
+    X = torch.tensor([[0.1, -2.5, 1e-7], [100.0, 0.0, 3.0]])
+    text = inputs.encode_edits(X)
+    assert text == "0.1_-2.5_1e-07~100_0_3"
+    assert torch.equal(inputs.decode_edits(text, 2, 3), X)
+    for bad in ("0.1_2~3", "a_b_c~1_2_3", "1_2_3", "1_2_1000~1_1_1"):
+        with pytest.raises(ValueError):
+            inputs.decode_edits(bad, 2, 3)

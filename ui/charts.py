@@ -1,14 +1,15 @@
 """Every chart of the lab, as pure functions returning ``alt.Chart`` (or an RGB array for rasters).
 
-Heatmaps: ``mark_rect`` + ``mark_text``, tokens in sentence order on both axes, a diverging
-scale centred on 0 for scores and a sequential 0..1 scale for weights (colour-blind-safe
-schemes), tooltips with query, key and value. Square cells of a fixed size up to 24 tokens,
-then shrinking to fit with values only in the tooltip; beyond 128 tokens an Altair chart is
-too slow for the browser, so ``raster`` colour-maps the matrix into an image instead.
+Grouped by chart type: heatmaps (``heatmap``, with a ``compact`` panel form for grids, and
+``raster`` images beyond 128 tokens), bars, lines, scatter, and the line view. Heatmaps draw
+tokens in sentence order, a diverging scale centred on 0 for scores and viridis for weights:
+fixed 0..1 by default, or stretched to a given ``domain`` (the legend says which). Cell text
+and tooltips use ``ui.format.format_number``. Colours read on the light and the dark theme.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Literal
 
@@ -16,18 +17,22 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from ui.format import format_number, format_short
+from ui.format import format_number
 
 Kind = Literal["weights", "scores", "mask", "values"]
+Domain = tuple[float, float]
 
-CELL_PX = 40  # fixed cell size up to MAX_TEXT_TOKENS
+CELL_PX = 48  # fixed cell size up to FIXED_CELL_TOKENS: room for '-0.1234' at 10 px
+FIXED_CELL_TOKENS = 16  # up to this, cells keep CELL_PX; then they shrink to fit FIT_PX
 MAX_TEXT_TOKENS = 24  # above this, values move to the tooltip
 MAX_CHART_TOKENS = 128  # above this, heatmaps become raster images
 FIT_PX = 760  # the size a shrinking heatmap fits into
 SEQUENTIAL_SCHEME = "viridis"  # perceptually uniform, colour-blind safe
 DIVERGING_SCHEME = "blueorange"  # colour-blind safe, white-ish at the centre
 NEUTRAL = "#868e96"  # a mid grey that reads on the light and the dark theme
+HIGHLIGHT = "#e8590c"  # the query's row outline and hovered lines: orange reads on both themes
 MASK_COLOURS = ("#3b5bdb", "#e9ecef")  # may attend, blocked
+FIXED_WEIGHTS: Domain = (0.0, 1.0)
 
 # viridis and blue-white-orange anchor colours for rasters (same look as the Vega schemes)
 _VIRIDIS = np.array(
@@ -51,9 +56,12 @@ _BLUE_ORANGE = np.array(
 )
 
 
+# --- heatmaps -------------------------------------------------------------------------------------
+
+
 def cell_size(n: int) -> int:
-    """Pixels per cell: fixed up to MAX_TEXT_TOKENS, then shrinking so the chart fits FIT_PX."""
-    return CELL_PX if n <= MAX_TEXT_TOKENS else max(3, FIT_PX // n)
+    """Pixels per cell: fixed up to FIXED_CELL_TOKENS, then shrinking so the chart fits FIT_PX."""
+    return CELL_PX if n <= FIXED_CELL_TOKENS else max(3, min(CELL_PX, FIT_PX // n))
 
 
 def show_values(n_rows: int, n_cols: int) -> bool:
@@ -61,31 +69,59 @@ def show_values(n_rows: int, n_cols: int) -> bool:
     return max(n_rows, n_cols) <= MAX_TEXT_TOKENS
 
 
-def _colour(kind: Kind, data: pd.DataFrame) -> alt.Color:
-    if kind == "weights":
-        scale = alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, 1])
-        return alt.Color("value:Q", scale=scale, title="weight")
-    if kind == "mask":
-        return alt.Color(
-            "allowed:N",
-            scale=alt.Scale(domain=["may attend", "blocked"], range=list(MASK_COLOURS)),
-            title="mask",
-        )
+def stretched_domain(values) -> Domain:
+    """The colour range of weights stretched to the finite values shown; 0..1 when they are all equal."""
+    finite = np.asarray(values, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    if finite.size == 0 or finite.max() - finite.min() < 1e-12:
+        return FIXED_WEIGHTS
+    return float(finite.min()), float(finite.max())
+
+
+def range_text(domain: Domain) -> str:
+    """'0.10–0.25' (2 decimals, or the full format when 2 decimals cannot tell the ends apart)."""
+    low, high = (f"{v:.2f}" for v in domain)
+    if low == high:
+        low, high = (format_number(v) for v in domain)
+    return f"{low}–{high}"
+
+
+def weights_legend(domain: Domain) -> str:
+    """The legend title of a weights heatmap: says whether the colours are stretched."""
+    if tuple(domain) == FIXED_WEIGHTS:
+        return "weight (fixed 0–1)"
+    return f"weight (scale {range_text(domain)})"
+
+
+def _extent(data: pd.DataFrame) -> float:
     finite = data["value"].replace([np.inf, -np.inf], np.nan).abs()
-    extent = float(finite.max()) if finite.notna().any() and finite.max() > 0 else 1.0
-    scale = alt.Scale(scheme=DIVERGING_SCHEME, domain=[-extent, extent], domainMid=0, clamp=True)
-    return alt.Color("value:Q", scale=scale, title="score" if kind == "scores" else "value")
+    return float(finite.max()) if finite.notna().any() and finite.max() > 0 else 1.0
 
 
-def _text_colour(kind: Kind, data: pd.DataFrame) -> alt.Color:
-    """Light text on dark cells, dark text on light cells."""
+def _colour(kind: Kind, data: pd.DataFrame, domain: Domain | None, legend: bool) -> alt.Color:
+    shown = alt.Undefined if legend else None
     if kind == "weights":
-        return alt.when(alt.datum.value < 0.55).then(alt.value("white")).otherwise(alt.value("black"))
+        low, high = domain or FIXED_WEIGHTS
+        scale = alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[low, high], clamp=True)
+        return alt.Color("value:Q", scale=scale, title=weights_legend((low, high)), legend=shown)
+    if kind == "mask":
+        scale = alt.Scale(domain=["may attend", "blocked"], range=list(MASK_COLOURS))
+        return alt.Color("allowed:N", scale=scale, title="mask", legend=shown)
+    low, high = domain or (-_extent(data), _extent(data))
+    scale = alt.Scale(scheme=DIVERGING_SCHEME, domain=[low, high], domainMid=0, clamp=True)
+    return alt.Color("value:Q", scale=scale, title="score" if kind == "scores" else "value", legend=shown)
+
+
+def _text_colour(kind: Kind, data: pd.DataFrame, domain: Domain | None) -> alt.Color:
+    """Light text on dark cells, dark text on light cells (relative to the colour range in use)."""
+    if kind == "weights":
+        low, high = domain or FIXED_WEIGHTS
+        dark = alt.datum.value < low + 0.55 * (high - low)  # viridis is dark at its low end
+        return alt.when(dark).then(alt.value("white")).otherwise(alt.value("black"))
     if kind == "mask":
         return alt.when(alt.datum.allowed == "may attend").then(alt.value("white")).otherwise(alt.value("black"))
-    finite = data["value"].replace([np.inf, -np.inf], np.nan).abs()
-    threshold = 0.6 * float(finite.max()) if finite.notna().any() else 0.0
-    dark = alt.expr.abs(alt.datum.value) > threshold
+    extent = max(abs(v) for v in domain) if domain else _extent(data)
+    dark = alt.expr.abs(alt.datum.value) > 0.6 * extent
     blank = ~alt.expr.isValid(alt.datum.value)  # a blocked (-inf) cell is drawn empty: grey text reads on any theme
     return alt.when(blank).then(alt.value(NEUTRAL)).when(dark).then(alt.value("white")).otherwise(alt.value("black"))
 
@@ -104,8 +140,22 @@ def cell_labels(data: pd.DataFrame, *, kind: Kind, with_text: bool) -> pd.DataFr
         return cells
     cells["exact"] = [format_number(v) for v in cells["value"]]
     if with_text:
-        cells["short"] = [format_short(v) for v in cells["value"]]
+        cells["short"] = cells["exact"]  # one formatter for tables, tooltips and cell text
     return cells
+
+
+def _font(size: int) -> int:
+    return 10 if size >= 44 else 8
+
+
+def _row_outline(row: str, row_order: Sequence[str], size: int) -> alt.Chart:
+    """An outline around one row (the query's) across the whole heatmap."""
+    outline = pd.DataFrame({"row": [row]})
+    return (
+        alt.Chart(outline)
+        .mark_rect(fillOpacity=0, stroke=HIGHLIGHT, strokeWidth=3 if size > 6 else 2)
+        .encode(y=alt.Y("row:N", sort=list(row_order)))
+    )
 
 
 def heatmap(
@@ -117,28 +167,46 @@ def heatmap(
     title: str = "",
     row_title: str = "query",
     col_title: str = "key",
+    domain: Domain | None = None,
+    highlight_row: str | None = None,
+    compact: bool = False,
+    panel_px: int = 230,
 ) -> alt.LayerChart | alt.Chart:
-    """A labelled heatmap of a long frame with columns row, col, value (see attention_core.tables.long_frame)."""
+    """A labelled heatmap of a long frame with columns row, col, value (see attention_core.tables.long_frame).
+
+    ``domain``: the colour range (weights: fixed 0..1 when None; scores: symmetric around 0).
+    ``highlight_row``: a row label (the query) outlined across the chart. ``compact``: a panel of
+    a grid, fitting ``panel_px``, without axis titles or legend (panels share ``domain``).
+    """
     n_rows, n_cols = len(row_order), len(col_order)
-    with_text = show_values(n_rows, n_cols)
+    n = max(n_rows, n_cols, 1)
+    size = max(3, min(CELL_PX, panel_px // n)) if compact else cell_size(n)
+    with_text = show_values(n_rows, n_cols) and size >= 30
     data = cell_labels(data, kind=kind, with_text=with_text)
     if kind == "mask":
         data["allowed"] = np.where(data["value"] > 0, "may attend", "blocked")
     data["value"] = data["value"].replace([np.inf, -np.inf], np.nan)  # -inf cells drawn empty, labelled
-    size = cell_size(max(n_rows, n_cols))
-    axis_labels = max(n_rows, n_cols) <= MAX_CHART_TOKENS // 2
+    axis_labels = n <= (MAX_TEXT_TOKENS if compact else MAX_CHART_TOKENS // 2)
+    label_limits = (60, 70) if compact else (120, 140)
     base = alt.Chart(data, title=title).encode(
         x=alt.X(
             "col:N",
             sort=list(col_order),
-            title=col_title,
-            axis=alt.Axis(labelAngle=-45, orient="top", labels=axis_labels, labelLimit=120, labelOverlap=False),
+            title=None if compact else col_title,
+            axis=alt.Axis(
+                labelAngle=-45,
+                orient="top",
+                labels=axis_labels,
+                labelLimit=label_limits[0],
+                labelOverlap=False,
+                ticks=not compact,
+            ),
         ),
         y=alt.Y(
             "row:N",
             sort=list(row_order),
-            title=row_title,
-            axis=alt.Axis(labels=axis_labels, labelLimit=140, labelOverlap=False),
+            title=None if compact else row_title,
+            axis=alt.Axis(labels=axis_labels, labelLimit=label_limits[1], labelOverlap=False, ticks=not compact),
         ),
         tooltip=[
             alt.Tooltip("row:N", title=row_title),
@@ -146,15 +214,49 @@ def heatmap(
             alt.Tooltip("exact:N", title="value"),
         ],
     )
-    rect = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0).encode(color=_colour(kind, data))
-    chart = rect
+    colour = _colour(kind, data, domain, legend=not compact)
+    chart = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0).encode(color=colour)
     if with_text:
-        text = base.mark_text(fontSize=11 if size >= 40 else 9).encode(text="short:N", color=_text_colour(kind, data))
-        chart = rect + text
+        font = _font(size)
+        long_text = alt.expr.length(alt.datum.short) > 7  # '3.2100e-07' gets a smaller font to stay in its cell
+        text = base.mark_text().encode(
+            text="short:N",
+            color=_text_colour(kind, data, domain),
+            size=alt.when(long_text).then(alt.value(font - 2)).otherwise(alt.value(font)),
+        )
+        chart = chart + text
+    if highlight_row is not None and highlight_row in list(row_order):
+        chart = chart + _row_outline(highlight_row, row_order, size)
     # "pad" keeps the cells at their size: Streamlit would otherwise squeeze axes and legend into it
-    return chart.properties(
-        width=size * n_cols, height=size * n_rows, autosize=alt.AutoSizeParams(type="pad", contains="content")
-    )
+    properties = {
+        "width": size * n_cols,
+        "height": size * n_rows,
+        "autosize": alt.AutoSizeParams(type="pad", contains="padding" if compact else "content"),
+    }
+    if compact:
+        properties["description"] = f"Attention weights of {title}" if title else "Attention weights of one head"
+    return chart.properties(**properties)
+
+
+def head_heatmap(
+    data: pd.DataFrame,
+    row_order: Sequence[str],
+    col_order: Sequence[str],
+    *,
+    title: str = "",
+    panel_px: int = 230,
+    domain: Domain | None = None,
+) -> alt.LayerChart | alt.Chart:
+    """A compact weights heatmap for a grid of heads: ``heatmap(..., compact=True)``."""
+    # TEMP alias for pages; removed at merge
+    return heatmap(data, row_order, col_order, title=title, compact=True, panel_px=panel_px, domain=domain)
+
+
+def head_grid(num_heads: int, width_px: int = 760, per_row: int = 4) -> tuple[list[list[int]], int]:
+    """Rows of head indices (at most per_row each) and the panel size that fits width_px with axis labels."""
+    columns = min(num_heads, per_row)
+    rows = [list(range(start, min(start + columns, num_heads))) for start in range(0, num_heads, columns)]
+    return rows, max(60, width_px // columns - 80)
 
 
 def _lookup_table(anchors: np.ndarray, levels: int = 256) -> np.ndarray:
@@ -172,12 +274,15 @@ def raster_pixels(n: int) -> int:
     return max(1, 1024 // max(n, 1))
 
 
-def raster(values: np.ndarray, *, kind: Kind = "weights", pixels: int | None = None) -> np.ndarray:
+def raster(
+    values: np.ndarray, *, kind: Kind = "weights", pixels: int | None = None, domain: Domain | None = None
+) -> np.ndarray:
     """A large matrix as an RGB image (rows, cols, 3), same colour scales as ``heatmap``; NaN/-inf grey."""
     values = np.asarray(values, dtype=float)
     bad = ~np.isfinite(values)
     if kind in ("weights", "mask"):
-        t = np.clip(np.nan_to_num(values, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+        low, high = domain if kind == "weights" and domain else FIXED_WEIGHTS
+        t = np.clip((np.nan_to_num(values, nan=low, posinf=high, neginf=low) - low) / (high - low), 0.0, 1.0)
         lut = _lookup_table(_VIRIDIS if kind == "weights" else _MASK_ANCHORS)
     else:
         finite = np.abs(values[~bad])
@@ -188,6 +293,50 @@ def raster(values: np.ndarray, *, kind: Kind = "weights", pixels: int | None = N
     image[bad] = (160, 160, 160)
     scale = pixels or raster_pixels(max(values.shape))
     return image.repeat(scale, axis=0).repeat(scale, axis=1)
+
+
+# --- bars -----------------------------------------------------------------------------------------
+
+
+TITLE_LINE_CHARS = 32  # a longer title wraps onto lines, so a phone-wide chart shows all of it
+
+
+def _title(text: str) -> alt.TitleParams:
+    """A chart title that is never cut: no length limit, wrapped to short lines, left-aligned."""
+    lines = textwrap.wrap(text, TITLE_LINE_CHARS) or [""]
+    return alt.TitleParams(lines if len(lines) > 1 else text, limit=0, anchor="start", frame="bounds")
+
+
+def bars(
+    data: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    order: Sequence[str] | None = None,
+    title: str = "",
+    color: str | None = None,
+    y_title: str | None = None,
+) -> alt.Chart:
+    """Simple bars of y per x category, in the given order (tokens keep sentence order)."""
+    encoding = {
+        "x": alt.X(
+            f"{x}:N",
+            sort=list(order) if order is not None else None,
+            title=x,
+            axis=alt.Axis(labelAngle=-45, labelLimit=120),
+        ),
+        "y": alt.Y(f"{y}:Q", title=y_title or y, axis=alt.Axis(titleLimit=240)),
+        "tooltip": [f"{x}:N", alt.Tooltip(f"{y}:Q", format=".4f")],
+    }
+    if color:
+        encoding["color"] = alt.Color(f"{color}:N", title=color)
+        encoding["xOffset"] = alt.XOffset(f"{color}:N")
+    return (
+        alt.Chart(data, title=_title(title))
+        .mark_bar()
+        .encode(**encoding)
+        .properties(height=260, description=title, padding={"top": 8, "left": 8, "right": 16, "bottom": 8})
+    )
 
 
 def stacked_contributions(data: pd.DataFrame, token_order: Sequence[str], *, title: str = "") -> alt.Chart:
@@ -212,26 +361,26 @@ def stacked_contributions(data: pd.DataFrame, token_order: Sequence[str], *, tit
     )
 
 
-def bars(
-    data: pd.DataFrame,
-    *,
-    x: str,
-    y: str,
-    order: Sequence[str] | None = None,
-    title: str = "",
-    color: str | None = None,
-    y_title: str | None = None,
-) -> alt.Chart:
-    """Simple bars of y per x category, in the given order (tokens keep sentence order)."""
-    encoding = {
-        "x": alt.X(f"{x}:N", sort=list(order) if order is not None else None, title=x),
-        "y": alt.Y(f"{y}:Q", title=y_title or y),
-        "tooltip": [f"{x}:N", alt.Tooltip(f"{y}:Q", format=".4f")],
-    }
-    if color:
-        encoding["color"] = alt.Color(f"{color}:N", title=color)
-        encoding["xOffset"] = alt.XOffset(f"{color}:N")
-    return alt.Chart(data, title=title).mark_bar().encode(**encoding).properties(height=260, description=title)
+def contributions_with_totals(
+    data: pd.DataFrame, totals: pd.DataFrame, token_order: Sequence[str], *, title: str = ""
+) -> alt.LayerChart:
+    """stacked_contributions plus a tick and label at each dimension's total (the context vector).
+
+    ``totals`` has columns dimension, total. Negative parts stack below zero, so the tick (the signed
+    sum) is what to read as the context value, not the top of the bar.
+    """
+    stacked = stacked_contributions(data, token_order, title=title)
+    base = alt.Chart(totals).encode(x=alt.X("dimension:N", sort=None), y=alt.Y("total:Q"))
+    ticks = base.mark_tick(color=NEUTRAL, thickness=4, size=64).encode(
+        tooltip=["dimension:N", alt.Tooltip("total:Q", title="context value", format=".4f")]
+    )
+    labels = base.mark_text(dx=36, align="left", fontSize=12, fontWeight="bold", color=NEUTRAL).encode(
+        text=alt.Text("total:Q", format=".4f")
+    )
+    return (stacked + ticks + labels).properties(height=300)
+
+
+# --- lines ----------------------------------------------------------------------------------------
 
 
 def lines(
@@ -259,28 +408,113 @@ def lines(
     )
 
 
+SERIES_COLOURS = ("#e45756", "#4c78a8")  # first series red-ish, second blue (colour-blind distinguishable)
+
+
+def log_x_lines(
+    data: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    color: str = "series",
+    title: str = "",
+    x_title: str | None = None,
+    y_title: str | None = None,
+    log_y: bool = False,
+    marker: float | None = None,
+    marker_label: str = "",
+    series_order: Sequence[str] | None = None,
+    legend: bool = True,
+    width: int = 460,
+) -> alt.Chart | alt.LayerChart:
+    """Lines with points over a log2 x axis (d_k = 1, 2, 4, ...), one line per series, optional x marker rule."""
+    order = list(series_order) if series_order is not None else sorted(data[color].unique())
+    colours = list(SERIES_COLOURS)[: len(order)] if len(order) <= 2 else alt.Undefined
+    colour_scale = alt.Scale(domain=order, range=colours)
+    encoding = {
+        "x": alt.X(f"{x}:Q", title=x_title or x, scale=alt.Scale(type="log", base=2), axis=alt.Axis(format="d")),
+        "y": alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log") if log_y else alt.Undefined),
+        "color": alt.Color(
+            f"{color}:N",
+            title=None,
+            scale=colour_scale,
+            # below the plot, never over the data; autosize "pad" grows the chart instead of squeezing the plot
+            legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400) if legend else None,
+        ),
+        "tooltip": [
+            alt.Tooltip(f"{x}:Q", title=x_title or x),
+            alt.Tooltip(f"{y}:Q", format=".4f", title=y_title or y),
+            alt.Tooltip(f"{color}:N", title=color),
+        ],
+    }
+    chart = alt.Chart(data).mark_line(point=True).encode(**encoding)
+    if marker is not None:
+        rule_data = pd.DataFrame({x: [marker], "label": [marker_label or f"{x} = {marker:g}"]})
+        rule = alt.Chart(rule_data).mark_rule(strokeDash=[4, 3], color="grey").encode(x=f"{x}:Q")
+        text = (
+            alt.Chart(rule_data)
+            .mark_text(align="left", dx=4, dy=2, color="grey", baseline="top")
+            .encode(x=f"{x}:Q", y=alt.value(0), text="label:N")
+        )
+        chart = chart + rule + text
+    return chart.properties(
+        title=title,
+        height=240,
+        width=width,
+        description=title,
+        autosize=alt.AutoSizeParams(type="pad", contains="padding"),
+    )
+
+
+# --- scatter --------------------------------------------------------------------------------------
+
+# A point closer than this share of the plot's extent to a labelled point is named in its tooltip only.
+LABEL_GAP = 0.06
+
+
+def spaced_labels(data: pd.DataFrame, gap: float = LABEL_GAP) -> pd.DataFrame:
+    """The points that get a text label: a point too close to an already labelled one is skipped (no overlap)."""
+    extent = max(float(np.ptp(data["x"])), float(np.ptp(data["y"])), 1e-12)
+    kept: list[tuple[float, float]] = []
+    keep = []
+    for x, y in zip(data["x"], data["y"], strict=True):
+        free = all(max(abs(x - kx), abs(y - ky)) >= gap * extent for kx, ky in kept)
+        keep.append(free)
+        if free:
+            kept.append((x, y))
+    return data[keep]
+
+
 def scatter_2d(
     data: pd.DataFrame, *, title: str = "", x_title: str = "dim 1", y_title: str = "dim 2"
 ) -> alt.LayerChart:
-    """Points with columns x, y, label, kind ('input' / 'context'); arrows drawn as rules from input to context."""
+    """Points with columns x, y, label, kind ('input' / 'context'); arrows drawn as rules from input to context.
+
+    Labels that would overlap are left out (the point's tooltip still names it).
+    """
+    encoding = {
+        "x": alt.X("x:Q", title=x_title),
+        "y": alt.Y("y:Q", title=y_title),
+        "tooltip": ["label:N", "kind:N", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")],
+    }
     points = (
         alt.Chart(data)
         .mark_point(filled=True, size=90)
-        .encode(
-            x=alt.X("x:Q", title=x_title),
-            y=alt.Y("y:Q", title=y_title),
-            color=alt.Color("kind:N", title="vector"),
-            shape=alt.Shape("kind:N"),
-            tooltip=["label:N", "kind:N", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")],
-        )
+        .encode(**encoding, color=alt.Color("kind:N", title="vector"), shape=alt.Shape("kind:N"))
     )
-    labels = points.mark_text(dx=8, dy=-8, align="left", fontSize=11).encode(text="label:N")
+    labels = (
+        alt.Chart(spaced_labels(data))
+        .mark_text(dx=8, dy=-8, align="left", fontSize=11, color=NEUTRAL)
+        .encode(**encoding, text="label:N")
+    )
     inputs = data[data["kind"] == "input"][["label", "x", "y"]]
     contexts = data[data["kind"] == "context"][["label", "x", "y"]].rename(columns={"x": "x2", "y": "y2"})
     pairs = inputs.merge(contexts, on="label")
-    arrows = alt.Chart(pairs).mark_rule(strokeDash=[4, 3], color="grey").encode(x="x:Q", y="y:Q", x2="x2:Q", y2="y2:Q")
+    arrows = alt.Chart(pairs).mark_rule(strokeDash=[4, 3], color=NEUTRAL).encode(x="x:Q", y="y:Q", x2="x2:Q", y2="y2:Q")
     return (arrows + points + labels).properties(title=title, height=380, description=title)
 
+
+# --- line view ------------------------------------------------------------------------------------
 
 MAX_LINE_TOKENS = 64  # above this, the line view draws only the focus query's lines (T² lines is too many)
 
@@ -298,7 +532,7 @@ def _token_column(
             y=alt.Y("pos:Q", scale=y_scale, axis=None),
             text=f"{field}:N",
             size=alt.when(hover, empty=False).then(alt.value(font + 3)).otherwise(alt.value(font)),
-            color=alt.when(hover, empty=False).then(alt.value("#e8590c")).otherwise(alt.value(NEUTRAL)),
+            color=alt.when(hover, empty=False).then(alt.value(HIGHLIGHT)).otherwise(alt.value(NEUTRAL)),
             tooltip=[alt.Tooltip(f"{field}:N", title=tooltip)],
         )
         .add_params(hover)
@@ -346,7 +580,7 @@ def line_view(
         """The hovered token's lines again in orange, opacity by weight from 0.15 (readable when weights are flat)."""
         return (
             lines.transform_filter({"param": selection.name, "empty": False})
-            .mark_rule(color="#e8590c", strokeCap="round")
+            .mark_rule(color=HIGHLIGHT, strokeCap="round")
             .encode(opacity=alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[0.15, 1])))
         )
 
@@ -360,131 +594,6 @@ def line_view(
     return layers.resolve_scale(opacity="independent").properties(
         title=title, width=460, height=height, description=title or "Line view of attention weights"
     )
-
-
-# --- softmax / context vectors ---
-def contributions_with_totals(
-    data: pd.DataFrame, totals: pd.DataFrame, token_order: Sequence[str], *, title: str = ""
-) -> alt.LayerChart:
-    """stacked_contributions plus a tick and label at each dimension's total (the context vector).
-
-    ``totals`` has columns dimension, total. Negative parts stack below zero, so the tick (the signed
-    sum) is what to read as the context value, not the top of the bar.
-    """
-    stacked = stacked_contributions(data, token_order, title=title)
-    base = alt.Chart(totals).encode(x=alt.X("dimension:N", sort=None), y=alt.Y("total:Q"))
-    ticks = base.mark_tick(color=NEUTRAL, thickness=4, size=64).encode(
-        tooltip=["dimension:N", alt.Tooltip("total:Q", title="context value", format=".4f")]
-    )
-    labels = base.mark_text(dx=36, align="left", fontSize=12, fontWeight="bold", color=NEUTRAL).encode(
-        text=alt.Text("total:Q", format=".4f")
-    )
-    return (stacked + ticks + labels).properties(height=300)
-
-
-# --- scaling ---
-SERIES_COLOURS = ("#e45756", "#4c78a8")  # first series red-ish, second blue (colour-blind distinguishable)
-
-
-def log_x_lines(
-    data: pd.DataFrame,
-    *,
-    x: str,
-    y: str,
-    color: str = "series",
-    title: str = "",
-    x_title: str | None = None,
-    y_title: str | None = None,
-    log_y: bool = False,
-    marker: float | None = None,
-    marker_label: str = "",
-    series_order: Sequence[str] | None = None,
-    legend: bool = True,
-    width: int = 460,
-) -> alt.Chart | alt.LayerChart:
-    """Lines with points over a log2 x axis (d_k = 1, 2, 4, ...), one line per series, optional x marker rule."""
-    order = list(series_order) if series_order is not None else sorted(data[color].unique())
-    colours = list(SERIES_COLOURS)[: len(order)] if len(order) <= 2 else alt.Undefined
-    colour_scale = alt.Scale(domain=order, range=colours)
-    encoding = {
-        "x": alt.X(f"{x}:Q", title=x_title or x, scale=alt.Scale(type="log", base=2), axis=alt.Axis(format="d")),
-        "y": alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log") if log_y else alt.Undefined),
-        "color": alt.Color(
-            f"{color}:N",
-            title=None,
-            scale=colour_scale,
-            # inside the plot: Streamlit fits the whole chart into width x height; an outside legend squeezes it
-            legend=alt.Legend(orient="top-left", labelLimit=320, fillColor="white", padding=4) if legend else None,
-        ),
-        "tooltip": [
-            alt.Tooltip(f"{x}:Q", title=x_title or x),
-            alt.Tooltip(f"{y}:Q", format=".4f", title=y_title or y),
-            alt.Tooltip(f"{color}:N", title=color),
-        ],
-    }
-    chart = alt.Chart(data).mark_line(point=True).encode(**encoding)
-    if marker is not None:
-        rule_data = pd.DataFrame({x: [marker], "label": [marker_label or f"{x} = {marker:g}"]})
-        rule = alt.Chart(rule_data).mark_rule(strokeDash=[4, 3], color="grey").encode(x=f"{x}:Q")
-        text = (
-            alt.Chart(rule_data)
-            .mark_text(align="left", dx=4, dy=2, color="grey", baseline="top")
-            .encode(x=f"{x}:Q", y=alt.value(0), text="label:N")
-        )
-        chart = chart + rule + text
-    return chart.properties(title=title, height=240, width=width, description=title)
-
-
-# --- multi_head ---
-
-
-def head_heatmap(
-    data: pd.DataFrame, row_order: Sequence[str], col_order: Sequence[str], *, title: str = "", panel_px: int = 230
-) -> alt.LayerChart | alt.Chart:
-    """A compact weights heatmap for a grid of heads: the same 0..1 viridis scale, no legend, fits panel_px."""
-    n_rows, n_cols = len(row_order), len(col_order)
-    with_text = show_values(n_rows, n_cols)
-    data = cell_labels(data, kind="weights", with_text=with_text)
-    n = max(len(row_order), len(col_order), 1)
-    size = max(3, min(CELL_PX, panel_px // n))
-    show = n <= MAX_TEXT_TOKENS
-    base = alt.Chart(data, title=title).encode(
-        x=alt.X(
-            "col:N",
-            sort=list(col_order),
-            title=None,
-            axis=alt.Axis(labelAngle=-45, orient="top", labels=show, labelLimit=60, ticks=False, labelOverlap=False),
-        ),
-        y=alt.Y(
-            "row:N",
-            sort=list(row_order),
-            title=None,
-            axis=alt.Axis(labels=show, labelLimit=70, ticks=False, labelOverlap=False),
-        ),
-        tooltip=[
-            alt.Tooltip("row:N", title="query"),
-            alt.Tooltip("col:N", title="key"),
-            alt.Tooltip("exact:N", title="weight"),
-        ],
-    )
-    colour = alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, 1]), legend=None)
-    chart = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0).encode(color=colour)
-    if size >= 28:
-        text_colour = alt.when(alt.datum.value < 0.55).then(alt.value("white")).otherwise(alt.value("black"))
-        chart = chart + base.mark_text(fontSize=9).encode(text="short:N", color=text_colour)
-    return chart.properties(
-        width=size * len(col_order),
-        height=size * len(row_order),
-        autosize=alt.AutoSizeParams(type="pad", contains="padding"),
-        description=f"Attention weights of {title}" if title else "Attention weights of one head",
-    )
-
-
-def head_grid(num_heads: int, width_px: int = 760, per_row: int = 4) -> tuple[list[list[int]], int]:
-    """Rows of head indices (at most per_row each) and the panel size that fits width_px with axis labels."""
-    columns = min(num_heads, per_row)
-    rows = [list(range(start, min(start + columns, num_heads))) for start in range(0, num_heads, columns)]
-    return rows, max(60, width_px // columns - 80)
 
 
 # --- training and generation ---

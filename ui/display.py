@@ -1,8 +1,7 @@
 """Small Streamlit building blocks every page uses: tables, heatmaps, code, downloads.
 
-Pages stay thin: they pass tensors and labels from attention_core to these helpers.
-Numbers are formatted by column configuration (4 decimals; scientific notation for a
-column holding tiny non-zero values, so they never read as 0.0000), not the pandas Styler.
+Pages pass tensors and labels from attention_core; tables keep numbers and format each cell
+with ui.format; heatmaps and other Altair charts are built once per input (cached specs).
 """
 
 from __future__ import annotations
@@ -19,14 +18,24 @@ import torch
 
 from attention_core.tables import long_frame, to_frame
 from ui import charts, lessons
-from ui.format import TINY, numbers_text
+from ui.format import HUGE, TINY, format_number, numbers_text
 
 
-def number_formats(frame: pd.DataFrame) -> list[str]:
-    """printf format per column: 4 decimals, or scientific where a column holds tiny non-zero values."""
+def plain_decimals(frame: pd.DataFrame) -> bool:
+    """True when every cell reads at plain 4 decimals (finite, non-zero, not scientific): one column format fits."""
+    values = frame.to_numpy(dtype=float)
+    magnitude = np.abs(values)
+    return bool(np.isfinite(values).all() and ((magnitude >= TINY) & (magnitude < HUGE)).all())
+
+
+MAX_STYLED_CELLS = 64 * 64  # per-cell formatting (a pandas Styler) costs ~30 ms here; beyond, one format per column
+
+
+def column_formats(frame: pd.DataFrame) -> list[str]:
+    """printf format per column for very large tables: scientific where any cell needs it, else 4 decimals."""
     magnitude = np.abs(frame.to_numpy(dtype=float))
-    tiny = ((magnitude > 0) & (magnitude < TINY)).any(axis=0)  # (columns,)
-    return ["%.3e" if column_is_tiny else "%.4f" for column_is_tiny in tiny]
+    scientific = (((magnitude > 0) & (magnitude < TINY)) | ((magnitude >= HUGE) & np.isfinite(magnitude))).any(axis=0)
+    return ["%.4e" if column_is_scientific else "%.4f" for column_is_scientific in scientific]
 
 
 def table(
@@ -37,16 +46,53 @@ def table(
     alt: str | None = None,
     key: str | None = None,
 ) -> None:
-    """A matrix (tensor with row and column labels, or a numeric DataFrame) as a table at 4 decimals."""
+    """A matrix (tensor with row and column labels, or a numeric DataFrame) as a table, one format per cell.
+
+    The data stay numbers (sorting, copying and tests read numbers). When every cell reads at 4
+    decimals a column format draws them (fast); otherwise a Styler formats each cell by itself
+    (format_number: '0', '3.2100e-07', '1.0226e+36', '-∞' beside '0.2500'), about 4 ms for 6 x 6.
+    Beyond MAX_STYLED_CELLS (64 x 64) a Styler is too slow: each column gets one format instead.
+    """
     frame = data if isinstance(data, pd.DataFrame) else to_frame(data, rows, cols)
-    config = {
-        str(column): st.column_config.NumberColumn(str(column), format=fmt)
-        for column, fmt in zip(frame.columns, number_formats(frame), strict=True)
-    }
     longest_label = max((len(str(label)) for label in frame.index), default=0)
-    config["_index"] = st.column_config.Column(width=min(260, 24 + 8 * longest_label))  # labels not cut off
+    config = {"_index": st.column_config.Column(width=min(260, 24 + 8 * longest_label))}  # labels not cut off
     height = "auto" if len(frame) <= 16 else 420
-    st.dataframe(frame, column_config=config, height=height, alt=alt, key=key)
+    if plain_decimals(frame) or frame.size > MAX_STYLED_CELLS:
+        formats = column_formats(frame)
+        config |= {
+            str(column): st.column_config.NumberColumn(str(column), format=fmt)
+            for column, fmt in zip(frame.columns, formats, strict=True)
+        }
+        st.dataframe(frame, column_config=config, height=height, alt=alt, key=key)
+    else:
+        st.dataframe(frame.style.format(format_number), column_config=config, height=height, alt=alt, key=key)
+
+
+WEIGHTS_SCALE_KEY = "weights_scale"  # the sidebar's choice (ui.inputs draws it); a view setting, not in the URL
+WEIGHTS_SCALES = {"stretch": "stretch to data", "fixed": "fixed 0–1"}
+# Formulas and charts wider than a phone scroll sideways instead of being cut off.
+PAGE_CSS = """<style>
+[data-testid="stMain"] .katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0 6px; }
+[data-testid="stMain"] [data-testid="stVegaLiteChart"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+</style>"""
+
+
+def page_style() -> None:
+    """The lab's few layout rules (sideways scrolling of wide formulas and charts); once per run."""
+    st.html(PAGE_CSS)
+
+
+def stretch_weights() -> bool:
+    """True when weight heatmaps stretch their colours to the weights shown (the default)."""
+    return st.session_state.get(WEIGHTS_SCALE_KEY, "stretch") == "stretch"
+
+
+def weights_domain(*matrices: torch.Tensor) -> charts.Domain:
+    """The colour range of weight heatmaps: stretched to the values of all ``matrices`` (panels that share
+    a scale pass them all), or fixed 0..1, as the sidebar's "Weights colour scale" says."""
+    if not stretch_weights() or not matrices:
+        return charts.FIXED_WEIGHTS
+    return charts.stretched_domain(np.concatenate([m.detach().double().reshape(-1).numpy() for m in matrices]))
 
 
 def heatmap(
@@ -58,21 +104,34 @@ def heatmap(
     title: str = "",
     row_title: str = "query",
     col_title: str = "key",
+    highlight_row: str | None = None,
+    domain: charts.Domain | None = None,
+    compact: bool = False,
+    panel_px: int = 230,
 ) -> None:
-    """Draw a matrix as an Altair heatmap, or as a raster image beyond MAX_CHART_TOKENS tokens."""
+    """Draw a matrix as an Altair heatmap, or as a raster image beyond MAX_CHART_TOKENS tokens.
+
+    Weights take ``domain`` if given (a grid of panels passes their common ``weights_domain``),
+    else their own ``weights_domain``. ``highlight_row`` (the query's label) outlines that row;
+    ``compact`` draws a grid panel of ``panel_px`` without axis titles or legend.
+    """
+    if kind == "weights" and domain is None:
+        domain = weights_domain(matrix)
     alt_text = f"{title}: heatmap of {len(row_labels)} × {len(col_labels)} values ({row_title} × {col_title})"
     if max(len(row_labels), len(col_labels)) > charts.MAX_CHART_TOKENS:
         values = to_frame(matrix, row_labels, col_labels).to_numpy()
-        st.image(charts.raster(values, kind=kind), caption=title, alt=alt_text)
+        st.image(charts.raster(values, kind=kind, domain=domain), caption=title, alt=alt_text)
+        scale = f" (colours {charts.weights_legend(domain)})" if kind == "weights" else ""
         st.caption(
             f"{len(row_labels)} tokens is too many for an interactive chart: this is a colour-mapped "
-            "image of the same matrix (same colour scale). Use the table for exact values."
+            f"image of the same matrix{scale}. Use the table for exact values."
         )
         return
     values = to_frame(matrix, row_labels, col_labels).to_numpy()  # (rows, cols) float64
-    spec, data = heatmap_spec(
-        values.tobytes(), values.shape, tuple(row_labels), tuple(col_labels), kind, title, row_title, col_title
-    )
+    options = (kind, title, row_title, col_title, domain and tuple(domain), highlight_row, compact, panel_px)
+    spec, data = heatmap_spec(values.tobytes(), values.shape, tuple(row_labels), tuple(col_labels), *options)
+    if compact:
+        alt_text = None  # the spec's description names the panel
     st.vega_lite_chart(data, spec, alt=alt_text, width="content")
 
 
@@ -86,16 +145,31 @@ def heatmap_spec(
     title: str,
     row_title: str,
     col_title: str,
+    domain: charts.Domain | None = None,
+    highlight_row: str | None = None,
+    compact: bool = False,
+    panel_px: int = 230,
 ) -> tuple[dict, pd.DataFrame]:
     """The Vega-Lite spec of ``charts.heatmap`` and its data, built and validated once per matrix.
 
-    Building and validating an Altair spec costs tens of milliseconds per chart; a rerun that
-    draws the same matrix again (most reruns) takes it from this cache, keyed on plain values.
+    The one spec cache of heatmaps (full size and compact grid panels). Building and validating
+    an Altair spec costs tens of milliseconds per chart; a rerun that draws the same matrix
+    again (most reruns) takes it from this cache, keyed on plain values.
     """
     matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
     long = long_frame(matrix, row_labels, col_labels)
     chart = charts.heatmap(
-        long, row_labels, col_labels, kind=kind, title=title, row_title=row_title, col_title=col_title
+        long,
+        row_labels,
+        col_labels,
+        kind=kind,
+        title=title,
+        row_title=row_title,
+        col_title=col_title,
+        domain=domain,
+        highlight_row=highlight_row,
+        compact=compact,
+        panel_px=panel_px,
     )
     with alt.data_transformers.enable("default", max_rows=None):  # st.altair_chart has no row limit either
         spec = chart.to_dict()  # validated against the Vega-Lite schema
@@ -136,12 +210,22 @@ def matrix(
     row_title: str = "query",
     col_title: str = "key",
     download: str | None = None,
+    highlight_row: str | None = None,
 ) -> pd.DataFrame:
     """Heatmap and table of one matrix in two tabs (and a CSV download); returns the table's frame."""
     frame = to_frame(matrix, row_labels, col_labels)
     chart_tab, table_tab = st.tabs(["Heatmap", "Table"])
     with chart_tab:
-        heatmap(matrix, row_labels, col_labels, kind=kind, title=title, row_title=row_title, col_title=col_title)
+        heatmap(
+            matrix,
+            row_labels,
+            col_labels,
+            kind=kind,
+            title=title,
+            row_title=row_title,
+            col_title=col_title,
+            highlight_row=highlight_row,
+        )
     with table_tab:
         table(frame, alt=title)
     if download:

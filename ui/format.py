@@ -1,6 +1,8 @@
-"""Number formatting shared by tables and charts: 4 decimals, and never a tiny value shown as 0.
+"""Every number as text, one rule per cell: 4 decimals, scientific notation only for a cell that needs it.
 
-An exact 0 (a masked weight) reads "0"; a tiny non-zero weight reads in scientific notation.
+A cell reads in scientific notation by itself when 4 decimals would hide it (0 < |x| < 1e-4)
+or when it is huge (|x| >= 1e6): 1.0000, 0.1390, 3.2100e-07, 1.0226e+36. An exact 0 (a masked
+weight) reads "0". Tables, heatmap cells, tooltips and sentences all use ``format_number``.
 """
 
 from __future__ import annotations
@@ -8,34 +10,32 @@ from __future__ import annotations
 import math
 
 DECIMALS = 4
-TINY = 0.5 * 10**-DECIMALS  # below this, 4 decimals would print 0.0000
+TINY = 10.0**-DECIMALS  # below this (and not 0) a cell goes scientific: 4 decimals would print 0.0000
+HUGE = 1e6  # from this on a cell goes scientific: never a 37-digit number
 
 
 def is_tiny(x: float) -> bool:
-    """True for a non-zero value that 4 decimals would round to zero."""
+    """True for a non-zero value that 4 decimals would hide."""
     return x != 0 and abs(x) < TINY
 
 
+def is_scientific(x: float) -> bool:
+    """True where a cell reads in scientific notation: tiny non-zero or huge (finite)."""
+    return math.isfinite(x) and (is_tiny(x) or abs(x) >= HUGE)
+
+
 def format_number(x: float, decimals: int = DECIMALS) -> str:
-    """'0' for exact zero, '3.21e-07' for tiny values, 'NaN' / '∞', else 4 decimals."""
+    """'0' for exact zero, 'NaN' / '∞', '3.2100e-07' or '1.0226e+36' alone, else 4 decimals ('1.0000')."""
+    x = float(x)
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
         return "∞" if x > 0 else "-∞"
     if x == 0:
         return "0"
-    if is_tiny(x):
-        return f"{x:.2e}"
+    if is_scientific(x):
+        return f"{x:.{decimals}e}"
     return f"{x:.{decimals}f}"
-
-
-def format_short(x: float) -> str:
-    """The text inside a heatmap cell: 2 decimals; '0' for exact zero; '2e-07' for small values."""
-    if math.isnan(x) or math.isinf(x) or x == 0:
-        return format_number(x)
-    if abs(x) < 0.005:
-        return f"{x:.0e}"
-    return f"{x:.2f}"
 
 
 MAX_TERMS = 8  # terms written out in a sum or a vector before "…"

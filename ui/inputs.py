@@ -1,15 +1,17 @@
-"""The shared sidebar: which sentence and embeddings every page works on.
+"""The shared sidebar: which sentence and embeddings every page works on, and the widgets pages share.
 
-The sidebar is drawn once per run by ``streamlit_app.py`` before the page runs, so its
-widgets keep their values across pages. The input-defining widgets are bound to the
-URL (``bind="query-params"``): a copied link opens the same input with the same numbers.
-Bad input shows an error and the last good input stays.
+Drawn once per run by ``streamlit_app.py`` before the page, so its widgets keep their values
+across pages. Input widgets are bound to the URL (``bind="query-params"``), hand edits travel in
+``edits=`` (up to 256 numbers): a copied link opens the same numbers. A bound widget is changed
+only through session state (so the box shows what is computed). Bad input shows an error and
+the last good input stays. The weights colour scale is a view setting, not in the URL.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 import torch
@@ -17,6 +19,7 @@ import torch
 import attention_core as ac
 from attention_core.embeddings import MAX_TOKENS, parse_seed
 from attention_core.presets import PRESETS_BY_KEY, Preset
+from ui import display
 from ui.format import plural
 
 OWN = "own"
@@ -31,6 +34,10 @@ D_MODEL_RANGE = (2, 16)
 DEFAULT_D_MODEL = 4
 DEFAULT_SEED = 0
 EDITOR_KEY = "embedding_editor"
+EDITS_KEY = "edits"  # URL parameter holding hand-edited embeddings
+SOURCE_KEY = "_edit_source"  # the embeddings shown before "Edit by hand": the editor starts from them
+MAX_LINK_NUMBERS = 256  # a link holds hand edits up to T × d_model = 256 numbers
+MAX_EDIT_ABS = 100.0  # hand-edited values beyond this make float32 softmax visibly wrong
 INPUT_KEY = "_lab_input"
 PROBLEM_KEY = "_input_problem"
 LINK_NOTE_KEY = "_link_note"
@@ -76,11 +83,35 @@ def _modes_for(example: str) -> list[str]:
     return [m for m in EMBEDDING_MODES if example != OWN or m != "printed"]
 
 
+def default_query_label(example: str, sentence: str) -> str | None:
+    """The query token an example starts with (the tutorial's query, or a sentence's first token); None if none."""
+    if example in PRESETS_BY_KEY:
+        preset = PRESETS_BY_KEY[example]
+        return ac.token_labels(preset.tokens)[preset.query_index]
+    try:
+        return ac.token_labels(ac.tokenize(sentence))[0]
+    except ValueError:
+        return None
+
+
+def _set_default_query(example: str) -> None:
+    """Select the example's default query token through session state, so the bound box shows it too.
+
+    Popping the key is not enough: the widget keeps its id (its key), so the browser would keep
+    showing the old token while Python computes the default one.
+    """
+    label = default_query_label(example, st.session_state.get("sentence", DEFAULT_SENTENCE))
+    if label is None:
+        st.session_state.pop("query", None)
+    else:
+        st.session_state["query"] = label
+
+
 def _on_example_change() -> None:
     """A new example starts at its own defaults: its embeddings and the tutorial's query token."""
     example = st.session_state.get("example")
-    st.session_state["embedding"] = "random" if example == OWN else "printed"
-    st.session_state.pop("query", None)
+    st.session_state["embedding"] = st.session_state[SOURCE_KEY] = "random" if example == OWN else "printed"
+    _set_default_query(example)
 
 
 def reset() -> None:
@@ -90,7 +121,8 @@ def reset() -> None:
     st.session_state["embedding"] = "printed"
     st.session_state["seed"] = str(DEFAULT_SEED)
     st.session_state["d_model"] = DEFAULT_D_MODEL
-    st.session_state.pop("query", None)
+    _set_default_query(ac.DEFAULT_PRESET.key)
+    st.session_state[SOURCE_KEY] = "printed"
     st.session_state.pop(EDITOR_KEY, None)
     st.session_state.pop("_editor_signature", None)
 
@@ -99,21 +131,98 @@ def _base_matrix(example: str, tokens: list[str], mode: str, seed: int, d_model:
     """The embeddings before any hand edits: (T, d_model)."""
     if mode == "one-hot":
         return ac.one_hot_embeddings(tokens)
-    if example != OWN and mode in ("printed", "edited"):
+    if example != OWN and mode == "printed":
         return PRESETS_BY_KEY[example].matrix()
     return ac.random_embeddings(tokens, d_model, seed)
 
 
-def _edited_matrix(base: torch.Tensor, labels: list[str]) -> torch.Tensor:
+def _edit_source(example: str, mode: str) -> str:
+    """The embeddings the editor starts from: the ones shown before "Edit by hand" was chosen."""
+    if mode != "edited":
+        st.session_state[SOURCE_KEY] = mode
+        return mode
+    source = st.session_state.get(SOURCE_KEY, "printed")
+    return "random" if example == OWN and source == "printed" else source
+
+
+def float32_text(x: float) -> str:
+    """The shortest text that reads back as the same float32 ('0.1', '-2.5', '1e-07'): no rounding shown."""
+    text = str(np.float32(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def check_edit_bounds(X: torch.Tensor) -> torch.Tensor:
+    """Refuse hand-edited values beyond ±MAX_EDIT_ABS (ValueError naming the first such cell)."""
+    too_big = (X.abs() > MAX_EDIT_ABS).nonzero()
+    if len(too_big):
+        row, col = too_big[0].tolist()
+        raise ValueError(
+            f"The cell at row {row + 1}, column {col + 1} is {X[row, col].item():g}; keep values within "
+            f"±{MAX_EDIT_ABS:g}. The lab computes in float32, and with larger values softmax gives visibly "
+            "wrong weights (rows of 1e4 and 1e4 + 2.8 come out 0.5 / 0.5 instead of 0.0004 / 0.9996)."
+        )
+    return X
+
+
+def encode_edits(X: torch.Tensor) -> str:
+    """A matrix as compact URL text: values '_'-separated, rows '~'-separated, float32 shortest form."""
+    return "~".join("_".join(float32_text(v) for v in row) for row in X.tolist())
+
+
+def decode_edits(text: str, n_tokens: int, d_model: int) -> torch.Tensor:
+    """The matrix a link's ``edits`` holds, validated like a typed edit (ValueError if it does not fit)."""
+    if len(text) > 24 * MAX_LINK_NUMBERS:
+        raise ValueError("The link's edits are too long.")
+    rows = [row.split("_") for row in text.split("~")]
+    if len({len(row) for row in rows}) != 1:
+        raise ValueError("The link's edits do not form a table.")
+    return check_edit_bounds(ac.validate_embedding_matrix(rows, n_tokens, d_model))
+
+
+def _editor_start(base: torch.Tensor, link_edits: str | None) -> torch.Tensor:
+    """What the editor shows at first: a link's edits when they fit this input, else the base embeddings."""
+    if link_edits:
+        try:
+            return decode_edits(link_edits, base.shape[0], base.shape[1])
+        except ValueError as error:
+            st.session_state[LINK_NOTE_KEY] = f"This link's hand-edited embeddings cannot be used ({error}); the "
+            st.session_state[LINK_NOTE_KEY] += "embeddings start from the example's own instead."
+    return base
+
+
+def _edited_matrix(base: torch.Tensor, labels: list[str], link_edits: str | None) -> torch.Tensor:
     """Show the matrix in st.data_editor and return the validated edit (ValueError if bad)."""
     signature = (tuple(labels), tuple(base.reshape(-1).tolist()))
     if st.session_state.get("_editor_signature") != signature:
         st.session_state.pop(EDITOR_KEY, None)  # a new base matrix starts without old edits
         st.session_state["_editor_signature"] = signature
+        st.session_state["_editor_start"] = _editor_start(base, link_edits)
+    start = st.session_state["_editor_start"]
     with st.sidebar:
-        st.caption("Type a number in any cell; the pages update when you leave the cell.")
-        edited = matrix_editor(ac.vector_frame(base, labels), key=EDITOR_KEY, digits="{:.4g}")
-    return ac.validate_embedding_matrix(edited, len(labels), base.shape[1])
+        st.caption(
+            f"Type a number in any cell (within ±{MAX_EDIT_ABS:g}); the pages update when you leave the cell. "
+            "Scroll sideways for more columns."
+        )
+        edited = matrix_editor(ac.vector_frame(start, labels), key=EDITOR_KEY, digits=None)
+    X = check_edit_bounds(ac.validate_embedding_matrix(edited, len(labels), base.shape[1]))
+    _link_edits(X, base)
+    return X
+
+
+def _link_edits(X: torch.Tensor, base: torch.Tensor) -> None:
+    """Put the edits in the URL (so a copied link holds them) up to MAX_LINK_NUMBERS numbers; say so."""
+    if torch.equal(X, base):
+        st.query_params.pop(EDITS_KEY, None)
+    elif X.numel() <= MAX_LINK_NUMBERS:
+        st.query_params[EDITS_KEY] = encode_edits(X)
+        st.sidebar.caption("A copied link holds these edited embeddings.")
+    else:
+        st.query_params.pop(EDITS_KEY, None)
+        st.sidebar.warning(
+            f"A copied link does not hold these edits: links hold at most {MAX_LINK_NUMBERS} numbers "
+            f"(T × d_model), this matrix has {X.numel()}.",
+            icon=":material/link_off:",
+        )
 
 
 def _read_tokens(example: str) -> list[str]:
@@ -131,7 +240,7 @@ def _read_tokens(example: str) -> list[str]:
     return ac.tokenize(sentence)
 
 
-def _build_input() -> LabInput:
+def _build_input(link_edits: str | None = None) -> LabInput:
     """Draw the input widgets and build the LabInput; ValueError carries a learner-readable reason."""
     options = [*PRESETS_BY_KEY, OWN]
     example = st.sidebar.selectbox(
@@ -145,8 +254,11 @@ def _build_input() -> LabInput:
     tokens = _read_tokens(example)
     modes = _modes_for(example)
     mode = st.sidebar.radio("Embeddings", modes, format_func=EMBEDDING_MODES.get, key="embedding", bind="query-params")
+    source = _edit_source(example, mode)
+    if mode != "edited":
+        st.query_params.pop(EDITS_KEY, None)
     seed, d_model = DEFAULT_SEED, DEFAULT_D_MODEL
-    if mode == "random" or (mode == "edited" and example == OWN):
+    if source == "random":  # the random embeddings, or an edit of them
         d_model = st.sidebar.slider(
             "d_model (embedding size)", *D_MODEL_RANGE, DEFAULT_D_MODEL, key="d_model", bind="query-params"
         )
@@ -160,9 +272,9 @@ def _build_input() -> LabInput:
         )
         seed = parse_seed(seed_text)
     labels = ac.token_labels(tokens)
-    X = _base_matrix(example, tokens, mode, int(seed), int(d_model))
+    X = _base_matrix(example, tokens, source, int(seed), int(d_model))
     if mode == "edited":
-        X = _edited_matrix(X, labels)
+        X = _edited_matrix(X, labels, link_edits)
     preset = PRESETS_BY_KEY.get(example)
     default_query = preset.query_index if preset else 0
     query = st.sidebar.selectbox(
@@ -193,7 +305,7 @@ def _link_values() -> dict[str, str]:
     if st.session_state.get("_link_checked"):
         return {}
     st.session_state["_link_checked"] = True
-    return {key: st.query_params.get(key, "") for key in URL_KEYS if key in st.query_params}
+    return {key: st.query_params.get(key, "") for key in (*URL_KEYS, EDITS_KEY) if key in st.query_params}
 
 
 def _shown_value(key: str) -> str:
@@ -213,10 +325,11 @@ def ignored_link_values(arrived: dict[str, str]) -> list[str]:
 
 def sidebar() -> LabInput:
     """Draw the shared sidebar and return the LabInput every page uses (the last good one on bad input)."""
+    display.page_style()
     st.sidebar.header("Input")
     arrived = _link_values()
     try:
-        lab = _build_input()
+        lab = _build_input(arrived.pop(EDITS_KEY, None))
     except ValueError as error:
         st.session_state[PROBLEM_KEY] = str(error)
         lab = st.session_state.get(INPUT_KEY) or default_input()
@@ -232,7 +345,21 @@ def sidebar() -> LabInput:
             + "); the defaults are used instead."
         )
     st.sidebar.button("Reset to the default input", on_click=reset, icon=":material/restart_alt:")
+    weights_scale_choice()
     return lab
+
+
+def weights_scale_choice() -> None:
+    """How weight heatmaps colour their cells (a view setting: not part of the input, not in the URL)."""
+    st.sidebar.radio(
+        "Weights colour scale",
+        list(display.WEIGHTS_SCALES),
+        format_func=display.WEIGHTS_SCALES.get,
+        key=display.WEIGHTS_SCALE_KEY,
+        horizontal=True,
+        help="Stretch: the darkest and brightest colours are the smallest and largest weight shown, so weights "
+        "of 0.10 and 0.25 look clearly different. Fixed: 0 is dark and 1 is yellow on every chart.",
+    )
 
 
 def link_note() -> str | None:
@@ -279,12 +406,16 @@ def scale_toggle(key: str, label: str = "Divide the scores by √d_k", container
     return bool(container.toggle(label, value=True, key=key))
 
 
-def matrix_editor(frame: pd.DataFrame, *, key: str, digits: str = "{:.4f}") -> pd.DataFrame:
-    """One editable matrix (st.data_editor with text cells, so a typo reaches the validator); returns the edit."""
-    shown = frame.map(digits.format)
+def matrix_editor(frame: pd.DataFrame, *, key: str, digits: str | None = "{:.4f}") -> pd.DataFrame:
+    """One editable matrix (st.data_editor with text cells, so a typo reaches the validator); returns the edit.
+
+    ``digits=None`` shows each number in full (float32 shortest form), so nothing is rounded on entry.
+    Every column keeps a readable width; a wide matrix scrolls sideways.
+    """
+    shown = frame.map(float32_text if digits is None else digits.format)
     return st.data_editor(
         shown,
         key=key,
         width="stretch",
-        column_config={column: st.column_config.TextColumn(column) for column in shown.columns},
+        column_config={column: st.column_config.TextColumn(column, width=72) for column in shown.columns},
     )

@@ -1,0 +1,62 @@
+"""Layout in a real browser: a 390 px phone scrolls wide charts, formulas and tables; the dark theme reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.test_browser import no_exception
+
+PHONE = {"width": 390, "height": 844}
+# Every formula, chart and table of the main column: its own width, the width it scrolls over, its overflow rule.
+BOXES_JS = """() => {
+  const main = document.querySelector("[data-testid='stMainBlockContainer']").getBoundingClientRect();
+  const selector = ".katex-display, [data-testid='stVegaLiteChart'], [data-testid='stDataFrame']";
+  return [...document.querySelectorAll(`[data-testid='stMain'] :is(${selector})`)]
+    .filter((el) => el.offsetParent !== null)
+    .map((el) => ({
+      kind: el.dataset.testid || el.className,
+      right: el.getBoundingClientRect().right,
+      mainRight: main.right,
+      scrolls: el.scrollWidth > el.clientWidth,
+      overflow: getComputedStyle(el).overflowX,
+    }));
+}"""
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", ["scores", "masking", "multi_head", "pipeline"])
+def test_wide_content_scrolls_on_a_phone_instead_of_being_cut(phone, app_url, path):
+    phone.goto(f"{app_url}/{path}")
+    wait_for_app(phone)
+    no_exception(phone)
+    boxes = phone.evaluate(BOXES_JS)
+    assert any(box["kind"] == "stVegaLiteChart" for box in boxes)
+    for box in boxes:
+        assert box["right"] <= box["mainRight"] + 1, f"{box['kind']} sticks out of the page: {box}"
+        if box["scrolls"] and box["kind"] != "stDataFrame":  # tables scroll inside their own grid
+            assert box["overflow"] in ("auto", "scroll"), f"{box['kind']} is cut, not scrollable: {box}"
+    screenshot(phone, f"phone-{path}")
+
+
+@pytest.mark.browser
+def test_the_dark_theme_is_offered_and_charts_draw_on_it(browser, app_url):
+    context = browser.new_context(viewport={"width": 1400, "height": 2400}, color_scheme="dark")
+    page = context.new_page()
+    page.goto(f"{app_url}/softmax")
+    wait_for_app(page)
+    no_exception(page)
+    background = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
+    red, green, blue = (int(part) for part in background[background.index("(") + 1 : -1].split(",")[:3])
+    assert red + green + blue < 3 * 80, f"a dark system theme gives a dark app, not {background}"
+    assert page.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg").count() > 0
+    screenshot(page, "dark-softmax")
+    context.close()
