@@ -17,8 +17,7 @@ def run() -> None:
     page = st.navigation(
         {
             section: [
-                st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.number is None)
-                for lesson in group
+                st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.default) for lesson in group
             ]
             for section, group in lessons.sections().items()
         }

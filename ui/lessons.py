@@ -21,6 +21,7 @@ class Lesson:
     summary: str  # one line: what the learner does there
     teaches: str  # one line: the idea they leave with
     section: str  # navigation group
+    default: bool = False  # the page the app opens on (only the overview)
 
     @property
     def name(self) -> str:
@@ -36,6 +37,7 @@ class Lesson:
 START = "Start"
 STEPS = "Self-attention, step by step"
 BLOCK = "Towards a transformer block"
+PRACTICE = "Practice"
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
@@ -46,6 +48,7 @@ LESSONS: tuple[Lesson, ...] = (
         "What self-attention is, the lessons, how to use the lab, a glossary.",
         "Where each step sits in the pipeline.",
         START,
+        default=True,
     ),
     Lesson(
         "app_pages/scores.py",
@@ -127,6 +130,15 @@ LESSONS: tuple[Lesson, ...] = (
         "The whole block on one page, with downloads and code to reproduce it.",
         "softmax(Q Kᵀ / √d_k + M) V, end to end, equal to PyTorch's.",
         BLOCK,
+    ),
+    Lesson(
+        "app_pages/mistakes.py",
+        None,
+        "Mistakes museum",
+        ":material/bug_report:",
+        "Every classic attention bug: spot the wrong line, then see what it does to your numbers.",
+        "Each bug leaves a fingerprint in the numbers: rows that do not sum to 1, weights on the future, NaN.",
+        PRACTICE,
     ),
 )
 
