@@ -74,7 +74,7 @@ def main() -> None:
         ("the same, a cell clicked in each heatmap (a click's rerun)", clicked),
         ("Mistakes museum page (real app, default preset)", median_ms(museum)),
     ]
-    print("| server rerun (median of %d) | ms |\n|---|---:|" % RUNS)
+    print(f"| server rerun (median of {RUNS}) | ms |\n|---|---:|")
     for name, ms in rows:
         print(f"| {name} | {ms:.0f} |")
 

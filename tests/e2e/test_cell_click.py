@@ -30,7 +30,8 @@ st.title("Cell click")
 lab = inputs.default_input()
 steps = ac.self_attention(lab.X, mask=ac.causal_mask(lab.T))
 cell_click.clickable_heatmap(
-    steps.weights, lab.labels, lab.labels, kind="weights", title="weights", key="w", explain=cell_click.weights_of(steps)
+    steps.weights, lab.labels, lab.labels, kind="weights", title="weights", key="w",
+    explain=cell_click.weights_of(steps),
 )
 cell_click.clickable_heatmap(
     steps.context, lab.labels, ["d1", "d2", "d3"], kind="values", title="context", key="c",
