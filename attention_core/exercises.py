@@ -127,8 +127,17 @@ def _q(label: str) -> str:
     return f"“{label}”"
 
 
+MAX_TERMS = 12  # terms written out in a solution before "…"
+
+
+def _more(parts: list[str], separator: str) -> str:
+    """The first MAX_TERMS parts joined, and how many more there are."""
+    shown = separator.join(parts[:MAX_TERMS])
+    return shown + (f"{separator}… ({len(parts) - MAX_TERMS} more)" if len(parts) > MAX_TERMS else "")
+
+
 def _terms(a, b) -> str:
-    return " + ".join(f"({_n(x)} × {_n(y)})" for x, y in zip(a, b, strict=True))
+    return _more([f"({_n(x)} × {_n(y)})" for x, y in zip(a, b, strict=True)], " + ")
 
 
 def _two_dp(prompt: str) -> str:
@@ -152,7 +161,7 @@ def _pick_options(labels, right: int, rng: random.Random, n: int = 4) -> tuple[s
 
 
 def _weights_text(labels, row: torch.Tensor) -> str:
-    return ", ".join(f"{_q(label)} {_n(float(w))}" for label, w in zip(labels, row.tolist(), strict=True))
+    return _more([f"{_q(label)} {_n(float(w))}" for label, w in zip(labels, row.tolist(), strict=True)], ", ")
 
 
 # --- lesson generators -----------------------------------------------------------------------------
@@ -216,7 +225,7 @@ def _softmax(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             float(weights[j]),
             "Take exp of every score in the row (subtract the row's largest score first), then divide by their sum.",
             f"Scores of the row: {_weights_text(L, row)}. exp(s − {_n(float(row.max()))}) = "
-            f"{', '.join(_n(float(e)) for e in exps)}; their sum is {_n(float(exps.sum()))}; "
+            f"{_more([_n(float(e)) for e in exps], ', ')}; their sum is {_n(float(exps.sum()))}; "
             f"{_n(float(exps[j]))} / {_n(float(exps.sum()))} = {_n(float(weights[j]))}.",
             tolerance=TOLERANCE_2DP,
         ),
@@ -238,7 +247,7 @@ def _softmax(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             ),
             float(hot[top]),
             "A small temperature stretches the gaps between scores, so the largest score takes almost everything.",
-            f"Scores / {inp.temperature:g}: {', '.join(_n(float(s) / inp.temperature) for s in row)}; "
+            f"Scores / {inp.temperature:g}: {_more([_n(float(s) / inp.temperature) for s in row], ', ')}; "
             f"softmax gives {_weights_text(L, hot)}, so {_q(L[top])} gets {_n(float(hot[top]))}.",
             tolerance=TOLERANCE_2DP,
         ),
@@ -292,7 +301,7 @@ def _context(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             uniform,
             "Equal weights make the weighted sum a plain average.",
             f"The average of entry {d + 1} over all {len(L)} tokens: "
-            f"({' + '.join(_n(v) for v in X[:, d].tolist())}) / {len(L)} = {_n(uniform)}.",
+            f"({_more([_n(v) for v in X[:, d].tolist()], ' + ')}) / {len(L)} = {_n(uniform)}.",
             tolerance=TOLERANCE_2DP,
         ),
     ]
