@@ -61,6 +61,7 @@ class Check:
 
     status: Literal["correct", "wrong", "invalid"]
     message: str
+    note: str = ""  # how the answer was read (a comma taken as the decimal mark), if worth saying
 
 
 # --- answers ---------------------------------------------------------------------------------------
@@ -101,9 +102,12 @@ def check_answer(exercise: Exercise, answer: object) -> Check:
     if value is None:
         return Check("invalid", note)
     right = abs(value - float(exercise.answer)) <= exercise.tolerance + 1e-9
-    verdict = "Right" if right else "Not quite"
-    within = f" (within ±{exercise.tolerance:g})" if exercise.tolerance else ""
-    return Check("correct" if right else "wrong", " ".join(part for part in (note, f"{verdict}{within}.") if part))
+    if right:
+        verdict = f"Right (within ±{exercise.tolerance:g})." if exercise.tolerance else "Right."
+    else:
+        verdict = f"Not quite: more than ±{exercise.tolerance:g} away." if exercise.tolerance else "Not quite."
+    message = " ".join(part for part in (note, verdict) if part)
+    return Check("correct" if right else "wrong", message, note)
 
 
 def input_seed(labels, X: torch.Tensor, lesson: str, *extra: object) -> int:

@@ -62,13 +62,14 @@ def exercises_section(lesson_path: str, lab, *, seed: int | None = None, tempera
     if not exercises:
         return
     st.subheader("Check yourself", anchor="check-yourself")
+    caption = st.empty()  # filled after the forms, so it counts this run's answer too
+    for number, exercise in enumerate(exercises, 1):
+        exercise_card(path, number, exercise)
     answered, correct = progress.counts(path)
-    st.caption(
+    caption.caption(
         "Predict first, then check. These questions are made from the input in the sidebar: a new input "
         f"gives new ones. This lesson so far: {correct} right of {answered} answered."
     )
-    for number, exercise in enumerate(exercises, 1):
-        exercise_card(path, number, exercise)
 
 
 def exercise_card(path: str, number: int, exercise: Exercise) -> None:
@@ -82,10 +83,9 @@ def exercise_card(path: str, number: int, exercise: Exercise) -> None:
         elif verdict is not None and verdict.status == "wrong":
             st.error(verdict.message, icon=":material/close:")
         if entry["correct"]:
-            st.success(
-                f"Right: **{answer_text(exercise)}**. {verdict.message if verdict else ''}".strip(),
-                icon=":material/check:",
-            )
+            within = f" (within ±{exercise.tolerance:g})" if exercise.tolerance else ""
+            note = f" {verdict.note}" if verdict is not None and verdict.note else ""
+            st.success(f"Right: **{answer_text(exercise)}**{within}.{note}", icon=":material/check:")
         elif entry["tries"] == 1 and not entry["revealed"]:
             st.info(f"Hint: {exercise.hint}", icon=":material/lightbulb:")
         if entry["correct"] or entry["revealed"] or entry["tries"] >= 2:
@@ -119,11 +119,13 @@ def answer_form(path: str, exercise: Exercise):
                 ),
             )
         submitted = st.form_submit_button("Check", icon=":material/task_alt:")
+    last_key = f"exv:{path}:{exercise.id}"  # the last verdict stays on screen across reruns
     if not submitted:
-        return None
+        return st.session_state.get(last_key)
     verdict = check_answer(exercise, answer)
     if verdict.status != "invalid":
         progress.note_try(path, exercise.id, verdict.status == "correct")
+    st.session_state[last_key] = verdict
     return verdict
 
 
