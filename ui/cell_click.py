@@ -19,7 +19,7 @@ import torch
 from attention_core import cell_math
 from attention_core.cell_math import CellExplanation, ContextCell, MaskedCell, ProjectionCell, ScoreCell, WeightCell
 from attention_core.tables import long_frame, to_frame
-from ui import charts, display
+from ui import charts
 from ui.format import format_number, products_sum_text
 
 PARAM = "cell"  # the Vega-Lite selection parameter's name
@@ -97,7 +97,8 @@ def clickable_heatmap(
     """A heatmap whose cells explain themselves when clicked; returns the (row, col) indices shown, or None."""
     rows, cols = tuple(rows), tuple(cols)
     if max(len(rows), len(cols)) > charts.MAX_CHART_TOKENS:
-        display.heatmap(matrix, rows, cols, kind=kind, title=title, row_title=row_title, col_title=col_title)
+        values = to_frame(matrix, rows, cols).to_numpy()  # (rows, cols)
+        st.image(charts.raster(values, kind=kind), caption=title, alt=f"{title}: {len(rows)} × {len(cols)} heatmap")
         cell = picked_cell(rows, cols, key=key, row_title=row_title, col_title=col_title)
     else:
         values = to_frame(matrix, rows, cols).to_numpy()  # (rows, cols) float64
