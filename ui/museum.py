@@ -18,7 +18,7 @@ import attention_core as ac
 from attention_core import mistakes
 from attention_core.tables import dimension_labels
 from ui import display, progress
-from ui.format import format_number, numbers_text
+from ui.format import format_number, numbers_text, plural
 
 PAGE = "app_pages/mistakes.py"
 
@@ -216,7 +216,7 @@ def forgotten_w_o(lab) -> Evidence:
         _row(right, i),
         (lab.query_label,),
         tuple(dimension_labels(lab.d_model)),
-        f"Without W_o each of the {h} heads keeps its own {lab.d_model // h} columns: nothing mixes what "
+        f"Without W_o each of the {h} heads keeps its own {plural(lab.d_model // h, 'column')}: nothing mixes what "
         "the heads found, and the layer loses d_model² learnable weights.",
     )
 
