@@ -19,6 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import torch  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from tests.apptest_helpers import open_page  # noqa: E402
@@ -60,6 +61,7 @@ def median_ms(at: AppTest) -> float:
 
 
 def main() -> None:
+    torch.set_num_threads(1)  # as streamlit_app.py does: tiny tensors, no thread hand-offs
     trivial = AppTest.from_string(TRIVIAL, default_timeout=60).run()
     page = AppTest.from_string(CLICKABLE, default_timeout=60).run()
     before = median_ms(page)
