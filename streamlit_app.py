@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from ui import inputs, lessons
+from ui import inputs, lessons, progress
 
 # The lab multiplies matrices of a few dozen numbers: one thread avoids thread hand-offs
 # that cost milliseconds per call (and a Community Cloud app has a fraction of a CPU).
@@ -17,13 +17,13 @@ def run() -> None:
     page = st.navigation(
         {
             section: [
-                st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.number is None)
-                for lesson in group
+                st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.default) for lesson in group
             ]
             for section, group in lessons.sections().items()
         }
     )
     inputs.sidebar()
+    st.sidebar.caption(progress.progress_marker())
     reason = inputs.problem()
     if reason:
         st.error(f"{reason} The numbers below still use the last valid input.", icon=":material/error:")

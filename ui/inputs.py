@@ -107,7 +107,7 @@ def _set_default_query(example: str) -> None:
         st.session_state["query"] = label
 
 
-def _on_example_change() -> None:
+def on_example_change() -> None:
     """A new example starts at its own defaults: its embeddings and the tutorial's query token."""
     example = st.session_state.get("example")
     st.session_state["embedding"] = st.session_state[SOURCE_KEY] = "random" if example == OWN else "printed"
@@ -249,7 +249,7 @@ def _build_input(link_edits: str | None = None) -> LabInput:
         format_func=_example_label,
         key="example",
         bind="query-params",
-        on_change=_on_example_change,
+        on_change=on_example_change,
     )
     tokens = _read_tokens(example)
     modes = _modes_for(example)

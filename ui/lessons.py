@@ -21,6 +21,7 @@ class Lesson:
     summary: str  # one line: what the learner does there
     teaches: str  # one line: the idea they leave with
     section: str  # navigation group
+    default: bool = False  # the page the app opens on (only the overview)
 
     @property
     def name(self) -> str:
@@ -37,6 +38,7 @@ START = "Start"
 STEPS = "Self-attention, step by step"
 BLOCK = "Towards a transformer block"
 BEYOND = "Beyond one step"
+PRACTICE = "Practice"
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
@@ -47,6 +49,7 @@ LESSONS: tuple[Lesson, ...] = (
         "What self-attention is, the lessons, how to use the lab, a glossary.",
         "Where each step sits in the pipeline.",
         START,
+        default=True,
     ),
     Lesson(
         "app_pages/scores.py",
@@ -146,6 +149,15 @@ LESSONS: tuple[Lesson, ...] = (
         "Token-by-token decoding with a KV cache, the T² cost of attention, and online softmax.",
         "A cache turns each step into one query row; attention still costs T² cells in all.",
         BEYOND,
+    ),
+    Lesson(
+        "app_pages/mistakes.py",
+        None,
+        "Mistakes museum",
+        ":material/bug_report:",
+        "Every classic attention bug: spot the wrong line, then see what it does to your numbers.",
+        "Each bug leaves a fingerprint in the numbers: rows that do not sum to 1, weights on the future, NaN.",
+        PRACTICE,
     ),
 )
 

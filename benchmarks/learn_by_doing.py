@@ -1,0 +1,85 @@
+"""Server time of the issue-11 parts (AppTest, median of RUNS reruns), printed as a markdown table.
+
+    .venv/bin/python -m benchmarks.learn_by_doing
+
+- a click's rerun: four clickable heatmaps (scores, masked scores, weights, context) at the default
+  preset, each with a clicked cell, plus lesson 2's exercises ('Check yourself');
+- the same script before any click, and a trivial one-widget page for scale;
+- the Mistakes museum page through the real app.
+Target: a click's rerun < 100 ms at the default preset.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from tests.apptest_helpers import open_page  # noqa: E402
+
+RUNS = 7
+TRIVIAL = """
+import streamlit as st
+st.slider("x", 0, 10, 5)
+"""
+CLICKABLE = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+import attention_core as ac
+from ui import cell_click, inputs
+from ui.exercises import exercises_section
+
+lab = inputs.default_input()
+mask = ac.causal_mask(lab.T)
+steps = ac.self_attention(lab.X, mask=mask)
+labels, dims = lab.labels, [f"d{{i + 1}}" for i in range(lab.d_model)]
+cell_click.clickable_heatmap(steps.scores, labels, labels, kind="scores", key="s",
+                             explain=cell_click.scores_of(steps))
+cell_click.clickable_heatmap(steps.masked_scores, labels, labels, kind="scores", key="m",
+                             explain=cell_click.masked_scores_of(steps, mask))
+cell_click.clickable_heatmap(steps.weights, labels, labels, key="w", explain=cell_click.weights_of(steps))
+cell_click.clickable_heatmap(steps.context, labels, dims, kind="values", key="c",
+                             explain=cell_click.context_of(steps), col_title="entry")
+exercises_section("app_pages/softmax.py", lab)
+"""
+
+
+def median_ms(at: AppTest) -> float:
+    times = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        at.run()
+        times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times)
+
+
+def main() -> None:
+    torch.set_num_threads(1)  # as streamlit_app.py does: tiny tensors, no thread hand-offs
+    trivial = AppTest.from_string(TRIVIAL, default_timeout=60).run()
+    page = AppTest.from_string(CLICKABLE, default_timeout=60).run()
+    before = median_ms(page)
+    for key, cell in {"s": ("starts", "journey"), "m": ("Your", "step"), "w": ("starts", "journey")}.items():
+        page.session_state[f"_cell:{key}"] = cell
+    page.session_state["_cell:c"] = ("with", "d2")
+    clicked = median_ms(page)
+    museum = open_page("app_pages/mistakes.py")
+    rows = [
+        ("trivial one-widget page", median_ms(trivial)),
+        ("4 clickable heatmaps + lesson 2 exercises, nothing clicked", before),
+        ("the same, a cell clicked in each heatmap (a click's rerun)", clicked),
+        ("Mistakes museum page (real app, default preset)", median_ms(museum)),
+    ]
+    print(f"| server rerun (median of {RUNS}) | ms |\n|---|---:|")
+    for name, ms in rows:
+        print(f"| {name} | {ms:.0f} |")
+
+
+if __name__ == "__main__":
+    main()

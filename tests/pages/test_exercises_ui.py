@@ -1,0 +1,126 @@
+"""The 'Check yourself' section (AppTest on a small script): right, wrong and malformed answers of each kind,
+hint then solution, nothing given away before the learner commits, and the session's progress."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from attention_core.exercises import ExerciseInput, exercises_for
+from tests.apptest_helpers import assert_clean
+from ui import inputs, progress
+
+LESSON = "app_pages/softmax.py"
+
+
+def script() -> None:
+    """Lesson 2's exercises on the default input, with the progress marker and table."""
+    import streamlit as st
+
+    from ui import inputs, progress
+    from ui.exercises import exercises_section
+
+    exercises_section("app_pages/softmax.py", inputs.default_input())
+    st.sidebar.caption(progress.progress_marker())
+    progress.progress_table()
+
+
+@pytest.fixture
+def at() -> AppTest:
+    """The script after its first run."""
+    return AppTest.from_function(script, default_timeout=60).run()
+
+
+@pytest.fixture
+def items():
+    """The exercises the script shows (same input, same generator)."""
+    lab = inputs.default_input()
+    return {
+        item.id.rsplit("-", 1)[0]: item
+        for item in exercises_for(LESSON, ExerciseInput(lab.labels, lab.X, lab.query_index))
+    }
+
+
+def texts(at) -> str:
+    """Everything the page shows as text (markdown, alerts, captions, widget labels and options)."""
+    parts = [e.value for kind in ("markdown", "success", "error", "warning", "info", "caption") for e in at.get(kind)]
+    parts += [str(option) for radio in at.radio for option in radio.options]
+    return "\n".join(str(part) for part in parts)
+
+
+def answer(at, item, value):
+    """Type or pick an answer in the item's form and press Check."""
+    key = f"ex:{LESSON}:{item.id}"
+    widget = at.radio(key=key) if item.is_choice else at.text_input(key=key)
+    widget.set_value(value)
+    return next(b for b in at.button if b.proto.form_id == f"exf:{LESSON}:{item.id}").click().run()
+
+
+def test_the_section_lists_every_kind_and_gives_nothing_away(at, items):
+    assert_clean(at)
+    assert [h.value for h in at.subheader] == ["Check yourself"]
+    assert {item.kind for item in items.values()} == {"numeric", "choice", "what-if"}
+    shown = texts(at)
+    for item in items.values():
+        assert item.prompt in shown
+        assert item.solution not in shown and item.hint not in shown
+        assert "Answer:" not in shown
+    assert not at.success and not at.error
+    assert "Exercises: none answered yet" in [c.value for c in at.sidebar.caption]
+
+
+def test_numeric_malformed_then_wrong_then_hint_then_solution(at, items):
+    weight = items["weight"]
+    for bad, reason in [("", "Type a number"), ("abc", "not a number"), ("nan", "NaN"), ("1e400", "too large")]:
+        answer(at, weight, bad)
+        assert_clean(at)
+        assert any(reason in w.value for w in at.warning), bad
+        assert at.session_state[progress.STATE_KEY][LESSON][weight.id]["tries"] == 0, "a malformed answer is not a try"
+    answer(at, weight, str(float(weight.answer) + 0.3))
+    assert any("Not quite" in e.value for e in at.error)
+    assert any(weight.hint in i.value for i in at.info), "a first wrong answer gets the hint"
+    assert weight.solution not in texts(at)
+    assert any(b.label == "Show solution" for b in at.button)
+    answer(at, weight, str(float(weight.answer) + 0.3))
+    assert weight.solution in texts(at), "a second wrong answer shows the worked solution"
+    answer(at, weight, f"{float(weight.answer):.2f}".replace(".", ","))
+    assert any("comma" in s.value and s.value.startswith("Right") for s in at.success)
+    record = at.session_state[progress.STATE_KEY][LESSON][weight.id]
+    assert record == {"tries": 3, "correct": True, "revealed": False}
+
+
+def test_choice_no_pick_wrong_and_right(at, items):
+    top = items["top-weight"]
+    answer(at, top, None)
+    assert any("Pick one" in w.value for w in at.warning)
+    wrong = next(option for option in top.options if option != top.answer)
+    answer(at, top, wrong)
+    assert any("Not this one" in e.value for e in at.error)
+    assert any(top.hint in i.value for i in at.info)
+    answer(at, top, top.answer)
+    assert any(s.value.startswith(f"Right: **{top.answer}**") for s in at.success)
+    assert top.solution in texts(at)
+
+
+def test_what_if_number_and_choice(at, items):
+    hot, shift = items["temperature"], items["shift"]
+    answer(at, hot, "-inf")
+    assert any("too large" in w.value for w in at.warning)
+    answer(at, hot, f"{float(hot.answer):.2f}")
+    assert any(s.value.startswith("Right") for s in at.success)
+    answer(at, shift, "all grow")
+    assert any("Not this one" in e.value for e in at.error)
+    next(b for b in at.button if b.label == "Show solution").click().run()
+    assert shift.solution in texts(at), "Show solution reveals it at once"
+    assert_clean(at)
+
+
+def test_progress_counts_marker_table_and_reset(at, items):
+    answer(at, items["weight"], f"{float(items['weight'].answer):.4f}")
+    answer(at, items["top-weight"], next(o for o in items["top-weight"].options if o != items["top-weight"].answer))
+    assert "Exercises: 1/2 correct" in [c.value for c in at.sidebar.caption]
+    table = at.dataframe[0].value
+    assert table.loc["2. Softmax", "answered"] == 2 and table.loc["2. Softmax", "correct"] == 1
+    at.button(key="reset_progress").click().run()
+    assert "Exercises: none answered yet" in [c.value for c in at.sidebar.caption]
+    assert at.text_input(key=f"ex:{LESSON}:{items['weight'].id}").value == ""
