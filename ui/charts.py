@@ -485,3 +485,120 @@ def head_grid(num_heads: int, width_px: int = 760, per_row: int = 4) -> tuple[li
     columns = min(num_heads, per_row)
     rows = [list(range(start, min(start + columns, num_heads))) for start in range(0, num_heads, columns)]
     return rows, max(60, width_px // columns - 80)
+
+
+# --- trained model ---
+GRID_PANEL_PX = 64  # one head's panel in the all-heads grid
+GRID_GAP_PX = 12
+GRID_LABEL_PX = 16  # room above each panel for the head's label
+
+
+def head_grid_layout(num_layers: int, num_heads: int) -> tuple[int, int]:
+    """Width and height in pixels of the layers x heads grid, with the layer/head captions."""
+    width = 56 + num_heads * (GRID_PANEL_PX + GRID_GAP_PX)
+    height = 22 + num_layers * (GRID_PANEL_PX + GRID_LABEL_PX + GRID_GAP_PX)
+    return width, height
+
+
+def _panel_origin(layer: pd.Series, head: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Top-left pixel of each (1-based) layer/head panel."""
+    x = 56 + (head - 1) * (GRID_PANEL_PX + GRID_GAP_PX)
+    y = 22 + (layer - 1) * (GRID_PANEL_PX + GRID_LABEL_PX + GRID_GAP_PX) + GRID_LABEL_PX
+    return x, y
+
+
+def all_heads_grid(
+    cells: pd.DataFrame, labels: pd.DataFrame, T: int, selected: tuple[int, int], *, pick: str = "head_pick"
+) -> alt.LayerChart:
+    """Every head of every layer as one small heatmap (one 0..1 scale), its label above it; click picks a head.
+
+    ``cells``: layer, head (1-based), row_pos, col_pos, value for every head's (T, T) weights.
+    ``labels``: layer, head, label. ``selected``: the (layer, head) drawn with an orange frame.
+    """
+    width, height = head_grid_layout(int(labels["layer"].max()), int(labels["head"].max()))
+    cell = GRID_PANEL_PX / T
+    x0, y0 = _panel_origin(cells["layer"], cells["head"])
+    rects = cells.assign(x=x0 + cells["col_pos"] * cell, y=y0 + cells["row_pos"] * cell)
+    rects = rects.assign(x2=rects["x"] + cell, y2=rects["y"] + cell, value=rects["value"].round(4))
+    px, py = _panel_origin(labels["layer"], labels["head"])
+    panels = labels.assign(x=px, y=py, x2=px + GRID_PANEL_PX, y2=py + GRID_PANEL_PX, tx=px + GRID_PANEL_PX / 2)
+    x_scale = alt.Scale(domain=[0, width], nice=False, zero=False)
+    y_scale = alt.Scale(domain=[0, height], nice=False, zero=False, reverse=True)
+    x = alt.X("x:Q", axis=None, scale=x_scale)
+    y = alt.Y("y:Q", axis=None, scale=y_scale)
+    picked = alt.selection_point(name=pick, fields=["layer", "head"], on="click", clear=False)
+    heat = (
+        alt.Chart(rects)
+        .mark_rect()
+        .encode(
+            x=x,
+            x2="x2:Q",
+            y=y,
+            y2="y2:Q",
+            color=alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, 1]), title="weight"),
+            tooltip=[
+                alt.Tooltip("layer:O"),
+                alt.Tooltip("head:O"),
+                alt.Tooltip("value:Q", title="weight", format=".4f"),
+            ],
+        )
+    )
+    frames = (
+        alt.Chart(panels)
+        .mark_rect(fillOpacity=0, strokeWidth=3, cursor="pointer")
+        .encode(
+            x=x,
+            x2="x2:Q",
+            y=y,
+            y2="y2:Q",
+            stroke=alt.when((alt.datum.layer == selected[0]) & (alt.datum.head == selected[1]))
+            .then(alt.value("#e8590c"))
+            .otherwise(alt.value("transparent")),
+            tooltip=[alt.Tooltip("layer:O"), alt.Tooltip("head:O"), alt.Tooltip("label:N", title="label")],
+        )
+        .add_params(picked)
+    )
+    names = (
+        alt.Chart(panels)
+        .mark_text(fontSize=10, baseline="bottom", dy=-2, color=NEUTRAL)
+        .encode(x=alt.X("tx:Q", axis=None, scale=x_scale), y=y, text="label:N")
+    )
+    heads = pd.DataFrame({"head": range(1, int(labels["head"].max()) + 1)})
+    heads = heads.assign(
+        tx=_panel_origin(heads["head"] * 0 + 1, heads["head"])[0] + GRID_PANEL_PX / 2,
+        y=10.0,
+        caption=[f"head {n}" for n in heads["head"]],
+    )
+    layers = pd.DataFrame({"layer": range(1, int(labels["layer"].max()) + 1)})
+    layers = layers.assign(
+        tx=24.0,
+        y=_panel_origin(layers["layer"], layers["layer"] * 0 + 1)[1] + GRID_PANEL_PX / 2,
+        caption=[f"layer {n}" for n in layers["layer"]],
+    )
+
+    def captions(frame: pd.DataFrame) -> alt.Chart:
+        return (
+            alt.Chart(frame)
+            .mark_text(fontSize=11, fontWeight="bold", color=NEUTRAL)
+            .encode(x=alt.X("tx:Q", axis=None, scale=x_scale), y=y, text="caption:N")
+        )
+
+    head_names, layer_names = captions(heads), captions(layers)
+    return alt.layer(heat, frames, names, head_names, layer_names).properties(
+        width=width,
+        height=height,
+        description="Attention weights of all 72 heads: 6 layers (rows) by 12 heads (columns); click a head",
+    )
+
+
+def head_mosaic(attentions: np.ndarray, pixels: int = 2) -> np.ndarray:
+    """Every head's (T, T) weights as one RGB image: layers down, heads across, a white gap between panels."""
+    num_layers, num_heads, T, _ = attentions.shape
+    tile = T * pixels
+    gap = max(2, tile // 12)
+    image = np.full((num_layers * (tile + gap) - gap, num_heads * (tile + gap) - gap, 3), 255, dtype=np.uint8)
+    for layer in range(num_layers):
+        for head in range(num_heads):
+            top, left = layer * (tile + gap), head * (tile + gap)
+            image[top : top + tile, left : left + tile] = raster(attentions[layer, head], pixels=pixels)
+    return image

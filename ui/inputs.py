@@ -17,6 +17,7 @@ import torch
 import attention_core as ac
 from attention_core.embeddings import MAX_TOKENS, parse_seed
 from attention_core.presets import PRESETS_BY_KEY, Preset
+from ui import trained
 from ui.format import plural
 
 OWN = "own"
@@ -26,6 +27,7 @@ EMBEDDING_MODES = {
     "random": "Random (seeded)",
     "one-hot": "One-hot",
     "edited": "Edit by hand",
+    "trained": "Trained (all-MiniLM-L6-v2)",
 }
 D_MODEL_RANGE = (2, 16)
 DEFAULT_D_MODEL = 4
@@ -94,6 +96,8 @@ def _base_matrix(example: str, tokens: list[str], mode: str, seed: int, d_model:
     """The embeddings before any hand edits: (T, d_model)."""
     if mode == "one-hot":
         return ac.one_hot_embeddings(tokens)
+    if mode == "trained":
+        return trained.sidebar_embeddings(tuple(tokens), d_model)
     if example != OWN and mode in ("printed", "edited"):
         return PRESETS_BY_KEY[example].matrix()
     return ac.random_embeddings(tokens, d_model, seed)
@@ -141,10 +145,13 @@ def _build_input() -> LabInput:
     modes = _modes_for(example)
     mode = st.sidebar.radio("Embeddings", modes, format_func=EMBEDDING_MODES.get, key="embedding", bind="query-params")
     seed, d_model = DEFAULT_SEED, DEFAULT_D_MODEL
-    if mode == "random" or (mode == "edited" and example == OWN):
+    if mode in ("random", "trained") or (mode == "edited" and example == OWN):
         d_model = st.sidebar.slider(
             "d_model (embedding size)", *D_MODEL_RANGE, DEFAULT_D_MODEL, key="d_model", bind="query-params"
         )
+    if mode == "trained":
+        st.sidebar.caption(trained.EXPLANATION)
+    if mode == "random" or (mode == "edited" and example == OWN):
         seed_text = st.sidebar.text_input(
             "Seed",
             str(DEFAULT_SEED),

@@ -36,6 +36,7 @@ class Lesson:
 START = "Start"
 STEPS = "Self-attention, step by step"
 BLOCK = "Towards a transformer block"
+BEYOND = "Beyond one step"
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
@@ -127,6 +128,15 @@ LESSONS: tuple[Lesson, ...] = (
         "The whole block on one page, with downloads and code to reproduce it.",
         "softmax(Q Kᵀ / √d_k + M) V, end to end, equal to PyTorch's.",
         BLOCK,
+    ),
+    Lesson(
+        "app_pages/trained_model.py",
+        10,
+        "Inside a trained model",
+        ":material/psychology:",
+        "Every head of a real trained model (all-MiniLM-L6-v2) on your sentence, recomputed by hand.",
+        "Trained heads specialise (previous word, [CLS], [SEP], broad); the same formula computes them all.",
+        BEYOND,
     ),
 )
 
