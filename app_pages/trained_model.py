@@ -249,7 +249,7 @@ after, or the query itself; **broad** when the weights are spread almost evenly 
 least {tm.BROAD_FRACTION:.0%} of ln T, the entropy of a uniform row); otherwise **mixed**.
 """
     )
-    display.table(tm.label_counts(labels), alt="Head labels per layer")
+    st.dataframe(tm.label_counts(labels), alt="How many heads of each layer carry each label")
     st.markdown(
         """
 **Attention sinks.** Softmax must give each row weights that sum to 1, so a head that has nothing
@@ -263,15 +263,17 @@ piece itself) or spread broadly; middle layers park much weight on [CLS]/[SEP]; 
 The entropy map shows it: low entropy (dark) is a focused head, high (light) a spread-out one.
 """
     )
-    entropy = tm.entropy_grid(forward.attentions)  # (L, h)
-    display.heatmap(
-        entropy,
-        [f"layer {i + 1}" for i in range(tm.NUM_LAYERS)],
-        [f"head {i + 1}" for i in range(tm.NUM_HEADS)],
-        kind="values",
-        title=f"Mean row entropy per head (nats; ln T = {format_number(tm.uniform_entropy(len(forward.pieces)))})",
-        row_title="layer",
-        col_title="head",
+    layers = [f"layer {i + 1}" for i in range(tm.NUM_LAYERS)]
+    heads = [f"head {i + 1}" for i in range(tm.NUM_HEADS)]
+    ceiling = tm.uniform_entropy(len(forward.pieces))
+    st.markdown(f"**Mean row entropy per head** (nats; a uniform row has ln T = {format_number(ceiling)})")
+    display.chart(
+        charts.entropy_heatmap,
+        ac.long_frame(tm.entropy_grid(forward.attentions), layers, heads),
+        tuple(layers),
+        tuple(heads),
+        ceiling,
+        st_width="content",
     )
 
 

@@ -602,3 +602,26 @@ def head_mosaic(attentions: np.ndarray, pixels: int = 2) -> np.ndarray:
             top, left = layer * (tile + gap), head * (tile + gap)
             image[top : top + tile, left : left + tile] = raster(attentions[layer, head], pixels=pixels)
     return image
+
+
+def entropy_heatmap(data: pd.DataFrame, rows: Sequence[str], cols: Sequence[str], ceiling: float) -> alt.LayerChart:
+    """Mean row entropy per (layer, head) on a sequential 0..ln T scale: dark = focused, light = spread out."""
+    data = data.assign(exact=[format_number(v) for v in data["value"]], short=[f"{v:.2f}" for v in data["value"]])
+    base = alt.Chart(data).encode(
+        x=alt.X("col:N", sort=list(cols), title=None, axis=alt.Axis(orient="top", labelAngle=0)),
+        y=alt.Y("row:N", sort=list(rows), title=None),
+        tooltip=[
+            alt.Tooltip("row:N", title="layer"),
+            alt.Tooltip("col:N", title="head"),
+            alt.Tooltip("exact:N", title="entropy"),
+        ],
+    )
+    scale = alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, ceiling])
+    cells = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
+        color=alt.Color("value:Q", scale=scale, title="nats")
+    )
+    text_colour = alt.when(alt.datum.value < 0.55 * ceiling).then(alt.value("white")).otherwise(alt.value("black"))
+    text = base.mark_text(fontSize=10).encode(text="short:N", color=text_colour)
+    return (cells + text).properties(
+        width=CELL_PX * 1.3 * len(cols), height=CELL_PX * 0.8 * len(rows), description="Mean row entropy of every head"
+    )
