@@ -132,7 +132,7 @@ def head_explorer(sentence: str, forward: tm.Forward) -> None:
 def all_heads(forward: tm.Forward, labels: list[list[str]], selected: tuple[int, int]) -> None:
     st.markdown(
         "Rows are layers 1 (nearest the input) to 6, columns heads 1 to 12; each square is one head's "
-        "weights (query down, key across) on one colour scale from 0 to 1. Above each head: its label (section 5). "
+        "weights (query down, key across) on one colour scale: weight 0 dark purple, 1 yellow, as in every lesson. Above each head: its label (section 5). "
         "**Click a head** (or use the selectors) to open it below; the orange frame marks it."
     )
     T = len(forward.pieces)

@@ -488,8 +488,8 @@ def head_grid(num_heads: int, width_px: int = 760, per_row: int = 4) -> tuple[li
 
 
 # --- trained model ---
-GRID_PANEL_PX = 64  # one head's panel in the all-heads grid
-GRID_GAP_PX = 12
+GRID_PANEL_PX = 60  # one head's panel in the all-heads grid
+GRID_GAP_PX = 10
 GRID_LABEL_PX = 16  # room above each panel for the head's label
 
 
@@ -535,7 +535,7 @@ def all_heads_grid(
             x2="x2:Q",
             y=y,
             y2="y2:Q",
-            color=alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, 1]), title="weight"),
+            color=alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, 1]), legend=None),
             tooltip=[
                 alt.Tooltip("layer:O"),
                 alt.Tooltip("head:O"),
