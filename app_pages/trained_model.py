@@ -10,6 +10,15 @@ from ui.inputs import LabInput
 
 LAYER_KEY, HEAD_KEY, QUERY_KEY, GRID_KEY, PICK = "tm_layer", "tm_head", "tm_query", "tm_grid", "head_pick"
 GRID_CHART_PIECES = 24  # above this, the 72 heads are drawn as one image (an interactive grid gets too heavy)
+STEP_NAMES = {
+    "Q": "Q",
+    "K": "K",
+    "V": "V",
+    "scores": "scores",
+    "scaled scores": "scaled_scores",
+    "weights": "weights",
+    "context": "context",
+}
 SLICE = 8  # columns of a 384- or 32-wide matrix shown in the tables
 
 
@@ -123,13 +132,13 @@ def head_explorer(sentence: str, forward: tm.Forward) -> None:
     query = query_column.selectbox(
         "Query piece", range(len(pieces)), index=min(1, len(pieces) - 1), format_func=pieces.__getitem__, key=QUERY_KEY
     )
-    all_heads(forward, labels, (layer, head))
+    all_heads(sentence, forward, labels, (layer, head))
     params, steps = trained.head_steps(sentence, layer - 1, head - 1)
     one_head(forward, pieces, layer, head, query, labels[layer - 1][head - 1])
     by_hand(sentence, forward, pieces, layer, head, params, steps)
 
 
-def all_heads(forward: tm.Forward, labels: list[list[str]], selected: tuple[int, int]) -> None:
+def all_heads(sentence: str, forward: tm.Forward, labels: list[list[str]], selected: tuple[int, int]) -> None:
     st.markdown(
         "Rows are layers 1 (nearest the input) to 6, columns heads 1 to 12; each square is one head's "
         "weights (query down, key across) on one colour scale: weight 0 dark purple, 1 yellow, as in every lesson. Above each head: its label (section 5). "
@@ -137,12 +146,8 @@ def all_heads(forward: tm.Forward, labels: list[list[str]], selected: tuple[int,
     )
     T = len(forward.pieces)
     if T <= GRID_CHART_PIECES:
-        spec = display.chart_spec(
-            "all_heads_grid",
-            (tm.grid_frame(forward.attentions), tm.label_frame(labels), T, selected),
-            (("pick", PICK),),
-        )
-        st.vega_lite_chart(spec=spec, key=GRID_KEY, on_select=_pick_from_grid, selection_mode=PICK, width="content")
+        spec, cells = trained.grid_with_highlight(sentence, PICK, *selected)
+        st.vega_lite_chart(cells, spec, key=GRID_KEY, on_select=_pick_from_grid, selection_mode=PICK, width="content")
     else:
         st.image(
             charts.head_mosaic(forward.attentions.numpy(), pixels=max(1, 72 // T)),
@@ -195,29 +200,22 @@ def by_hand(
         f"numbers each (b_q, b_k, b_v). First {SLICE} rows and columns shown."
     )
     k_dims = [f"k{i + 1}" for i in range(SLICE)]
-    tabs = st.tabs(["W_q", "W_k", "W_v", "biases"])
-    for tab, (name, W) in zip(tabs, (("W_q", params.W_q), ("W_k", params.W_k), ("W_v", params.W_v)), strict=False):
-        with tab:
-            display.table(W[:SLICE, :SLICE], dims, k_dims, alt=f"{name} slice")
-    with tabs[3]:
+    shown = st.radio("Show", ["W_q", "W_k", "W_v", "biases"], horizontal=True, key="tm_param")
+    if shown == "biases":
         display.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], k_dims, alt="Bias slices")
+    else:
+        W = {"W_q": params.W_q, "W_k": params.W_k, "W_v": params.W_v}[shown]  # (d_model, d_k)
+        display.table(W[:SLICE, :SLICE], dims, k_dims, alt=f"{shown} slice")
     st.markdown(
         "Then lessons 4, 1, 5, 2 and 3 in order: Q = X W_q + b_q (and K, V alike), scores = Q Kᵀ, "
         "scaled by √32, softmax along each row, context = weights V."
     )
-    step_tabs = st.tabs(["Q", "K", "V", "scores", "scaled scores", "weights", "context"])
-    for tab, (name, matrix) in zip(step_tabs[:3], (("Q", steps.Q), ("K", steps.K), ("V", steps.V)), strict=True):
-        with tab:
-            display.table(matrix[:, :SLICE], pieces, k_dims, alt=f"{name} slice")
-    for tab, (name, matrix) in zip(
-        step_tabs[3:6],
-        (("scores", steps.scores), ("scaled", steps.scaled_scores), ("weights", steps.weights)),
-        strict=True,
-    ):
-        with tab:
-            display.table(matrix, pieces, pieces, alt=f"{name} by hand")
-    with step_tabs[6]:
-        display.table(steps.context[:, :SLICE], pieces, k_dims, alt="Context slice")
+    step = st.radio("Step", list(STEP_NAMES), horizontal=True, key="tm_step", index=len(STEP_NAMES) - 2)
+    matrix = getattr(steps, STEP_NAMES[step])
+    if step in ("scores", "scaled scores", "weights"):  # (T, T)
+        display.table(matrix, pieces, pieces, alt=f"{step} by hand")
+    else:  # Q, K, V, context: (T, d_k), first columns
+        display.table(matrix[:, :SLICE], pieces, k_dims, alt=f"{step} slice")
     agreement(sentence, forward, layer, head, steps)
 
 

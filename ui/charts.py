@@ -507,28 +507,29 @@ def _panel_origin(layer: pd.Series, head: pd.Series) -> tuple[pd.Series, pd.Seri
     return x, y
 
 
-def all_heads_grid(
-    cells: pd.DataFrame, labels: pd.DataFrame, T: int, selected: tuple[int, int], *, pick: str = "head_pick"
-) -> alt.LayerChart:
+def all_heads_grid(cells: pd.DataFrame, labels: pd.DataFrame, T: int, *, pick: str = "head_pick") -> alt.LayerChart:
     """Every head of every layer as one small heatmap (one 0..1 scale), its label above it; click picks a head.
 
-    ``cells``: layer, head (1-based), row_pos, col_pos, value for every head's (T, T) weights.
-    ``labels``: layer, head, label. ``selected``: the (layer, head) drawn with an orange frame.
+    ``cells``: layer, head (1-based), row_pos, col_pos, value for every head's (T, T) weights (the top-level
+    data: only these five columns go to the browser; the pixel positions are computed there).
+    ``labels``: layer, head, label. ``grid_highlight`` draws the frame of the chosen head on top.
     """
     width, height = head_grid_layout(int(labels["layer"].max()), int(labels["head"].max()))
     cell = GRID_PANEL_PX / T
-    x0, y0 = _panel_origin(cells["layer"], cells["head"])
-    rects = cells.assign(x=x0 + cells["col_pos"] * cell, y=y0 + cells["row_pos"] * cell)
-    rects = rects.assign(x2=rects["x"] + cell, y2=rects["y"] + cell, value=rects["value"].round(4))
     px, py = _panel_origin(labels["layer"], labels["head"])
     panels = labels.assign(x=px, y=py, x2=px + GRID_PANEL_PX, y2=py + GRID_PANEL_PX, tx=px + GRID_PANEL_PX / 2)
-    x_scale = alt.Scale(domain=[0, width], nice=False, zero=False)
-    y_scale = alt.Scale(domain=[0, height], nice=False, zero=False, reverse=True)
+    x_scale, y_scale = _grid_scales(width, height)
     x = alt.X("x:Q", axis=None, scale=x_scale)
     y = alt.Y("y:Q", axis=None, scale=y_scale)
     picked = alt.selection_point(name=pick, fields=["layer", "head"], on="click", clear=False)
     heat = (
-        alt.Chart(rects)
+        alt.Chart()
+        .transform_calculate(
+            x=f"56 + (datum.head - 1) * {GRID_PANEL_PX + GRID_GAP_PX} + datum.col_pos * {cell}",
+            y=f"22 + (datum.layer - 1) * {GRID_PANEL_PX + GRID_LABEL_PX + GRID_GAP_PX} + {GRID_LABEL_PX}"
+            f" + datum.row_pos * {cell}",
+        )
+        .transform_calculate(x2=f"datum.x + {cell}", y2=f"datum.y + {cell}")
         .mark_rect()
         .encode(
             x=x,
@@ -551,9 +552,7 @@ def all_heads_grid(
             x2="x2:Q",
             y=y,
             y2="y2:Q",
-            stroke=alt.when((alt.datum.layer == selected[0]) & (alt.datum.head == selected[1]))
-            .then(alt.value("#e8590c"))
-            .otherwise(alt.value("transparent")),
+            stroke=alt.value("transparent"),
             tooltip=[alt.Tooltip("layer:O"), alt.Tooltip("head:O"), alt.Tooltip("label:N", title="label")],
         )
         .add_params(picked)
@@ -584,10 +583,35 @@ def all_heads_grid(
         )
 
     head_names, layer_names = captions(heads), captions(layers)
-    return alt.layer(heat, frames, names, head_names, layer_names).properties(
+    return alt.layer(heat, frames, names, head_names, layer_names, data=cells).properties(
         width=width,
         height=height,
         description="Attention weights of all 72 heads: 6 layers (rows) by 12 heads (columns); click a head",
+    )
+
+
+def _grid_scales(width: int, height: int) -> tuple[alt.Scale, alt.Scale]:
+    """Pixel scales of the all-heads grid (y grows downwards)."""
+    return (
+        alt.Scale(domain=[0, width], nice=False, zero=False),
+        alt.Scale(domain=[0, height], nice=False, zero=False, reverse=True),
+    )
+
+
+def grid_highlight(layer: int, head: int, num_layers: int = 6, num_heads: int = 12) -> alt.Chart:
+    """An orange frame around one head of ``all_heads_grid`` (a layer of its own, so the grid's spec is reused)."""
+    x_scale, y_scale = _grid_scales(*head_grid_layout(num_layers, num_heads))
+    x, y = _panel_origin(pd.Series([layer]), pd.Series([head]))
+    frame = pd.DataFrame({"x": x, "y": y, "x2": x + GRID_PANEL_PX, "y2": y + GRID_PANEL_PX})
+    return (
+        alt.Chart(frame)
+        .mark_rect(fillOpacity=0, stroke="#e8590c", strokeWidth=3)
+        .encode(
+            x=alt.X("x:Q", axis=None, scale=x_scale),
+            x2="x2:Q",
+            y=alt.Y("y:Q", axis=None, scale=y_scale),
+            y2="y2:Q",
+        )
     )
 
 

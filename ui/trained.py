@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import os
 
+import altair as alt
+import pandas as pd
 import streamlit as st
 import torch
 
 from attention_core import trained_model as tm
+from ui import charts
 
 FOLDER_VARIABLE = "ATTENTION_LAB_MODEL_DIR"
 EXPLANATION = (
@@ -102,3 +105,38 @@ def head_steps(sentence: str, layer: int, head: int) -> tuple[tm.HeadParams, tm.
 def published() -> tuple[torch.Tensor, float]:
     """The published similarities reproduced by the loaded model, and the largest difference."""
     return tm.published_check(model())
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def grid_spec(sentence: str, pick: str) -> tuple[dict, pd.DataFrame]:
+    """The all-heads grid: its Vega-Lite spec (small layers inline) and its cells (sent as Arrow), built once."""
+    forward_result = forward(sentence)
+    cells = tm.grid_frame(forward_result.attentions)
+    cells = cells.astype({"layer": "int8", "head": "int8", "row_pos": "int16", "col_pos": "int16", "value": "float32"})
+    labels = tm.label_frame(head_labels(sentence))
+    chart = charts.all_heads_grid(cells, labels, len(forward_result.pieces), pick=pick)
+    with alt.data_transformers.enable("default", max_rows=None):
+        spec = chart.to_dict()
+    datasets = spec.pop("datasets")
+    spec.pop("data")
+    for layer in spec["layer"]:
+        if "name" in layer.get("data", {}):
+            layer["data"] = {"values": datasets[layer["data"]["name"]]}
+    return spec, cells
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def highlight_layer(layer: int, head: int) -> dict:
+    """The orange frame around one head, as a layer to add to ``grid_spec``'s spec."""
+    spec = charts.grid_highlight(layer, head).to_dict()
+    datasets = spec.pop("datasets")
+    spec["data"] = {"values": datasets[spec["data"]["name"]]}
+    for key in ("$schema", "config"):
+        spec.pop(key, None)
+    return spec
+
+
+def grid_with_highlight(sentence: str, pick: str, layer: int, head: int) -> tuple[dict, pd.DataFrame]:
+    """The grid's spec with the chosen head framed, and its cells."""
+    spec, cells = grid_spec(sentence, pick)
+    return {**spec, "layer": [*spec["layer"], highlight_layer(layer, head)]}, cells
