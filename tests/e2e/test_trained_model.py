@@ -35,7 +35,7 @@ def test_grid_draws_and_clicking_a_head_opens_it(page, app_url):
     assert page.locator("[data-testid='stException']").count() == 0
     grid = page.locator(GRID)
     grid.scroll_into_view_if_needed()
-    canvas = grid.locator("canvas").first
+    canvas = grid.locator("canvas, svg.marks").first  # Streamlit picks the renderer
     box = canvas.bounding_box()
     assert box["width"] >= 800 and box["height"] >= 500  # the whole 6 x 12 grid has room
     image = Image.open(io.BytesIO(canvas.screenshot()))
