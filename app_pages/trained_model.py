@@ -19,6 +19,7 @@ STEP_NAMES = {
     "weights": "weights",
     "context": "context",
 }
+LINE_VIEW_ALL_PIECES = 16  # above this, the line view draws the query's lines only (T² lines are slow to build)
 SLICE = 8  # columns of a 384- or 32-wide matrix shown in the tables
 
 
@@ -168,9 +169,15 @@ def one_head(forward: tm.Forward, pieces: list[str], layer: int, head: int, quer
             download=f"minilm_layer{layer}_head{head}_weights.csv",
         )
     with line_column:
-        st.markdown("**Line view** (as BertViz draws it): hover a piece to see its lines.")
+        focus = pieces[query] if len(pieces) > LINE_VIEW_ALL_PIECES else None
+        shown = f"the lines of “{pieces[query]}” only (long sentence)" if focus else "hover a piece to see its lines"
+        st.markdown(f"**Line view** (as BertViz draws it): {shown}.")
         display.chart(
-            charts.line_view, ac.long_frame(weights, pieces, pieces), tuple(pieces), title=f"Layer {layer}, head {head}"
+            charts.line_view,
+            ac.long_frame(weights, pieces, pieces),
+            tuple(pieces),
+            title=f"Layer {layer}, head {head}",
+            focus=focus,
         )
     st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
     display.table(weights[query : query + 1], [pieces[query]], pieces, alt="The query's row of weights")

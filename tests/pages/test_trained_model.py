@@ -110,3 +110,10 @@ def test_a_corrupt_model_is_an_error_here_and_nowhere_else(broken_model):
     assert_clean(refused)
     assert any("Trained embeddings are unavailable" in e.value for e in refused.error)
     assert lab_input(refused).T >= 1  # the last good input stays
+
+
+def test_grid_highlight_layer_is_valid_vega_lite():
+    from ui import charts
+
+    spec = charts.grid_highlight(2, 3).to_dict()  # validated against the schema (the page skips that)
+    assert spec["mark"]["type"] == "rect"
