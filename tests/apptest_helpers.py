@@ -19,6 +19,7 @@ EMBEDDING_LABELS = {
     "random": "Random (seeded)",
     "one-hot": "One-hot",
     "edited": "Edit by hand",
+    "trained": "Trained (all-MiniLM-L6-v2)",
 }
 
 

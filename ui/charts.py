@@ -629,3 +629,167 @@ def online_blocks(data: pd.DataFrame, *, title: str = "") -> alt.Chart:
         )
         .properties(height=240, description=title)
     )
+
+
+# --- trained model ---
+GRID_PANEL_PX = 60  # one head's panel in the all-heads grid
+GRID_GAP_PX = 10
+GRID_LABEL_PX = 16  # room above each panel for the head's label
+
+
+def head_grid_layout(num_layers: int, num_heads: int) -> tuple[int, int]:
+    """Width and height in pixels of the layers x heads grid, with the layer/head captions."""
+    width = 56 + num_heads * (GRID_PANEL_PX + GRID_GAP_PX)
+    height = 22 + num_layers * (GRID_PANEL_PX + GRID_LABEL_PX + GRID_GAP_PX)
+    return width, height
+
+
+def _panel_origin(layer: pd.Series, head: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Top-left pixel of each (1-based) layer/head panel."""
+    x = 56 + (head - 1) * (GRID_PANEL_PX + GRID_GAP_PX)
+    y = 22 + (layer - 1) * (GRID_PANEL_PX + GRID_LABEL_PX + GRID_GAP_PX) + GRID_LABEL_PX
+    return x, y
+
+
+def all_heads_grid(cells: pd.DataFrame, labels: pd.DataFrame, T: int, *, pick: str = "head_pick") -> alt.LayerChart:
+    """Every head of every layer as one small heatmap (one 0..1 scale), its label above it; click picks a head.
+
+    ``cells``: layer, head (1-based), row_pos, col_pos, value for every head's (T, T) weights (the top-level
+    data: only these five columns go to the browser; the pixel positions are computed there).
+    ``labels``: layer, head, label. ``grid_highlight`` draws the frame of the chosen head on top.
+    """
+    width, height = head_grid_layout(int(labels["layer"].max()), int(labels["head"].max()))
+    cell = GRID_PANEL_PX / T
+    px, py = _panel_origin(labels["layer"], labels["head"])
+    panels = labels.assign(x=px, y=py, x2=px + GRID_PANEL_PX, y2=py + GRID_PANEL_PX, tx=px + GRID_PANEL_PX / 2)
+    x_scale, y_scale = _grid_scales(width, height)
+    x = alt.X("x:Q", axis=None, scale=x_scale)
+    y = alt.Y("y:Q", axis=None, scale=y_scale)
+    picked = alt.selection_point(name=pick, fields=["layer", "head"], on="click", clear=False)
+    heat = (
+        alt.Chart()
+        .transform_calculate(
+            x=f"56 + (datum.head - 1) * {GRID_PANEL_PX + GRID_GAP_PX} + datum.col_pos * {cell}",
+            y=f"22 + (datum.layer - 1) * {GRID_PANEL_PX + GRID_LABEL_PX + GRID_GAP_PX} + {GRID_LABEL_PX}"
+            f" + datum.row_pos * {cell}",
+        )
+        .transform_calculate(x2=f"datum.x + {cell}", y2=f"datum.y + {cell}")
+        .mark_rect()
+        .encode(
+            x=x,
+            x2="x2:Q",
+            y=y,
+            y2="y2:Q",
+            color=alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, 1]), legend=None),
+            tooltip=[
+                alt.Tooltip("layer:O"),
+                alt.Tooltip("head:O"),
+                alt.Tooltip("value:Q", title="weight", format=".4f"),
+            ],
+        )
+    )
+    frames = (
+        alt.Chart(panels)
+        .mark_rect(fillOpacity=0, strokeWidth=3, cursor="pointer")
+        .encode(
+            x=x,
+            x2="x2:Q",
+            y=y,
+            y2="y2:Q",
+            stroke=alt.value("transparent"),
+            tooltip=[alt.Tooltip("layer:O"), alt.Tooltip("head:O"), alt.Tooltip("label:N", title="label")],
+        )
+        .add_params(picked)
+    )
+    names = (
+        alt.Chart(panels)
+        .mark_text(fontSize=10, baseline="bottom", dy=-2, color=NEUTRAL)
+        .encode(x=alt.X("tx:Q", axis=None, scale=x_scale), y=y, text="label:N")
+    )
+    heads = pd.DataFrame({"head": range(1, int(labels["head"].max()) + 1)})
+    heads = heads.assign(
+        tx=_panel_origin(heads["head"] * 0 + 1, heads["head"])[0] + GRID_PANEL_PX / 2,
+        y=10.0,
+        caption=[f"head {n}" for n in heads["head"]],
+    )
+    layers = pd.DataFrame({"layer": range(1, int(labels["layer"].max()) + 1)})
+    layers = layers.assign(
+        tx=24.0,
+        y=_panel_origin(layers["layer"], layers["layer"] * 0 + 1)[1] + GRID_PANEL_PX / 2,
+        caption=[f"layer {n}" for n in layers["layer"]],
+    )
+
+    def captions(frame: pd.DataFrame) -> alt.Chart:
+        return (
+            alt.Chart(frame)
+            .mark_text(fontSize=11, fontWeight="bold", color=NEUTRAL)
+            .encode(x=alt.X("tx:Q", axis=None, scale=x_scale), y=y, text="caption:N")
+        )
+
+    head_names, layer_names = captions(heads), captions(layers)
+    return alt.layer(heat, frames, names, head_names, layer_names, data=cells).properties(
+        width=width,
+        height=height,
+        description="Attention weights of all 72 heads: 6 layers (rows) by 12 heads (columns); click a head",
+    )
+
+
+def _grid_scales(width: int, height: int) -> tuple[alt.Scale, alt.Scale]:
+    """Pixel scales of the all-heads grid (y grows downwards)."""
+    return (
+        alt.Scale(domain=[0, width], nice=False, zero=False),
+        alt.Scale(domain=[0, height], nice=False, zero=False, reverse=True),
+    )
+
+
+def grid_highlight(layer: int, head: int, num_layers: int = 6, num_heads: int = 12) -> alt.Chart:
+    """An orange frame around one head of ``all_heads_grid`` (a layer of its own, so the grid's spec is reused)."""
+    x_scale, y_scale = _grid_scales(*head_grid_layout(num_layers, num_heads))
+    x, y = _panel_origin(pd.Series([layer]), pd.Series([head]))
+    frame = pd.DataFrame({"x": x, "y": y, "x2": x + GRID_PANEL_PX, "y2": y + GRID_PANEL_PX})
+    return (
+        alt.Chart(frame)
+        .mark_rect(fillOpacity=0, stroke="#e8590c", strokeWidth=3)
+        .encode(
+            x=alt.X("x:Q", axis=None, scale=x_scale),
+            x2="x2:Q",
+            y=alt.Y("y:Q", axis=None, scale=y_scale),
+            y2="y2:Q",
+        )
+    )
+
+
+def head_mosaic(attentions: np.ndarray, pixels: int = 2) -> np.ndarray:
+    """Every head's (T, T) weights as one RGB image: layers down, heads across, a white gap between panels."""
+    num_layers, num_heads, T, _ = attentions.shape
+    tile = T * pixels
+    gap = max(2, tile // 12)
+    image = np.full((num_layers * (tile + gap) - gap, num_heads * (tile + gap) - gap, 3), 255, dtype=np.uint8)
+    for layer in range(num_layers):
+        for head in range(num_heads):
+            top, left = layer * (tile + gap), head * (tile + gap)
+            image[top : top + tile, left : left + tile] = raster(attentions[layer, head], pixels=pixels)
+    return image
+
+
+def entropy_heatmap(data: pd.DataFrame, rows: Sequence[str], cols: Sequence[str], ceiling: float) -> alt.LayerChart:
+    """Mean row entropy per (layer, head) on a sequential 0..ln T scale: dark = focused, light = spread out."""
+    data = data.assign(exact=[format_number(v) for v in data["value"]], short=[format_number(v) for v in data["value"]])
+    base = alt.Chart(data).encode(
+        x=alt.X("col:N", sort=list(cols), title=None, axis=alt.Axis(orient="top", labelAngle=0)),
+        y=alt.Y("row:N", sort=list(rows), title=None),
+        tooltip=[
+            alt.Tooltip("row:N", title="layer"),
+            alt.Tooltip("col:N", title="head"),
+            alt.Tooltip("exact:N", title="entropy"),
+        ],
+    )
+    scale = alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, ceiling])
+    cells = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
+        color=alt.Color("value:Q", scale=scale, title="nats")
+    )
+    text_colour = alt.when(alt.datum.value < 0.55 * ceiling).then(alt.value("white")).otherwise(alt.value("black"))
+    text = base.mark_text(fontSize=10).encode(text="short:N", color=text_colour)
+    return (cells + text).properties(
+        width=CELL_PX * 1.3 * len(cols), height=CELL_PX * 0.8 * len(rows), description="Mean row entropy of every head"
+    )

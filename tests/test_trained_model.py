@@ -1,0 +1,232 @@
+"""attention_core.trained_model: all-MiniLM-L6-v2 loaded offline, every head recomputed with the lab's functions."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+import torch
+
+from attention_core import trained_model as tm
+
+SENTENCES = (
+    "Your journey starts with one step",
+    "The bank of the river was flooded, unbelievably!",
+    "I can't find the light switch 💡 in the 暗い room",
+    "a",
+)
+
+
+@pytest.fixture(scope="module")
+def trained() -> tm.TrainedModel:
+    """The model, loaded once for this module (a few seconds)."""
+    return tm.load_model()
+
+
+@pytest.fixture(scope="module")
+def pca(trained) -> tm.VocabularyPCA:
+    """The vocabulary PCA, fitted once for this module."""
+    return tm.fit_vocabulary_pca(trained.model.embeddings.word_embeddings.weight)
+
+
+def test_weights_file_is_the_published_one():
+    assert tm.file_sha256(tm.model_folder() / tm.WEIGHTS_FILE) == tm.WEIGHTS_SHA256
+
+
+def test_loaded_model_has_the_expected_shape(trained):
+    config = trained.model.config
+    assert (config.num_hidden_layers, config.num_attention_heads, config.hidden_size) == (6, 12, 384)
+    assert config._attn_implementation == "eager"
+
+
+def test_it_reproduces_the_published_similarities(trained):
+    similarity, gap = tm.published_check(trained)
+    assert similarity.shape == (3, 3)
+    assert gap < 1e-4  # printed to 4 decimals
+
+
+def test_tokeniser_pieces_of_a_known_sentence(trained):
+    _, pieces, word_ids = tm.encode(trained.tokenizer, "Your journey starts with one step, unbelievably!")
+    assert pieces == [
+        "[CLS]", "your", "journey", "starts", "with", "one", "step", ",",
+        "un", "##bel", "##ie", "##va", "##bly", "!", "[SEP]",
+    ]  # fmt: skip
+    assert word_ids[0] is None and word_ids[-1] is None and word_ids[8:13] == [7] * 5
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_every_head_recomputed_equals_output_attentions(trained, sentence):
+    ids, _, _ = tm.encode(trained.tokenizer, sentence)
+    with torch.no_grad():
+        output = trained.model(input_ids=torch.tensor([ids]), output_attentions=True, output_hidden_states=True)
+    forward = tm.run_forward(trained, sentence)
+    for layer in range(tm.NUM_LAYERS):
+        X = output.hidden_states[layer][0]  # (T, 384)
+        for head in range(tm.NUM_HEADS):
+            steps = tm.head_by_hand(X, tm.head_params(trained.model, layer, head))
+            torch.testing.assert_close(steps.weights, output.attentions[layer][0, head], atol=1e-5, rtol=0)
+            hooked = forward.contexts[layer][:, head * tm.D_K : (head + 1) * tm.D_K]  # (T, 32)
+            torch.testing.assert_close(steps.context, hooked, atol=1e-5, rtol=0)
+    assert max(tm.max_differences(trained.model, forward)) < 1e-5
+
+
+def test_context_hook_is_the_attention_modules_output(trained):
+    """Sanity of the oracle: the hooked context concatenates the heads, as weights @ V per head."""
+    forward = tm.run_forward(trained, SENTENCES[0])
+    assert forward.contexts.shape == (6, len(forward.pieces), 384)
+    assert forward.hidden_states.shape == (7, len(forward.pieces), 384)
+    assert forward.attentions.shape == (6, 12, len(forward.pieces), len(forward.pieces))
+    torch.testing.assert_close(forward.attentions.sum(-1), torch.ones(6, 12, len(forward.pieces)))
+
+
+def test_head_slices_follow_the_linear_layout(trained):
+    params = tm.head_params(trained.model, 2, 5)
+    query = trained.model.encoder.layer[2].attention.self.query
+    assert params.W_q.shape == (384, 32) and params.b_q.shape == (32,)
+    torch.testing.assert_close(params.W_q, query.weight[160:192, :].T)
+    torch.testing.assert_close(params.b_q, query.bias[160:192])
+    X = torch.randn(5, 384, generator=torch.Generator().manual_seed(0))
+    torch.testing.assert_close(tm.biased_projection(X, params.W_q, params.b_q), query(X)[:, 160:192], atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [("", "empty"), ("   ", "empty"), (" ".join(["word"] * 1000), "word pieces"), ("x" * 60_000, "characters")],
+)
+def test_refused_sentences_say_why(trained, sentence, reason):
+    with pytest.raises(ValueError, match=reason):
+        tm.encode(trained.tokenizer, sentence)
+
+
+@pytest.mark.parametrize("sentence", ["🙂🙂 🚀", "Hello Привет مرحبا 你好 שלום", "e\u0301te\u0301"])
+def test_odd_scripts_are_tokenised(trained, sentence):
+    forward = tm.run_forward(trained, sentence)
+    assert forward.pieces[0] == "[CLS]" and forward.pieces[-1] == "[SEP]" and len(forward.pieces) >= 3
+
+
+def test_split_words_reports_words_in_several_pieces(trained):
+    forward = tm.run_forward(trained, "the river unbelievably")
+    assert tm.split_words(forward) == {2: ["un", "##bel", "##ie", "##va", "##bly"]}
+
+
+# --- head labels on constructed weights ---
+
+T = 6
+
+
+def _rows_on(columns: list[int]) -> torch.Tensor:
+    weights = torch.zeros(T, T)
+    weights[torch.arange(T), torch.tensor(columns)] = 1.0
+    return weights
+
+
+@pytest.mark.parametrize(
+    ("weights", "label"),
+    [
+        (_rows_on([0] * T), "CLS"),
+        (_rows_on([T - 1] * T), "SEP"),
+        (_rows_on(list(range(T))), "same"),
+        (_rows_on([0, *range(T - 1)]), "previous"),
+        (_rows_on([*range(1, T), T - 1]), "next"),
+        (torch.full((T, T), 1 / T), "broad"),
+    ],
+    ids=["cls", "sep", "same", "previous", "next", "uniform"],
+)
+def test_head_labels(weights, label):
+    assert tm.head_label(weights) == label
+
+
+def test_a_split_head_is_mixed():
+    weights = torch.zeros(T, T)
+    weights[:, 0], weights[:, T - 1], weights[torch.arange(T), torch.arange(T)] = 0.4, 0.4, 0.2
+    weights[0, 0], weights[T - 1, T - 1] = 0.6, 0.6
+    assert torch.allclose(weights.sum(-1), torch.ones(T))
+    assert tm.head_label(weights) == "mixed"
+
+
+def test_entropy_grid_is_ln_T_for_uniform_heads():
+    grid = tm.entropy_grid(torch.full((6, 12, T, T), 1 / T))
+    assert grid.shape == (6, 12)
+    torch.testing.assert_close(grid, torch.full((6, 12), math.log(T)))
+
+
+def test_label_tables():
+    labels = [["CLS"] * 12 for _ in range(6)]
+    assert tm.label_frame(labels).shape == (72, 3)
+    assert tm.label_counts(labels)["CLS"].tolist() == [12] * 6
+    frame = tm.grid_frame(torch.rand(6, 12, 3, 3))
+    assert len(frame) == 6 * 12 * 9 and frame["layer"].max() == 6 and frame["head"].max() == 12
+
+
+# --- trained embeddings ---
+
+
+@pytest.mark.parametrize("d_model", [2, 4, 16])
+def test_trained_embeddings_shape(trained, pca, d_model):
+    words = ["the", "river", "bank", "unbelievably", "🙂"]
+    E = tm.trained_embeddings(trained, pca, words, d_model)
+    assert E.shape == (5, d_model) and torch.isfinite(E).all()
+
+
+def test_trained_embeddings_are_deterministic(trained, pca):
+    again = tm.fit_vocabulary_pca(trained.model.embeddings.word_embeddings.weight)
+    torch.testing.assert_close(pca.components, again.components)
+    words = ["cat", "dog", "money"]
+    torch.testing.assert_close(
+        tm.trained_embeddings(trained, pca, words, 8), tm.trained_embeddings(trained, again, words, 8)
+    )
+    largest = pca.components.gather(0, pca.components.abs().argmax(dim=0, keepdim=True))
+    assert (largest > 0).all()  # each component's sign is fixed
+    torch.testing.assert_close(pca.components.T @ pca.components, torch.eye(16), atol=1e-4, rtol=0)
+
+
+def test_related_words_point_the_same_way(trained, pca):
+    E = torch.nn.functional.normalize(tm.trained_embeddings(trained, pca, ["cat", "dog", "money"], 16), dim=1)
+    assert E[0] @ E[1] > E[0] @ E[2]
+
+
+def test_word_vector_averages_the_pieces(trained):
+    table = trained.model.embeddings.word_embeddings.weight
+    ids = trained.tokenizer("unbelievably", add_special_tokens=False)["input_ids"]
+    torch.testing.assert_close(tm.word_vectors(trained, ["unbelievably"])[0], table[ids].mean(0))
+
+
+# --- faults ---
+
+
+def _copy_model(tmp_path: Path) -> Path:
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in tm.REQUIRED_FILES:
+        (folder / name).symlink_to(tm.model_folder() / name)
+    return folder
+
+
+def test_a_corrupt_weights_file_is_refused(tmp_path):
+    folder = _copy_model(tmp_path)
+    (folder / tm.WEIGHTS_FILE).unlink()
+    (folder / tm.WEIGHTS_FILE).write_bytes(b"not a safetensors file")
+    with pytest.raises(tm.ModelUnavailable, match="sha256"):
+        tm.load_model(folder)
+
+
+def test_a_missing_file_is_refused(tmp_path):
+    folder = _copy_model(tmp_path)
+    (folder / "vocab.txt").unlink()
+    with pytest.raises(tm.ModelUnavailable, match=r"lacks vocab\.txt"):
+        tm.load_model(folder)
+
+
+def test_a_broken_config_is_refused(tmp_path):
+    folder = _copy_model(tmp_path)
+    (folder / "config.json").unlink()
+    (folder / "config.json").write_text("{ this is not json")
+    with pytest.raises(tm.ModelUnavailable, match="could not load"):
+        tm.load_model(folder)
+
+
+def test_missing_package_is_explained(monkeypatch):
+    monkeypatch.setattr(tm, "PACKAGE", "no_such_package_for_the_lab")
+    with pytest.raises(tm.ModelUnavailable, match="not installed"):
+        tm.model_folder()

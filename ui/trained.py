@@ -1,0 +1,142 @@
+"""The trained model for the app: loaded once per server process, one forward pass cached per sentence.
+
+Importing this module does not import transformers; the first call to ``model()`` does. The model
+folder is the installed package's, or ``ATTENTION_LAB_MODEL_DIR`` (the fault tests point it at a
+folder with a broken file).
+"""
+
+from __future__ import annotations
+
+import os
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+import torch
+
+from attention_core import trained_model as tm
+from ui import charts
+
+FOLDER_VARIABLE = "ATTENTION_LAB_MODEL_DIR"
+EXPLANATION = (
+    "Trained embeddings: each word gets all-MiniLM-L6-v2's own input embedding (384 numbers learned in "
+    "training; a word the tokenizer splits into pieces gets the average of its pieces). A principal component "
+    "analysis fitted once on the model's whole 30,522-piece vocabulary keeps the d_model directions along which "
+    "those embeddings vary most (each direction's sign fixed, scaled so the first has spread 1), so related "
+    "words such as river, water and bank get vectors pointing the same way and the scores mean something. "
+    "The first load takes a few seconds."
+)
+
+
+def folder_setting() -> str:
+    """The model folder to use: the environment override, or '' for the installed package's."""
+    return os.environ.get(FOLDER_VARIABLE, "")
+
+
+@st.cache_resource(show_spinner="Loading all-MiniLM-L6-v2 (once per server)…", max_entries=2)
+def _load(folder: str) -> tm.TrainedModel | str:
+    """The loaded model, or the reason it cannot be used (cached either way: no retry storm)."""
+    try:
+        return tm.load_model(folder or None)
+    except tm.ModelUnavailable as error:
+        return str(error)
+
+
+def model() -> tm.TrainedModel:
+    """The loaded model (read-only); raises tm.ModelUnavailable with the reason if it cannot load."""
+    loaded = _load(folder_setting())
+    if isinstance(loaded, str):
+        raise tm.ModelUnavailable(loaded)
+    return loaded
+
+
+def unavailable_reason() -> str | None:
+    """Why the trained model cannot be used, or None when it loads."""
+    loaded = _load(folder_setting())
+    return loaded if isinstance(loaded, str) else None
+
+
+@st.cache_resource(show_spinner="Fitting a PCA on the model's vocabulary (once per server)…", max_entries=2)
+def _pca(folder: str) -> tm.VocabularyPCA:
+    """The vocabulary PCA of the loaded model's input word embeddings."""
+    return tm.fit_vocabulary_pca(model().model.embeddings.word_embeddings.weight)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def embeddings(tokens: tuple[str, ...], d_model: int) -> torch.Tensor:
+    """Trained (T, d_model) embeddings of the sidebar's tokens (ModelUnavailable if the model cannot load)."""
+    return tm.trained_embeddings(model(), _pca(folder_setting()), list(tokens), d_model)
+
+
+def sidebar_embeddings(tokens: tuple[str, ...], d_model: int) -> torch.Tensor:
+    """Trained embeddings for the sidebar; ValueError with the reason if the model cannot be used."""
+    try:
+        return embeddings(tokens, d_model)
+    except tm.ModelUnavailable as error:
+        raise ValueError(f"Trained embeddings are unavailable: {error}") from error
+
+
+@st.cache_data(max_entries=32, show_spinner="Running the sentence through the model…")
+def forward(sentence: str) -> tm.Forward:
+    """The sentence through the model (ValueError if refused), cached per sentence."""
+    return tm.run_forward(model(), sentence)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def agreement(sentence: str) -> tuple[float, float]:
+    """Largest difference between the lab's and the model's weights and contexts over all 72 heads."""
+    return tm.max_differences(model().model, forward(sentence))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def head_labels(sentence: str) -> list[list[str]]:
+    """Every head's label on this sentence: (layers, heads) of strings."""
+    return tm.head_label_grid(forward(sentence).attentions)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def head_steps(sentence: str, layer: int, head: int) -> tuple[tm.HeadParams, tm.HeadSteps]:
+    """One head's parameters and its recomputation on this sentence."""
+    params = tm.head_params(model().model, layer, head)
+    return params, tm.head_by_hand(forward(sentence).hidden_states[layer], params)
+
+
+@st.cache_resource(show_spinner=False)
+def published() -> tuple[torch.Tensor, float]:
+    """The published similarities reproduced by the loaded model, and the largest difference."""
+    return tm.published_check(model())
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def grid_spec(sentence: str, pick: str) -> tuple[dict, pd.DataFrame]:
+    """The all-heads grid: its Vega-Lite spec (small layers inline) and its cells (sent as Arrow), built once."""
+    forward_result = forward(sentence)
+    cells = tm.grid_frame(forward_result.attentions)
+    cells = cells.astype({"layer": "int8", "head": "int8", "row_pos": "int16", "col_pos": "int16", "value": "float32"})
+    labels = tm.label_frame(head_labels(sentence))
+    chart = charts.all_heads_grid(cells, labels, len(forward_result.pieces), pick=pick)
+    with alt.data_transformers.enable("default", max_rows=None):
+        spec = chart.to_dict()
+    datasets = spec.pop("datasets")
+    spec.pop("data")
+    for layer in spec["layer"]:
+        if "name" in layer.get("data", {}):
+            layer["data"] = {"values": datasets[layer["data"]["name"]]}
+    return spec, cells
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def highlight_layer(layer: int, head: int) -> dict:
+    """The orange frame around one head, as a layer to add to ``grid_spec``'s spec."""
+    spec = charts.grid_highlight(layer, head).to_dict(validate=False)  # a fixed 1-row layer, tested once
+    datasets = spec.pop("datasets")
+    spec["data"] = {"values": datasets[spec["data"]["name"]]}
+    for key in ("$schema", "config"):
+        spec.pop(key, None)
+    return spec
+
+
+def grid_with_highlight(sentence: str, pick: str, layer: int, head: int) -> tuple[dict, pd.DataFrame]:
+    """The grid's spec with the chosen head framed, and its cells."""
+    spec, cells = grid_spec(sentence, pick)
+    return {**spec, "layer": [*spec["layer"], highlight_layer(layer, head)]}, cells
