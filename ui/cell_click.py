@@ -11,19 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import altair as alt
-import numpy as np
 import streamlit as st
 import torch
 
 from attention_core import cell_math
 from attention_core.cell_math import CellExplanation, ContextCell, MaskedCell, ProjectionCell, ScoreCell, WeightCell
-from attention_core.tables import long_frame, to_frame
-from ui import charts
+from attention_core.tables import to_frame
+from ui import charts, display
 from ui.format import format_number, products_sum_text
 
-PARAM = "cell"  # the Vega-Lite selection parameter's name
-SELECTED_STROKE = "#e8590c"  # an orange outline that reads on viridis and on blue-orange
 MAX_TERMS = 12  # terms written out before "…"
 
 Explain = Callable[[int, int], CellExplanation]
@@ -32,54 +28,6 @@ Explain = Callable[[int, int], CellExplanation]
 def state_key(key: str) -> str:
     """Where the clicked cell (row label, col label) of the chart ``key`` is kept."""
     return f"_cell:{key}"
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def clickable_spec(
-    values: bytes,
-    shape: tuple[int, int],
-    rows: tuple[str, ...],
-    cols: tuple[str, ...],
-    kind: charts.Kind,
-    title: str,
-    row_title: str,
-    col_title: str,
-) -> dict:
-    """The Vega-Lite spec of ``charts.heatmap`` plus a clickable top layer, built and validated once per matrix.
-
-    The top layer is a transparent rect per cell that carries the point selection, the tooltip and
-    the orange outline of the selected cell, so a click on a cell's text selects the cell too.
-    """
-    matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
-    long = long_frame(matrix, rows, cols)
-    heat = charts.heatmap(long, rows, cols, kind=kind, title=title, row_title=row_title, col_title=col_title)
-    selection = alt.selection_point(name=PARAM, fields=["row", "col"], on="click", clear="dblclick", toggle=False)
-    cells = charts.cell_labels(long, kind=kind, with_text=False)[["row", "col", "exact"]]
-    first = heat.layer[0] if isinstance(heat, alt.LayerChart) else heat
-    overlay = (
-        alt.Chart(cells)
-        .mark_rect(fill="transparent", strokeWidth=3, cursor="pointer")
-        .encode(
-            x=first.encoding.x,  # the heatmap's own axes, so the layers share them
-            y=first.encoding.y,
-            stroke=alt.when(selection, empty=False).then(alt.value(SELECTED_STROKE)).otherwise(alt.value(None)),
-            tooltip=[
-                alt.Tooltip("row:N", title=row_title),
-                alt.Tooltip("col:N", title=col_title),
-                alt.Tooltip("exact:N", title="value"),
-            ],
-        )
-        .add_params(selection)
-    )
-    if isinstance(heat, alt.LayerChart):
-        heat.layer = [*heat.layer, overlay]
-        chart = heat
-    else:
-        outer = {name: getattr(heat, name) for name in ("width", "height", "autosize")}
-        heat.width = heat.height = heat.autosize = alt.Undefined
-        chart = alt.layer(heat, overlay, **outer)
-    with alt.data_transformers.enable("default", max_rows=None):
-        return chart.to_dict()
 
 
 def clickable_heatmap(
@@ -93,20 +41,27 @@ def clickable_heatmap(
     explain: Explain,
     row_title: str = "query",
     col_title: str = "key",
+    highlight_row: str | None = None,
+    domain: charts.Domain | None = None,
 ) -> tuple[int, int] | None:
     """A heatmap whose cells explain themselves when clicked; returns the (row, col) indices shown, or None."""
     rows, cols = tuple(rows), tuple(cols)
-    if max(len(rows), len(cols)) > charts.MAX_CHART_TOKENS:
-        values = to_frame(matrix, rows, cols).to_numpy()  # (rows, cols)
-        st.image(charts.raster(values, kind=kind), caption=title, alt=f"{title}: {len(rows)} × {len(cols)} heatmap")
+    event = display.heatmap(
+        matrix,
+        rows,
+        cols,
+        kind=kind,
+        title=title,
+        row_title=row_title,
+        col_title=col_title,
+        highlight_row=highlight_row,
+        domain=domain,
+        key=key,
+    )
+    if event is None:  # a raster image: pickers instead of clicks
         cell = picked_cell(rows, cols, key=key, row_title=row_title, col_title=col_title)
     else:
-        values = to_frame(matrix, rows, cols).to_numpy()  # (rows, cols) float64
-        spec = clickable_spec(values.tobytes(), values.shape, rows, cols, kind, title, row_title, col_title)
-        event = st.vega_lite_chart(
-            spec=spec, on_select="rerun", selection_mode=PARAM, key=key, width="content", alt=None
-        )
-        clicked = cell_math.selected_cell(event, PARAM)
+        clicked = cell_math.selected_cell(event, charts.CELL_SELECTION)
         if clicked is not None:
             st.session_state[state_key(key)] = clicked
         cell = st.session_state.get(state_key(key))
@@ -120,6 +75,41 @@ def clickable_heatmap(
             return None
         render(explain(*indices), rows, cols, row_title=row_title, col_title=col_title)
     return indices
+
+
+def clickable_matrix(
+    matrix: torch.Tensor,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    *,
+    key: str,
+    explain: Explain,
+    kind: charts.Kind = "weights",
+    title: str = "",
+    row_title: str = "query",
+    col_title: str = "key",
+    download: str | None = None,
+    highlight_row: str | None = None,
+) -> None:
+    """display.matrix with a clickable heatmap: heatmap (+ the clicked cell's arithmetic) and table tabs, CSV."""
+    chart_tab, table_tab = st.tabs(["Heatmap", "Table"])
+    with chart_tab:
+        clickable_heatmap(
+            matrix,
+            rows,
+            cols,
+            kind=kind,
+            title=title,
+            key=key,
+            explain=explain,
+            row_title=row_title,
+            col_title=col_title,
+            highlight_row=highlight_row,
+        )
+    with table_tab:
+        display.table(matrix, rows, cols, alt=title)
+    if download:
+        display.download_csv(to_frame(matrix, rows, cols), download, label=f"Download {title or 'this matrix'} as CSV")
 
 
 def picked_cell(rows, cols, *, key: str, row_title: str, col_title: str) -> tuple[str, str]:

@@ -158,6 +158,21 @@ def _row_outline(row: str, row_order: Sequence[str], size: int) -> alt.Chart:
     )
 
 
+CELL_SELECTION = "cell"  # the Vega-Lite selection parameter of a clickable heatmap
+
+
+def _cell_selection_layer(base: alt.Chart) -> alt.Chart:
+    """A transparent rect per cell (same data and axes as ``base``) that a click selects and outlines."""
+    selection = alt.selection_point(
+        name=CELL_SELECTION, fields=["row", "col"], on="click", clear="dblclick", toggle=False
+    )
+    return (
+        base.mark_rect(fill="transparent", strokeWidth=3, cursor="pointer")
+        .encode(stroke=alt.when(selection, empty=False).then(alt.value(HIGHLIGHT)).otherwise(alt.value(None)))
+        .add_params(selection)
+    )
+
+
 def heatmap(
     data: pd.DataFrame,
     row_order: Sequence[str],
@@ -171,12 +186,14 @@ def heatmap(
     highlight_row: str | None = None,
     compact: bool = False,
     panel_px: int = 230,
+    selectable: bool = False,
 ) -> alt.LayerChart | alt.Chart:
     """A labelled heatmap of a long frame with columns row, col, value (see attention_core.tables.long_frame).
 
     ``domain``: the colour range (weights: fixed 0..1 when None; scores: symmetric around 0).
     ``highlight_row``: a row label (the query) outlined across the chart. ``compact``: a panel of
     a grid, fitting ``panel_px``, without axis titles or legend (panels share ``domain``).
+    ``selectable``: a click selects a cell (the point selection ``CELL_SELECTION`` on row and col).
     """
     n_rows, n_cols = len(row_order), len(col_order)
     n = max(n_rows, n_cols, 1)
@@ -227,6 +244,8 @@ def heatmap(
         chart = chart + text
     if highlight_row is not None and highlight_row in list(row_order):
         chart = chart + _row_outline(highlight_row, row_order, size)
+    if selectable:
+        chart = chart + _cell_selection_layer(base)
     # "pad" keeps the cells at their size: Streamlit would otherwise squeeze axes and legend into it
     properties = {
         "width": size * n_cols,

@@ -108,12 +108,15 @@ def heatmap(
     domain: charts.Domain | None = None,
     compact: bool = False,
     panel_px: int = 230,
-) -> None:
+    key: str | None = None,
+) -> dict | None:
     """Draw a matrix as an Altair heatmap, or as a raster image beyond MAX_CHART_TOKENS tokens.
 
     Weights take ``domain`` if given (a grid of panels passes their common ``weights_domain``),
     else their own ``weights_domain``. ``highlight_row`` (the query's label) outlines that row;
-    ``compact`` draws a grid panel of ``panel_px`` without axis titles or legend.
+    ``compact`` draws a grid panel of ``panel_px`` without axis titles or legend. With a ``key``
+    a click selects a cell and the chart's selection event is returned (ui.cell_click reads it);
+    a raster image returns None.
     """
     if kind == "weights" and domain is None:
         domain = weights_domain(matrix)
@@ -126,13 +129,19 @@ def heatmap(
             f"{len(row_labels)} tokens is too many for an interactive chart: this is a colour-mapped "
             f"image of the same matrix{scale}. Use the table for exact values."
         )
-        return
+        return None
     values = to_frame(matrix, row_labels, col_labels).to_numpy()  # (rows, cols) float64
-    options = (kind, title, row_title, col_title, domain and tuple(domain), highlight_row, compact, panel_px)
+    domain = domain and tuple(domain)
+    options = (kind, title, row_title, col_title, domain, highlight_row, compact, panel_px, key is not None)
     spec, data = heatmap_spec(values.tobytes(), values.shape, tuple(row_labels), tuple(col_labels), *options)
     if compact:
         alt_text = None  # the spec's description names the panel
-    st.vega_lite_chart(data, spec, alt=alt_text, width="content")
+    if key is None:
+        st.vega_lite_chart(data, spec, alt=alt_text, width="content")
+        return None
+    return st.vega_lite_chart(
+        data, spec, alt=alt_text, width="content", on_select="rerun", selection_mode=charts.CELL_SELECTION, key=key
+    )
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -149,6 +158,7 @@ def heatmap_spec(
     highlight_row: str | None = None,
     compact: bool = False,
     panel_px: int = 230,
+    selectable: bool = False,
 ) -> tuple[dict, pd.DataFrame]:
     """The Vega-Lite spec of ``charts.heatmap`` and its data, built and validated once per matrix.
 
@@ -170,11 +180,20 @@ def heatmap_spec(
         highlight_row=highlight_row,
         compact=compact,
         panel_px=panel_px,
+        selectable=selectable,
     )
     with alt.data_transformers.enable("default", max_rows=None):  # st.altair_chart has no row limit either
         spec = chart.to_dict()  # validated against the Vega-Lite schema
+    return split_data(spec)
+
+
+def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:
+    """The spec's top-level data as a DataFrame (sent as Arrow) and every smaller layer's data inlined."""
     datasets = spec.pop("datasets")
     data = pd.DataFrame(datasets[spec.pop("data")["name"]])
+    for layer in spec.get("layer", []):
+        if "name" in layer.get("data", {}):  # e.g. the query row's outline: one row, inline
+            layer["data"] = {"values": datasets[layer["data"]["name"]]}
     return spec, data
 
 

@@ -15,7 +15,7 @@ import streamlit as st
 import torch
 
 from attention_core import trained_model as tm
-from ui import charts
+from ui import charts, display
 
 FOLDER_VARIABLE = "ATTENTION_LAB_MODEL_DIR"
 EXPLANATION = (
@@ -117,11 +117,7 @@ def grid_spec(sentence: str, pick: str) -> tuple[dict, pd.DataFrame]:
     chart = charts.all_heads_grid(cells, labels, len(forward_result.pieces), pick=pick)
     with alt.data_transformers.enable("default", max_rows=None):
         spec = chart.to_dict()
-    datasets = spec.pop("datasets")
-    spec.pop("data")
-    for layer in spec["layer"]:
-        if "name" in layer.get("data", {}):
-            layer["data"] = {"values": datasets[layer["data"]["name"]]}
+    spec, _ = display.split_data(spec)  # the cells go to the browser as Arrow, the label layers inline
     return spec, cells
 
 
