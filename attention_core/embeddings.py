@@ -18,10 +18,16 @@ MAX_D_MODEL = 64  # embeddings wider than this are refused
 MAX_ABS_VALUE = 1e4  # a hand-edited cell beyond this is refused (exp would overflow long before)
 
 
+MAX_SENTENCE_CHARS = 60_000  # a sentence longer than this is refused before it is split
+MAX_SEED_DIGITS = 19  # 2**63 - 1 has 19 digits
+
+
 def tokenize(text: str) -> list[str]:
     """Split on white space, keeping punctuation with its word ("can't" is one token)."""
     if not isinstance(text, str):
         raise ValueError("The sentence must be text.")
+    if len(text) > MAX_SENTENCE_CHARS:
+        raise ValueError(f"The sentence has {len(text):,} characters; the lab reads at most {MAX_SENTENCE_CHARS:,}.")
     tokens = text.split()
     if not tokens:
         raise ValueError("The sentence is empty: type at least one word.")
@@ -62,7 +68,7 @@ def check_seed(seed: int) -> int:
 def parse_seed(text: str) -> int:
     """A seed typed as text (or taken from a URL): a whole number from 0 to 2**63 - 1."""
     cleaned = str(text).strip().replace(",", "").replace("_", "")
-    if not cleaned.isdigit():
+    if not cleaned.isdigit() or len(cleaned) > MAX_SEED_DIGITS:
         raise ValueError(f"The seed must be a whole number such as 0 or 42, not {str(text)[:30]!r}.")
     return check_seed(int(cleaned))
 

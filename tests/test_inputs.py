@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import attention_core as ac
+from attention_core.embeddings import parse_seed
 from tests.apptest_helpers import ROOT, assert_clean, lab_input, open_page, sentence_params
 from ui import inputs
 
@@ -207,3 +208,17 @@ def test_edits_encode_and_decode_as_float32():
     for bad in ("0.1_2~3", "a_b_c~1_2_3", "1_2_3", "1_2_1000~1_1_1"):
         with pytest.raises(ValueError):
             inputs.decode_edits(bad, 2, 3)
+
+
+def test_no_character_counter_is_drawn_over_the_sentence_or_seed_box():
+    """A max_chars counter covers the end of the typed text; lengths are checked by the core instead."""
+    at = open_page(params=sentence_params("the cat sat"))
+    boxes = {box.label: box for box in at.sidebar.text_input}
+    assert not boxes["Your sentence"].max_chars and not boxes["Seed"].max_chars  # 0: no limit, no counter
+
+
+def test_overlong_sentence_and_seed_are_refused_with_a_sentence():
+    with pytest.raises(ValueError, match="characters"):
+        ac.tokenize("a" * 60_001)
+    with pytest.raises(ValueError, match="whole number"):
+        parse_seed("9" * 5_000)  # int() itself would fail with an unreadable message past 4,300 digits

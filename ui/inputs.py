@@ -236,7 +236,6 @@ def _read_tokens(example: str) -> list[str]:
         value=DEFAULT_SENTENCE,
         key="sentence",
         bind="query-params",
-        max_chars=60_000,
         help=f"Words are split at spaces; punctuation stays with its word. 1 to {MAX_TOKENS:,} tokens.",
     )
     st.sidebar.caption("A shared link contains the sentence you type here.")
@@ -273,7 +272,6 @@ def _build_input(link_edits: str | None = None) -> LabInput:
             str(DEFAULT_SEED),
             key="seed",
             bind="query-params",
-            max_chars=30,
             help="A whole number: the same seed always gives the same random embeddings.",
         )
         seed = parse_seed(seed_text)
