@@ -14,6 +14,7 @@ import torch
 
 from attention_core.attention import self_attention
 from attention_core.embeddings import check_d_model, check_seed
+from attention_core.reference import Agreement, agreement
 
 BASE = 10_000.0  # the wavelength base of "Attention Is All You Need"
 MAX_POSITIONS = 1024  # rows of the learned-style table, like GPT-2's 1024 positions
@@ -126,6 +127,20 @@ def equivariance_gap(
     shuffled = attention_output(permute_rows(X, perm), W_q, W_k, W_v, positions)  # (T, d_v)
     expected = permute_rows(attention_output(X, W_q, W_k, W_v, positions), perm)  # (T, d_v)
     return float((shuffled - expected).abs().max().item()) if shuffled.numel() else 0.0
+
+
+def equivariance_agreement(
+    X: torch.Tensor,
+    perm: torch.Tensor,
+    W_q: torch.Tensor,
+    W_k: torch.Tensor,
+    W_v: torch.Tensor,
+    positions: torch.Tensor | None = None,
+) -> Agreement:
+    """A(P X + PE) against P A(X + PE), cell by cell with a relative tolerance (reference.agreement)."""
+    shuffled = attention_output(permute_rows(X, perm), W_q, W_k, W_v, positions)  # (T, d_v)
+    expected = permute_rows(attention_output(X, W_q, W_k, W_v, positions), perm)  # (T, d_v)
+    return agreement(shuffled, expected)
 
 
 def identical_rows(X: torch.Tensor) -> list[list[int]]:
