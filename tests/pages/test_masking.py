@@ -150,6 +150,7 @@ def test_padding_appends_pad_tokens_and_blocks_exactly_them(pads):
     assert current.T == 3  # the sidebar's input is unchanged
     labels = padded_labels(at, pads)
     mask, steps = expected_steps(at, "padding", pads=pads)
+    assert not mask[:, 3:].any() and mask[:, :3].all()  # the mask blocks exactly the [PAD] keys
     weights = numeric_square(at, labels)[0]
     assert np.allclose(weights.to_numpy(), steps.weights.numpy(), atol=1e-6)
     assert (weights.iloc[:, 3:].to_numpy() == 0).all()  # every [PAD] key gets weight 0
