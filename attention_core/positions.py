@@ -42,7 +42,7 @@ def position_breakdown(pos: int, d_model: int, base: float = BASE) -> pd.DataFra
     angles = encoding_angles(pos + 1, d_model, base)[pos]  # (d_model,)
     values = sinusoidal_encoding(pos + 1, d_model, base, torch.float64)[pos]  # (d_model,)
     two_i = 2 * torch.div(torch.arange(d_model), 2, rounding_mode="floor")  # (d_model,)
-    index = [f"d{c + 1} = {'sin' if c % 2 == 0 else 'cos'}" for c in range(d_model)]
+    index = [f"d{c} = {'sin' if c % 2 == 0 else 'cos'}" for c in range(d_model)]  # columns counted from 0, as 2i
     return pd.DataFrame(
         {"2i / d_model": (two_i / d_model).tolist(), "angle": angles.tolist(), "PE value": values.tolist()}, index=index
     )
@@ -67,7 +67,7 @@ def check_permutation(perm: Sequence[int] | torch.Tensor, T: int) -> torch.Tenso
     """perm as a (T,) long tensor, or a ValueError unless it holds each position 0..T-1 exactly once."""
     values = [int(p) for p in (perm.tolist() if isinstance(perm, torch.Tensor) else perm)]
     if sorted(values) != list(range(T)):
-        raise ValueError(f"An order must list each of the positions 1 to {T} exactly once.")
+        raise ValueError(f"An order must list each of the positions 0 to {T - 1} exactly once.")
     return torch.tensor(values, dtype=torch.long)  # (T,)
 
 
@@ -86,11 +86,11 @@ def reversal_permutation(T: int) -> torch.Tensor:
 
 
 def parse_order(text: str, T: int) -> torch.Tensor:
-    """'3 1 2' (1-based positions, spaces or commas) -> perm (T,) 0-based, or a ValueError a learner can act on."""
+    """'2 0 1' (positions counted from 0, as pos in the encoding; spaces or commas) -> perm (T,), or a ValueError."""
     parts = text.replace(",", " ").split()
     if not all(part.isdigit() for part in parts):
-        raise ValueError("Type the new order as positions separated by spaces, e.g. '3 1 2'.")
-    return check_permutation([int(part) - 1 for part in parts], T)  # (T,)
+        raise ValueError("Type the new order as positions counted from 0, separated by spaces, e.g. '2 0 1'.")
+    return check_permutation([int(part) for part in parts], T)  # (T,)
 
 
 def inverse_permutation(perm: torch.Tensor) -> torch.Tensor:
