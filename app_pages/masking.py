@@ -432,10 +432,10 @@ def underflow_demo() -> None:
     """Multiply-then-renormalise on a row whose only allowed key scores UNDERFLOW_GAP below a blocked one."""
     scores, mask = underflow_example()  # (1, 2): key 0 blocked, key 1 allowed
     methods = masking_methods(scores, mask)
-    keys = (f"blocked key (score {format_number(UNDERFLOW_GAP)})", "allowed key (score 0)")
+    keys = (f"blocked key (score {UNDERFLOW_GAP:g})", "allowed key (score 0)")
     st.markdown(
-        f"**Underflow:** one query, two keys, scores [{format_number(UNDERFLOW_GAP)}, 0], the first key blocked. "
-        f"Softmax over both keys gives the allowed one e^−{format_number(UNDERFLOW_GAP)}, far below float32's "
+        f"**Underflow:** one query, two keys, scores [{UNDERFLOW_GAP:g}, 0], the first key blocked. "
+        f"Softmax over both keys gives the allowed one e^−{UNDERFLOW_GAP:g}, far below float32's "
         "smallest positive number (about 1.4e-45), so it is stored as 0:"
     )
     st.dataframe(methods_frame(methods, 0, keys), key="masking_underflow")

@@ -364,7 +364,7 @@ A transformer layer is this attention block plus a feed-forward network, each wr
 (GPT-2 style, "pre-norm"): **layer norm** rescales each token's vector, the sublayer computes, and its output
 is **added** back to its input, the **residual stream** x:
 
-x = x + attention(layer_norm(x)),  then  x = x + feed_forward(layer_norm(x)).
+`x = x + attention(layer_norm(x))`, then `x = x + feed_forward(layer_norm(x))`.
 
 That addition is why W_o maps back to d_model = {d_model} numbers per token. Attention is the only step that
 mixes tokens; the feed-forward network works on each token alone. The original transformer put the layer norm

@@ -101,6 +101,6 @@ def test_overview_pipeline_names_each_step():
 def test_transformer_block_shows_layer_norm_attention_residuals_and_feed_forward():
     dot = diagrams.transformer_block(7, 8)
     assert_valid(dot)
-    assert dot.count('label="layer norm"') == 2 and dot.count('label="+"') == 2
+    assert dot.count('label="layer norm"') == 2 and dot.count('label="+", shape=circle') == 2
     assert 'X -> P1 [label="residual", style=dashed]' in dot and 'P1 -> P2 [label="residual", style=dashed]' in dot
     assert "multi-head attention" in dot and "8 → 32 → 8" in dot and 'label="7 × 8"' in dot

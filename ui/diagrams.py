@@ -90,8 +90,8 @@ def transformer_block(T: int, d_model: int) -> str:
         [
             f'X [label="x\\nresidual stream", fillcolor="{INPUT_FILL}"]; N1 [label="layer norm"];',
             'A [label="multi-head attention\\n(this page)", penwidth=2.5];',
-            'P1 [label="+"]; N2 [label="layer norm"];',
-            f'F [label="feed-forward\\n{d_model} → {4 * d_model} → {d_model}"]; P2 [label="+"];',
+            'P1 [label="+", shape=circle]; N2 [label="layer norm"];',
+            f'F [label="feed-forward\\n{d_model} → {4 * d_model} → {d_model}"]; P2 [label="+", shape=circle];',
             f'O [label="x\\nto the next block", fillcolor="{OUTPUT_FILL}"];',
             f'X -> N1 [label="{shape}"]; N1 -> A; A -> P1 [label="{shape}"];',
             'X -> P1 [label="residual", style=dashed];',
