@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 import streamlit as st
@@ -12,19 +12,23 @@ import torch
 import attention_core as ac
 from attention_core.masks import (
     MASK_TYPES,
+    PAD,
+    UNDERFLOW_GAP,
+    Padded,
     block_query_row,
     blocked_count,
     blocked_weight,
-    build_mask,
     fully_masked_rows,
-    key_padding_vector,
+    mask_by_kind,
     masking_methods,
     method_differences,
-    row_exponentials,
+    pad_to_length,
     softmax_after_constant,
+    underflow_example,
 )
-from attention_core.reference import check_self_attention, sdpa_reference
-from attention_core.tables import to_frame
+from attention_core.normalization import softmax_row_steps
+from attention_core.reference import agreement, sdpa_reference
+from attention_core.tables import to_frame, token_labels
 from ui import charts, display, inputs
 from ui.format import MAX_TERMS, format_number, vector_text
 from ui.inputs import LabInput
@@ -37,6 +41,13 @@ METHOD_LABELS = {
     "lab": "the lab (= SDPA)",
 }
 BLOCKED = "−∞ (blocked)"
+MAX_PADS = 8  # [PAD] tokens the learner may append
+MASK_CODE = {  # the functions that build each mask type, shown only when that type runs
+    "none": (ac.no_mask,),
+    "causal": (ac.causal_mask,),
+    "padding": (pad_to_length, ac.padding_mask),
+    "sliding window": (ac.sliding_window_mask,),
+}
 
 
 @dataclass(frozen=True)
@@ -44,7 +55,7 @@ class MaskChoice:
     """What the learner chose on this page: the mask type and its settings, and the two toggles."""
 
     kind: str
-    padded: list[int]
+    pads: int  # [PAD] tokens appended (padding mask only)
     window: int
     enabled: bool
     demo_row: bool
@@ -54,7 +65,9 @@ def render(lab: LabInput) -> None:
     display.lesson_title(__file__)
     intro(lab)
     choice = controls(lab)
-    mask = build_mask(choice.kind, lab.T, padded=choice.padded, window=choice.window)  # (T, T), True = may attend
+    padded = pad_to_length(lab.tokens, lab.X, lab.T + choice.pads)  # the sentence + [PAD] tokens (none unless padding)
+    lab = with_padding(lab, padded)
+    mask = mask_by_kind(choice.kind, lab.T, padded=padded.padded, window=choice.window)  # (T, T), True = may attend
     if choice.demo_row:
         mask = block_query_row(mask, lab.query_index)
     active = mask if choice.enabled else ac.no_mask(lab.T)
@@ -62,25 +75,30 @@ def render(lab: LabInput) -> None:
     empty_rows = fully_masked_rows(active)  # (T,) True where a query may attend to nothing
     status(lab.labels, choice.enabled, empty_rows)
     mask_view(lab.labels, mask, choice)
-    conventions(lab.labels, mask, choice)
+    conventions(lab.labels, mask, choice, padded)
     masked_scores(lab.labels, steps)
     masked_weights(lab.labels, steps, empty_rows)
     worked_example(lab, steps, active, empty_rows)
     all_contexts(lab.labels, steps, active)
     pitfall_mask_off(lab, mask, choice)
     methods_compared(lab, steps, mask)
+    underflow_demo()
     fully_masked_row_demo(lab, steps, mask)
     display.show_code(
-        build_mask,
-        ac.causal_mask,
-        ac.padding_mask,
-        ac.sliding_window_mask,
+        mask_by_kind,
+        *MASK_CODE[choice.kind],
         ac.apply_mask,
         ac.softmax,
         masking_methods,
         ac.multiply_and_renormalize,
         blocked_weight,
     )
+
+
+def with_padding(lab: LabInput, padded: Padded) -> LabInput:
+    """The input with the [PAD] tokens appended, for this page's computation only (the query stays)."""
+    pad_labels = token_labels(padded.tokens)[lab.T :]
+    return replace(lab, tokens=padded.tokens, labels=(*lab.labels, *pad_labels), X=padded.X)
 
 
 def weight_text(value: float) -> str:
@@ -101,9 +119,11 @@ So far every token could look at every other token. Often it must not:
 * a **decoder** (GPT-style) generates text left to right, so while it is trained to predict the
   next word, a token must not look at the words after it: that would be reading the answer
   (**causal** mask);
-* sentences of different lengths are batched together by adding **padding** tokens, which carry
-  no meaning and must get no attention (**padding** mask, PyTorch's `key_padding_mask`);
-* long sequences are cheaper if each token only looks at its neighbours (**sliding window**).
+* sentences of different lengths are batched together by appending **padding** tokens (`[PAD]`), which
+  carry no meaning and must get no attention (**padding** mask, PyTorch's `key_padding_mask`);
+* each token may only look at its neighbours (**sliding window**). That is cheaper only with a kernel
+  that computes just the band (T · w scores); a dense mask, as on this page, still computes all T²
+  scores and then blocks most of them, so it costs O(T²) like no mask at all.
 
 A mask says, for every query *i* and key *j*, whether *i* may attend to *j*. Blocked scores are
 set to −∞ before softmax; since e^−∞ = 0, a blocked key gets a weight of exactly 0 and the
@@ -132,10 +152,10 @@ def controls(lab: LabInput) -> MaskChoice:
             key="masking_type",
             horizontal=True,
             format_func=str.capitalize,
-            help="Causal: each token sees itself and the tokens before it. Padding: the chosen tokens are hidden "
-            "as keys. Sliding window: each token sees itself and the w − 1 tokens before it.",
+            help="Causal: each token sees itself and the tokens before it. Padding: [PAD] tokens appended to the "
+            "sentence are hidden as keys. Sliding window: each token sees itself and the w − 1 tokens before it.",
         )
-        padded, window = mask_settings(kind, lab.labels)
+        pads, window = mask_settings(kind, lab.T)
     with right:
         enabled = st.toggle(
             "Apply the mask",
@@ -149,28 +169,29 @@ def controls(lab: LabInput) -> MaskChoice:
             key="masking_full_row",
             help="A query that may attend to nothing: softmax then has nothing to normalise.",
         )
-    return MaskChoice(kind, padded, window, enabled, demo_row)
+    return MaskChoice(kind, pads, window, enabled, demo_row)
 
 
-def mask_settings(kind: str, labels: tuple[str, ...]) -> tuple[list[int], int]:
-    """The padding tokens (as indices) and the sliding window's width, for the mask types that have them."""
-    T = len(labels)
+def mask_settings(kind: str, T: int) -> tuple[int, int]:
+    """The number of [PAD] tokens and the sliding window's width, for the mask types that have them."""
     if kind == "padding":
-        chosen = st.multiselect(
-            "Padding tokens (hidden as keys)",
-            labels,
-            default=labels[-1:] if T > 1 else [],
-            key="masking_padding",
-            help="Choose every token to see what happens to a fully masked row.",
+        pads = st.slider(
+            f"Append [PAD] tokens: pad the {T} tokens to length N = {T} + this",
+            0,
+            MAX_PADS,
+            2,
+            key="masking_pads",
+            help="As when this sentence is batched with a longer one. [PAD] gets a zero embedding and is hidden "
+            "as a key from every query.",
         )
-        return [labels.index(label) for label in chosen], 1
+        return pads, 1
     if kind == "sliding window":
         if T > 1:
-            return [], st.slider(
+            return 0, st.slider(
                 "Window w (the token itself and w − 1 before it)", 1, T, min(3, T), key="masking_window"
             )
         st.caption("A one-token sentence has a window of 1: the token sees itself.")
-    return [], 1
+    return 0, 1
 
 
 def status(labels: tuple[str, ...], enabled: bool, empty_rows: torch.Tensor) -> None:
@@ -195,14 +216,14 @@ def status(labels: tuple[str, ...], enabled: bool, empty_rows: torch.Tensor) -> 
 def mask_view(labels: tuple[str, ...], mask: torch.Tensor, choice: MaskChoice) -> None:
     st.subheader("The mask")
     padding_note = (
-        "Every token is padding here, so no query has a key left to attend to."
-        if len(choice.padded) == len(labels)
-        else "Its own row still attends to the real tokens (its output is thrown away later)."
+        f"The {choice.pads} {PAD} rows still attend to the real tokens (their outputs are thrown away later)."
+        if choice.pads
+        else f"No {PAD} token appended yet, so nothing is blocked: move the slider."
     )
     explanation = {
         "none": "No mask: every cell is True.",
         "causal": "Causal: the lower triangle, so a token never sees the tokens after it.",
-        "padding": "Padding: whole **columns** are blocked, because a padding token is hidden as a key "
+        "padding": f"Padding: the {PAD} **columns** are blocked, because a padding token is hidden as a key "
         "from every query. " + padding_note,
         "sliding window": f"Sliding window w = {choice.window}: a band of width {choice.window} along the diagonal.",
     }
@@ -213,7 +234,7 @@ def mask_view(labels: tuple[str, ...], mask: torch.Tensor, choice: MaskChoice) -
     display.heatmap(mask.float(), labels, labels, kind="mask", title=f"Mask ({choice.kind}), True = may attend")
 
 
-def conventions(labels: tuple[str, ...], mask: torch.Tensor, choice: MaskChoice) -> None:
+def conventions(labels: tuple[str, ...], mask: torch.Tensor, choice: MaskChoice, padded: Padded) -> None:
     st.subheader("Two conventions for the same mask")
     st.markdown(
         """
@@ -240,7 +261,7 @@ The same mask, written both ways (a ticked box is True):
         )
         st.dataframe(
             pd.DataFrame(
-                [key_padding_vector(len(labels), choice.padded).tolist()],
+                [padded.key_padding_mask.tolist()],
                 index=["key_padding_mask"],
                 columns=list(labels),
             ),
@@ -281,7 +302,8 @@ def worked_example(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor
     """The query's row: scaled and masked scores, exponentials, weights, then its context vector."""
     q, query = lab.query_index, lab.query_label
     st.subheader(f"Step by step for the query “{query}”")
-    row_max, exps, total = row_exponentials(steps.masked_scores[q])
+    row = softmax_row_steps(steps.masked_scores[q])  # max, exps and their sum over the allowed keys
+    row_max, exps, total = row.row_max, row.exps, row.exp_sum
     allowed = active[q].tolist()
     breakdown = pd.DataFrame(
         {
@@ -320,10 +342,10 @@ def worked_example(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor
 def all_contexts(labels: tuple[str, ...], steps: ac.AttentionSteps, active: torch.Tensor) -> None:
     st.markdown("**All context vectors** (weights @ V):")
     display.table(ac.vector_frame(steps.context, labels), alt="Masked context vectors")
-    gap = check_self_attention(steps, mask=active, scale=True)
+    check = agreement(steps.context, sdpa_reference(steps.Q, steps.K, steps.V, mask=active, scale=True))
     st.caption(
-        f"Check: largest |context − F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)| = {format_number(gap)} "
-        "(float32 rounding, fully masked rows included)."
+        f"Check: largest |context − F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)| = "
+        f"{format_number(check.max_difference)}: **{check.verdict}** (fully masked rows included)."
     )
 
 
@@ -396,12 +418,28 @@ Tutorials mask in different ways. Here are the weights of “{lab.query_label}�
         st.dataframe(agreement, key="masking_agreement")
     st.markdown(
         """
-**When they agree:** on every row that may attend to at least one key, all methods give the same weights (up to
-float32 rounding): a blocked key gets exactly 0 and the rest is renormalised. Multiply-then-renormalise equals
-masking first because e^(s_j) m_j / Σ_k e^(s_k) m_k is exactly the softmax over the allowed keys.
-They differ only on a **fully masked row**:
+**When they agree:** on a row that may attend to at least one key, masking before softmax (−∞, −1e9, −9e15)
+gives the same weights up to float32 rounding: a blocked key gets exactly 0 and the rest is renormalised.
+Multiply-then-renormalise equals them **in exact arithmetic**, because e^(s_j) m_j / Σ_k e^(s_k) m_k is the
+softmax over the allowed keys. **The exception:** it takes the softmax over *all* keys first, so when every
+allowed key scores far below a blocked one (about 104 lower in float32), the allowed weights underflow to 0
+and it divides 0 by 0 on a row that does have an allowed key (example below).
 """
     )
+
+
+def underflow_demo() -> None:
+    """Multiply-then-renormalise on a row whose only allowed key scores UNDERFLOW_GAP below a blocked one."""
+    scores, mask = underflow_example()  # (1, 2): key 0 blocked, key 1 allowed
+    methods = masking_methods(scores, mask)
+    keys = (f"blocked key (score {UNDERFLOW_GAP:g})", "allowed key (score 0)")
+    st.markdown(
+        f"**Underflow:** one query, two keys, scores [{UNDERFLOW_GAP:g}, 0], the first key blocked. "
+        f"Softmax over both keys gives the allowed one e^−{UNDERFLOW_GAP:g}, far below float32's "
+        "smallest positive number (about 1.4e-45), so it is stored as 0:"
+    )
+    st.dataframe(methods_frame(methods, 0, keys), key="masking_underflow")
+    st.markdown("The methods also differ on a **fully masked row**:")
 
 
 def fully_masked_row_demo(lab: LabInput, steps: ac.AttentionSteps, mask: torch.Tensor) -> None:
@@ -425,8 +463,9 @@ def fully_masked_row_demo(lab: LabInput, steps: ac.AttentionSteps, mask: torch.T
   their sum is again 0/0.
 * **The lab → 0.** A row with nothing to attend to gets weights of 0 and a zero context vector, as
   `F.scaled_dot_product_attention` does in PyTorch 2.5 and later: its context for “{query}” here is
-  {vector_text(sdpa_context[q])}. Note that `nn.MultiheadAttention` still returns NaN for such a row
-  (lesson 7 compares with it).
+  {vector_text(sdpa_context[q])}. `nn.MultiheadAttention` returns NaN for such a row when
+  `need_weights=True` (its default: it then computes the weights itself and gives 0/0); with
+  `need_weights=False` it calls scaled_dot_product_attention and returns 0 (PyTorch 2.13; lesson 7 compares).
 """
     )
 

@@ -12,19 +12,22 @@ from attention_core.heads import (
     LIFT_WIDTHS,
     MAX_HEADS,
     head_column_labels,
-    head_columns,
     head_output_parts,
     head_shapes,
     lift_embeddings,
-    lift_weight,
+    lift_matrix,
     parameter_counts,
-    random_head_weights,
+    random_head_params,
+    split_cost,
     valid_head_counts,
 )
 from attention_core.masks import block_query_row
 from attention_core.reference import (
-    check_heads_with_sdpa,
-    check_multi_head,
+    ATOL,
+    RTOL,
+    BlockCheck,
+    agreement,
+    check_block,
     mha_reference,
     torch_parameter_count,
 )
@@ -58,7 +61,7 @@ def render(lab: LabInput) -> None:
     X_model, W_in = layer_input(x_values, lab.d_model, layer.width, layer.seed)  # (T, d_model)
     d_model = int(X_model.shape[1])
     d_k = head_size_or_stop(d_model, layer.num_heads)
-    params = random_head_weights(d_model, layer.seed)
+    params = random_head_params(d_model, layer.seed)
     blocked_row = lab.query_index if layer.demo_row else None
     mask = head_mask(lab.T, layer.causal, blocked_row)
     steps = ac.multi_head_attention(
@@ -68,6 +71,7 @@ def render(lab: LabInput) -> None:
     if W_in is not None:
         lifted_input(lab, X_model, W_in)
     shapes(lab.labels, X_model, params, layer.num_heads, d_k)
+    split_costs(lab.T, d_model, layer.num_heads)
     weights_of_every_head(lab.labels, steps, heads)
     worked_example(lab, steps, params.W_o, heads, d_k)
     concat_and_output(lab.labels, steps, params.W_o, layer.num_heads)
@@ -75,14 +79,14 @@ def render(lab: LabInput) -> None:
     torch_check(lab, layer, x_values, heads)
     display.show_code(
         ac.multi_head_attention,
-        head_columns,
         ac.split_heads,
         ac.merge_heads,
         head_output_parts,
-        lift_embeddings,
+        split_cost,
         ac.parameter_count,
         mha_reference,
-        check_multi_head,
+        check_block,
+        agreement,
     )
 
 
@@ -93,7 +97,7 @@ def layer_input(
     X_in = torch.tensor(x_values, dtype=torch.float32).reshape(-1, d_in)  # (T, d_in)
     if width == SIDEBAR:
         return X_in, None
-    W_in = lift_weight(d_in, int(width), seed)  # (d_in, d_model)
+    W_in = lift_matrix(d_in, int(width), seed)  # (d_in, d_model)
     return lift_embeddings(X_in, W_in), W_in
 
 
@@ -108,15 +112,14 @@ def head_mask(T: int, causal: bool, blocked_row: int | None) -> torch.Tensor | N
 @st.cache_data(max_entries=64, show_spinner=False)
 def torch_checks(
     x_values: tuple[float, ...], d_in: int, width: str, seed: int, num_heads: int, causal: bool, blocked_row: int | None
-) -> tuple[dict[str, float], list[float]]:
-    """Differences from nn.MultiheadAttention and, per head, from F.scaled_dot_product_attention (cached)."""
+) -> BlockCheck:
+    """Agreement with nn.MultiheadAttention and, per head, with F.scaled_dot_product_attention (cached)."""
     X_model, _ = layer_input(x_values, d_in, width, seed)
-    params = random_head_weights(X_model.shape[1], seed)
+    params = random_head_params(X_model.shape[1], seed)
     mask = head_mask(X_model.shape[0], causal, blocked_row)
     W_q, W_k, W_v, W_o = params.W_q, params.W_k, params.W_v, params.W_o
     steps = ac.multi_head_attention(X_model, W_q, W_k, W_v, W_o, num_heads=num_heads, mask=mask)
-    mha = check_multi_head(steps, X_model, W_q, W_k, W_v, W_o, num_heads=num_heads, mask=mask)
-    return mha, check_heads_with_sdpa(steps, mask=mask)
+    return check_block(steps, X_model, W_q, W_k, W_v, W_o, mask=mask)
 
 
 @st.cache_data(show_spinner=False)
@@ -141,8 +144,10 @@ runs **h** smaller heads side by side. Head *h* gets its own slice of W_q, W_k a
 columns each), so it computes its own scores, weights and context. The h contexts are put side by side
 (concatenated) and mixed by one more matrix, W_o.
 
-Splitting costs nothing extra: h heads of size d_model / h use exactly the d_model × d_model matrices of one
-big head, only the softmax happens h times, on smaller dot products.
+**What W_o is for:** each head only sees its own d_k columns, so without W_o the heads would never combine.
+W_o (d_model × d_model) mixes them, every output column drawing on every head, and maps the result back to
+d_model numbers per token, the width of the input, so the block's output can be added to the residual stream
+(lesson 9 shows where).
 """
     )
     st.latex(
@@ -238,6 +243,25 @@ def shapes(labels: tuple[str, ...], X_model: torch.Tensor, params, num_heads: in
     )
     Q = ac.project_qkv(X_model, params.W_q, params.W_k, params.W_v)[0]  # (T, d_model)
     display.table(Q, labels, head_column_labels(d_model, num_heads), alt="Q split into heads")
+
+
+def split_costs(T: int, d_model: int, num_heads: int) -> None:
+    """One head against h heads: same parameters and matmul FLOPs, h times as many scores."""
+    st.subheader("What splitting costs")
+    one, split = split_cost(T, d_model, 1), split_cost(T, d_model, num_heads)
+    st.markdown(
+        f"Splitting into h = {num_heads} heads costs **nothing extra in parameters or matrix-multiply FLOPs**: the "
+        "heads share the d_model × d_model matrices of one big head, and h products of width d_k = d_model / h add "
+        f"up to one of width d_model. It does cost **scores**: every head has its own T × T matrix, so softmax and "
+        f"memory handle h · T² = {split['scores (h T²)']:,} numbers instead of T² = {one['scores (h T²)']:,}."
+    )
+    st.table(
+        {
+            "cost": list(one),
+            "1 head": [f"{v:,}" for v in one.values()],
+            f"{num_heads} heads": [f"{v:,}" for v in split.values()],
+        }
+    )
 
 
 def weights_of_every_head(labels: tuple[str, ...], steps: ac.MultiHeadSteps, heads: list[str]) -> None:
@@ -347,13 +371,12 @@ def torch_check(lab: LabInput, layer: Layer, x_values: tuple[float, ...], heads:
     """The lab's layer against nn.MultiheadAttention and, head by head, F.scaled_dot_product_attention."""
     st.subheader("Check against PyTorch")
     blocked_row = lab.query_index if layer.demo_row else None
-    mha, per_head = torch_checks(
-        x_values, lab.d_model, layer.width, layer.seed, layer.num_heads, layer.causal, blocked_row
-    )
+    check = torch_checks(x_values, lab.d_model, layer.width, layer.seed, layer.num_heads, layer.causal, blocked_row)
     st.markdown(
         "The same weights are copied into `torch.nn.MultiheadAttention(d_model, h, bias=False)` (its in_proj_weight "
         "holds W_qᵀ, W_kᵀ, W_vᵀ; out_proj.weight holds W_oᵀ) and its mask is **inverted**, because True means "
-        "*blocked* there. Largest absolute differences:"
+        "*blocked* there. Largest absolute differences, and the verdict of a cell-by-cell comparison with a relative "
+        f"tolerance (|ours − PyTorch| ≤ {ATOL:g} + {RTOL:g} · |PyTorch|):"
     )
     st.table(
         {
@@ -362,18 +385,17 @@ def torch_check(lab: LabInput, layer: Layer, x_values: tuple[float, ...], heads:
                 "output vs nn.MultiheadAttention",
                 *[f"{name} context vs F.scaled_dot_product_attention" for name in heads],
             ],
-            "max |difference|": [
-                format_number(mha["weights"]),
-                format_number(mha["output"]),
-                *map(format_number, per_head),
-            ],
+            "max |difference|": [format_number(a.max_difference) for a in (check.weights, check.output, *check.heads)],
+            "verdict": [a.verdict for a in (check.weights, check.output, *check.heads)],
         }
     )
     st.markdown(
         "**Fully masked rows** are left out of the nn.MultiheadAttention comparison: for a query that may attend to "
-        "nothing it returns NaN (0/0 in its softmax), while the lab returns zeros. Each head is therefore also "
-        "compared with `F.scaled_dot_product_attention`, which returns zeros for such a row, as the lab does "
-        f"(fully masked rows here: {mha['fully_masked_rows']}; turn on ‘Block every key of “{lab.query_label}”’ "
+        "nothing it returns NaN when called with `need_weights=True` (its default, used here to get the weights: "
+        "0/0 in its own softmax); with `need_weights=False` it calls scaled_dot_product_attention and returns 0 "
+        "(PyTorch 2.13). Each head is therefore also compared with `F.scaled_dot_product_attention`, which returns "
+        "zeros for such a row, as the lab does "
+        f"(fully masked rows here: {check.fully_masked_rows}; turn on ‘Block every key of “{lab.query_label}”’ "
         "to make one)."
     )
 

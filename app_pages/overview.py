@@ -6,11 +6,19 @@ from ui import diagrams, inputs, lessons
 from ui.inputs import LabInput
 
 TITLE = "Attention Lab"  # the overview keeps the lab's name as its title, not its registry label
+SYMBOLS = {  # defined under the formula, before the pipeline diagram uses them
+    "T": "the number of tokens in the input",
+    "d_model": "the number of values in each token's embedding (a row of X)",
+    "d_k": "the length of each query and key vector (scores divide by √d_k)",
+    "d_v": "the length of each value vector, and so of each context vector",
+    "h": "the number of heads; each head has d_k = d_model / h",
+}
 GLOSSARY = {
     "token": 'A piece of the input; here, one word as split at spaces ("can\'t" is one token).',
     "embedding": "The vector of numbers that stands for a token: a row of the input matrix X (T tokens × d_model numbers).",
     "score": "How strongly a query matches a key before normalising: the dot product q · k (a row of Q Kᵀ).",
-    "weight": "A score after softmax: positive, and each query's weights sum to 1 (attention weights, not trained parameters).",
+    "weight": "A score after softmax: non-negative (exactly 0 where a mask blocks a key, or where exp underflows), "
+    "and each query's weights sum to 1 (attention weights, not trained parameters).",
     "query": "What a token is looking for: q = x W_q. The row of the score matrix it owns.",
     "key": "What a token offers to be matched on: k = x W_k. Scores compare queries with keys.",
     "value": "What a token passes on once attended to: v = x W_v. Outputs are weighted sums of values.",
@@ -22,11 +30,12 @@ GLOSSARY = {
 def render(lab: LabInput) -> None:
     st.title(TITLE)
     intro()
+    symbols(SYMBOLS)
     pipeline_diagram()
     lesson_list(lessons.numbered())
     how_to_use(lab.description)
     prerequisites()
-    glossary(GLOSSARY)
+    glossary(SYMBOLS | GLOSSARY)
 
 
 def intro() -> None:
@@ -40,6 +49,11 @@ shows the right numbers and labels the mistake as a pitfall.
 """
     )
     st.latex(r"\text{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
+
+
+def symbols(terms: dict[str, str]) -> None:
+    """The shape letters of the formula and the diagram, defined where they first appear."""
+    st.caption("; ".join(f"**{letter}**: {meaning}" for letter, meaning in terms.items()) + ".")
 
 
 def pipeline_diagram() -> None:
@@ -73,8 +87,9 @@ def prerequisites() -> None:
         """
 You need vectors and the **dot product** (multiply matching entries and add them up), matrix
 multiplication (each entry of `A @ B` is a dot product of a row of `A` with a column of `B`),
-and the exponential function. No calculus, no training: the lab shows a single attention
-step with fixed numbers.
+and the exponential function. The lab shows a single attention step with fixed numbers, no
+training. Only one part uses calculus: lesson 5 explains *why* scaling helps with gradients,
+and that part is **optional**; skip it and the rest still reads.
 """
     )
 

@@ -7,14 +7,15 @@ import torch
 
 import attention_core as ac
 from attention_core.export import (
-    check_against_pytorch,
     csv_zip,
     intermediate_frames,
     npz_bytes,
     query_trace,
     reproduction_code,
 )
-from attention_core.projections import random_output_weight, random_projections
+from attention_core.heads import attention_cost
+from attention_core.projections import random_output_projection, random_projections
+from attention_core.reference import ATOL, RTOL, check_block
 from attention_core.tables import dimension_labels, long_frame
 from ui import charts, diagrams, display, inputs
 from ui.format import format_number, plural, vector_text
@@ -27,7 +28,7 @@ def render(lab: LabInput) -> None:
     wanted_heads, mask_kind, seed = controls()
     num_heads, d_k = heads_or_one(lab.d_model, wanted_heads)
     projections = random_projections(lab.d_model, lab.d_model, seed)
-    W_o = random_output_weight(lab.d_model, seed)
+    W_o = random_output_projection(lab.d_model, seed)
     params = {"W_q": projections.W_q, "W_k": projections.W_k, "W_v": projections.W_v, "W_o": W_o}
     mask = ac.causal_mask(lab.T) if mask_kind == "causal" else None
     steps = ac.multi_head_attention(
@@ -41,15 +42,20 @@ def render(lab: LabInput) -> None:
     step_by_step(lab, steps, params, mask, mask_kind, head_index, head_name, d_k)
     one_query(lab, head, steps.output, head_name, d_k)
     who_attends_to_whom(lab, head, head_name)
+    in_a_transformer(lab.T, lab.d_model)
+    cost(lab.T, num_heads)
     pytorch_check(lab, steps, params, mask)
     downloads(lab, steps, params, mask, num_heads)
     display.show_code(
         random_projections,
-        random_output_weight,
+        random_output_projection,
         ac.multi_head_attention,
-        ac.self_attention,
+        ac.split_heads,
+        ac.attention,
+        ac.merge_heads,
         query_trace,
-        check_against_pytorch,
+        attention_cost,
+        check_block,
     )
 
 
@@ -225,8 +231,8 @@ def step_scores(
     with step(
         f"4. Scaled scores ÷ √d_k = ÷ √{d_k} ({T} × {T})",
         "scaled",
-        f"Every score is divided by √{d_k}, which keeps their spread near 1 whatever d_k is, so softmax does not "
-        "saturate.",
+        f"Every score is divided by √{d_k}. For entries that are independent with mean 0, q · k has a variance "
+        "d_k times theirs; the division stops the scores' spread growing with d_k, so softmax does not saturate.",
     ) as box:
         if box.open:
             display.matrix(head.scaled_scores, labels, labels, kind="scores", title=f"Scaled scores of {head_name}")
@@ -349,22 +355,61 @@ def who_attends_to_whom(lab: LabInput, head: ac.AttentionSteps, head_name: str) 
     )
 
 
+def in_a_transformer(T: int, d_model: int) -> None:
+    """Where this block sits in a transformer layer: residual stream, layer norm, feed-forward."""
+    st.subheader("Where attention sits in a transformer")
+    st.markdown(
+        f"""
+A transformer layer is this attention block plus a feed-forward network, each wrapped the same way
+(GPT-2 style, "pre-norm"): **layer norm** rescales each token's vector, the sublayer computes, and its output
+is **added** back to its input, the **residual stream** x:
+
+`x = x + attention(layer_norm(x))`, then `x = x + feed_forward(layer_norm(x))`.
+
+That addition is why W_o maps back to d_model = {d_model} numbers per token. Attention is the only step that
+mixes tokens; the feed-forward network works on each token alone. The original transformer put the layer norm
+after each addition instead (post-norm). A model stacks many such layers.
+"""
+    )
+    st.graphviz_chart(
+        diagrams.transformer_block(T, d_model),
+        width="content",
+        alt="A transformer layer: layer norm, multi-head attention, add the residual; layer norm, feed-forward, add",
+    )
+
+
+def cost(T: int, num_heads: int) -> None:
+    """O(T²) time and memory: the score matrices for this T and for longer inputs."""
+    st.subheader("The cost of attention: O(T²)")
+    st.markdown(
+        "Every query is scored against every key, so each head computes and stores a T × T matrix of scores and "
+        "of weights: time and memory grow with the **square** of the length (a dense mask changes nothing: the "
+        f"blocked cells are computed too). Here T = {T}; the same matrices for longer inputs:"
+    )
+    costs = attention_cost((T, 1_024, 8_192, 32_768), num_heads)  # one row per T: cells and float32 bytes
+    config = {column: st.column_config.NumberColumn(column, format="localized") for column in costs.columns}
+    st.dataframe(costs, column_config=config, hide_index=True, key="pipeline_cost")
+    st.caption(
+        "Bytes of one float32 score matrix (4 bytes per cell); training keeps the weights as well, for every layer. "
+        "Memory-efficient kernels (FlashAttention) avoid storing the T × T matrix, but still do O(T²) work."
+    )
+
+
 def pytorch_check(
     lab: LabInput, steps: ac.MultiHeadSteps, params: dict[str, torch.Tensor], mask: torch.Tensor | None
 ) -> None:
     """The block recomputed by F.scaled_dot_product_attention and nn.MultiheadAttention."""
     st.subheader("Checked against PyTorch")
-    check = check_against_pytorch(steps, lab.X, params["W_q"], params["W_k"], params["W_v"], params["W_o"], mask=mask)
-    c1, c2, c3 = st.columns(3)
-    c1.metric(
-        "Context vs F.scaled_dot_product_attention",
-        format_number(check["sdpa_context"]),
-        help="max |difference| over all heads",
+    check = check_block(steps, lab.X, params["W_q"], params["W_k"], params["W_v"], params["W_o"], mask=mask)
+    tolerance = f"equal when |ours − PyTorch| ≤ {ATOL:g} + {RTOL:g} · |PyTorch| in every cell"
+    compared = (
+        ("Context vs F.scaled_dot_product_attention", check.contexts, "all heads"),
+        ("Weights vs nn.MultiheadAttention", check.weights, "all heads"),
+        ("Output vs nn.MultiheadAttention", check.output, "the block"),
     )
-    c2.metric(
-        "Weights vs nn.MultiheadAttention", format_number(check["mha_weights"]), help="max |difference| over all heads"
-    )
-    c3.metric("Output vs nn.MultiheadAttention", format_number(check["mha_output"]), help="max |difference|")
+    for column, (label, result, over) in zip(st.columns(3), compared, strict=True):
+        column.metric(label, format_number(result.max_difference), help=f"max |difference| over {over}; {tolerance}")
+        column.caption(result.verdict)
     mask_sentence = (
         "With no mask every query sees every key"
         if mask is None
@@ -374,11 +419,13 @@ def pytorch_check(
         f"""
 Each head's context is recomputed by `torch.nn.functional.scaled_dot_product_attention` on the same Q, K, V
 and mask, and the whole block by `torch.nn.MultiheadAttention` with our W_q, W_k, W_v, W_o copied in (no biases).
-Differences around 10⁻⁷ are float32 rounding (the sums run in another order), not disagreement.
+Each verdict compares cell by cell with a tolerance relative to the values ({tolerance}): a gap within it
+is float32 rounding (the sums run in another order), not disagreement.
 
 Why fully masked rows are compared with SDPA only: a query that may attend to nothing has no valid softmax.
-`nn.MultiheadAttention` returns NaN for such a row, while SDPA, like the lab, returns zeros; so those rows are
-left out of the `nn.MultiheadAttention` comparison and checked against SDPA. {mask_sentence}: {check["fully_masked_rows"]}
+`nn.MultiheadAttention` called with `need_weights=True` (its default, used here to get the weights) returns
+NaN for such a row; SDPA, like the lab, returns zeros. So those rows are left out of the
+`nn.MultiheadAttention` comparison and checked against SDPA. {mask_sentence}: {check.fully_masked_rows}
 fully masked rows here, all {lab.T} rows compared with both.
 """
     )

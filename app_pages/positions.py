@@ -13,8 +13,7 @@ from attention_core.positions import (
     MAX_POSITIONS,
     attention_output,
     encoding_angles,
-    equal_up_to_rounding,
-    equivariance_gap,
+    equivariance_agreement,
     identical_rows,
     inverse_permutation,
     learned_positions,
@@ -28,12 +27,16 @@ from attention_core.positions import (
     sinusoidal_encoding,
 )
 from attention_core.projections import random_projections
+from attention_core.reference import ATOL, RTOL, Agreement, agreement
 from attention_core.tables import dimension_labels
 from ui import display, inputs
 from ui.format import format_number, vector_text
 from ui.inputs import LabInput
 
-VERDICT_HELP = "max |A(P X + E) − P A(X + E)| over all cells; below 1e-5 it is float32 rounding, i.e. equal."
+VERDICT_HELP = (
+    f"max |A(P X + E) − P A(X + E)| over all cells. The verdict compares cell by cell: equal up to float32 "
+    f"rounding when |a − b| ≤ {ATOL:g} + {RTOL:g} · |b| in every cell (a tolerance relative to the values)."
+)
 Params = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # W_q, W_k, W_v
 
 
@@ -46,7 +49,7 @@ def render(lab: LabInput) -> None:
     dog_bites_man(seed)
     perm = new_order(lab.T, order_kind, seed)
     output = attention_output(lab.X, *params)  # (T, d_model)
-    gap_none = equivariance_gap(lab.X, perm, *params)  # max |A(P X) - P A(X)|
+    gap_none = equivariance_agreement(lab.X, perm, *params)  # A(P X) against P A(X)
     shuffled_input(lab, params, perm, output, gap_none)
     repeated_words(lab, params, output)
     E_sin = sinusoidal_encoding(lab.T, lab.d_model)  # (T, d_model)
@@ -61,7 +64,8 @@ def render(lab: LabInput) -> None:
         shuffle_permutation,
         permute_rows,
         attention_output,
-        equivariance_gap,
+        equivariance_agreement,
+        agreement,
         identical_rows,
     )
 
@@ -71,11 +75,9 @@ def full_vector(values: torch.Tensor) -> str:
     return vector_text(values, limit=len(values))
 
 
-def gap_text(gap: float) -> str:
-    """A max difference, with a word on what a rounding-size one means."""
-    if gap == 0:
-        return "0 (exactly equal)"
-    return f"{format_number(gap)} (float32 rounding: equal)" if equal_up_to_rounding(gap) else format_number(gap)
+def gap_text(check: Agreement) -> str:
+    """The largest difference and the verdict of the cell-by-cell comparison (relative tolerance)."""
+    return f"{format_number(check.max_difference)} ({check.verdict})"
 
 
 def side_by_side(cols: Sequence[str], *tables: tuple[str, str, torch.Tensor, Sequence[str]]) -> None:
@@ -89,11 +91,18 @@ def side_by_side(cols: Sequence[str], *tables: tuple[str, str, torch.Tensor, Seq
 def intro(description: str) -> None:
     st.markdown(
         """
-Look at the formulas of the previous lessons: nothing in them says where a word stands. Each output
+Look at the formulas of lessons 1 to 5 and 7: nothing in them says where a word stands. Each output
 is a weighted mix of *all* the values, and the weights depend only on the vectors. So if you shuffle
 the sentence, every word gets exactly the same output vector as before, just in its new place:
 attention is **permutation-equivariant**. “dog bites man” and “man bites dog” would mean the same.
 Transformers fix this by adding a **position vector** to each embedding before attention.
+
+One exception: lesson 6's **causal mask** does depend on order (token *i* sees only the tokens up to *i*),
+so with it on, shuffling changes the outputs. It tells a token which words came before it, but not how far
+back each one stands. This page uses no mask.
+
+**Counting:** on this page positions and dimensions are counted **from 0**, as in the formula below: the
+first word is position 0 and the first column is d0.
 """
     )
     st.latex(
@@ -125,7 +134,7 @@ def dog_bites_man(seed: int) -> None:
     """The built-in demo: without positions, 'dog' gets the same output in both sentences."""
     st.subheader("“dog bites man” vs “man bites dog”")
     n = len(DOG_BITES_MAN)
-    dims = dimension_labels(n)
+    dims = dimension_labels(n, start=0)
     demo_X = ac.one_hot_embeddings(DOG_BITES_MAN)  # (3, 3) one-hot rows for dog, bites, man
     flip = reversal_permutation(n)
     flipped = permute_tokens(DOG_BITES_MAN, flip)
@@ -146,7 +155,7 @@ def dog_bites_man(seed: int) -> None:
     st.markdown(
         f"The row of “dog” is **{full_vector(demo_out[0])}** in both sentences (and so are the rows of “bites” and "
         f"“man”): the largest difference between a word's two outputs is "
-        f"**{gap_text(equivariance_gap(demo_X, flip, *demo_params))}**. Attention cannot tell who bit whom."
+        f"**{gap_text(equivariance_agreement(demo_X, flip, *demo_params))}**. Attention cannot tell who bit whom."
     )
     demo_E = sinusoidal_encoding(n, n)
     demo_pos = attention_output(demo_X, *demo_params, positions=demo_E)
@@ -159,7 +168,7 @@ def dog_bites_man(seed: int) -> None:
     st.markdown(
         f"With positions, “dog” as the first word gives {full_vector(demo_pos[0])} and as the last word "
         f"{full_vector(flip_pos[2])}: the largest difference is now "
-        f"**{gap_text(equivariance_gap(demo_X, flip, *demo_params, positions=demo_E))}**."
+        f"**{gap_text(equivariance_agreement(demo_X, flip, *demo_params, positions=demo_E))}**."
     )
 
 
@@ -168,10 +177,11 @@ def new_order(T: int, order_kind: str, seed: int) -> torch.Tensor:
     st.subheader("Your input, shuffled")
     if order_kind == "type an order":
         typed = st.text_input(
-            f"New order: the positions 1 to {T} in any order",
-            value=" ".join(str(i) for i in range(T, 0, -1)),
+            f"New order: the positions 0 to {T - 1} in any order",
+            value=" ".join(str(i) for i in range(T - 1, -1, -1)),
             key="positions_typed_order",
-            help="'3 1 2' puts the third word first, then the first, then the second.",
+            help="Positions count from 0: '2 0 1' puts the third word (position 2) first, then the first, "
+            "then the second.",
         )
         try:
             return parse_order(typed, T)
@@ -183,10 +193,12 @@ def new_order(T: int, order_kind: str, seed: int) -> torch.Tensor:
     return shuffle_permutation(T, seed)
 
 
-def shuffled_input(lab: LabInput, params: Params, perm: torch.Tensor, output: torch.Tensor, gap_none: float) -> None:
+def shuffled_input(
+    lab: LabInput, params: Params, perm: torch.Tensor, output: torch.Tensor, gap_none: Agreement
+) -> None:
     """A(P X) beside P A(X): equal, so shuffling the words only shuffles the outputs."""
     labels = list(lab.labels)
-    dims = dimension_labels(lab.d_model)
+    dims = dimension_labels(lab.d_model, start=0)
     q = lab.query_index
     shuffled_labels = permute_tokens(labels, perm)
     if lab.T == 1:
@@ -194,21 +206,24 @@ def shuffled_input(lab: LabInput, params: Params, perm: torch.Tensor, output: to
             "A single token has only one order: type a longer sentence in the sidebar to shuffle it.",
             icon=":material/info:",
         )
-    st.markdown(f"Original: {' · '.join(labels)}  \nShuffled: {' · '.join(shuffled_labels)}")
+    st.markdown(
+        f"Original: {' · '.join(f'{i}: {label}' for i, label in enumerate(labels))}  \n"
+        f"Shuffled: {' · '.join(f'{i}: {label}' for i, label in enumerate(shuffled_labels))}"
+    )
     shuffled_output = attention_output(permute_rows(lab.X, perm), *params)  # (T, d_model)
     side_by_side(
         dims,
         ("Attention of the shuffled input", "A(P X)", shuffled_output, shuffled_labels),
         ("The original outputs, shuffled", "P A(X)", permute_rows(output, perm), shuffled_labels),
     )
-    st.metric("Largest difference between the two tables", format_number(gap_none), help=VERDICT_HELP)
-    st.caption(f"Verdict: {gap_text(gap_none)}.")
+    st.metric("Largest difference between the two tables", format_number(gap_none.max_difference), help=VERDICT_HELP)
+    st.caption(f"Verdict: {gap_none.verdict} (largest value {format_number(gap_none.scale)}).")
     moved = int(inverse_permutation(perm)[q])
     st.markdown(
-        f"The query “{lab.query_label}” stands at position {q + 1} in the original and at position {moved + 1} "
+        f"The query “{lab.query_label}” stands at position {q} in the original and at position {moved} "
         f"in the shuffled sentence. Its output is {full_vector(output[q])} in the original and "
-        f"{full_vector(shuffled_output[moved])} after the shuffle: the same vector. Differences around 10⁻⁷ come "
-        "from float32 sums taken in another order, not from the word order."
+        f"{full_vector(shuffled_output[moved])} after the shuffle: {gap_none.verdict}. Differences within the "
+        "tolerance come from float32 sums taken in another order, not from the word order."
     )
 
 
@@ -234,14 +249,17 @@ def repeated_words(lab: LabInput, params: Params, output: torch.Tensor) -> None:
         )
         group_labels = [labels[i] for i in group]
         display.table(
-            output[group], group_labels, dimension_labels(lab.d_model), alt=f"Outputs of {names} without positions"
+            output[group],
+            group_labels,
+            dimension_labels(lab.d_model, start=0),
+            alt=f"Outputs of {names} without positions",
         )
 
 
 def position_encodings(lab: LabInput, E_sin: torch.Tensor) -> None:
     """The sinusoidal formula, its table for this input, and one row worked out."""
     T, d_model, q = lab.T, lab.d_model, lab.query_index
-    dims = dimension_labels(d_model)
+    dims = dimension_labels(d_model, start=0)
     st.subheader("Adding positions")
     st.markdown(
         """
@@ -276,7 +294,7 @@ sentences longer than its row count).
     display.table(position_breakdown(q, d_model), alt=f"Sinusoidal encoding of position {q}, column by column")
     first_angle = format_number(float(encoding_angles(q + 1, d_model)[q, 0]))
     st.caption(
-        f"For example E[{q}, d1] = sin({q} / 10000⁰) = sin({first_angle}) = {format_number(float(E_sin[q, 0]))}."
+        f"For example E[{q}, d0] = sin({q} / 10000⁰) = sin({first_angle}) = {format_number(float(E_sin[q, 0]))}."
     )
 
 
@@ -287,7 +305,7 @@ def learned_table(lab: LabInput, E_learned: torch.Tensor) -> None:
         display.matrix(
             E_learned,
             pos_labels,
-            dimension_labels(lab.d_model),
+            dimension_labels(lab.d_model, start=0),
             kind="values",
             title="Learned-style position table",
             row_title="position",
@@ -299,13 +317,13 @@ def shuffle_with_positions(
     lab: LabInput,
     params: Params,
     perm: torch.Tensor,
-    gap_none: float,
+    gap_none: Agreement,
     E_sin: torch.Tensor,
     E_learned: torch.Tensor,
 ) -> None:
     """The same shuffle with positions added: A(P X + E) differs from P A(X + E), so order now matters."""
     q = lab.query_index
-    dims = dimension_labels(lab.d_model)
+    dims = dimension_labels(lab.d_model, start=0)
     shuffled_labels = permute_tokens(list(lab.labels), perm)
     st.markdown("**The same shuffle, now with positions added** (the positions stay with the slots, the words move)")
     kind = st.radio("Positions to add", ["sinusoidal", "learned (seeded)"], horizontal=True, key="positions_kind")
@@ -319,20 +337,20 @@ def shuffle_with_positions(
     )
     gaps = {
         "no positions": gap_none,
-        "sinusoidal positions": equivariance_gap(lab.X, perm, *params, positions=E_sin),
-        "learned positions": equivariance_gap(lab.X, perm, *params, positions=E_learned),
+        "sinusoidal positions": equivariance_agreement(lab.X, perm, *params, positions=E_sin),
+        "learned positions": equivariance_agreement(lab.X, perm, *params, positions=E_learned),
     }
     for column, (name, gap) in zip(st.columns(3), gaps.items(), strict=True):
-        column.metric(f"Largest difference, {name}", format_number(gap), help=VERDICT_HELP)
-        column.caption(gap_text(gap) if equal_up_to_rounding(gap) else "different: the word order now matters")
+        column.metric(f"Largest difference, {name}", format_number(gap.max_difference), help=VERDICT_HELP)
+        column.caption("different: the word order now matters" if not gap.close else gap.verdict)
     if lab.T > 1:
         moved = int(inverse_permutation(perm)[q])
         where = (
-            f"at position {q + 1} and {full_vector(pos_shuffled[moved])} at position {moved + 1}: its output now "
+            f"at position {q} and {full_vector(pos_shuffled[moved])} at position {moved}: its output now "
             "depends on where it stands."
             if moved != q
             else f"in the original and {full_vector(pos_shuffled[moved])} after the shuffle. It stays at position "
-            f"{q + 1}, but the other words moved to other positions, so its output changes anyway."
+            f"{q}, but the other words moved to other positions, so its output changes anyway."
         )
         st.markdown(f"With positions, the query “{lab.query_label}” gives {full_vector(pos_output[q])} {where}")
 

@@ -7,8 +7,10 @@ Also the multi-head page's helpers: seeded HeadParams, lifting small embeddings,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import pandas as pd
 import torch
 
 from attention_core.attention import AttentionSteps, attention, project_qkv
@@ -170,3 +172,32 @@ def head_column_labels(d_model: int, num_heads: int) -> list[str]:
     """'h1·1', 'h1·2', ..., 'h2·1', ...: column c of Q, K, V or concat belongs to head c // d_k + 1."""
     d_k = head_size(d_model, num_heads)
     return [f"h{c // d_k + 1}·{c % d_k + 1}" for c in range(d_model)]
+
+
+FLOAT32_BYTES = 4
+
+
+def split_cost(T: int, d_model: int, num_heads: int) -> dict[str, int]:
+    """What h heads cost: parameters 4 d_model^2 and matmul FLOPs (same for every h), scores h T^2 (grows with h)."""
+    d_k = head_size(d_model, num_heads)
+    projections = 4 * 2 * T * d_model * d_model  # X W_q, X W_k, X W_v, concat W_o
+    per_head = 2 * 2 * T * T * d_k  # Q_h K_h^T and weights_h V_h, 2 FLOPs per multiply-add
+    return {
+        "parameters": parameter_count(d_model),
+        "matmul FLOPs": projections + num_heads * per_head,
+        "scores (h T²)": num_heads * T * T,
+    }
+
+
+def attention_cost(lengths: Sequence[int], num_heads: int = 1) -> pd.DataFrame:
+    """For each T: the T^2 scores of one head and their float32 bytes, and all h heads': O(T^2) memory."""
+    rows = sorted(set(lengths))
+    cells = [T * T for T in rows]
+    return pd.DataFrame(
+        {
+            "T": rows,
+            "cells T² per head": cells,
+            "bytes per head (float32)": [FLOAT32_BYTES * c for c in cells],
+            f"bytes, {num_heads} head{'s' if num_heads != 1 else ''}": [FLOAT32_BYTES * c * num_heads for c in cells],
+        }
+    )

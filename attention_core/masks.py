@@ -7,7 +7,8 @@ Also the masking page's comparison of five ways to mask (-inf, -1e9, -9e15, mult
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import torch
 
@@ -151,3 +152,44 @@ def row_exponentials(masked_row: torch.Tensor) -> tuple[float, torch.Tensor, flo
 def blocked_count(mask: torch.Tensor) -> int:
     """Number of (query, key) pairs the mask blocks: the False cells."""
     return int((~mask).sum().item())
+
+
+# --- padding: [PAD] tokens the learner adds, and a row whose allowed weights underflow ---
+
+PAD = "[PAD]"  # the padding token: never a real word
+
+
+@dataclass(frozen=True)
+class Padded:
+    """A sentence padded to a length: its tokens, its X, and where the [PAD] tokens are."""
+
+    tokens: tuple[str, ...]  # the sentence, then PAD until the length
+    X: torch.Tensor  # (length, d_model): X, then one pad vector per [PAD]
+    padded: tuple[int, ...]  # positions of the [PAD] tokens
+
+    @property
+    def key_padding_mask(self) -> torch.Tensor:
+        """PyTorch's key_padding_mask: (length,), True where the key is [PAD] (True = blocked)."""
+        return key_padding_vector(len(self.tokens), self.padded)  # (length,)
+
+
+def pad_to_length(
+    tokens: Sequence[str], X: torch.Tensor, length: int, pad_vector: torch.Tensor | None = None
+) -> Padded:
+    """tokens + [PAD] * (length - T), and X with a zero row (or ``pad_vector``) for each [PAD]."""
+    T, d_model = X.shape
+    if length < T:
+        raise ValueError(f"Padding can only lengthen the sentence: {length} is shorter than its {T} tokens.")
+    pad = X.new_zeros(d_model) if pad_vector is None else pad_vector.to(X.dtype)  # (d_model,)
+    rows = pad.expand(length - T, d_model)  # (length - T, d_model)
+    return Padded((*tokens, *[PAD] * (length - T)), torch.cat([X, rows]), tuple(range(T, length)))
+
+
+UNDERFLOW_GAP = 200.0  # the allowed key scores this much below a blocked one: e^-200 underflows in float32
+
+
+def underflow_example(gap: float = UNDERFLOW_GAP) -> tuple[torch.Tensor, torch.Tensor]:
+    """scores [[gap, 0]] with key 0 blocked: softmax first gives the allowed key e^-gap, 0 in float32."""
+    scores = torch.tensor([[gap, 0.0]])  # (1, 2): the blocked key scores gap above the allowed one
+    mask = torch.tensor([[False, True]])  # (1, 2): only key 1 may be attended to
+    return scores, mask

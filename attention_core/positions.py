@@ -14,6 +14,7 @@ import torch
 
 from attention_core.attention import self_attention
 from attention_core.embeddings import check_d_model, check_seed
+from attention_core.reference import Agreement, agreement
 
 BASE = 10_000.0  # the wavelength base of "Attention Is All You Need"
 MAX_POSITIONS = 1024  # rows of the learned-style table, like GPT-2's 1024 positions
@@ -41,7 +42,7 @@ def position_breakdown(pos: int, d_model: int, base: float = BASE) -> pd.DataFra
     angles = encoding_angles(pos + 1, d_model, base)[pos]  # (d_model,)
     values = sinusoidal_encoding(pos + 1, d_model, base, torch.float64)[pos]  # (d_model,)
     two_i = 2 * torch.div(torch.arange(d_model), 2, rounding_mode="floor")  # (d_model,)
-    index = [f"d{c + 1} = {'sin' if c % 2 == 0 else 'cos'}" for c in range(d_model)]
+    index = [f"d{c} = {'sin' if c % 2 == 0 else 'cos'}" for c in range(d_model)]  # columns counted from 0, as 2i
     return pd.DataFrame(
         {"2i / d_model": (two_i / d_model).tolist(), "angle": angles.tolist(), "PE value": values.tolist()}, index=index
     )
@@ -66,7 +67,7 @@ def check_permutation(perm: Sequence[int] | torch.Tensor, T: int) -> torch.Tenso
     """perm as a (T,) long tensor, or a ValueError unless it holds each position 0..T-1 exactly once."""
     values = [int(p) for p in (perm.tolist() if isinstance(perm, torch.Tensor) else perm)]
     if sorted(values) != list(range(T)):
-        raise ValueError(f"An order must list each of the positions 1 to {T} exactly once.")
+        raise ValueError(f"An order must list each of the positions 0 to {T - 1} exactly once.")
     return torch.tensor(values, dtype=torch.long)  # (T,)
 
 
@@ -85,11 +86,11 @@ def reversal_permutation(T: int) -> torch.Tensor:
 
 
 def parse_order(text: str, T: int) -> torch.Tensor:
-    """'3 1 2' (1-based positions, spaces or commas) -> perm (T,) 0-based, or a ValueError a learner can act on."""
+    """'2 0 1' (positions counted from 0, as pos in the encoding; spaces or commas) -> perm (T,), or a ValueError."""
     parts = text.replace(",", " ").split()
     if not all(part.isdigit() for part in parts):
-        raise ValueError("Type the new order as positions separated by spaces, e.g. '3 1 2'.")
-    return check_permutation([int(part) - 1 for part in parts], T)  # (T,)
+        raise ValueError("Type the new order as positions counted from 0, separated by spaces, e.g. '2 0 1'.")
+    return check_permutation([int(part) for part in parts], T)  # (T,)
 
 
 def inverse_permutation(perm: torch.Tensor) -> torch.Tensor:
@@ -126,6 +127,20 @@ def equivariance_gap(
     shuffled = attention_output(permute_rows(X, perm), W_q, W_k, W_v, positions)  # (T, d_v)
     expected = permute_rows(attention_output(X, W_q, W_k, W_v, positions), perm)  # (T, d_v)
     return float((shuffled - expected).abs().max().item()) if shuffled.numel() else 0.0
+
+
+def equivariance_agreement(
+    X: torch.Tensor,
+    perm: torch.Tensor,
+    W_q: torch.Tensor,
+    W_k: torch.Tensor,
+    W_v: torch.Tensor,
+    positions: torch.Tensor | None = None,
+) -> Agreement:
+    """A(P X + PE) against P A(X + PE), cell by cell with a relative tolerance (reference.agreement)."""
+    shuffled = attention_output(permute_rows(X, perm), W_q, W_k, W_v, positions)  # (T, d_v)
+    expected = permute_rows(attention_output(X, W_q, W_k, W_v, positions), perm)  # (T, d_v)
+    return agreement(shuffled, expected)
 
 
 def identical_rows(X: torch.Tensor) -> list[list[int]]:

@@ -7,6 +7,7 @@ nn.MultiheadAttention uses True = blocked, so its mask is inverted here.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -38,8 +39,13 @@ def mha_reference(
     *,
     num_heads: int,
     mask: torch.Tensor | None = None,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """nn.MultiheadAttention with our W_q, W_k, W_v, W_o (no biases): output (T, d_model), weights (h, T, T)."""
+    need_weights: bool = True,
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """nn.MultiheadAttention with our W_q, W_k, W_v, W_o (no biases): output (T, d_model), weights (h, T, T).
+
+    With need_weights=True (its default) a fully masked row comes out NaN (0/0 in its own softmax); with
+    need_weights=False it runs scaled_dot_product_attention, which gives 0 there, and weights is None.
+    """
     d_model = W_q.shape[0]
     mha = torch.nn.MultiheadAttention(d_model, num_heads, bias=False, batch_first=True, dtype=X.dtype)
     with torch.no_grad():
@@ -48,8 +54,8 @@ def mha_reference(
         mha.out_proj.weight.copy_(W_o.T)  # (d_model, d_model)
         blocked = None if mask is None else ~mask  # True = blocked in nn.MultiheadAttention
         x = X.unsqueeze(0)  # (1, T, d_model)
-        output, weights = mha(x, x, x, attn_mask=blocked, need_weights=True, average_attn_weights=False)
-    return output[0], weights[0]  # (T, d_model), (h, T, T)
+        output, weights = mha(x, x, x, attn_mask=blocked, need_weights=need_weights, average_attn_weights=False)
+    return output[0], None if weights is None else weights[0]  # (T, d_model), (h, T, T)
 
 
 def max_abs_difference(a: torch.Tensor, b: torch.Tensor) -> float:
@@ -97,3 +103,71 @@ def torch_parameter_count(d_model: int, num_heads: int, *, bias: bool) -> int:
     """sum of numel() over nn.MultiheadAttention(d_model, num_heads, bias=bias).parameters()."""
     module = torch.nn.MultiheadAttention(d_model, num_heads, bias=bias)
     return sum(p.numel() for p in module.parameters())
+
+
+RTOL = 1e-5  # relative tolerance of a float32 comparison: |a - b| <= ATOL + RTOL |b|, as torch.isclose
+ATOL = 1e-6  # absolute tolerance, for cells near 0
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How two tensors compare cell by cell: the largest gap, the largest |b|, and the verdict."""
+
+    max_difference: float  # max |a - b| (cells NaN in both ignored)
+    scale: float  # max |b|: a gap means little or much only next to the size of the values
+    close: bool  # every cell within ATOL + RTOL |b| (the rtol/atol the comparison used)
+    exact: bool  # every cell bit for bit equal
+
+    @property
+    def verdict(self) -> str:
+        """'exactly equal', 'equal up to float32 rounding' or 'different', by the relative tolerance."""
+        if self.exact:
+            return "exactly equal"
+        if self.close:
+            return "equal up to float32 rounding"
+        return "different"
+
+
+def agreement(a: torch.Tensor, b: torch.Tensor, *, rtol: float = RTOL, atol: float = ATOL) -> Agreement:
+    """Agreement of a with b: close when |a - b| <= atol + rtol |b| in every cell (torch.isclose, NaN = NaN)."""
+    a64, b64 = a.detach().to(torch.float64), b.detach().to(torch.float64)
+    close = bool(torch.isclose(a64, b64, rtol=rtol, atol=atol, equal_nan=True).all())
+    exact = bool(((a64 == b64) | (torch.isnan(a64) & torch.isnan(b64))).all())
+    finite = b64[torch.isfinite(b64)]
+    scale = float(finite.abs().max().item()) if finite.numel() else 0.0
+    return Agreement(max_abs_difference(a64, b64), scale, close, exact)
+
+
+@dataclass(frozen=True)
+class BlockCheck:
+    """A multi-head block against PyTorch: nn.MultiheadAttention on the rows it can compute, SDPA per head."""
+
+    weights: Agreement  # every head's weights vs nn.MultiheadAttention (rows with an allowed key)
+    output: Agreement  # the output vs nn.MultiheadAttention (rows with an allowed key)
+    contexts: Agreement  # every head's context vs F.scaled_dot_product_attention (all rows)
+    heads: tuple[Agreement, ...]  # each head's context vs F.scaled_dot_product_attention
+    fully_masked_rows: int  # rows left out of the nn.MultiheadAttention comparison
+
+
+def check_block(
+    steps: MultiHeadSteps,
+    X: torch.Tensor,
+    W_q: torch.Tensor,
+    W_k: torch.Tensor,
+    W_v: torch.Tensor,
+    W_o: torch.Tensor,
+    *,
+    mask: torch.Tensor | None = None,
+) -> BlockCheck:
+    """The block compared with nn.MultiheadAttention (need_weights=True) and, head by head, with SDPA."""
+    output, weights = mha_reference(X, W_q, W_k, W_v, W_o, num_heads=len(steps.heads), mask=mask)
+    rows = torch.ones(X.shape[0], dtype=torch.bool) if mask is None else mask.any(dim=-1)  # (T,)
+    sdpa = [sdpa_reference(head.Q, head.K, head.V, mask=mask, scale=True) for head in steps.heads]  # h x (T, d_k)
+    contexts = torch.stack([head.context for head in steps.heads])  # (h, T, d_k)
+    return BlockCheck(
+        weights=agreement(steps.weights[:, rows], weights[:, rows]),
+        output=agreement(steps.output[rows], output[rows]),
+        contexts=agreement(contexts, torch.stack(sdpa)),
+        heads=tuple(agreement(head.context, ref) for head, ref in zip(steps.heads, sdpa, strict=True)),
+        fully_masked_rows=int((~rows).sum().item()),
+    )

@@ -34,9 +34,9 @@ def token_labels(tokens: Sequence[str]) -> list[str]:
     return unique
 
 
-def dimension_labels(d: int, prefix: str = "d") -> list[str]:
-    """Column labels for embedding dimensions: d1, d2, ..."""
-    return [f"{prefix}{i + 1}" for i in range(d)]
+def dimension_labels(d: int, prefix: str = "d", start: int = 1) -> list[str]:
+    """Column labels for embedding dimensions: d1, d2, ... (or d0, d1, ... with start=0)."""
+    return [f"{prefix}{i + start}" for i in range(d)]
 
 
 def to_frame(matrix: torch.Tensor, row_labels: Sequence[str], col_labels: Sequence[str]) -> pd.DataFrame:

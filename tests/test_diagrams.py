@@ -49,6 +49,7 @@ def all_diagrams() -> list[str]:
         diagrams.head_split(6, 8, 2),
         diagrams.block_flow(6, 4, 1, "none"),
         diagrams.block_flow(6, 8, 4, "causal"),
+        diagrams.transformer_block(6, 8),
     ]
 
 
@@ -95,3 +96,11 @@ def test_overview_pipeline_names_each_step():
     dot = diagrams.attention_steps()
     for step in ("embeddings", "Q, K, V", "scores", "scaled", "masked", "softmax", "context"):
         assert step in dot
+
+
+def test_transformer_block_shows_layer_norm_attention_residuals_and_feed_forward():
+    dot = diagrams.transformer_block(7, 8)
+    assert_valid(dot)
+    assert dot.count('label="layer norm"') == 2 and dot.count('label="+", shape=circle') == 2
+    assert 'X -> P1 [label="residual", style=dashed]' in dot and 'P1 -> P2 [label="residual", style=dashed]' in dot
+    assert "multi-head attention" in dot and "8 → 32 → 8" in dot and 'label="7 × 8"' in dot

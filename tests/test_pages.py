@@ -31,3 +31,16 @@ def test_overview_lists_every_lesson():
     assert_clean(at)
     links = [link.proto.page for link in at.get("page_link")]
     assert sorted(links) == sorted(page.removeprefix("app_pages/").removesuffix(".py") for page in LESSON_PAGES)
+
+
+def test_overview_defines_the_symbols_before_using_them_and_marks_calculus_optional():
+    """Issue 9: the glossary defines T, d_model, d_k, d_v, h; d_k is defined before the diagram uses it."""
+    at = open_page("app_pages/overview.py")
+    assert_clean(at)
+    symbols = at.caption[0].value
+    for letter in ("T", "d_model", "d_k", "d_v", "h"):
+        assert f"**{letter}**:" in symbols
+        assert any(m.value.startswith(f"**{letter}** — ") for m in at.markdown)
+    text = " ".join(m.value for m in at.markdown)
+    assert "No calculus" not in text and "lesson 5" in text and "**optional**" in text
+    assert "non-negative" in text and "positive, and" not in text

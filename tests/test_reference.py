@@ -73,3 +73,21 @@ def test_max_abs_difference():
     one_sided = max_abs_difference(a, torch.tensor([1.0, 2.0, 3.0]))
     assert not one_sided <= 1e-6  # a NaN on one side only never passes a tolerance check
     assert max_abs_difference(torch.tensor([1.0], dtype=torch.float32), torch.tensor([1.25])) == 0.25
+
+
+def test_agreement_verdict_uses_a_relative_tolerance():
+    """Issue 9 item 10: the same absolute gap is rounding next to large values and a difference next to small ones."""
+    from attention_core.reference import ATOL, RTOL, agreement
+
+    big = torch.tensor([1000.0, 2000.0])
+    assert agreement(big + torch.tensor([1e-3, 0.0]), big).verdict == "equal up to float32 rounding"
+    small = torch.tensor([1.0, 2.0])
+    near = agreement(small + torch.tensor([1e-3, 0.0]), small)
+    assert near.verdict == "different" and not near.close
+    assert near.max_difference == pytest.approx(1e-3, rel=1e-3) and near.scale == 2.0
+    assert agreement(small, small.clone()).verdict == "exactly equal"
+    assert agreement(small + 0.5 * ATOL, small).verdict == "equal up to float32 rounding"
+    assert agreement(torch.tensor([1.3991]), torch.tensor([0.0])).verdict == "different"
+    nan = torch.tensor([float("nan"), 1.0])
+    assert agreement(nan, nan.clone()).exact and not agreement(nan, torch.ones(2)).close
+    assert RTOL == 1e-5 and ATOL == 1e-6

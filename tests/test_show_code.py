@@ -32,9 +32,6 @@ SHOWN_NOT_CALLED: dict[str, tuple[str, ...]] = {
         "attention_from_qkv (TEMP wrapper: show ac.attention, which reproduce_003 calls)",
         "softmax_jacobian (never called: gradient_size computes the numbers shown)",
     ),
-    "app_pages/masking.py": ("ac.padding_mask, ac.sliding_window_mask (run only for that mask type)",),
-    "app_pages/multi_head.py": ("head_columns (multi_head_attention now uses split_heads)",),
-    "app_pages/pipeline.py": ("ac.self_attention (multi_head_attention calls ac.attention)",),
 }
 
 

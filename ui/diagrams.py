@@ -80,3 +80,21 @@ def block_flow(T: int, d_model: int, num_heads: int, mask_kind: str) -> str:
             f'Z -> H [label="{per_head}"]; H -> O [label="{full}"];',
         ],
     )
+
+
+def transformer_block(T: int, d_model: int) -> str:
+    """Where attention sits: x + attention(layer norm(x)), then x + feed-forward(layer norm(x)) (pre-LN, GPT-2)."""
+    shape = f"{T} × {d_model}"
+    return digraph(
+        "block",
+        [
+            f'X [label="x\\nresidual stream", fillcolor="{INPUT_FILL}"]; N1 [label="layer norm"];',
+            'A [label="multi-head attention\\n(this page)", penwidth=2.5];',
+            'P1 [label="+", shape=circle]; N2 [label="layer norm"];',
+            f'F [label="feed-forward\\n{d_model} → {4 * d_model} → {d_model}"]; P2 [label="+", shape=circle];',
+            f'O [label="x\\nto the next block", fillcolor="{OUTPUT_FILL}"];',
+            f'X -> N1 [label="{shape}"]; N1 -> A; A -> P1 [label="{shape}"];',
+            'X -> P1 [label="residual", style=dashed];',
+            'P1 -> N2; N2 -> F; F -> P2; P1 -> P2 [label="residual", style=dashed]; P2 -> O;',
+        ],
+    )

@@ -11,7 +11,7 @@ import torch
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 import attention_core as ac
-from attention_core.masks import MASK_TYPES, block_query_row, build_mask
+from attention_core.masks import MASK_TYPES, PAD, block_query_row, mask_by_kind, pad_to_length
 from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lab_input, open_page, sentence_params
 
 PAGE = "app_pages/masking.py"
@@ -41,18 +41,26 @@ def set_mask(at, kind: str, **widgets):
     """Choose a mask type on the page, then set page-local widgets by key, and rerun."""
     at.radio(key="masking_type").set_value(kind).run()
     for key, value in widgets.items():
-        widget = {"masking_padding": at.multiselect, "masking_window": at.slider}.get(key, at.toggle)(key=key)
+        widget = {"masking_pads": at.slider, "masking_window": at.slider}.get(key, at.toggle)(key=key)
         widget.set_value(value).run()
     return at
 
 
-def expected_steps(at, kind: str, padded=(), window: int = 3, demo: bool = False):
-    """The core's attention for the lesson the page ran on."""
+def expected_steps(at, kind: str, pads: int = 0, window: int = 3, demo: bool = False):
+    """The core's attention for the input the page ran on (with ``pads`` [PAD] tokens appended)."""
     current = lab_input(at)
-    mask = build_mask(kind, current.T, padded=padded, window=min(window, current.T))
+    padded = pad_to_length(current.tokens, current.X, current.T + pads)
+    T = len(padded.tokens)
+    mask = mask_by_kind(kind, T, padded=padded.padded, window=min(window, T))
     if demo:
         mask = block_query_row(mask, current.query_index)
-    return mask, ac.self_attention(current.X, mask=mask, scale=True)
+    return mask, ac.self_attention(padded.X, mask=mask, scale=True)
+
+
+def padded_labels(at, pads: int) -> list[str]:
+    """The page's row and column labels: the sidebar's labels, then the [PAD] tokens."""
+    current = lab_input(at)
+    return [*current.labels, *([PAD] if pads == 1 else [f"{PAD} ({current.T + i + 1})" for i in range(pads)])]
 
 
 # every preset once, each with a different mask type
@@ -66,12 +74,13 @@ def test_each_preset_and_mask_type_shows_the_core_numbers(preset, kind):
     assert_clean(at)
     current = lab_input(at)
     assert current.preset == preset
-    padded = [current.T - 1] if kind == "padding" else []
-    mask, steps = expected_steps(at, kind, padded=padded)
-    weights = numeric_square(at, current.labels)[0]
+    pads = 2 if kind == "padding" else 0  # the slider's default
+    mask, steps = expected_steps(at, kind, pads=pads)
+    labels = padded_labels(at, pads)
+    weights = numeric_square(at, labels)[0]
     assert np.allclose(weights.to_numpy(), steps.weights.numpy(), atol=1e-6)
     assert (weights.to_numpy()[~mask.numpy()] == 0).all()  # blocked weights are an exact 0
-    assert np.allclose(context_table(at, current.labels).to_numpy(), steps.context.numpy(), atol=1e-6)
+    assert np.allclose(context_table(at, labels).to_numpy(), steps.context.numpy(), atol=1e-6)
     specs = chart_specs(at)
     assert len(specs) >= 3  # mask, masked scores, weights (+ leak bars when something is blocked)
     assert len(specs) == (3 if kind == "none" else 4)
@@ -131,17 +140,36 @@ def test_fully_masked_row_demo_gives_zeros_and_labels_nan_as_the_demonstration()
     assert any("Fully masked row" in i.value for i in at.info)
 
 
-def test_padding_every_token_of_a_typed_sentence():
-    at = open_page(PAGE, sentence_params(SENTENCE_32, d_model=8))
-    current = lab_input(at)
-    assert current.T == 32
-    at = set_mask(at, "padding", masking_padding=list(current.labels))
+@pytest.mark.parametrize("pads", [1, 3])
+def test_padding_appends_pad_tokens_and_blocks_exactly_them(pads):
+    """Issue 9 item 8: padding is [PAD] tokens the learner appends, never a real word; only they are blocked."""
+    at = open_page(PAGE, sentence_params("the cat sat", d_model=4))
+    at = set_mask(at, "padding", masking_pads=pads)
     assert_clean(at)
-    weights = numeric_square(at, current.labels)[0]
-    assert (weights.to_numpy() == 0).all()
-    assert np.allclose(context_table(at, current.labels).to_numpy(), 0)
+    current = lab_input(at)
+    assert current.T == 3  # the sidebar's input is unchanged
+    labels = padded_labels(at, pads)
+    mask, steps = expected_steps(at, "padding", pads=pads)
+    assert not mask[:, 3:].any() and mask[:, :3].all()  # the mask blocks exactly the [PAD] keys
+    weights = numeric_square(at, labels)[0]
+    assert np.allclose(weights.to_numpy(), steps.weights.numpy(), atol=1e-6)
+    assert (weights.iloc[:, 3:].to_numpy() == 0).all()  # every [PAD] key gets weight 0
+    assert (weights.iloc[:, :3].to_numpy() > 0).all()  # every real word keeps its attention
     key_padding = next(f for f in frames(at) if list(f.index) == ["key_padding_mask"])
-    assert key_padding.to_numpy().all()
+    assert list(key_padding.columns) == labels
+    assert key_padding.iloc[0].tolist() == [False] * 3 + [True] * pads
+
+
+def test_pad_to_length_gives_zero_rows_and_the_key_padding_mask():
+    X = torch.arange(6.0).reshape(2, 3)
+    padded = pad_to_length(("a", "b"), X, 4)
+    assert padded.tokens == ("a", "b", PAD, PAD) and padded.padded == (2, 3)
+    assert torch.equal(padded.X[:2], X) and torch.equal(padded.X[2:], torch.zeros(2, 3))
+    assert padded.key_padding_mask.tolist() == [False, False, True, True]
+    fixed = pad_to_length(("a", "b"), X, 3, pad_vector=torch.ones(3))
+    assert torch.equal(fixed.X[2], torch.ones(3))
+    with pytest.raises(ValueError, match="shorter"):
+        pad_to_length(("a", "b"), X, 1)
 
 
 def test_sliding_window_on_a_typed_sentence():
@@ -158,14 +186,15 @@ def test_sliding_window_on_a_typed_sentence():
 
 @pytest.mark.parametrize(
     ("kind", "widgets", "expected"),
-    [("sliding window", {}, 1.0), ("padding", {}, 1.0), ("padding", {"masking_padding": ["hello"]}, 0.0)],
+    [("sliding window", {}, 1.0), ("padding", {"masking_pads": 0}, 1.0), ("padding", {}, 1.0)],
 )
 def test_a_one_token_sentence(kind, widgets, expected):
     at = open_page(PAGE, sentence_params("hello", d_model=3))
     at = set_mask(at, kind, **widgets)
     assert_clean(at)
     assert lab_input(at).T == 1
-    weights = numeric_square(at, ["hello"])[0]
+    pads = widgets.get("masking_pads", 2 if kind == "padding" else 0)
+    weights = numeric_square(at, ["hello", *padded_labels(at, pads)[1:]])[0]
     assert weights.iloc[0, 0] == pytest.approx(expected)
 
 
@@ -177,3 +206,45 @@ def test_a_128_token_sentence_runs():
     weights = numeric_square(at, current.labels)[0]
     expected = ac.self_attention(current.X, mask=ac.causal_mask(128), scale=True).weights
     assert torch.allclose(torch.tensor(weights.to_numpy(), dtype=torch.float32), expected, atol=1e-6)
+
+
+def test_multiply_then_renormalise_underflow_is_stated_and_shown():
+    """Issue 9 item 12: a row WITH an allowed key where multiply-then-renormalise gives 0/0."""
+    at = open_page(PAGE)
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "The exception:" in text and "underflow" in text
+    assert "all methods give the same weights" not in text
+    demo = next(f for f in text_tables(at) if f.index[0].startswith("blocked key"))
+    assert demo.loc["allowed key (score 0)", "−∞, then torch.softmax"] == "1.0000"
+    assert demo.loc["allowed key (score 0)", "the lab (= SDPA)"] == "1.0000"
+    assert (demo["softmax, × mask, renormalise"] == "NaN (0/0)").all()
+
+
+def test_only_the_running_mask_builders_are_shown_and_dense_sliding_window_is_not_called_cheaper():
+    at = open_page(PAGE)
+    code = " ".join(c.value for c in at.code)
+    assert "def causal_mask" in code and "def padding_mask" not in code and "def sliding_window_mask" not in code
+    at = set_mask(at, "padding")
+    code = " ".join(c.value for c in at.code)
+    assert "def padding_mask" in code and "def pad_to_length" in code and "def causal_mask" not in code
+    text = " ".join(m.value for m in at.markdown)
+    assert "dense mask" in text and "O(T²)" in text
+
+
+def test_mha_gives_nan_on_a_fully_masked_row_only_with_need_weights():
+    """Issue 9: nn.MultiheadAttention's NaN comes only with need_weights=True (its default); the page says so."""
+    from attention_core.reference import mha_reference
+
+    X = torch.randn(4, 4, generator=torch.Generator().manual_seed(0))
+    W = ac.random_head_params(4, 0)
+    mask = block_query_row(ac.causal_mask(4), 2)
+    with_weights, weights = mha_reference(X, W.W_q, W.W_k, W.W_v, W.W_o, num_heads=2, mask=mask)
+    without, none = mha_reference(X, W.W_q, W.W_k, W.W_v, W.W_o, num_heads=2, mask=mask, need_weights=False)
+    assert torch.isnan(with_weights[2]).all() and torch.isnan(weights[:, 2]).all()
+    assert none is None and torch.equal(without[2], torch.zeros(4))
+    assert not torch.isnan(with_weights[[0, 1, 3]]).any()
+    assert torch.allclose(without[[0, 1, 3]], with_weights[[0, 1, 3]], atol=1e-6)
+    at = open_page(PAGE)
+    text = " ".join(m.value for m in at.markdown)
+    assert "`need_weights=True` (its default" in text and "`need_weights=False`" in text

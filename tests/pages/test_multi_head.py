@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import attention_core as ac
-from attention_core.heads import head_column_labels, lift_embeddings, lift_weight, random_head_weights
+from attention_core.heads import head_column_labels, lift_embeddings, lift_matrix, random_head_params, split_cost
 from attention_core.masks import block_query_row
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
 
@@ -31,8 +31,8 @@ def expected(at, width: str, heads: int, *, causal: bool = False, full_row: bool
     current = lab_input(at)
     X = current.X
     if width != "sidebar":
-        X = lift_embeddings(X, lift_weight(current.d_model, int(width), seed))
-    W = random_head_weights(X.shape[1], seed)
+        X = lift_embeddings(X, lift_matrix(current.d_model, int(width), seed))
+    W = random_head_params(X.shape[1], seed)
     mask = ac.causal_mask(current.T) if causal else None
     if full_row:
         mask = block_query_row(ac.no_mask(current.T) if mask is None else mask, current.query_index)
@@ -67,6 +67,8 @@ def assert_page_matches_core(at, width: str, heads: int, **mask_options):
     differences = check_table(at)
     assert len(differences) == 2 + heads
     assert max(differences.values()) < 1e-5
+    verdicts = at.table[-1].value["verdict"].tolist()
+    assert set(verdicts) <= {"exactly equal", "equal up to float32 rounding"}, verdicts
     return steps
 
 
@@ -150,3 +152,30 @@ def test_a_long_sentence_draws_heads_as_images():
     assert len(at.get("image")) == 4
     assert len(charts(at)) == 3  # the concatenation, W_o and the output stay charts
     assert_page_matches_core(at, "sidebar", 4)
+
+
+def test_splitting_costs_state_equal_parameters_and_flops_but_h_times_the_scores():
+    """Issue 9: 'splitting costs nothing extra' holds for parameters and matmul FLOPs, not for the h·T² scores."""
+    for T, d_model in ((6, 8), (100, 16)):
+        one = split_cost(T, d_model, 1)
+        for h in (2, 4, 8):
+            split = split_cost(T, d_model, h)
+            assert split["parameters"] == one["parameters"] == 4 * d_model**2
+            assert split["matmul FLOPs"] == one["matmul FLOPs"]
+            assert split["scores (h T²)"] == h * one["scores (h T²)"] == h * T * T
+    at = run_with(open_page(PAGE), width="8", heads=4)
+    assert_clean(at)
+    T = lab_input(at).T
+    text = " ".join(m.value for m in at.markdown)
+    assert "Splitting costs nothing extra:" not in text
+    assert f"h · T² = {4 * T * T:,} numbers instead of T² = {T * T:,}" in text
+    costs = next(t.value for t in at.table if "cost" in t.value.columns)
+    assert costs.loc[costs["cost"] == "parameters", "4 heads"].item() == f"{4 * 8**2:,}"
+    assert "What W_o is for" in text and "residual stream" in text
+
+
+def test_need_weights_is_named_where_nn_multihead_attention_gives_nan():
+    at = run_with(open_page(PAGE), width="8", heads=2, full_row=True)
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "`need_weights=True` (its default" in text and "`need_weights=False`" in text

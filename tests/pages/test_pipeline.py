@@ -35,7 +35,7 @@ def core_steps(at, num_heads: int = 1, mask_kind: str = "none", seed: int = 0) -
     X = lab_input(at).X
     d_model = X.shape[1]
     P = ac.random_projections(d_model, d_model, seed)
-    W_o = ac.random_output_weight(d_model, seed)
+    W_o = ac.random_output_projection(d_model, seed)
     mask = ac.causal_mask(X.shape[0]) if mask_kind == "causal" else None
     return ac.multi_head_attention(X, P.W_q, P.W_k, P.W_v, W_o, num_heads=num_heads, mask=mask)
 
@@ -57,7 +57,7 @@ def test_every_preset_shows_the_output_and_agrees_with_pytorch(preset):
     assert has_frame(frames(at), core_steps(at).output, labels)
     metrics = [float(m.value) for m in at.metric]
     assert len(metrics) == 3 and all(0 <= value < 1e-5 for value in metrics)
-    assert len(at.get("graphviz_chart")) == 1
+    assert len(at.get("graphviz_chart")) == 2  # the block's flow and the transformer layer around it
     assert len(at.get("download_button")) >= 3  # output CSV, zip, npz
 
 
@@ -152,3 +152,36 @@ def test_typed_sentences_of_1_32_and_100_tokens(sentence, d_model):
     dataset = next(d for d in chart.proto.datasets if d.name == rules["data"]["name"])
     lines = convert_arrow_bytes_to_pandas_df(dataset.data.data)
     assert len(lines) == (T if T > 64 else T * T)
+
+
+def test_scaling_sentence_transformer_block_and_verdicts():
+    """Issue 9: the scaling step stops the spread growing with d_k; where attention sits; verdicts by tolerance."""
+    at = open_page(PAGE)
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "near 1 whatever d_k" not in text
+    assert "stops the scores' spread growing with d_k" in text and "independent with mean 0" in text
+    assert "residual stream" in text and "layer norm" in text and "feed-forward" in text
+    dots = [chart.proto.spec for chart in at.get("graphviz_chart")]
+    assert any("layer norm" in dot and "residual" in dot for dot in dots)
+    verdicts = [c.value for c in at.caption if c.value in {"exactly equal", "equal up to float32 rounding"}]
+    assert len(verdicts) == 3
+    assert "Differences around 10⁻⁷ are float32 rounding" not in text
+    assert "`need_weights=True`" in text
+
+
+def test_cost_table_shows_t_squared_cells_and_float32_bytes():
+    """Issue 9: the cost of attention, O(T²) time and memory, as a live table from a pure core function."""
+    from attention_core.heads import attention_cost
+
+    frame = attention_cost((6, 1024, 6), num_heads=2)
+    assert frame["T"].tolist() == [6, 1024]
+    assert frame["cells T² per head"].tolist() == [36, 1024**2]
+    assert frame["bytes per head (float32)"].tolist() == [144, 4 * 1024**2]
+    assert frame["bytes, 2 heads"].tolist() == [288, 8 * 1024**2]
+    at = open_page(PAGE, sentence_params("a b c d e f g", d_model=4))
+    at.number_input(key="pipeline_heads").set_value(2).run()
+    assert_clean(at)
+    shown = next(f for f in frames(at) if "cells T² per head" in f.columns)
+    assert shown.iloc[0].tolist() == [7, 49, 196, 392]  # T = 7 first, then longer inputs
+    assert shown["T"].tolist() == [7, 1024, 8192, 32768]

@@ -106,12 +106,12 @@ def test_order_controls_and_learned_positions():
     assert has_frame(frames(at), attention_output(permute_rows(X, perm), *W), labels[::-1])
 
     at.radio(key="positions_order").set_value("type an order").run()
-    at.text_input(key="positions_typed_order").set_value("2 1 3 4 6 5").run()
+    at.text_input(key="positions_typed_order").set_value("1 0 2 3 5 4").run()  # positions counted from 0
     assert_clean(at)
-    perm = parse_order("2 1 3 4 6 5", len(labels))
+    perm = parse_order("1 0 2 3 5 4", len(labels))
     assert has_frame(frames(at), attention_output(permute_rows(X, perm), *W), [labels[int(p)] for p in perm])
 
-    at.text_input(key="positions_typed_order").set_value("1 1 2").run()
+    at.text_input(key="positions_typed_order").set_value("0 0 1").run()
     assert_clean(at)
     assert at.error and "exactly once" in at.error[0].value
 
@@ -123,3 +123,35 @@ def test_order_controls_and_learned_positions():
     assert has_frame(frames(at), E)
     perm = reversal_permutation(len(labels))
     assert has_frame(frames(at), attention_output(permute_rows(X, perm), *W, positions=E), labels[::-1])
+
+
+def test_verdicts_come_from_the_relative_tolerance_comparison():
+    """Issue 9 item 10: each verdict is the core's agreement verdict, never a number labelled as rounding."""
+    at = open_page(PAGE)
+    assert_clean(at)
+    captions = [c.value for c in at.caption]
+    verdicts = [c for c in captions if c.startswith("Verdict:")]
+    assert verdicts and verdicts[0].startswith(("Verdict: exactly equal", "Verdict: equal up to float32 rounding"))
+    assert captions.count("different: the word order now matters") == 2  # sinusoidal and learned positions
+    text = " ".join(m.value for m in at.markdown)
+    assert "(float32 rounding: equal)" not in text and "(float32 rounding)" not in " ".join(captions)
+    assert "1e-06 + 1e-05 · |b|" in at.metric[0].proto.help
+
+
+def test_causal_mask_exception_and_one_counting_convention():
+    """Issue 9: word order matters once lesson 6's causal mask is on; positions and dimensions count from 0."""
+    at = open_page(PAGE)
+    text = " ".join(m.value for m in at.markdown)
+    assert "causal mask" in text and "shuffling changes the outputs" in text
+    assert "nothing so far" not in text.lower()
+    assert "counted **from 0**" in text
+    current = lab_input(at)
+    E = sinusoidal_encoding(current.T, current.d_model)
+    encodings = [f for f in frames(at) if f.shape == tuple(E.shape) and np.allclose(f.to_numpy(float), E.numpy())]
+    assert list(encodings[0].columns) == [f"d{i}" for i in range(current.d_model)]
+    assert str(encodings[0].index[0]).startswith("0: ")
+    breakdown = next(f for f in frames(at) if str(f.index[0]).endswith("= sin"))
+    assert breakdown.index[0] == "d0 = sin"
+    q = current.query_index
+    assert any(f"E[{q}, d0] = sin(" in c.value for c in at.caption)
+    assert all("d1 = sin" not in c.value for c in at.caption)
