@@ -11,11 +11,12 @@ from attention_core.normalization import (
     one_hot_weights,
     overflow_demo,
     row_sums,
+    shift_rounding_tolerance,
     softmax_row_steps,
     with_sums,
 )
 from attention_core.presets import JOURNEY, NUMPY_SEED_4, TRANSFORMER
-from attention_core.reference import max_abs_difference
+from attention_core.reference import max_abs_difference, relative_difference
 from attention_core.tables import to_frame
 from ui import charts, display, inputs
 from ui.format import format_number, numbers_text, texts
@@ -376,10 +377,17 @@ def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor
         index=list(lab.labels),
     )
     st.dataframe(demo_table, width="stretch", height="auto" if lab.T <= 16 else 420)
+    gap = relative_difference(demo.stable_weights, weights[q])
+    tolerance = shift_rounding_tolerance(demo.scores)
+    verdict = (
+        f"within the {format_number(tolerance)} that rounding s + c to float32 can cause: the same weights"
+        if gap <= tolerance
+        else f"more than the {format_number(tolerance)} that rounding s + c to float32 explains"
+    )
     st.markdown(
-        f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The stable weights are the weights of "
-        f"the unshifted scores (up to float32 rounding of s + c): the largest difference from the table above is "
-        f"{format_number(max_abs_difference(demo.stable_weights, weights[q]))}."
+        f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The stable weights against the weights "
+        f"of the unshifted scores: largest difference {format_number(max_abs_difference(demo.stable_weights, weights[q]))}, "
+        f"relative gap {format_number(gap)}, {verdict}."
     )
 
 
