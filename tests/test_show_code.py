@@ -23,15 +23,6 @@ from ui.lessons import LESSONS
 # Pages that show a function they never call at the default input, today: the lead fixes these at
 # merge (issue 8 item 5). The core now computes through ``attention``, split_heads and merge_heads.
 SHOWN_NOT_CALLED: dict[str, tuple[str, ...]] = {
-    "app_pages/qkv_projections.py": (
-        "validate_weight_matrix (runs only with 'edit by hand')",
-        "recover_weight",
-        "recovered_002_weights and reproduce_002 (run only with 002's weights)",
-    ),
-    "app_pages/scaling.py": (
-        "attention_from_qkv (TEMP wrapper: show ac.attention, which reproduce_003 calls)",
-        "softmax_jacobian (never called: gradient_size computes the numbers shown)",
-    ),
     "app_pages/masking.py": ("ac.padding_mask, ac.sliding_window_mask (run only for that mask type)",),
     "app_pages/multi_head.py": ("head_columns (multi_head_attention now uses split_heads)",),
     "app_pages/pipeline.py": ("ac.self_attention (multi_head_attention calls ac.attention)",),
