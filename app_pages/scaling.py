@@ -310,10 +310,11 @@ def variance_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
         y_title="variance (log scale)",
         log_y=True,
         marker=d_k,
-        marker_label=f"your d_k = {d_k}",
         series_order=SERIES,
+        legend=False,
         st_width="content",
     )
+    st.caption("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k.")
     at_d_k = grid.index(d_k)
     st.markdown(
         f"At your d_k = {d_k}: var(q · k) = **{format_number(variance[SERIES_UNSCALED][at_d_k])}** (theory: d_k = {d_k}), "
@@ -367,23 +368,29 @@ def gradient_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
         f"""
 To compare like with like, take the same queries and keys as above, a fixed random upstream gradient g on
 the weights (loss L = g · w), and measure the gradient with respect to the **same input q** in both versions:
-dL/dq = c (w ⊙ (g − w·g)) K with c = 1 or 1/√d_k. The chart shows its median size over the {N_TRIALS} queries;
-the table adds the 10th and 90th percentiles, the spread.
+dL/dq = c (w ∘ (g − w·g)) K, with c = 1 or 1/√d_k and ∘ entry by entry. The chart shows its median size
+over the {N_TRIALS} queries; the table adds the 10th and 90th percentiles, the spread.
 """
     )
     display.chart(
         charts.log_x_lines,
-        long_series(grid, curves["median"], "d_k", "median |dL/dq|"),
+        long_series(grid, curves["median"], "d_k", "median gradient"),
         x="d_k",
-        y="median |dL/dq|",
+        y="median gradient",
         title="Gradient reaching q (median)",
         y_title="median |dL/dq| (log scale)",
         log_y=True,
         marker=d_k,
-        marker_label=f"your d_k = {d_k}",
         series_order=SERIES,
+        legend=False,
         st_width="content",
     )
+    st.caption("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k.")
+    gradient_numbers(grid, d_k, curves)
+
+
+def gradient_numbers(grid: tuple[int, ...], d_k: int, curves: dict[str, dict[str, list[float]]]) -> None:
+    """The gradient's median and spread at the largest d_k and at yours, and the quantiles as a table."""
     last, at_d_k = len(grid) - 1, grid.index(d_k)
     unscaled, scaled = SERIES_UNSCALED, SERIES_SCALED
     st.markdown(

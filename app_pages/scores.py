@@ -11,7 +11,7 @@ from ui import display, inputs
 from ui.format import format_number, numbers_text, products_sum_text
 from ui.inputs import LabInput
 
-PRINTED_SCORES = {"transformer": "000", "light": "001", "journey": "002"}  # preset key -> tutorial
+TUTORIAL_OF_PRESET = {"transformer": "000", "light": "001", "journey": "002"}  # preset key -> tutorial
 
 
 def render(lab: LabInput) -> None:
@@ -84,9 +84,9 @@ def worked_example(lab: LabInput, scores: torch.Tensor) -> None:
 def printed_scores_note(lab: LabInput) -> None:
     """The tutorial's printed scores, when the input is its preset as printed and its query is chosen."""
     preset = lab.printed_preset
-    if preset is None or preset.key not in PRINTED_SCORES or lab.query_index != preset.query_index:
+    if preset is None or preset.key not in TUTORIAL_OF_PRESET or lab.query_index != preset.query_index:
         return
-    tutorial = PRINTED_SCORES[preset.key]
+    tutorial = TUTORIAL_OF_PRESET[preset.key]
     printed = numbers_text(preset.printed["query_scores"])
     if preset.key == "transformer":
         printed += " (the lab's last digit can differ by 1: it starts from the 4-decimal embeddings)"
