@@ -95,6 +95,17 @@ def test_overflow_demo_shows_nan_only_when_it_overflows():
     assert demo["naive weight"].tolist() == demo["stable weight"].tolist()
 
 
+def test_overflow_verdict_uses_a_relative_tolerance_that_follows_c():
+    """Issue 9 item 10: the stable-vs-unshifted verdict is judged relative to the rounding of s + c."""
+    at = open_page(PAGE)
+    verdict = next(m.value for m in at.markdown if m.value.startswith("Naive sum of exponentials"))
+    assert "relative gap" in verdict and "that rounding s + c to float32 can cause: the same weights" in verdict
+    assert "0.0005" in verdict  # 4 eps × ~1001 at c = 1000
+    at.select_slider(key="softmax_offset").set_value(0).run()
+    verdict = next(m.value for m in at.markdown if m.value.startswith("Naive sum of exponentials"))
+    assert "relative gap 0," in verdict and "within the 7.04e-07" in verdict  # 4 eps × 1.4754, the largest |s|
+
+
 @pytest.mark.parametrize(
     "params",
     [
