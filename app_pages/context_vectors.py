@@ -15,8 +15,8 @@ from attention_core.geometry import (
     weighted_sum_table,
 )
 from attention_core.normalization import one_hot_weights
-from attention_core.presets import PRINTED
-from attention_core.reference import max_abs_difference
+from attention_core.presets import JOURNEY, LIGHT, ONE_HOT, TRANSFORMER
+from attention_core.reference import FLOAT32_RTOL, max_abs_difference, relative_difference, same_up_to_float32
 from attention_core.tables import dimension_labels
 from ui import charts, display, inputs
 from ui.format import format_number, vector_text
@@ -58,7 +58,7 @@ def intro(lab: LabInput) -> None:
         """
 **A weighted average of the tokens.** The weights of lesson 2 say how much the query should take from each
 token. The **context vector** takes it: multiply every token's vector by its weight and add the results up.
-Because the weights are positive and sum to 1, this is a weighted **average**, a blend of the tokens that
+Because the weights are non-negative and sum to 1, this is a weighted **average**, a blend of the tokens that
 leans towards the ones the query attends to most. It is the new, context-aware representation of the query:
 the word “{q}” now carries a little of every word around it.
 """.replace("{q}", lab.query_label)
@@ -108,13 +108,13 @@ def printed_context_note(lab: LabInput) -> None:
         st.caption(f"The tutorial prints the context vector of “{tutorial_query}”: pick it as the query to compare.")
     elif preset_key == "transformer":
         st.caption(
-            f"Tutorial 000 computes this by a loop and prints {vector_text(PRINTED['000']['context_self'])} "
+            f"Tutorial 000 computes this by a loop and prints {vector_text(TRANSFORMER.printed['query_context'])} "
             "for “self” (the lab's last digits can differ by 1: it starts from the 4-decimal embeddings)."
         )
     elif preset_key == "light":
-        st.caption(f"Tutorial 001 prints {vector_text(PRINTED['001']['context_light'])} for “light”.")
+        st.caption(f"Tutorial 001 prints {vector_text(LIGHT.printed['query_context'])} for “light”.")
     elif preset_key == "journey":
-        st.caption(f"Tutorial 002 prints {vector_text(PRINTED['002']['context_starts'])} for “starts”.")
+        st.caption(f"Tutorial 002 prints {vector_text(JOURNEY.printed['query_context'])} for “starts”.")
 
 
 def all_context_vectors(labels: tuple[str, ...], weights: torch.Tensor, context: torch.Tensor, dims: list[str]) -> None:
@@ -159,14 +159,31 @@ every other page uses, the loop version is kept in `attention_core.loops` as an 
         st.markdown("**Matrices** (`softmax(X Xᵀ) X`)")
         display.table(context, labels, dims, alt="Context vectors computed with matrices")
     m1, m2 = st.columns(2)
-    m1.metric(
-        "Largest |loops − matrices|, context",
-        format_number(max_abs_difference(loop_context, context)),
-        help="Float32 rounding: the two add the same products in a different order.",
-    )
+    m1.metric("Largest |loops − matrices|, context", format_number(max_abs_difference(loop_context, context)))
     m2.metric("Largest |loops − matrices|, weights", format_number(max_abs_difference(loop_weights, weights)))
+    precision_verdict(loop_context, context, loop_weights, weights)
     display.show_code(
         loops.dot, loops.softmax_row, loops.context_vector, loops.self_attention, title="The loop version's code"
+    )
+
+
+def precision_verdict(
+    loop_context: torch.Tensor, context: torch.Tensor, loop_weights: torch.Tensor, weights: torch.Tensor
+) -> None:
+    """Whether the gap is float32 precision, judged relative to the size of the numbers."""
+    gaps = {
+        "context": relative_difference(loop_context, context),
+        "weights": relative_difference(loop_weights, weights),
+    }
+    gap_text = ", ".join(f"{name} {format_number(gap)}" for name, gap in gaps.items())
+    if same_up_to_float32(loop_context, context) and same_up_to_float32(loop_weights, weights):
+        verdict = f"at most {FLOAT32_RTOL:g} of the numbers' size, so the same up to float32 precision"
+    else:
+        verdict = f"more than {FLOAT32_RTOL:g} of the numbers' size: more than float32 precision explains"
+    st.markdown(
+        f"Relative gap (largest difference / largest value): {gap_text}; {verdict}. The loops add in Python "
+        "floats (float64) and only store the result in float32, while the matrix version computes in float32, "
+        "which keeps about 7 significant digits: the gap is that precision, not a different computation."
     )
 
 
@@ -175,7 +192,7 @@ def picture_intro() -> None:
     st.subheader("The picture: context vectors sit inside the cloud of inputs")
     st.markdown(
         """
-A weighted average with positive weights that sum to 1 always lands **inside** the region spanned by
+A weighted average with non-negative weights that sum to 1 always lands **inside** the region spanned by
 the points it averages (their convex hull). So attention pulls every token towards the others: the
 context vectors (circles) are a shrunken, blended copy of the inputs (squares). Dashed lines join each
 token's input to its context vector. A token with a strong weight on itself barely moves.
@@ -271,7 +288,7 @@ def one_hot_weights_note(lab: LabInput, distinct: int) -> None:
         )
     preset_key, tutorial_query = printed_preset(lab)
     if preset_key == "one-hot" and lab.query_label == tutorial_query:
-        printed = "[" + ", ".join(f"{v:.8f}" for v in PRINTED["004"]["one_hot_weights_row_1"]) + "]"
+        printed = "[" + ", ".join(f"{v:.8f}" for v in ONE_HOT.printed["query_weights"]) + "]"
         display.tutorial_note("004", "the weights (= output) of “Self”", printed)
 
 

@@ -1,22 +1,24 @@
 """Lesson 4: queries, keys and values, three learned projections of the same embeddings."""
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 import torch
 
 import attention_core as ac
 from attention_core.attention import AttentionSteps
-from attention_core.presets import JOURNEY, PRINTED
+from attention_core.presets import JOURNEY
 from attention_core.projections import (
     Projections,
     matches_002_inputs,
     projection_parameter_count,
     random_projections,
-    recover_weight,
-    recovered_002_weights,
+    recover_projection,
+    recovered_002_projections,
     reproduce_002,
     tutorial_002_pitfall,
-    validate_weight_matrix,
+    validate_projection_matrix,
 )
 from attention_core.reference import check_self_attention, max_abs_difference
 from attention_core.similarity import asymmetry
@@ -34,10 +36,12 @@ def render(lab: LabInput) -> None:
     """The lesson's outline: one function per section."""
     display.lesson_title(__file__)
     intro(lab)
+    what_self_means()
     source, params = projection_matrices(lab)
     scale = scale_choice(source)
     steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=scale)
-    if source == "002" and matches_002_inputs(lab.X):
+    reproduced = source == "002" and matches_002_inputs(lab.X)
+    if reproduced:
         reproduced_002(lab, params)
     one_token(lab, params, steps)
     all_tokens(lab, steps)
@@ -46,18 +50,17 @@ def render(lab: LabInput) -> None:
     context_step(lab, steps, scale)
     two_kinds_of_weights(lab.T, lab.d_model, params.W_q.shape[1])
     pitfall_002(lab, params if source == "002" else None)
-    display.show_code(
-        ac.project_qkv,
-        ac.attention_scores,
-        ac.scale_scores,
-        ac.softmax,
-        ac.context_vectors,
-        random_projections,
-        validate_weight_matrix,
-        recover_weight,
-        recovered_002_weights,
-        reproduce_002,
-    )
+    display.show_code(*code_run(source, scale, reproduced))
+
+
+def code_run(source: str, scale: bool, reproduced: bool) -> tuple[Callable, ...]:
+    """The core functions this run calls: the attention steps, then where W_q, W_k, W_v came from."""
+    steps = (ac.project_qkv, ac.attention_scores, *((ac.scale_scores,) if scale else ()), ac.softmax)
+    if source == "002":
+        origin = (recovered_002_projections, recover_projection, *((reproduce_002,) if reproduced else ()))
+    else:
+        origin = (random_projections, *((validate_projection_matrix,) if source == "edited" else ()))
+    return (*steps, ac.context_vectors, *origin)
 
 
 def params_frame(W: torch.Tensor, name: str) -> pd.DataFrame:
@@ -81,6 +84,19 @@ so attention no longer has to favour words that merely resemble each other.
         r"\text{context} = \operatorname{softmax}\!\Big(\frac{Q K^\top}{\sqrt{d_k}}\Big)\, V"
     )
     display.lesson_caption(lab.description)
+
+
+def what_self_means() -> None:
+    """Self-attention against cross-attention."""
+    st.markdown(
+        """
+**Why “self”-attention?** Q, K and V are all computed from the **same X**: the sentence attends to itself,
+each token's query is compared with the keys of the tokens of its own sequence. In **cross-attention**
+(for example a translation model's decoder reading the encoder's output) the queries come from one sequence
+and the keys and values from another, Z: Q = X W_q but K = Z W_k and V = Z W_v, so each token of X gathers
+information from Z, and the scores are (tokens of X) × (tokens of Z).
+"""
+    )
 
 
 def projection_matrices(lab: LabInput) -> tuple[str, Projections]:
@@ -110,7 +126,7 @@ def params_source(d_model: int) -> str:
 
 def recovered_params(X: torch.Tensor) -> tuple[Projections, dict[str, float]]:
     """002's W_q, W_k, W_v recovered by least squares, and how they were found."""
-    params, residuals = recovered_002_weights()
+    params, residuals = recovered_002_projections()
     st.markdown(
         """
 The 002 tutorial draws its weights with unseeded `torch.rand(3, 3)` and never prints them, but it
@@ -169,7 +185,7 @@ def edited_params(base: Projections, signature: tuple) -> Projections:
             st.markdown(f"**{name}** ({W.shape[0]} × {W.shape[1]})")
             edited = inputs.matrix_editor(params_frame(W, name), key=f"qkv_editor_{name}")
         try:
-            good[name] = validate_weight_matrix(edited, W.shape[0], W.shape[1], name)
+            good[name] = validate_projection_matrix(edited, W.shape[0], W.shape[1], name)
         except ValueError as error:
             problems.append(f"{error} The numbers below still use the last valid {name}.")
             good[name] = last_good[name]
@@ -376,8 +392,8 @@ def pitfall_002(lab: LabInput, recovered: Projections | None) -> None:
 After computing q, k and v for “journey” correctly (2.2.2–2.2.3), 002 goes off track:
 
 * **2.2.4** computes `inputs @ Wk.T` and calls it the scores of “journey”. It never uses the query and
-  multiplies by the *transposed key matrix*: a (6, 3) table, not 6 scores. The scores of “journey” are
-  `query_1 @ keys.T`, the “journey” row of Q Kᵀ.
+  multiplies the inputs by the transposed key weight matrix W_kᵀ: a (6, 3) table, not 6 scores. The
+  scores of “journey” are `query_1 @ keys.T`, the “journey” row of Q Kᵀ.
 * **2.2.5** takes `softmax(..., dim=0)`: down the **columns**, so columns, not rows, sum to 1.
 * **2.2.6** computes `(attn_weights_1.unsqueeze(1) * inputs).sum(dim=0)`: broadcasting makes it
   (6, 6, 3), and because every column of the weights sums to 1 the “context vector” it prints is
@@ -390,7 +406,7 @@ After computing q, k and v for “journey” correctly (2.2.2–2.2.3), 002 goes
             journey = JOURNEY.tokens.index("journey")
             st.markdown(
                 "The right scores for “journey” (002's own section 2.3.3, row “journey”): "
-                + numbers_text(PRINTED["002"]["projected_scores"][journey], ", ")
+                + numbers_text(JOURNEY.printed["projected_scores"][journey], ", ")
             )
 
 

@@ -2,27 +2,27 @@
 
 import pandas as pd
 import streamlit as st
+import torch
 
 import attention_core as ac
 from attention_core.attention import AttentionSteps
-from attention_core.presets import PRINTED, SCALING_EXAMPLE
+from attention_core.normalization import column_sums, row_sums, softmax_row_steps
+from attention_core.presets import SCALING_EXAMPLE
 from attention_core.projections import MAX_D_K, Comparison, random_projections
 from attention_core.reference import check_self_attention
 from attention_core.saturation import (
     SERIES_SCALED,
     SERIES_UNSCALED,
-    attention_from_qkv,
     d_k_grid,
     dot_product_variance,
-    exp_terms,
-    gradient_size,
+    entry_variances,
+    gradient_to_query,
     long_series,
+    projected_scores,
     reproduce_003,
-    row_and_column_sums,
     saturation,
-    softmax_jacobian,
+    scaling_effect,
     summary,
-    uniform_entropy,
 )
 from attention_core.tables import dimension_labels
 from ui import charts, display, inputs
@@ -32,6 +32,7 @@ from ui.inputs import LabInput
 N_SAMPLES = 2000  # pairs (q, k) per d_k in the variance simulation
 N_TRIALS = 200  # queries per d_k in the saturation simulation
 N_KEYS = 16  # keys per query in the saturation simulation
+LARGE_D_K = 256  # the same sentence with this d_k shows where scaling matters
 SERIES = (SERIES_UNSCALED, SERIES_SCALED)
 
 
@@ -50,20 +51,22 @@ def render(lab: LabInput) -> None:
     steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=scale)
     other_steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=not scale)
     spread_with_and_without(lab, steps, scale)
+    why_it_matters_here(lab, steps, seed)
     query_row(lab, steps, other_steps, scale)
     weight_matrices(lab.labels, steps, scale)
     grid = d_k_grid(d_k)
     variance_simulation(grid, d_k, seed)
     saturation_simulation(grid, d_k, seed)
+    gradient_simulation(grid, d_k, seed)
     display.show_code(
+        ac.attention,
         ac.attention_scores,
         ac.scale_scores,
         ac.softmax,
-        attention_from_qkv,
         dot_product_variance,
         saturation,
-        softmax_jacobian,
-        gradient_size,
+        gradient_to_query,
+        projected_scores,
     )
 
 
@@ -77,15 +80,27 @@ def saturation_curves(d_ks: tuple[int, ...], n_keys: int, n_trials: int, seed: i
     return saturation(d_ks, n_keys, n_trials, seed)
 
 
+@st.cache_data(show_spinner=False)
+def gradient_curves(d_ks: tuple[int, ...], n_keys: int, n_trials: int, seed: int) -> dict:
+    return gradient_to_query(d_ks, n_keys, n_trials, seed)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def large_d_k_scores(rows: tuple[tuple[float, ...], ...], d_k: int, seed: int):
+    return projected_scores(torch.tensor(rows, dtype=torch.float32), d_k, seed)
+
+
 def intro(lab: LabInput) -> None:
     """Why the variance of q · k grows with d_k, and the formula."""
     st.markdown(
         """
-A score q · k adds up d_k products. If the entries of q and k are random with variance 1, each
-product has variance 1 and the sum has variance **d_k**: with d_k = 64 the scores spread over
-roughly ±8 instead of ±1. Softmax turns such large gaps into weights close to 0 and 1 (one-hot),
-and a nearly one-hot softmax barely changes when its scores change, so the gradients that train
-W_q and W_k become tiny. Dividing by √d_k brings the variance back to 1, whatever d_k is.
+A score q · k adds up d_k products. **Assume** the entries of q and k are independent, with mean 0
+and variance 1 (roughly true at initialisation): each product q_d k_d then has mean 0 and variance 1,
+and the sum of d_k independent products has variance **d_k**. With d_k = 64 the scores spread over
+roughly ±8 instead of ±1. Softmax turns such large gaps into weights close to 0 and 1 (one-hot): most
+rows then pass almost no gradient back to q (and so to W_q and W_k), and the few rows near a tie pass
+large ones. Dividing by √d_k keeps the spread of the scores (the logits) from growing with d_k at
+initialisation, so rows do not saturate; training can still make scores larger where that helps.
 """
     )
     st.latex(
@@ -114,7 +129,7 @@ def example_003(example: AttentionSteps) -> None:
 
 def by_hand(example: AttentionSteps) -> None:
     """Every step for query t1, written out with its numbers."""
-    exps, exp_sum = exp_terms(example.scaled_scores[0])
+    row = softmax_row_steps(example.scaled_scores[0])
     first_context = products_sum_text(
         example.weights[0].tolist(), example.V[:, 0].tolist(), example.context[0, 0].item()
     )
@@ -125,9 +140,9 @@ def by_hand(example: AttentionSteps) -> None:
 1. Score with key t1: q₁ · k₁ = {products_sum_text(example.Q[0].tolist(), example.K[0].tolist(), example.scores[0, 0].item())}
 2. Scaled: {format_number(example.scores[0, 0].item())} / √2 = **{format_number(example.scaled_scores[0, 0].item())}**
    (the whole row: {numbers_text(example.scaled_scores[0], ", ")})
-3. Exponentials of the scaled row: {numbers_text(exps, ", ")}
-   (003 prints {numbers_text(PRINTED["003"]["exp_scaled_row_1"], ", ")}); their sum is
-   {format_number(exp_sum)}
+3. Exponentials of the scaled row: {numbers_text(row.raw_exps, ", ")}
+   (003 prints {numbers_text(SCALING_EXAMPLE.printed["t1_scaled_exps"], ", ")}); their sum is
+   {format_number(row.raw_exp_sum)}
 4. Weights = each exponential / the sum: **{numbers_text(example.weights[0], ", ")}**
 5. Context of t1 = Σⱼ wⱼ vⱼ, first entry: {first_context}
 """
@@ -153,12 +168,11 @@ def beside_printout(comparisons: list[Comparison]) -> None:
 
 def rows_and_columns(example: AttentionSteps) -> None:
     """Rows of the weights sum to 1, columns do not."""
-    row_sums, column_sums = row_and_column_sums(example.weights)
     st.markdown(
         f"Softmax runs along each **row** (`dim=-1`): the rows sum to "
-        f"{numbers_text(row_sums, ', ')}, while the columns sum to "
-        f"{numbers_text(column_sums, ', ')} (003 prints "
-        f"{format_number(PRINTED['003']['column_sum_2'][0])} for the second column). A column says how much "
+        f"{numbers_text(row_sums(example.weights), ', ')}, while the columns sum to "
+        f"{numbers_text(column_sums(example.weights), ', ')} (003 prints "
+        f"{format_number(SCALING_EXAMPLE.printed['t2_column_sum'][0])} for the second column). A column says how much "
         "attention one key receives in total, which is not a probability."
     )
 
@@ -168,7 +182,7 @@ def pitfall_other_run(example: AttentionSteps) -> None:
     with st.expander("Pitfall: 003's last cells come from another run", icon=":material/warning:"):
         st.markdown(
             f"""
-Near its end 003 prints `exp(attn_logits[2, :]) / sum(...)` = **{numbers_text(PRINTED["003"]["other_run_weights_row_3"], ", ")}**,
+Near its end 003 prints `exp(attn_logits[2, :]) / sum(...)` = **{numbers_text(SCALING_EXAMPLE.printed["other_run_t3_weights"], ", ")}**,
 but row t3 of its own weights (printed a few cells earlier, and recomputed here) is
 **{numbers_text(example.weights[2], ", ")}**. The cells that follow use a lowercase
 `v` whose numbers differ from V and print `attention[0, :]` = 0.2965, 0.3237, 0.3798 and context vectors
@@ -212,10 +226,37 @@ def spread_with_and_without(lab: LabInput, steps: AttentionSteps, scale: bool) -
     display.table(
         summary(steps.scores, d_k), alt="Spread of the scores and sharpness of the weights, without and with scaling"
     )
-    st.caption(
-        "Entropy is ln T for uniform weights and 0 for one-hot weights. Gradient size ‖diag(w) − w wᵀ‖ "
-        "measures how much the weights still move when the scores move; it is 0 for one-hot weights."
+    st.caption("Entropy is ln T for uniform weights and 0 for one-hot weights.")
+
+
+def why_it_matters_here(lab: LabInput, steps: AttentionSteps, seed: int) -> None:
+    """Why scaling matters little or much on this input, and the same sentence with a large d_k."""
+    d_k = steps.Q.shape[1]
+    var_q, var_k = entry_variances(steps.Q, steps.K)
+    st.markdown(
+        f"The argument above assumes entries of q and k with variance 1. Here the entries of Q have variance "
+        f"{format_number(var_q)} and those of K {format_number(var_k)} (with W's entries "
+        f"N(0, 1) / √d_model, an entry of q has about the mean square of the embedding's entries as variance), "
+        f"and d_k = {d_k}: " + effect_text(scaling_effect(steps.scores, d_k), d_k)
     )
+    big = large_d_k_scores(tuple(tuple(r) for r in lab.X.tolist()), LARGE_D_K, seed)  # (T, T)
+    st.markdown(
+        f"**The same sentence with d_k = {LARGE_D_K}** (random W_q, W_k drawn the same way, seed {seed}): "
+        + effect_text(scaling_effect(big, LARGE_D_K), LARGE_D_K)
+    )
+    display.table(summary(big, LARGE_D_K), alt=f"The same sentence with d_k = {LARGE_D_K}, without and with scaling")
+
+
+def effect_text(effect: str, d_k: int) -> str:
+    """One sentence for scaling_effect's verdict."""
+    return {
+        "saturated": "without scaling the rows are nearly one-hot (saturated), as the lesson describes; dividing "
+        f"by √{d_k} spreads the weights again.",
+        "barely": "the scores are small, so the rows are far from one-hot either way and scaling barely changes the "
+        "largest weights (table above).",
+        "visible": f"the unscaled scores are large enough for scaling by √{d_k} to change the weights visibly, though "
+        "the rows are not yet one-hot.",
+    }[effect]
 
 
 def query_row(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSteps, scale: bool) -> None:
@@ -269,10 +310,11 @@ def variance_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
         y_title="variance (log scale)",
         log_y=True,
         marker=d_k,
-        marker_label=f"your d_k = {d_k}",
         series_order=SERIES,
+        legend=False,
         st_width="content",
     )
+    st.caption("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k.")
     at_d_k = grid.index(d_k)
     st.markdown(
         f"At your d_k = {d_k}: var(q · k) = **{format_number(variance[SERIES_UNSCALED][at_d_k])}** (theory: d_k = {d_k}), "
@@ -283,24 +325,19 @@ def variance_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
 
 
 def saturation_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
-    """Largest weight, entropy and gradient size per d_k: unscaled softmax saturates."""
-    st.subheader("Softmax saturation: big scores, one-hot weights, tiny gradients")
+    """Largest weight and entropy per d_k: unscaled softmax saturates."""
+    st.subheader("Softmax saturation: big scores, one-hot weights")
     curves = saturation_curves(grid, N_KEYS, N_TRIALS, seed)
     st.markdown(
         f"""
-For each d_k, {N_TRIALS} random queries each score {N_KEYS} random keys. **Without scaling** the scores
-spread as √d_k, so softmax puts almost all the weight on the largest one: the largest weight climbs
-towards 1 and the entropy falls towards 0 (uniform would be ln {N_KEYS} = {format_number(uniform_entropy(N_KEYS))}). The gradient of
-softmax, diag(w) − w wᵀ, shrinks with it, so W_q and W_k stop learning. **With scaling** all three stay
-where they are at d_k = 1.
+For each d_k, {N_TRIALS} random queries each score {N_KEYS} random keys (entries N(0, 1), as the variance
+argument assumes). **Without scaling** the scores spread as √d_k, so softmax puts almost all the weight on the
+largest one: the largest weight climbs towards 1 and the entropy falls towards 0 (uniform would be
+ln {N_KEYS} = {format_number(ac.uniform_entropy(N_KEYS))}). **With scaling** both stay where they are at d_k = 1.
 """
     )
-    measures = (
-        ("max weight", "largest weight (mean)"),
-        ("entropy", "entropy (nats, mean)"),
-        ("gradient size", "gradient size ‖J‖ (mean)"),
-    )
-    for column, (measure, y_title) in zip(st.columns(3), measures, strict=True):
+    measures = (("max weight", "largest weight (mean)"), ("entropy", "entropy (nats, mean)"))
+    for column, (measure, y_title) in zip(st.columns(2), measures, strict=True):
         with column:
             display.chart(
                 charts.log_x_lines,
@@ -312,17 +349,72 @@ where they are at d_k = 1.
                 marker=d_k,
                 series_order=SERIES,
                 legend=False,
-                width=230,
+                width=300,
                 st_width="content",
             )
     st.caption("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k.")
     at_d_k = grid.index(d_k)
     st.markdown(
         f"At your d_k = {d_k}: largest weight **{format_number(curves['max weight'][SERIES_UNSCALED][at_d_k])}** "
-        f"without scaling vs **{format_number(curves['max weight'][SERIES_SCALED][at_d_k])}** with; gradient size "
-        f"**{format_number(curves['gradient size'][SERIES_UNSCALED][at_d_k])}** vs "
-        f"**{format_number(curves['gradient size'][SERIES_SCALED][at_d_k])}**."
+        f"without scaling vs **{format_number(curves['max weight'][SERIES_SCALED][at_d_k])}** with."
     )
+
+
+def gradient_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
+    """The gradient reaching q, scaled vs unscaled: the same quantity, median and spread per d_k."""
+    st.subheader("The gradient that reaches q")
+    curves = gradient_curves(grid, N_KEYS, N_TRIALS, seed)
+    st.markdown(
+        f"""
+To compare like with like, take the same queries and keys as above, a fixed random upstream gradient g on
+the weights (loss L = g · w), and measure the gradient with respect to the **same input q** in both versions:
+dL/dq = c (w ∘ (g − w·g)) K, with c = 1 or 1/√d_k and ∘ entry by entry. The chart shows its median size
+over the {N_TRIALS} queries; the table adds the 10th and 90th percentiles, the spread.
+"""
+    )
+    display.chart(
+        charts.log_x_lines,
+        long_series(grid, curves["median"], "d_k", "median gradient"),
+        x="d_k",
+        y="median gradient",
+        title="Gradient reaching q (median)",
+        y_title="median |dL/dq| (log scale)",
+        log_y=True,
+        marker=d_k,
+        series_order=SERIES,
+        legend=False,
+        st_width="content",
+    )
+    st.caption("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k.")
+    gradient_numbers(grid, d_k, curves)
+
+
+def gradient_numbers(grid: tuple[int, ...], d_k: int, curves: dict[str, dict[str, list[float]]]) -> None:
+    """The gradient's median and spread at the largest d_k and at yours, and the quantiles as a table."""
+    last, at_d_k = len(grid) - 1, grid.index(d_k)
+    unscaled, scaled = SERIES_UNSCALED, SERIES_SCALED
+    st.markdown(
+        f"At d_k = {grid[last]}: without scaling, the middle 80 % of queries get gradients from "
+        f"**{format_number(curves['10th percentile'][unscaled][last])}** to "
+        f"**{format_number(curves['90th percentile'][unscaled][last])}** (median "
+        f"{format_number(curves['median'][unscaled][last])}): saturated rows pass almost nothing back, rows near a "
+        f"tie pass a lot. With scaling: **{format_number(curves['10th percentile'][scaled][last])}** to "
+        f"**{format_number(curves['90th percentile'][scaled][last])}** (median "
+        f"{format_number(curves['median'][scaled][last])}), about as at d_k = 1. At your d_k = {d_k}: median "
+        f"{format_number(curves['median'][unscaled][at_d_k])} without, {format_number(curves['median'][scaled][at_d_k])} with."
+    )
+    with st.expander("The gradient's quantiles as a table"):
+        display.table(
+            pd.DataFrame(
+                {
+                    f"{name}, {series}": values
+                    for name, by_series in curves.items()
+                    for series, values in by_series.items()
+                },
+                index=[f"d_k = {d}" for d in grid],
+            ),
+            alt="Quantiles of |dL/dq| per d_k, without and with scaling",
+        )
 
 
 render(inputs.current())

@@ -1,20 +1,17 @@
 """Lesson 1: attention scores, the dot product of the query with every token."""
 
+import pandas as pd
 import streamlit as st
 import torch
 
 import attention_core as ac
-from attention_core.presets import PRINTED
-from attention_core.similarity import asymmetry, most_and_least_similar
+from attention_core.similarity import asymmetry, cosine_similarity, highest_score, lengths, most_and_least_similar
+from attention_core.tables import dimension_labels, to_frame
 from ui import display, inputs
 from ui.format import format_number, numbers_text, products_sum_text
 from ui.inputs import LabInput
 
-PRINTED_SCORES = {  # preset key -> (tutorial, name of its printed scores of the preset's query)
-    "transformer": ("000", "scores_self"),
-    "light": ("001", "scores_light"),
-    "journey": ("002", "scores_starts"),
-}
+TUTORIAL_OF_PRESET = {"transformer": "000", "light": "001", "journey": "002"}  # preset key -> tutorial
 
 
 def render(lab: LabInput) -> None:
@@ -22,10 +19,12 @@ def render(lab: LabInput) -> None:
     scores = ac.attention_scores(lab.X, lab.X)  # (T, d_model) @ (d_model, T) -> (T, T)
     display.lesson_title(__file__)
     intro(lab)
+    embeddings(lab)
     worked_example(lab, scores)
     all_scores(lab, scores)
+    length_and_direction(lab, scores[lab.query_index])
     symmetry(lab, scores)
-    display.show_code(ac.dot_product_terms, ac.attention_scores)
+    display.show_code(ac.dot_product_terms, ac.attention_scores, cosine_similarity)
 
 
 def intro(lab: LabInput) -> None:
@@ -42,16 +41,37 @@ point the same way; near zero means unrelated; negative means opposite.
     display.lesson_caption(lab.description)
 
 
+def embeddings(lab: LabInput) -> None:
+    """The input X: one row per token, the numbers every score is computed from."""
+    st.subheader("The input: X, one embedding per token")
+    st.markdown(
+        f"Each token is a vector of d_model = {lab.d_model} numbers; stacked as rows they form X "
+        f"({lab.T} × {lab.d_model}). Every score below is computed from these rows."
+    )
+    display.matrix(
+        lab.X,
+        lab.labels,
+        dimension_labels(lab.d_model),
+        kind="values",
+        title="Embeddings X",
+        row_title="token",
+        col_title="dimension",
+        download="embeddings.csv",
+    )
+
+
 def worked_example(lab: LabInput, scores: torch.Tensor) -> None:
     """The query's scores term by term, one written-out sum, the tutorial's numbers and the extremes."""
     X, labels, q = lab.X, lab.labels, lab.query_index
     st.subheader(f"Step by step for the query “{lab.query_label}”")
     terms = ac.dot_product_terms(X[q], X)  # (d_model,) * (T, d_model) -> (T, d_model)
-    term_frame = ac.vector_frame(terms, labels, prefix="x_q·x_j d")
-    term_frame["score (sum)"] = ac.vector_frame(scores[q].unsqueeze(1), labels)["d1"]
+    columns = [f"x_q,d · x_j,d for d = {d + 1}" for d in range(lab.d_model)]
+    term_frame = to_frame(terms, labels, columns)
+    term_frame["score: the sum over d"] = scores[q].tolist()
     st.markdown(
-        "Each row multiplies the query's embedding with one token's embedding, dimension by dimension "
-        "(columns), and the last column adds the products up: that sum is the score."
+        f"Row *j* multiplies the query's embedding x_q (the row “{lab.query_label}” of X) with token *j*'s "
+        "embedding x_j, dimension by dimension (one column per dimension d), and the last column adds the "
+        "products up: that sum is the score."
     )
     display.table(term_frame, alt="Dot-product terms per dimension and their sum")
     key = (q + 1) % lab.T if lab.T > 1 else q
@@ -64,10 +84,10 @@ def worked_example(lab: LabInput, scores: torch.Tensor) -> None:
 def printed_scores_note(lab: LabInput) -> None:
     """The tutorial's printed scores, when the input is its preset as printed and its query is chosen."""
     preset = lab.printed_preset
-    if preset is None or preset.key not in PRINTED_SCORES or lab.query_index != preset.query_index:
+    if preset is None or preset.key not in TUTORIAL_OF_PRESET or lab.query_index != preset.query_index:
         return
-    tutorial, name = PRINTED_SCORES[preset.key]
-    printed = numbers_text(PRINTED[tutorial][name])
+    tutorial = TUTORIAL_OF_PRESET[preset.key]
+    printed = numbers_text(preset.printed["query_scores"])
     if preset.key == "transformer":
         printed += " (the lab's last digit can differ by 1: it starts from the 4-decimal embeddings)"
     display.tutorial_note(tutorial, f"the scores of “{lab.query_label}”", printed)
@@ -90,11 +110,47 @@ def all_scores(lab: LabInput, scores: torch.Tensor) -> None:
     st.subheader("All scores at once: Ω = X Xᵀ")
     st.markdown(
         "Row *i* holds the scores of query *i* against every key *j*. The row of the query above is the "
-        "column “score (sum)” of the first table."
+        "column “score: the sum over d” of the table above."
     )
     display.matrix(
         scores, lab.labels, lab.labels, kind="scores", title="Attention scores X Xᵀ", download="attention_scores.csv"
     )
+
+
+def length_and_direction(lab: LabInput, row: torch.Tensor) -> None:
+    """x_q · x_j = |x_q| |x_j| cos θ: why a word need not score highest with itself, and cosine beside it."""
+    X, labels, q, query = lab.X, lab.labels, lab.query_index, lab.query_label
+    st.subheader("Length counts too: x_q · x_j = |x_q| |x_j| cos θ")
+    st.markdown(
+        "The dot product mixes two things: the **direction** (cos θ, from −1 for opposite to 1 for the same "
+        "direction) and the **lengths** of the two vectors. A long embedding scores high against many words, "
+        "so a word does not always score highest with itself. **Cosine similarity** divides the lengths out "
+        "and compares direction only: every word has cosine 1 with itself."
+    )
+    cosines = cosine_similarity(X[q], X)  # (T,)
+    norms = lengths(X)  # (T,)
+    display.table(
+        pd.DataFrame(
+            {"dot product x_q · x_j": row.tolist(), "length |x_j|": norms.tolist(), "cosine cos θ": cosines.tolist()},
+            index=list(labels),
+        ),
+        alt=f"Dot product and cosine similarity of {query} with every token",
+    )
+    best = highest_score(row)
+    if row[best] > row[q]:
+        st.markdown(
+            f"Against “{query}”, “{labels[best]}” scores **{format_number(row[best].item())}**, more than "
+            f"“{query}” itself (**{format_number(row[q].item())}**): its embedding is longer "
+            f"(|x| = {format_number(norms[best].item())} against {format_number(norms[q].item())}) although it "
+            f"points less the same way (cos θ = {format_number(cosines[best].item())} against "
+            f"{format_number(cosines[q].item())}). By cosine, “{query}” is most similar to itself."
+        )
+    else:
+        st.markdown(
+            f"Here “{query}” scores highest with itself ({format_number(row[q].item())}): no other token is "
+            "long enough to beat its perfect alignment. Try another query or sentence: a longer embedding "
+            "can outscore the query's own."
+        )
 
 
 def symmetry(lab: LabInput, scores: torch.Tensor) -> None:

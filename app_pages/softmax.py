@@ -1,4 +1,4 @@
-"""Lesson 2: softmax turns a row of scores into attention weights that are positive and sum to 1."""
+"""Lesson 2: softmax turns a row of scores into attention weights that are non-negative and sum to 1."""
 
 import pandas as pd
 import streamlit as st
@@ -6,16 +6,17 @@ import torch
 
 import attention_core as ac
 from attention_core.normalization import (
+    all_positive,
     max_weight,
     one_hot_weights,
     overflow_demo,
     row_sums,
+    shift_rounding_tolerance,
     softmax_row_steps,
-    uniform_entropy,
     with_sums,
 )
-from attention_core.presets import PRINTED
-from attention_core.reference import max_abs_difference
+from attention_core.presets import JOURNEY, NUMPY_SEED_4, TRANSFORMER
+from attention_core.reference import max_abs_difference, relative_difference
 from attention_core.tables import to_frame
 from ui import charts, display, inputs
 from ui.format import format_number, numbers_text, texts
@@ -66,8 +67,8 @@ def intro(lab: LabInput) -> None:
         """
 **From scores to weights.** Scores say how similar the query is to each token, but they can be any size and
 any sign. To **mix** the tokens we need *weights*: every weight at least 0, and the weights of one query
-adding up to 1, so the result is a weighted **average**. Softmax does exactly that: it makes every
-score positive with the exponential, then divides by the total. Bigger scores get a larger share,
+adding up to 1, so the result is a weighted **average**. Softmax does exactly that: the exponential
+makes every score non-negative, then it divides by the total. Bigger scores get a larger share,
 and the order of the scores is kept.
 """
     )
@@ -75,10 +76,25 @@ and the order of the scores is kept.
         r"w_{ij} = \operatorname{softmax}(\omega_i)_j = \frac{e^{\omega_{ij}}}{\sum_{k=1}^{T} e^{\omega_{ik}}}"
         r"\qquad W = \operatorname{softmax}_{\text{rows}}(X X^\top)"
     )
+    why_softmax()
     display.lesson_caption(lab.description)
     st.caption(
         "Scores here are the simplified ones of lesson 1, Ω = X Xᵀ (queries, keys and values are all X, no "
         "scaling by √d_k yet), so the numbers match the tutorials."
+    )
+
+
+def why_softmax() -> None:
+    """Why softmax, and not dividing by the sum or taking the largest score."""
+    st.markdown(
+        """
+**Why softmax, and not something simpler?** Dividing by the sum breaks on negative scores (pitfall below).
+Keeping only the largest score (argmax: weight 1 for the best key, 0 for the rest) throws away every other
+word, jumps when two scores swap, and has a zero gradient almost everywhere, so training could not learn
+from it. Softmax is **smooth** (a small change in a score moves the weights a little), **keeps the order**
+of the scores, gives **non-negative** weights that sum to 1, and is **differentiable** everywhere, so
+gradient descent can train whatever produced the scores.
+"""
     )
 
 
@@ -104,7 +120,7 @@ def worked_example(lab: LabInput, scores_row: torch.Tensor) -> None:
 2. Subtract that maximum from every score (column “s_j − max”). This does not change the result,
    because it divides the top and the bottom of the fraction by the same e^max; it only keeps the
    exponentials small (see *Stability* below).
-3. Take the exponential of each: all positive, the largest is exactly 1.
+3. Take the exponential of each: all non-negative (a very negative one underflows to 0), the largest is exactly 1.
 4. Add them up: **Σ = {format_number(row.exp_sum)}**.
 5. Divide each exponential by Σ: those are the weights.
 """
@@ -129,11 +145,11 @@ def printed_weights_note(lab: LabInput) -> None:
         st.caption(f"The tutorial prints the weights of “{tutorial_query}”: pick it as the query to compare.")
     elif preset_key == "transformer":
         display.tutorial_note(
-            "000", "the softmax of the row of “self”", PRINTED["000"]["weights_self"], "the same numbers"
+            "000", "the softmax of the row of “self”", TRANSFORMER.printed["query_weights"], "the same numbers"
         )
     elif preset_key == "journey":
         display.tutorial_note(
-            "002", "the attention weights of “starts”", PRINTED["002"]["weights_starts"], "the same numbers"
+            "002", "the attention weights of “starts”", JOURNEY.printed["query_weights"], "the same numbers"
         )
 
 
@@ -147,35 +163,77 @@ Tutorial 000 first tries the obvious normalisation, s_j / Σ_k s_k. The results 
 but scores can be **negative**, so the "weights" can be negative too, and when the scores nearly
 cancel out, the sum is close to 0 and the division makes them **explode**. A weighted average with
 negative or huge weights is no longer an average: it can land far outside the input vectors.
-Softmax never has these problems, because every exponential is positive.
+Softmax never has these problems: every exponential is non-negative and, after subtracting the row's
+maximum, their sum is at least 1.
 """
     )
     naive = ac.naive_normalize(scores)[q]  # (T,)
-    score_total = row_sums(scores)[q].item()
-    naive_table = pd.DataFrame(
-        {"score s_j": scores[q].tolist(), "s_j / Σ s (pitfall)": naive.tolist(), "softmax w_j": weights[q].tolist()},
-        index=list(labels),
-    )
-    st.markdown(f"The scores of “{query}” add up to **Σ s = {format_number(score_total)}**.")
-    if bool(naive.isfinite().all()):
-        left, right = st.columns([2, 3])
-        with left:
-            display.table(naive_table, alt="Divide by the sum versus softmax")
-        with right:
-            row_bars(
-                labels,
-                {"s / Σ s (pitfall)": naive, "softmax": weights[q]},
-                title=f"“{query}”: divide by the sum vs softmax",
-                y_title="weight",
-            )
-    else:
+    st.markdown(f"The scores of “{query}” add up to **Σ s = {format_number(row_sums(scores)[q].item())}**.")
+    if not bool(naive.isfinite().all()):
         st.warning(
             "Demonstration of the pitfall: these scores add up to exactly 0, so dividing by their sum gives "
             "∞ or NaN (not a number). Softmax is still fine.",
             icon=":material/warning:",
         )
-        st.dataframe(naive_table.apply(texts), width="stretch")
+        st.dataframe(pitfall_table(labels, scores[q], naive, weights[q]).apply(texts), width="stretch")
+    elif all_positive(scores[q]):
+        st.markdown(
+            f"Every score of “{query}” is positive, so here dividing by the sum happens to give a proper "
+            "average. Tutorial 000's example (query “self”, computed live beside it) has negative scores:"
+        )
+        pitfall_beside_000(lab, scores[q], naive, weights[q])
+    else:
+        left, right = st.columns([2, 3])
+        with left:
+            display.table(pitfall_table(labels, scores[q], naive, weights[q]), alt="Divide by the sum versus softmax")
+        with right:
+            pitfall_bars(labels, query, naive, weights[q])
     printed_pitfall_note(lab)
+
+
+def pitfall_table(
+    labels: tuple[str, ...], scores_row: torch.Tensor, naive: torch.Tensor, weights_row: torch.Tensor
+) -> pd.DataFrame:
+    """One query's scores, divide-by-sum 'weights' and softmax weights, one row per key."""
+    return pd.DataFrame(
+        {"score s_j": scores_row.tolist(), "s_j / Σ s (pitfall)": naive.tolist(), "softmax w_j": weights_row.tolist()},
+        index=list(labels),
+    )
+
+
+def pitfall_bars(labels: tuple[str, ...], query: str, naive: torch.Tensor, weights_row: torch.Tensor) -> None:
+    """Bars of divide-by-sum beside softmax for one query."""
+    row_bars(
+        labels,
+        {"s / Σ s (pitfall)": naive, "softmax": weights_row},
+        title=f"“{query}”: divide by the sum vs softmax",
+        y_title="weight",
+    )
+
+
+def pitfall_beside_000(lab: LabInput, scores_row: torch.Tensor, naive: torch.Tensor, weights_row: torch.Tensor) -> None:
+    """The current query (all scores positive) beside tutorial 000's “self”, whose negative scores break it."""
+    example = ac.self_attention(TRANSFORMER.matrix(), scale=False)  # 000's sentence, Q = K = V = X
+    q_000 = TRANSFORMER.query_index
+    labels_000 = tuple(ac.token_labels(TRANSFORMER.tokens))
+    naive_000 = ac.naive_normalize(example.scores)[q_000]  # (T,)
+    left, right = st.columns(2)
+    with left:
+        st.markdown(f"**This input, “{lab.query_label}”**: all “weights” between 0 and 1")
+        display.table(pitfall_table(lab.labels, scores_row, naive, weights_row), alt="Divide by the sum, this input")
+    with right:
+        st.markdown(
+            f"**Tutorial 000, “{labels_000[q_000]}”**: Σ s = {format_number(row_sums(example.scores)[q_000].item())}"
+        )
+        display.table(
+            pitfall_table(labels_000, example.scores[q_000], naive_000, example.weights[q_000]),
+            alt="Divide by the sum, tutorial 000's self",
+        )
+    pitfall_bars(labels_000, labels_000[q_000], naive_000, example.weights[q_000])
+    st.caption(
+        "000's scores are negative for some keys and nearly cancel, so dividing by their small sum gives "
+        "negative and exploding “weights”; softmax's stay between 0 and 1."
+    )
 
 
 def printed_pitfall_note(lab: LabInput) -> None:
@@ -185,7 +243,7 @@ def printed_pitfall_note(lab: LabInput) -> None:
         display.tutorial_note(
             "000",
             "these pitfall values for “self”",
-            numbers_text(PRINTED["000"]["naive_weights_self"])
+            numbers_text(TRANSFORMER.printed["query_naive_weights"])
             + ". The lab's differ in the third decimal because it starts from the embeddings as printed "
             "(4 decimals): the sum of the scores is close to 0, so dividing by it magnifies every tiny rounding "
             "difference. That sensitivity is the pitfall too",
@@ -260,7 +318,7 @@ def temperature_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tens
     )
     col2.metric(
         "Uniform maximum ln T",
-        f"{format_number(uniform_entropy(lab.T))} nats",
+        f"{format_number(ac.uniform_entropy(lab.T))} nats",
         help="The entropy when every weight is 1/T.",
     )
     col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
@@ -319,10 +377,17 @@ def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor
         index=list(lab.labels),
     )
     st.dataframe(demo_table, width="stretch", height="auto" if lab.T <= 16 else 420)
+    gap = relative_difference(demo.stable_weights, weights[q])
+    tolerance = shift_rounding_tolerance(demo.scores)
+    verdict = (
+        f"within the {format_number(tolerance)} that rounding s + c to float32 can cause: the same weights"
+        if gap <= tolerance
+        else f"more than the {format_number(tolerance)} that rounding s + c to float32 explains"
+    )
     st.markdown(
-        f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The stable weights are the weights of "
-        f"the unshifted scores (up to float32 rounding of s + c): the largest difference from the table above is "
-        f"{format_number(max_abs_difference(demo.stable_weights, weights[q]))}."
+        f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The stable weights against the weights "
+        f"of the unshifted scores: largest difference {format_number(max_abs_difference(demo.stable_weights, weights[q]))}, "
+        f"relative gap {format_number(gap)}, {verdict}."
     )
 
 
@@ -369,7 +434,7 @@ def wrong_axis_notes(lab: LabInput) -> None:
         display.tutorial_note(
             "004",
             "the first row of its column-normalised weights",
-            PRINTED["004"]["column_normalised_weights"][0],
+            NUMPY_SEED_4.printed["wrong_axis_weights"][0],
             "the pitfall table above",
         )
     if lab.embedding_mode == "one-hot" and len(ac.distinct_tokens(lab.tokens)) == lab.T:

@@ -99,3 +99,16 @@ def one_hot_weights(T: int) -> tuple[float, float]:
         raise ValueError("A row needs at least one token.")
     denominator = math.e + T - 1  # exp(1) for itself + exp(0) for each of the T - 1 others
     return math.e / denominator, 1.0 / denominator
+
+
+def all_positive(scores_row: torch.Tensor) -> bool:
+    """True when every s_j > 0: then s_j / sum_k s_k happens to be a proper average (divide-by-sum looks fine)."""
+    return bool((scores_row > 0).all())
+
+
+def shift_rounding_tolerance(shifted_scores: torch.Tensor) -> float:
+    """Relative change in the weights that storing s + c in float32 can cause: a few eps * max |s + c|."""
+    eps = torch.finfo(torch.float32).eps  # 1.19e-7
+    finite = shifted_scores[shifted_scores.isfinite()]  # (<= T,)
+    size = float(finite.abs().max().item()) if finite.numel() else 0.0
+    return 4 * eps * max(1.0, size)

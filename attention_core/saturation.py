@@ -2,7 +2,8 @@
 
 Shape letters: T tokens (keys per query), d_k query/key size, N samples or trials.
 Everything random takes a ``seed`` and draws from its own ``torch.Generator``. The gradient of
-softmax, J = diag(w) - w w^T, is measured by ``gradient_size`` (its Frobenius norm, closed form).
+softmax, J = diag(w) - w w^T, is measured by ``gradient_size`` (its Frobenius norm, closed form);
+``gradient_to_query`` compares what scaled and unscaled attention pass back to the same q.
 """
 
 from __future__ import annotations
@@ -18,11 +19,14 @@ from attention_core.attention import uniform_entropy as uniform_entropy  # TEMP 
 from attention_core.embeddings import check_seed
 from attention_core.normalization import column_sums, row_sums, softmax_row_steps
 from attention_core.presets import SCALING_EXAMPLE
-from attention_core.projections import Comparison, compare_with_printed
+from attention_core.projections import Comparison, compare_with_printed, random_matrix
 
 MAX_SAMPLES = 20_000
 SERIES_UNSCALED = "without scaling: q·k"
 SERIES_SCALED = "with scaling: q·k / √d_k"
+QUANTILES = {"10th percentile": 0.1, "median": 0.5, "90th percentile": 0.9}
+NEARLY_ONE_HOT = 0.9  # mean largest weight from which rows count as saturated
+BARELY = 0.1  # a change of the mean largest weight below this barely matters
 
 
 def reproduce_003() -> tuple[AttentionSteps, list[Comparison]]:
@@ -129,8 +133,57 @@ def saturation(d_ks: Sequence[int], n_tokens: int, n_trials: int, seed: int) -> 
     return result
 
 
+def gradient_to_query(
+    d_ks: Sequence[int], n_tokens: int, n_trials: int, seed: int
+) -> dict[str, dict[str, list[float]]]:
+    """Quantiles of |dL/dq| for L = g · softmax(c q K^T), c = 1 or 1/sqrt(d_k), g a fixed random upstream gradient.
+
+    The same q, K (those of ``saturation``) and the same g for both series, so both gradients are taken
+    with respect to the same input q: dL/ds = w * (g - w · g) (softmax's Jacobian times g), dL/dq = c dL/ds K.
+    """
+    n_trials = _check_samples(n_trials)
+    result: dict[str, dict[str, list[float]]] = {name: {SERIES_UNSCALED: [], SERIES_SCALED: []} for name in QUANTILES}
+    levels = torch.tensor(list(QUANTILES.values()), dtype=torch.float64)
+    for d_k in d_ks:
+        generator = _generator(seed, d_k)
+        q = torch.randn(n_trials, 1, d_k, generator=generator).double()  # (N, 1, d_k)
+        K = torch.randn(n_trials, n_tokens, d_k, generator=generator).double()  # (N, T, d_k)
+        g = torch.randn(n_trials, n_tokens, generator=generator).double()  # (N, T): dL/dw, fixed
+        scores = (q @ K.transpose(-2, -1)).squeeze(1)  # (N, 1, d_k) @ (N, d_k, T) -> (N, T)
+        for series, c in ((SERIES_UNSCALED, 1.0), (SERIES_SCALED, 1 / math.sqrt(d_k))):
+            w = softmax(c * scores)  # (N, T)
+            d_scores = w * (g - (w * g).sum(dim=-1, keepdim=True))  # (N, T): J^T g, J = diag(w) - w w^T
+            d_q = c * (d_scores.unsqueeze(1) @ K).squeeze(1)  # (N, 1, T) @ (N, T, d_k) -> (N, d_k)
+            values = torch.quantile(torch.linalg.vector_norm(d_q, dim=-1), levels)  # (N,) -> (3,)
+            for name, value in zip(QUANTILES, values.tolist(), strict=True):
+                result[name][series].append(value)
+    return result
+
+
+def projected_scores(X: torch.Tensor, d_k: int, seed: int) -> torch.Tensor:
+    """Q K^T with Q = X W_q, K = X W_k for seeded random W of any d_k (no MAX_D_K limit); (T, T)."""
+    generator = torch.Generator().manual_seed(check_seed(seed))
+    W_q = random_matrix(X.shape[-1], d_k, generator, X.dtype)  # (d_model, d_k)
+    W_k = random_matrix(X.shape[-1], d_k, generator, X.dtype)  # (d_model, d_k)
+    return (X @ W_q) @ (X @ W_k).T  # (T, d_k) @ (d_k, T) -> (T, T)
+
+
+def entry_variances(Q: torch.Tensor, K: torch.Tensor) -> tuple[float, float]:
+    """Variance of the entries of Q and of K (population): the lesson assumes 1 for both."""
+    return float(Q.var(correction=0).item()), float(K.var(correction=0).item())
+
+
+def scaling_effect(scores: torch.Tensor, d_k: int) -> str:
+    """'saturated' (unscaled rows nearly one-hot), 'barely' (mean largest weight moves < BARELY) or 'visible'."""
+    unscaled = float(softmax(scores).amax(dim=-1).mean().item())
+    scaled = float(softmax(scale_scores(scores, d_k)).amax(dim=-1).mean().item())
+    if unscaled >= NEARLY_ONE_HOT:
+        return "saturated"
+    return "barely" if unscaled - scaled < BARELY else "visible"
+
+
 def summary(scores: torch.Tensor, d_k: int) -> pd.DataFrame:
-    """Spread of the scores, mean max weight, mean entropy and gradient size, without and with / sqrt(d_k)."""
+    """Spread of the scores, mean max weight and mean entropy, without and with / sqrt(d_k)."""
     columns = {}
     for series, s in ((SERIES_UNSCALED, scores), (SERIES_SCALED, scale_scores(scores, d_k))):
         weights = softmax(s)  # (T, T)
@@ -138,14 +191,8 @@ def summary(scores: torch.Tensor, d_k: int) -> pd.DataFrame:
             float(s.std(correction=0).item()),  # population std: 0 for a single score
             float(weights.amax(dim=-1).mean().item()),
             float(row_entropy(weights).mean().item()),
-            float(gradient_size(weights).mean().item()),
         ]
-    index = [
-        "spread of the scores (std)",
-        "largest weight (mean over rows)",
-        "entropy (mean over rows, nats)",
-        "gradient size ‖J‖ (mean over rows)",
-    ]
+    index = ["spread of the scores (std)", "largest weight (mean over rows)", "entropy (mean over rows, nats)"]
     return pd.DataFrame(columns, index=index)
 
 

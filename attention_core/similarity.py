@@ -20,3 +20,20 @@ def most_and_least_similar(scores_row: torch.Tensor, query_index: int) -> tuple[
         return None, None
     values = scores_row[others]  # (T - 1,)
     return others[int(values.argmax())], others[int(values.argmin())]
+
+
+def lengths(X: torch.Tensor) -> torch.Tensor:
+    """|x_j| = sqrt(sum_d x_jd^2) for every row; (T, d) -> (T,)."""
+    return torch.linalg.vector_norm(X, dim=-1)  # (T, d) -> (T,)
+
+
+def cosine_similarity(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """cos θ_j = x_q · x_j / (|x_q| |x_j|), 0 where either vector is zero; (d,), (T, d) -> (T,)."""
+    dots = keys @ query  # (T, d) @ (d,) -> (T,)
+    norms = lengths(keys) * lengths(query)  # (T,)
+    return torch.where(norms > 0, dots / norms.clamp_min(torch.finfo(dots.dtype).tiny), torch.zeros_like(dots))
+
+
+def highest_score(scores_row: torch.Tensor) -> int:
+    """argmax_j s_j over all keys, the query itself included (the first one on a tie)."""
+    return int(scores_row.argmax())

@@ -151,3 +151,11 @@ def test_softmax_row_steps_of_a_fully_masked_row():
     row = softmax_row_steps(torch.full((3,), float("-inf")))
     assert row.row_max == 0.0 and row.exp_sum == 0.0
     assert row.exps.eq(0).all() and row.weights.eq(0).all()  # zeros, as ac.softmax gives
+
+
+def test_shift_rounding_tolerance_grows_with_the_shifted_scores() -> None:
+    from attention_core.normalization import shift_rounding_tolerance
+
+    small = shift_rounding_tolerance(torch.tensor([0.5, -1.0]))
+    assert small == pytest.approx(4 * torch.finfo(torch.float32).eps)
+    assert shift_rounding_tolerance(torch.tensor([1000.0, 999.0, -math.inf])) == pytest.approx(1000 * small)

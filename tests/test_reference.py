@@ -91,3 +91,15 @@ def test_agreement_verdict_uses_a_relative_tolerance():
     nan = torch.tensor([float("nan"), 1.0])
     assert agreement(nan, nan.clone()).exact and not agreement(nan, torch.ones(2)).close
     assert RTOL == 1e-5 and ATOL == 1e-6
+
+
+def test_relative_difference_judges_the_gap_by_the_size_of_the_numbers() -> None:
+    """Issue 9 item 10: a verdict depends on the gap relative to the values, not on a fixed absolute cut-off."""
+    from attention_core.reference import relative_difference, same_up_to_float32
+
+    big = torch.tensor([1000.0, 2000.0], dtype=torch.float64)
+    assert relative_difference(big + 0.001, big) == pytest.approx(5e-7)
+    assert same_up_to_float32(big + 0.001, big)
+    small = torch.tensor([0.001, 0.002])
+    assert not same_up_to_float32(small + 0.001, small)  # the same absolute gap, now half the value
+    assert relative_difference(torch.zeros(2), torch.zeros(2)) == 0.0

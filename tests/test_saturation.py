@@ -16,10 +16,14 @@ from attention_core.saturation import (
     SERIES_UNSCALED,
     d_k_grid,
     dot_product_variance,
+    entry_variances,
     gradient_size,
+    gradient_to_query,
     long_series,
+    projected_scores,
     reproduce_003,
     saturation,
+    scaling_effect,
     summary,
 )
 
@@ -156,7 +160,7 @@ def test_summary_by_hand() -> None:
 
 def test_summary_single_token() -> None:
     table = summary(torch.tensor([[3.0]]), d_k=2)
-    assert table.to_numpy().tolist() == [[0.0, 0.0], [1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
+    assert table.to_numpy().tolist() == [[0.0, 0.0], [1.0, 1.0], [0.0, 0.0]]
 
 
 def test_long_series() -> None:
@@ -171,3 +175,51 @@ def test_gradient_size_closed_form_equals_the_norm_of_the_jacobian() -> None:
     weights = torch.softmax(3 * torch.randn(40, 40, generator=generator, dtype=torch.float64), dim=-1)
     expected = torch.linalg.matrix_norm(softmax_jacobian(weights))  # (40,)
     assert torch.allclose(gradient_size(weights), expected, atol=1e-12)
+
+
+# ---------------------------------------------------------------- the gradient reaching q
+
+
+def test_gradient_to_query_matches_autograd() -> None:
+    """dL/dq of L = g · softmax(c q K^T), computed by hand, equals torch.autograd's, scaled and unscaled."""
+    from attention_core.saturation import _generator
+
+    d_k, n_keys, n_trials = 8, 5, 7
+    generator = _generator(3, d_k)
+    q = torch.randn(n_trials, 1, d_k, generator=generator).double().requires_grad_()
+    K = torch.randn(n_trials, n_keys, d_k, generator=generator).double()
+    g = torch.randn(n_trials, n_keys, generator=generator).double()
+    result = gradient_to_query((d_k,), n_keys, n_trials, seed=3)
+    for series, c in ((SERIES_UNSCALED, 1.0), (SERIES_SCALED, 1 / math.sqrt(d_k))):
+        w = torch.softmax(c * (q @ K.transpose(-2, -1)).squeeze(1), dim=-1)
+        (grad,) = torch.autograd.grad((g * w).sum(), q)
+        norms = grad.squeeze(1).norm(dim=-1)
+        expected = torch.quantile(norms, torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64)).tolist()
+        shown = [result[name][series][0] for name in ("10th percentile", "median", "90th percentile")]
+        assert shown == pytest.approx(expected, rel=1e-9)
+
+
+def test_unscaled_gradient_spreads_out_with_d_k_and_scaled_stays() -> None:
+    result = gradient_to_query((1, 256), 16, 200, seed=0)
+    low, median, high = (result[name] for name in ("10th percentile", "median", "90th percentile"))
+    assert low[SERIES_UNSCALED][1] < 0.01 < 1 < high[SERIES_UNSCALED][1]  # saturated rows vs rows near a tie
+    assert median[SERIES_SCALED][1] == pytest.approx(median[SERIES_SCALED][0], rel=0.6)
+    assert high[SERIES_SCALED][1] / low[SERIES_SCALED][1] < 5
+    assert gradient_to_query((4,), 16, 50, seed=1) == gradient_to_query((4,), 16, 50, seed=1)
+
+
+def test_projected_scores_are_random_projections_scores_at_any_d_k() -> None:
+    from attention_core.projections import random_projections
+
+    X = torch.randn(4, 3, generator=torch.Generator().manual_seed(0))
+    W = random_projections(3, 16, seed=5)
+    assert torch.allclose(projected_scores(X, 16, 5), (X @ W.W_q) @ (X @ W.W_k).T, atol=1e-6)
+    assert projected_scores(X, 256, 5).shape == (4, 4)
+
+
+def test_entry_variances_and_scaling_effect() -> None:
+    Q = torch.tensor([[1.0, -1.0], [1.0, -1.0]])
+    assert entry_variances(Q, 2 * Q) == (1.0, 4.0)
+    assert scaling_effect(torch.tensor([[40.0, 0.0], [0.0, 40.0]]), d_k=256) == "saturated"
+    assert scaling_effect(torch.tensor([[0.1, 0.0], [0.0, 0.1]]), d_k=4) == "barely"
+    assert scaling_effect(torch.tensor([[1.5, 0.0], [0.0, 1.5]]), d_k=16) == "visible"

@@ -22,17 +22,7 @@ from ui.lessons import LESSONS
 
 # Pages that show a function they never call at the default input, today: the lead fixes these at
 # merge (issue 8 item 5). The core now computes through ``attention``, split_heads and merge_heads.
-SHOWN_NOT_CALLED: dict[str, tuple[str, ...]] = {
-    "app_pages/qkv_projections.py": (
-        "validate_weight_matrix (runs only with 'edit by hand')",
-        "recover_weight",
-        "recovered_002_weights and reproduce_002 (run only with 002's weights)",
-    ),
-    "app_pages/scaling.py": (
-        "attention_from_qkv (TEMP wrapper: show ac.attention, which reproduce_003 calls)",
-        "softmax_jacobian (never called: gradient_size computes the numbers shown)",
-    ),
-}
+SHOWN_NOT_CALLED: dict[str, tuple[str, ...]] = {}
 
 
 def _param(path: str):

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import attention_core as ac
-from attention_core.presets import JOURNEY, ONE_HOT, PRESETS, PRINTED, TRANSFORMER
+from attention_core.presets import JOURNEY, ONE_HOT, PRESETS, TRANSFORMER
 from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lab_input, open_page, sentence_params
 
 PAGE = "app_pages/context_vectors.py"
@@ -55,7 +55,7 @@ def test_every_preset_shows_the_core_numbers(preset):
 def test_transformer_query_self_matches_000():
     at = open_page(PAGE, {"example": TRANSFORMER.name})
     weighted = next(f for f in frames(at) if "weight w_j" in f.columns)
-    assert weighted.iloc[-1, 1:].tolist() == pytest.approx(PRINTED["000"]["context_self"], abs=2e-4)
+    assert weighted.iloc[-1, 1:].tolist() == pytest.approx(TRANSFORMER.printed["query_context"], abs=2e-4)
     assert any("c(“self”) = 0.0972 × [-0.3178, -0.8048, 0.7659]" in m.value for m in at.markdown)
 
 
@@ -109,3 +109,15 @@ def test_tutorial_captions_follow_the_query():
     at = open_page(PAGE, {"example": JOURNEY.name})
     captions = " ".join(c.value for c in at.caption)
     assert "[0.4431, 0.6496, 0.5671]" in captions
+
+
+def test_loop_gap_is_called_precision_with_a_relative_tolerance():
+    """Issue 9 (context vectors) and item 10: the loop runs in float64; the verdict depends on a relative gap."""
+    at = open_page(PAGE)
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    helps = " ".join(str(m.proto.help) for m in at.metric)
+    assert "different order" not in text + helps
+    verdict = next(m.value for m in at.markdown if m.value.startswith("Relative gap"))
+    assert "float64" in verdict and "the same up to float32 precision" in verdict
+    assert "non-negative weights that sum to 1" in text and "positive and sum to 1" not in text

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from attention_core.attention import attention_scores, self_attention
-from attention_core.presets import PRESETS, PRINTED
-from attention_core.projections import random_projections, recovered_002_weights
+from attention_core.presets import JOURNEY, PRESETS
+from attention_core.projections import random_projections, recovered_002_projections
 from tests.apptest_helpers import assert_clean, chart_specs, frames, lab_input, open_page, sentence_params
 
 PAGE = "app_pages/qkv_projections.py"
@@ -96,9 +96,9 @@ def test_002_weights_reproduce_the_printout() -> None:
     assert len(comparison) == 6 and (comparison.iloc[:, 0] < 5e-4).all()
     current = lab_input(at)
     weights = matrices(at, current.labels)
-    printed_weights = torch.tensor(PRINTED["002"]["projected_weights"], dtype=torch.float64)
+    printed_weights = torch.tensor(JOURNEY.printed["projected_weights"], dtype=torch.float64)
     assert any(close(f, printed_weights, atol=0) for f in weights)  # the printed table is shown
-    W, _ = recovered_002_weights()
+    W, _ = recovered_002_projections()
     steps = self_attention(current.X, W.W_q, W.W_k, W.W_v, scale=False)
     assert close(weights[-1], steps.weights)
     assert close(weights[-1], printed_weights, atol=5e-4)
@@ -133,3 +133,62 @@ def test_edited_weights_bad_cell_keeps_the_last_good_matrix() -> None:
     W_q = W.W_q.clone()
     W_q[0, 0] = 2.0
     assert close(table_with_columns(at, "q"), current.X @ W_q, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("example", "source", "expected"),
+    [
+        (None, "edited", "validate_projection_matrix"),
+        (None, "002", "reproduce_002"),
+        (PRESETS[1].name, "002", "recover_projection"),
+    ],
+)
+def test_code_shown_in_every_branch_is_code_that_runs(example, source, expected, monkeypatch) -> None:
+    """Issue 8 item 5 beyond the default input: each source shows only the functions its branch calls."""
+    import sys
+    import threading
+
+    import streamlit as st
+
+    from tests.test_show_code import _code, _name
+    from ui import display
+
+    recorded: list = []
+    original = display.show_code
+
+    def recording_show_code(*functions, **kwargs) -> None:
+        recorded.extend(functions)
+        original(*functions, **kwargs)
+
+    monkeypatch.setattr(display, "show_code", recording_show_code)
+    at = open_page(PAGE, {"example": example} if example else None)
+    st.cache_data.clear()
+    recorded.clear()
+    called: set = set()
+
+    def profiler(frame, event, arg) -> None:
+        if event == "call":
+            called.add(frame.f_code)
+
+    threading.setprofile(profiler)
+    sys.setprofile(profiler)
+    try:
+        at.radio(key="qkv_source").set_value(source).run()
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+    assert_clean(at)
+    names = [_name(f) for f in recorded]
+    assert any(name.endswith(expected) for name in names), names
+    assert [name for f, name in zip(recorded, names, strict=True) if _code(f) not in called] == []
+    if source == "002" and example:
+        assert not any(name.endswith("reproduce_002") for name in names)
+
+
+def test_self_attention_is_explained_against_cross_attention_and_002s_pitfall_names_w_k() -> None:
+    """Issue 9: what “self” means (Q, K, V from the same X); 2.2.4 multiplies by the key weight matrix W_kᵀ."""
+    at = open_page(PAGE)
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "**same X**" in text and "cross-attention" in text and "K = Z W_k" in text
+    assert "transposed key weight matrix W_kᵀ" in text and "transposed key matrix" not in text

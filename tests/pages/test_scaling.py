@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from attention_core.attention import self_attention
-from attention_core.presets import PRESETS, PRINTED
+from attention_core.presets import PRESETS, SCALING_EXAMPLE
 from attention_core.projections import random_projections
 from attention_core.saturation import SERIES_SCALED, SERIES_UNSCALED, dot_product_variance, summary
 from tests.apptest_helpers import assert_clean, chart_specs, frames, lab_input, open_page, sentence_params
@@ -54,7 +54,7 @@ def test_003_every_step_beside_the_printout() -> None:
     assert_clean(at)
     example = [f for f in frames(at) if list(f.index) == EXAMPLE]
     for key in ("scores", "scaled_scores", "weights", "context"):
-        shown = [f for f in example if close(f, PRINTED["003"][key], atol=1e-4)]
+        shown = [f for f in example if close(f, SCALING_EXAMPLE.printed[key], atol=1e-4)]
         assert len(shown) >= 2, key  # the lab's table and the printed one
     comparison = next(f for f in frames(at) if "largest |lab − printed|" in f.columns)
     assert len(comparison) == 4 and (comparison.iloc[:, 0] < 1e-4).all()
@@ -95,3 +95,40 @@ def test_typed_sentence_with_32_tokens_and_a_single_token() -> None:
     at = open_page(PAGE, sentence_params("alone", d_model=2))
     assert_clean(at)
     check_lesson_numbers(at)
+
+
+def test_gradient_reaching_q_is_compared_scaled_vs_unscaled() -> None:
+    """Issue 9 (scaling): the same quantity, |dL/dq|, median and spread, scaled vs unscaled, per d_k."""
+    from attention_core.saturation import gradient_to_query
+
+    at = open_page(PAGE)
+    assert_clean(at)
+    grid = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+    expected = gradient_to_query(grid, 16, 200, 0)
+    assert any(s.get("title") == "Gradient reaching q (median)" for s in chart_specs(at))
+    table = next(f for f in frames(at) if f"90th percentile, {SERIES_UNSCALED}" in f.columns)
+    for name in ("10th percentile", "median", "90th percentile"):
+        for series in (SERIES_UNSCALED, SERIES_SCALED):
+            assert table[f"{name}, {series}"].tolist() == pytest.approx(expected[name][series], rel=1e-9)
+    text = " ".join(m.value for m in at.markdown)
+    assert "same input q" in text and "gradient size ‖J‖" not in text
+    assert "independent, with mean 0\nand variance 1" in text or "independent, with mean 0 and variance 1" in text
+    assert "keeps the spread of the scores (the logits) from growing with d_k" in text
+
+
+def test_on_your_input_explains_why_scaling_barely_matters_and_shows_d_k_256() -> None:
+    """Issue 9 (scaling): the input part says why scaling matters little here, computed, and shows a large d_k."""
+    from attention_core.saturation import projected_scores
+
+    at = open_page(PAGE)
+    assert_clean(at)
+    current = lab_input(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "scaling barely changes the largest weights" in text  # journey, d_k = 16
+    assert "**The same sentence with d_k = 256**" in text and "change the weights visibly" in text
+    tables = [f for f in frames(at) if list(f.columns) == [SERIES_UNSCALED, SERIES_SCALED]]
+    assert close(tables[1], summary(projected_scores(current.X, 256, 0), 256).to_numpy(), atol=1e-6)
+    at = open_page(PAGE, {"example": PRESETS[2].name})  # 000's embeddings: larger scores at d_k = 16
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "scaling barely changes" not in text.split("**The same sentence")[0]

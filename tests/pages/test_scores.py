@@ -1,9 +1,13 @@
-"""The scores page (lesson 1): the tutorial's printed scores appear only for the tutorial's query."""
+"""The scores page (lesson 1): X first, labelled terms, the tutorial's printed scores, dot product vs cosine."""
 
 from __future__ import annotations
 
-from attention_core.presets import JOURNEY, PRINTED, TRANSFORMER
-from tests.apptest_helpers import assert_clean, open_page
+import pandas as pd
+import pytest
+import torch
+
+from attention_core.presets import JOURNEY, TRANSFORMER
+from tests.apptest_helpers import assert_clean, frames, lab_input, open_page
 
 PAGE = "app_pages/scores.py"
 
@@ -11,8 +15,54 @@ PAGE = "app_pages/scores.py"
 def test_printed_scores_caption_for_the_tutorials_query_only():
     at = open_page(PAGE, {"example": JOURNEY.name})
     assert_clean(at)
-    printed = " ".join(f"{v:.4f}" for v in PRINTED["002"]["scores_starts"])
+    printed = " ".join(f"{v:.4f}" for v in JOURNEY.printed["query_scores"])
     assert any(printed in c.value for c in at.caption)
     at = open_page(PAGE, {"example": TRANSFORMER.name, "query": "How"})
     assert_clean(at)
     assert not any("Tutorial 000 prints" in c.value for c in at.caption)
+
+
+def test_x_is_shown_before_the_scores_and_term_columns_say_what_they_are():
+    """Issue 9 item 4: the embeddings X (table and heatmap) come first; headers read x_q,d · x_j,d for d = 1."""
+    at = open_page(PAGE)
+    assert_clean(at)
+    current = lab_input(at)
+    shown = frames(at)
+    x_at = next(i for i, f in enumerate(shown) if f.shape == tuple(current.X.shape) and f.columns[0] == "d1")
+    assert torch.allclose(torch.tensor(shown[x_at].to_numpy()), current.X.double(), atol=1e-6)
+    terms_at = next(i for i, f in enumerate(shown) if str(f.columns[0]).startswith("x_q,d"))
+    assert x_at < terms_at
+    columns = list(shown[terms_at].columns)
+    assert columns[:3] == [f"x_q,d · x_j,d for d = {d}" for d in (1, 2, 3)]
+    assert not any("x_q·x_j d" in str(c) for c in columns)
+    heatmap_titles = [chart.proto.spec for chart in at.get("vega_lite_chart")]
+    assert any("Embeddings X" in spec for spec in heatmap_titles)
+
+
+def cosine_frame(at) -> pd.DataFrame:
+    return next(f for f in frames(at) if "cosine cos θ" in f.columns)
+
+
+def test_journey_beats_starts_against_starts_and_cosine_says_otherwise():
+    """Issue 9 (scores): |a||b| cos θ; on the default example “journey” outscores “starts” against “starts”."""
+    at = open_page(PAGE)
+    assert_clean(at)
+    current = lab_input(at)
+    assert current.query_label == "starts"
+    table = cosine_frame(at)
+    X = current.X.double()
+    q = current.query_index
+    expected = torch.nn.functional.cosine_similarity(X[q].unsqueeze(0), X, dim=-1)
+    assert table["cosine cos θ"].tolist() == pytest.approx(expected.tolist(), abs=1e-6)
+    assert table["dot product x_q · x_j"].tolist() == pytest.approx((X @ X[q]).tolist(), abs=1e-5)
+    assert table.loc["journey", "dot product x_q · x_j"] > table.loc["starts", "dot product x_q · x_j"]
+    assert table["cosine cos θ"].idxmax() == "starts"
+    text = " ".join(m.value for m in at.markdown)
+    assert "“journey” scores **1.4754**, more than “starts” itself (**1.4570**)" in text
+
+
+def test_a_query_that_scores_highest_with_itself_says_so():
+    at = open_page(PAGE, {"example": JOURNEY.name, "query": "journey"})
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "“journey” scores highest with itself" in text

@@ -8,7 +8,7 @@ import torch
 
 import attention_core as ac
 from attention_core.normalization import with_sums
-from attention_core.presets import JOURNEY, NUMPY_SEED_4, PRESETS, PRINTED, TRANSFORMER
+from attention_core.presets import JOURNEY, NUMPY_SEED_4, PRESETS, TRANSFORMER
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
 
 PAGE = "app_pages/softmax.py"
@@ -55,8 +55,10 @@ def test_transformer_pitfall_shows_000s_numbers():
     at = open_page(PAGE, {"example": TRANSFORMER.name})
     assert lab_input(at).query_label == "self"
     pitfall = frame_with(at, "s_j / Σ s (pitfall)")
-    assert pitfall["s_j / Σ s (pitfall)"].tolist() == pytest.approx(PRINTED["000"]["naive_weights_self"], abs=2e-3)
-    assert pitfall["softmax w_j"].tolist() == pytest.approx(PRINTED["000"]["weights_self"], abs=1e-4)
+    assert pitfall["s_j / Σ s (pitfall)"].tolist() == pytest.approx(
+        TRANSFORMER.printed["query_naive_weights"], abs=2e-3
+    )
+    assert pitfall["softmax w_j"].tolist() == pytest.approx(TRANSFORMER.printed["query_weights"], abs=1e-4)
     captions = " ".join(c.value for c in at.caption)
     assert "1.1195" in captions and "0.3694" in captions
 
@@ -65,7 +67,7 @@ def test_numpy_seed_4_pitfall_is_004s_axis_0_matrix():
     at = open_page(PAGE, {"example": NUMPY_SEED_4.name})
     assert_clean(at)
     pitfall = [f for f in frames(at) if "row sum" in f.columns][1]
-    printed = torch.tensor(PRINTED["004"]["column_normalised_weights"], dtype=torch.float64)
+    printed = torch.tensor(NUMPY_SEED_4.printed["wrong_axis_weights"], dtype=torch.float64)
     assert torch.allclose(torch.tensor(pitfall.iloc[:-1, :-1].to_numpy()), printed, atol=1e-6)
 
 
@@ -91,6 +93,17 @@ def test_overflow_demo_shows_nan_only_when_it_overflows():
     demo = frame_with(at, "naive weight")
     assert "NaN" not in set(demo["naive weight"])
     assert demo["naive weight"].tolist() == demo["stable weight"].tolist()
+
+
+def test_overflow_verdict_uses_a_relative_tolerance_that_follows_c():
+    """Issue 9 item 10: the stable-vs-unshifted verdict is judged relative to the rounding of s + c."""
+    at = open_page(PAGE)
+    verdict = next(m.value for m in at.markdown if m.value.startswith("Naive sum of exponentials"))
+    assert "relative gap" in verdict and "that rounding s + c to float32 can cause: the same weights" in verdict
+    assert "0.0005" in verdict  # 4 eps × ~1001 at c = 1000
+    at.select_slider(key="softmax_offset").set_value(0).run()
+    verdict = next(m.value for m in at.markdown if m.value.startswith("Naive sum of exponentials"))
+    assert "relative gap 0," in verdict and "within the 7.04e-07" in verdict  # 4 eps × 1.4754, the largest |s|
 
 
 @pytest.mark.parametrize(
@@ -124,4 +137,30 @@ def test_tutorial_captions_only_for_the_tutorials_query():
     assert "pick it as the query to compare" in captions
     at = open_page(PAGE, {"example": JOURNEY.name})
     captions = " ".join(c.value for c in at.caption)
-    assert " ".join(f"{v:.4f}" for v in PRINTED["002"]["weights_starts"]) in captions
+    assert " ".join(f"{v:.4f}" for v in JOURNEY.printed["query_weights"]) in captions
+
+
+def test_divide_by_sum_pitfall_is_visible_on_the_default_example():
+    """Issue 9 item 6: journey's “starts” has only positive scores, so 000's “self” is shown beside it, live."""
+    at = open_page(PAGE)
+    assert_clean(at)
+    current = lab_input(at)
+    assert current.preset is JOURNEY and current.query_label == "starts"
+    pitfalls = [f for f in frames(at) if "s_j / Σ s (pitfall)" in f.columns]
+    assert [list(f.index) for f in pitfalls] == [list(current.labels), list(ac.token_labels(TRANSFORMER.tokens))]
+    steps = ac.self_attention(TRANSFORMER.matrix(), scale=False)
+    q = TRANSFORMER.query_index
+    naive = pitfalls[1]["s_j / Σ s (pitfall)"]
+    assert naive.tolist() == pytest.approx(ac.naive_normalize(steps.scores)[q].tolist(), abs=1e-5)
+    assert naive.tolist() == pytest.approx(TRANSFORMER.printed["query_naive_weights"], abs=2e-3)
+    assert (naive < 0).any() and (pitfalls[0]["s_j / Σ s (pitfall)"] >= 0).all()
+    assert pitfalls[1]["softmax w_j"].tolist() == pytest.approx(steps.weights[q].tolist(), abs=1e-6)
+
+
+def test_weights_are_called_non_negative_and_softmax_is_motivated():
+    """Issue 9: non-negative (not positive) weights; why softmax (smooth, order-keeping, differentiable)."""
+    at = open_page(PAGE)
+    text = " ".join(m.value for m in at.markdown)
+    assert "non-negative" in text and "every exponential is positive" not in text
+    for word in ("argmax", "smooth", "keeps the order", "differentiable"):
+        assert word in text, word
