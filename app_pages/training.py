@@ -21,8 +21,8 @@ def render(lab: LabInput) -> None:
     if settings is None:
         return
     the_task(settings)
-    training(settings)
-    display.show_code(tr.causal_attention, tr.TinyTransformer, tr.train)
+    trained = training(settings)
+    display.show_code(tr.causal_attention, tr.TinyTransformer, *((tr.train,) if trained else ()))
 
 
 def intro() -> None:
@@ -102,8 +102,8 @@ def the_task(settings: tr.TrainingSettings) -> None:
 
 
 @st.fragment
-def training(settings: tr.TrainingSettings) -> None:
-    """Train on demand (only this part of the page reruns), then the results of the run."""
+def training(settings: tr.TrainingSettings) -> bool:
+    """Train on demand, then the results of the run; True when a run is shown (its loop is then shown too)."""
     st.subheader("Training")
     run = training_runs.finished(settings)
     clicked = st.button(
@@ -118,10 +118,11 @@ def training(settings: tr.TrainingSettings) -> None:
         run = training_runs.train_with_progress(settings)
     if run is None:
         before_training(settings)
-        return
+        return False
     divergence(run)
     curves(run)
     scrub(run)
+    return True
 
 
 def before_training(settings: tr.TrainingSettings) -> None:

@@ -60,11 +60,10 @@ from attention_core.masks import (
     sliding_window_mask,
     to_blocked,
 )
-from attention_core.presets import (  # PRINTED: TEMP alias for pages; removed at merge
+from attention_core.presets import (
     DEFAULT_PRESET,
     PRESETS,
     PRESETS_BY_KEY,
-    PRINTED,
     SCALING_EXAMPLE,
     Preset,
     WorkedExample,
@@ -72,10 +71,8 @@ from attention_core.presets import (  # PRINTED: TEMP alias for pages; removed a
 from attention_core.projections import (
     Projections,
     random_output_projection,
-    random_output_weight,  # TEMP alias for pages; removed at merge
     random_projections,
     recover_projection,
-    recover_weight,  # TEMP alias for pages; removed at merge
 )
 from attention_core.tables import long_frame, token_labels, vector_frame
 
@@ -85,7 +82,6 @@ __all__ = [
     "MIN_TEMPERATURE",
     "PRESETS",
     "PRESETS_BY_KEY",
-    "PRINTED",
     "SCALING_EXAMPLE",
     "AttentionSteps",
     "HeadParams",
@@ -121,10 +117,8 @@ __all__ = [
     "random_embeddings",
     "random_head_params",
     "random_output_projection",
-    "random_output_weight",
     "random_projections",
     "recover_projection",
-    "recover_weight",
     "row_entropy",
     "scale_scores",
     "self_attention",

@@ -474,7 +474,7 @@ def _multi_head(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     h = _heads_for(d_model)
     d_k = ac.head_size(d_model, h)
     params = ac.random_projections(d_model, d_model, inp.seed)
-    W_o = ac.random_output_weight(d_model, inp.seed)
+    W_o = ac.random_output_projection(d_model, inp.seed)
     steps = ac.multi_head_attention(X, params.W_q, params.W_k, params.W_v, W_o, num_heads=h)
     head = rng.randrange(h)
     j = _other_key(rng, len(L), i)

@@ -113,17 +113,10 @@ def random_head_params(d_model: int, seed: int, dtype: torch.dtype = torch.float
     return HeadParams(projections.W_q, projections.W_k, projections.W_v, W_o)
 
 
-HeadWeights = HeadParams  # TEMP alias for pages; removed at merge
-random_head_weights = random_head_params  # TEMP alias for pages; removed at merge
-
-
 def lift_matrix(d_in: int, d_model: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """W_in ~ N(0, 1) / sqrt(d_in), (d_in, d_model): maps small embeddings to a wider d_model."""
     generator = torch.Generator().manual_seed(check_seed(seed) ^ 0x11F7)
     return random_matrix(d_in, d_model, generator, dtype)  # (d_in, d_model)
-
-
-lift_weight = lift_matrix  # TEMP alias for pages; removed at merge
 
 
 def lift_embeddings(X: torch.Tensor, W_in: torch.Tensor) -> torch.Tensor:

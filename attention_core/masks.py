@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import torch
 
 from attention_core.attention import apply_mask, softmax
-from attention_core.normalization import softmax_row_steps
 
 LARGE_NEGATIVE = -1e9
 
@@ -91,9 +90,6 @@ def mask_by_kind(kind: str, T: int, *, padded: Iterable[int] = (), window: int =
     raise ValueError(f"Unknown mask type {kind!r}: choose one of {', '.join(MASK_TYPES)}.")
 
 
-build_mask = mask_by_kind  # TEMP alias for pages; removed at merge
-
-
 def block_query_row(mask: torch.Tensor, i: int) -> torch.Tensor:
     """mask with row i all False: query i may attend to nothing (a fully masked row)."""
     blocked = mask.clone()  # (T, T)
@@ -140,13 +136,6 @@ def method_differences(methods: dict[str, torch.Tensor], mask: torch.Tensor) -> 
         name: float((weights[rows].to(torch.float64) - lab).abs().max().item()) if bool(rows.any()) else 0.0
         for name, weights in methods.items()
     }
-
-
-# TEMP alias for pages; removed at merge
-def row_exponentials(masked_row: torch.Tensor) -> tuple[float, torch.Tensor, float]:
-    """TEMP alias for pages; removed at merge: use normalization.softmax_row_steps (row_max, exps, exp_sum)."""
-    row = softmax_row_steps(masked_row)
-    return row.row_max, row.exps, row.exp_sum
 
 
 def blocked_count(mask: torch.Tensor) -> int:

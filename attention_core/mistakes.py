@@ -13,7 +13,7 @@ import torch
 from attention_core.attention import apply_mask, attention_scores, column_softmax, naive_normalize, softmax
 from attention_core.heads import multi_head_attention
 from attention_core.masks import to_blocked
-from attention_core.presets import PRINTED, SCALING_EXAMPLE
+from attention_core.presets import SCALING_EXAMPLE
 
 Outcome = tuple[torch.Tensor | str, torch.Tensor]
 
@@ -72,7 +72,7 @@ def printed_from_another_run() -> Outcome:
     """Tutorial 003 prints row 3 of the weights from a run whose inputs are not shown; recomputing gives another row."""
     Q, K, _ = SCALING_EXAMPLE.tensors()  # (3, 2) each
     weights = softmax(attention_scores(Q, K) / math.sqrt(Q.shape[-1]))  # (3, 3)
-    return torch.tensor(PRINTED["003"]["other_run_weights_row_3"]), weights[2]
+    return torch.tensor(SCALING_EXAMPLE.printed["other_run_t3_weights"]), weights[2]
 
 
 def forgotten_output_projection(

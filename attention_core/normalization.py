@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import torch
 
 from attention_core.attention import check_temperature, naive_softmax, softmax
-from attention_core.attention import uniform_entropy as uniform_entropy  # TEMP alias for pages; removed at merge
 
 
 @dataclass(frozen=True)

@@ -52,9 +52,6 @@ def random_output_projection(d_model: int, seed: int, dtype: torch.dtype = torch
     return random_matrix(d_model, d_model, generator, dtype)
 
 
-random_output_weight = random_output_projection  # TEMP alias for pages; removed at merge
-
-
 def recover_projection(X: torch.Tensor, projected: torch.Tensor) -> tuple[torch.Tensor, float]:
     """W = argmin ||X W - P||: the least-squares projection matrix that maps X to a printed projection P.
 
@@ -64,9 +61,6 @@ def recover_projection(X: torch.Tensor, projected: torch.Tensor) -> tuple[torch.
     W = torch.linalg.lstsq(X64, P64).solution  # (d_model, d_k)
     residual = (X64 @ W - P64).abs().max().item()  # (T, d_k) -> scalar
     return W.to(X.dtype), residual
-
-
-recover_weight = recover_projection  # TEMP alias for pages; removed at merge
 
 
 def validate_projection_matrix(
@@ -91,9 +85,6 @@ def validate_projection_matrix(
     return torch.tensor(numbers, dtype=dtype)  # (d_in, d_out)
 
 
-validate_weight_matrix = validate_projection_matrix  # TEMP alias for pages; removed at merge
-
-
 @dataclass(frozen=True)
 class Comparison:
     """One matrix the lab computes beside the one a tutorial prints."""
@@ -113,9 +104,6 @@ def recovered_002_projections(dtype: torch.dtype = torch.float32) -> tuple[Proje
         W, residuals[name] = recover_projection(X, printed)  # (3, 3)
         recovered[name] = W.to(dtype)
     return Projections(**recovered), residuals
-
-
-recovered_002_weights = recovered_002_projections  # TEMP alias for pages; removed at merge
 
 
 def matches_002_inputs(X: torch.Tensor) -> bool:

@@ -15,9 +15,7 @@ import pandas as pd
 import torch
 
 from attention_core.attention import AttentionSteps, attention, row_entropy, scale_scores, softmax
-from attention_core.attention import uniform_entropy as uniform_entropy  # TEMP alias for pages; removed at merge
 from attention_core.embeddings import check_seed
-from attention_core.normalization import column_sums, row_sums, softmax_row_steps
 from attention_core.presets import SCALING_EXAMPLE
 from attention_core.projections import Comparison, compare_with_printed, random_matrix
 
@@ -39,34 +37,6 @@ def reproduce_003() -> tuple[AttentionSteps, list[Comparison]]:
         ("context (weights V)", steps.context, "context"),
     )
     return steps, compare_with_printed(SCALING_EXAMPLE.printed, pairs)
-
-
-# TEMP alias for pages; removed at merge
-def attention_from_qkv(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, *, scale: bool = True) -> AttentionSteps:
-    """TEMP alias for pages; removed at merge: use attention(Q, K, V, scale=scale)."""
-    return attention(Q, K, V, scale=scale)
-
-
-# TEMP alias for pages; removed at merge
-def exp_terms(scores_row: torch.Tensor) -> tuple[torch.Tensor, float]:
-    """TEMP alias for pages; removed at merge: use softmax_row_steps(row).raw_exps and .raw_exp_sum."""
-    row = softmax_row_steps(scores_row)
-    return row.raw_exps, row.raw_exp_sum
-
-
-# TEMP alias for pages; removed at merge
-def row_and_column_sums(weights: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """TEMP alias for pages; removed at merge: use normalization.row_sums and column_sums."""
-    return row_sums(weights), column_sums(weights)
-
-
-# TEMP alias for pages; removed at merge
-def softmax_jacobian(weights_row: torch.Tensor) -> torch.Tensor:
-    """TEMP for pages; removed at merge (scaling.py shows it but never calls it; tests keep a copy as oracle).
-
-    J = d softmax(s) / d s = diag(w) - w w^T; it vanishes when w is one-hot.
-    """
-    return torch.diag_embed(weights_row) - weights_row.unsqueeze(-1) * weights_row.unsqueeze(-2)  # (..., T, T)
 
 
 def gradient_size(weights: torch.Tensor) -> torch.Tensor:

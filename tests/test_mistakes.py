@@ -87,13 +87,13 @@ def test_x_times_w_k_transposed_is_not_the_keys(X):
 
 def test_tutorial_003s_last_printed_row_is_from_another_run():
     printed, recomputed = mistakes.printed_from_another_run()
-    assert torch.allclose(recomputed, torch.tensor(ac.PRINTED["003"]["weights"][2]), atol=1e-4)
+    assert torch.allclose(recomputed, torch.tensor(ac.SCALING_EXAMPLE.printed["weights"][2]), atol=1e-4)
     assert not torch.allclose(printed, recomputed, atol=1e-2)
 
 
 def test_forgetting_w_o_returns_the_unmixed_heads(X):
     W = ac.random_projections(4, 4, seed=1)
-    W_o = ac.random_output_weight(4, 1)
+    W_o = ac.random_output_projection(4, 1)
     wrong, right = mistakes.forgotten_output_projection(X, W.W_q, W.W_k, W.W_v, W_o, 2)
     reference, _ = mha_reference(X, W.W_q, W.W_k, W.W_v, W_o, num_heads=2)
     assert torch.allclose(right, reference, atol=1e-5)

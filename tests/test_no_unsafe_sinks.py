@@ -18,8 +18,32 @@ FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__"}
 FORBIDDEN_MODULES = {"pickle", "cPickle", "dill", "shelve", "marshal"}
 
 
+def constant_strings(tree: ast.Module) -> set[str]:
+    """Module-level names bound once to a literal string (no f-string, no concatenation of user text)."""
+    return {
+        node.targets[0].id
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    }
+
+
+def is_fixed_text(node: ast.Call, constants: set[str]) -> bool:
+    """st.html(CONSTANT): the one argument is a literal, or a module constant bound to a literal."""
+    if len(node.args) != 1 or node.keywords:
+        return False
+    arg = node.args[0]
+    return (isinstance(arg, ast.Constant) and isinstance(arg.value, str)) or (
+        isinstance(arg, ast.Name) and arg.id in constants
+    )
+
+
 def calls_and_imports(path: Path) -> tuple[list[str], list[str], list[str]]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    constants = constant_strings(tree)
     calls, imports, html = [], [], []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -31,7 +55,7 @@ def calls_and_imports(path: Path) -> tuple[list[str], list[str], list[str]]:
                     isinstance(keyword.value, ast.Constant) and keyword.value.value is False
                 ):
                     html.append(f"{path.name}:{node.lineno} {keyword.arg}")
-            if name == "html":  # st.html renders raw HTML
+            if name == "html" and not is_fixed_text(node, constants):  # st.html renders raw HTML: fixed CSS only
                 html.append(f"{path.name}:{node.lineno} st.html")
         elif isinstance(node, ast.Import):
             imports += [alias.name.split(".")[0] for alias in node.names]
@@ -54,3 +78,9 @@ def test_no_eval_exec_or_pickle_anywhere_in_the_app():
 def test_no_raw_html_and_no_pickling_allowed():
     offenders = [hit for path in APP_FILES for hit in calls_and_imports(path)[2]]
     assert offenders == []
+
+
+def test_st_html_with_anything_but_fixed_text_is_flagged(tmp_path):
+    page = tmp_path / "page.py"
+    page.write_text('CSS = "<style></style>"\nst.html(CSS)\nst.html(f"<b>{name}</b>")\nst.html(CSS + name)\n')
+    assert calls_and_imports(page)[2] == ["page.py:3 st.html", "page.py:4 st.html"]

@@ -208,7 +208,7 @@ def other_run(lab) -> Evidence:
 def forgotten_w_o(lab) -> Evidence:
     h = _heads(lab.d_model)
     params = ac.random_projections(lab.d_model, lab.d_model, lab.seed)
-    W_o = ac.random_output_weight(lab.d_model, lab.seed)
+    W_o = ac.random_output_projection(lab.d_model, lab.seed)
     wrong, right = mistakes.forgotten_output_projection(lab.X, params.W_q, params.W_k, params.W_v, W_o, h)
     i = lab.query_index
     return Evidence(
