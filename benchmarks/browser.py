@@ -565,16 +565,24 @@ def load_average() -> str:
 # --- the runner's entry point ----------------------------------------------------------------------
 
 
-def run() -> list[str]:
-    """Every browser figure, as printed markdown lines (the benchmark runner prints them)."""
+def run(emit=print) -> list[str]:
+    """Every browser figure as markdown lines, each section passed to emit as soon as it is measured."""
     from playwright.sync_api import sync_playwright
 
-    out = [f"Load average (1, 5, 15 min) at start: {load_average()}", ""]
-    out += ["### Imports (`python -X importtime`, cumulative)", "", *import_times()]
+    out: list[str] = []
+
+    def section(lines: list[str]) -> None:
+        out.extend(lines)
+        emit("\n".join(lines))
+        sys.stdout.flush()
+
+    section([f"Load average (1, 5, 15 min) at start: {load_average()}", ""])
+    section(["### Imports (`python -X importtime`, cumulative)", "", *import_times()])
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            out += ["", "### First page after `streamlit run` (headless Chromium)", "", *first_page(browser)]
+            section(["", "### First page after `streamlit run` (headless Chromium)", "", *first_page(browser)])
+            section([f"Load average: {load_average()}"])
             with tempfile.TemporaryDirectory() as scratch:
                 trivial = Path(scratch) / "trivial_page.py"
                 trivial.write_text(TRIVIAL_PAGE)
@@ -584,22 +592,22 @@ def run() -> list[str]:
                     wait_healthy(app, app_port)
                     wait_healthy(small, trivial_port)
                     base = f"http://127.0.0.1:{app_port}"
-                    out += ["", "### Memory (fresh server)", "", "| figure | measured |", "|---|---:|"]
-                    out += memory_after_sessions(browser, base, app)
-                    out += ["", "### Click to redrawn (headless Chromium)", ""]
-                    out += click_to_redrawn(browser, base, f"http://127.0.0.1:{trivial_port}")
-                    out += ["", f"### {SESSIONS} sessions at once", "", "| figure | measured |", "|---|---:|"]
+                    table = ["| figure | measured |", "|---|---:|", *memory_after_sessions(browser, base, app)]
+                    section(["", "### Memory (fresh server)", "", *table, f"\nLoad average: {load_average()}"])
+                    lines = click_to_redrawn(browser, base, f"http://127.0.0.1:{trivial_port}")
+                    section(["", "### Click to redrawn (headless Chromium)", "", *lines])
+                    section([f"Load average: {load_average()}"])
                     lines, _ = concurrent_sessions(browser, base)
-                    out += lines
-                    out.append(f"| server memory after them | {rss_mb(app.pid):.0f} MB |")
+                    lines.append(f"| server memory after them | {rss_mb(app.pid):.0f} MB |")
+                    section(["", f"### {SESSIONS} sessions at once", "", "| figure | measured |", "|---|---:|", *lines])
                 finally:
                     stop(app)
                     stop(small)
         finally:
             browser.close()
-    out.append(f"\nLoad average (1, 5, 15 min) at end: {load_average()}")
+    section([f"\nLoad average (1, 5, 15 min) at end: {load_average()}"])
     return out
 
 
 if __name__ == "__main__":
-    print("\n".join(run()))
+    run()

@@ -107,18 +107,18 @@ def main() -> None:
     if args.browser_only:
         from benchmarks import browser
 
-        print("\n".join(browser.run()))
+        browser.run()  # prints each section as it is measured
         return
     print(f"Load average (1, 5, 15 min) at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
     lines, largest_bytes, largest_page = rerun_table()
     print("### Rerun time (server, AppTest, median of 5)\n")
-    print("\n".join(lines))
+    print("\n".join(lines), flush=True)
     print(f"\nBytes of the largest chart at 128 tokens ({Path(largest_page).stem}): {largest_bytes / 1024:.0f} KiB.")
     if not args.quick:
         from benchmarks import browser
 
-        print()
-        print("\n".join(browser.run()))
+        print(flush=True)
+        browser.run()
 
 
 if __name__ == "__main__":
