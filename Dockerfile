@@ -5,9 +5,9 @@ FROM python:3.11-slim
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 
-# The CPU-only torch wheel first (about 200 MB instead of several GB of CUDA libraries);
-# requirements.txt then finds torch==2.13.0 already satisfied.
-RUN pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0
+# The same requirements.txt as Community Cloud: it names PyTorch's CPU-only index itself, so
+# torch==2.13.0+cpu comes from there (about 200 MB, no CUDA libraries) and the rest from PyPI.
+# Not built on the project's machines (no Docker there); see README "Run it in a container".
 COPY requirements.txt .
 RUN pip install -r requirements.txt
 

@@ -1,0 +1,613 @@
+"""Browser figures of Attention Lab in Debian's headless Chromium (Playwright), printed as markdown tables.
+
+    .venv/bin/python -m benchmarks.run --browser-only      # only these figures
+
+- click to redrawn: on every lesson page at the default preset and at 32 tokens, pick another
+  token in the sidebar's "Query token" selectbox (and move one page-local control where the
+  page has one) and time until every chart and table is drawn again; the same interactions on
+  a trivial one-selectbox page served from a temp file in the same run give the ratio;
+- first page: `streamlit run` to the first fully drawn page, split into server start, browser
+  bundle, websocket/session, first script run (which imports the app) and drawing;
+- load: 30 concurrent browser sessions on mixed pages, each with its own sentence and seed,
+  each checking its own number against attention_core, with their click-to-redrawn times.
+
+"Drawn again" is decided in the page: a MutationObserver on the whole document records the time
+of the last DOM change after the click (and the animation frame after it); the interaction is
+finished when Streamlit's script state is back to "notRunning", no element is stale
+(`data-stale="true"`), the status widget is gone, no element is still a skeleton (a chart or
+table whose lazy JS chunk is loading), every visible chart and table has its svg/canvas, and
+nothing has changed for QUIET_MS. The figure is the last frame minus the
+click (pointerdown/keydown), so the quiet wait is not part of it. Vega charts are SVG here, so
+a redrawn chart is a DOM change; a data grid repaints a canvas, but its accessibility table
+(DOM) changes with the cells, so a changed table is seen too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tools.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from ui.lessons import LESSONS  # noqa: E402
+
+REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))  # interactions per page, size and control (median printed)
+QUIET_MS = 400  # no DOM change for this long after the rerun = finished drawing
+TIMEOUT_MS = 60_000
+SESSIONS = 30
+VIEWPORT = {"width": 1400, "height": 2000}
+LONG = "+".join(f"w{i}" for i in range(32))
+SIZES = {
+    "default preset": "",
+    "32 tokens": f"example=Your+own+sentence&sentence={LONG}&embedding=Random+%28seeded%29&d_model=8",
+}
+# One page-local control per page (kind, start of its label); found by label, so a renamed
+# widget prints "not found" instead of failing the run.
+PAGE_CONTROLS = {
+    "softmax": ("slider", "Temperature t"),
+    "qkv_projections": ("slider", "d_k (size of each query"),
+    "scaling": ("slider", "d_k (size of queries"),
+    "multi_head": ("number", "Number of heads h"),
+    "masking": ("toggle", "Apply the mask"),
+    "context_vectors": ("radio", "Map to 2-D by"),
+    "positions": ("radio", "Positions to add"),
+    "pipeline": ("selectbox", "Head to follow"),
+}
+TRIVIAL_PAGE = """
+import streamlit as st
+
+query = st.sidebar.selectbox("Query token", ["the", "cat", "sat", "on", "mat"])
+value = st.slider("Temperature t", 0.1, 5.0, 1.0, 0.1)
+st.title("Trivial page")
+st.write(f"Query token {query}, t = {value}")
+"""
+
+# Installed before the page's own scripts: records script-state changes and DOM changes.
+OBSERVER_JS = """
+(() => {
+  const b = (window.__bench = { t0: null, last: 0, paint: 0, running: false, states: [], touched: new Set() });
+  const watched = "[data-testid='stVegaLiteChart'], [data-testid='stDataFrame']";
+  new MutationObserver((records) => {
+    const now = performance.now();
+    for (const r of records) {
+      if (r.type === 'attributes' && r.attributeName === 'data-test-script-state') {
+        const state = r.target.getAttribute('data-test-script-state');
+        b.states.push([state, now]);
+        if (state === 'running') b.running = true;
+      }
+      const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      const box = el && el.closest(watched);
+      if (box && b.t0 !== null) b.touched.add(box);
+    }
+    b.last = now;
+    requestAnimationFrame(() => { b.paint = performance.now(); });
+  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  const start = () => { if (b.t0 === null) b.t0 = performance.now(); };
+  window.__benchArm = () => {
+    b.t0 = null; b.running = false; b.touched = new Set();
+    document.addEventListener('pointerdown', start, { capture: true, once: true });
+    document.addEventListener('keydown', start, { capture: true, once: true });
+  };
+})();
+"""
+VISIBLE_JS = (
+    "[...document.querySelectorAll(\"[data-testid='stMain'] [data-testid='stVegaLiteChart'], "
+    "[data-testid='stMain'] [data-testid='stDataFrame']\")].filter((el) => el.offsetParent !== null)"
+)
+DONE_JS = f"""(quiet) => {{
+  const b = window.__bench;
+  const app = document.querySelector("[data-testid='stApp']");
+  if (!b || b.t0 === null || !app) return false;
+  if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  // stale elements of the last run, the running man, and lazy elements whose JS chunk is still loading
+  if (document.querySelector("[data-stale='true'], [data-testid='stStatusWidget'], [data-testid='stSkeleton']"))
+    return false;
+  if (!({VISIBLE_JS}).every((el) => el.querySelector('canvas, svg'))) return false;
+  return performance.now() - b.last >= quiet;
+}}"""
+RESULT_JS = f"""() => {{
+  const b = window.__bench;
+  const visible = {VISIBLE_JS};
+  return {{
+    ms: Math.max(b.last, b.paint) - b.t0,
+    running: b.running,
+    visible: visible.length,
+    touched: visible.filter((el) => b.touched.has(el)).length,
+  }};
+}}"""
+
+
+# --- servers ---------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve(script: Path, port: int, cwd: Path = ROOT) -> subprocess.Popen:
+    """`streamlit run script` headless on 127.0.0.1:port from the repository root (its .streamlit config)."""
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    return subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def wait_healthy(process: subprocess.Popen, port: int, timeout: float = 60) -> float:
+    """Block until the health endpoint answers; returns the wall time (time.time()) it did."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return time.time()
+        except OSError:
+            time.sleep(0.02)
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited: {process.stderr.read().decode()[-2000:]}")
+    process.kill()
+    raise RuntimeError(f"streamlit did not become healthy within {timeout:.0f} s")
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+# --- one page and its interactions -----------------------------------------------------------------
+
+
+def new_page(browser):
+    """A page in a fresh context (its own cookies, so its own Streamlit session), observed."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script(OBSERVER_JS)
+    return context.new_page()
+
+
+def open_page(browser, url: str):
+    """A fresh context on url, waited until drawn (same rule as an interaction)."""
+    page = new_page(browser)
+    page.goto(url, timeout=TIMEOUT_MS)
+    page.wait_for_selector("[data-testid='stMain'] h1", timeout=TIMEOUT_MS)
+    page.evaluate("() => { window.__bench.t0 = 0; }")  # wait for the first run like for a click
+    page.wait_for_function(DONE_JS, arg=QUIET_MS, timeout=TIMEOUT_MS, polling=50)
+    return page
+
+
+def finish(page) -> dict:
+    page.wait_for_function(DONE_JS, arg=QUIET_MS, timeout=TIMEOUT_MS, polling=50)
+    result = page.evaluate(RESULT_JS)
+    if page.locator("[data-testid='stException']").count():
+        raise RuntimeError(page.locator("[data-testid='stException']").first.inner_text()[:500])
+    return result
+
+
+def start_pick(page, combobox, avoid: str | None = None) -> str:
+    """Open a selectbox and click the first option that is not selected, timing from that click; returns it."""
+    combobox.click()
+    options = page.get_by_role("option")
+    options.first.wait_for(timeout=TIMEOUT_MS)
+    target = None
+    for i in range(min(options.count(), 8)):
+        option = options.nth(i)
+        if option.get_attribute("aria-selected") != "true" and option.inner_text().strip() != avoid:
+            target = option
+            break
+    name = target.inner_text().strip()
+    page.evaluate("window.__benchArm()")
+    target.click()
+    return name
+
+
+def pick_option(page, combobox) -> dict:
+    """Time picking another option of a selectbox until the page is drawn again."""
+    start_pick(page, combobox)
+    return finish(page)
+
+
+def query_combobox(page):
+    return page.locator("[data-testid='stSidebar']").get_by_role("combobox", name="Query token")
+
+
+def query_token(page) -> dict:
+    return pick_option(page, query_combobox(page))
+
+
+def widget(page, kind: str, label: str):
+    """The page-local control of this kind whose label starts with label, or None."""
+    main = page.locator("[data-testid='stMain']")
+    testid = {
+        "slider": "stSlider",
+        "number": "stNumberInput",
+        "toggle": "stCheckbox",
+        "radio": "stRadio",
+        "selectbox": "stSelectbox",
+    }[kind]
+    box = main.locator(f"[data-testid='{testid}']").filter(
+        has=page.locator("[data-testid='stWidgetLabel']", has_text=re.compile("^" + re.escape(label)))
+    )
+    return box.first if box.count() else None
+
+
+def move_control(page, kind: str, box, step: int) -> dict:
+    """Time one change of a page-local control; step alternates the direction (0, 1, 0, ...)."""
+    if kind == "slider":
+        thumb = box.get_by_role("slider").first
+        thumb.focus()
+        page.evaluate("window.__benchArm()")
+        page.keyboard.press("ArrowRight" if step % 2 == 0 else "ArrowLeft")
+    elif kind == "number":
+        button = box.locator(
+            "[data-testid='stNumberInputStepDown']" if step % 2 == 0 else "[data-testid='stNumberInputStepUp']"
+        )
+        page.evaluate("window.__benchArm()")
+        button.click()
+    elif kind == "toggle":
+        page.evaluate("window.__benchArm()")
+        box.locator("label").first.click()
+    elif kind == "radio":
+        choices = box.locator("label")
+        target = choices.nth(1 if step % 2 == 0 else 0)
+        page.evaluate("window.__benchArm()")
+        target.click()
+    else:
+        return pick_option(page, box.get_by_role("combobox"))
+    return finish(page)
+
+
+def median_ms(results: list[dict]) -> float:
+    return statistics.median(r["ms"] for r in results)
+
+
+# --- click to redrawn ------------------------------------------------------------------------------
+
+
+def trivial_figures(browser, url: str) -> tuple[float, float]:
+    """(selectbox, slider) median ms on the trivial page."""
+    page = open_page(browser, url)
+    picks = [query_token(page) for _ in range(REPEATS)]
+    box = widget(page, "slider", "Temperature t")
+    slides = [move_control(page, "slider", box, i) for i in range(REPEATS)]
+    page.context.close()
+    return median_ms(picks), median_ms(slides)
+
+
+def click_to_redrawn(browser, base: str, trivial_url: str) -> list[str]:
+    """The click-to-redrawn table: every lesson page x (default preset, 32 tokens) x (query, page control)."""
+    trivial_pick, trivial_slide = trivial_figures(browser, trivial_url)
+    lines = [
+        "| page | size | query token | ratio | page control | ratio | charts+tables redrawn / shown |",
+        "|---|---|---:|---:|---|---:|---:|",
+        f"| trivial page | | {trivial_pick:.0f} ms | 1.0 | slider {trivial_slide:.0f} ms | 1.0 | |",
+    ]
+    for lesson in LESSONS:
+        if lesson.number is None:
+            continue
+        for size, query in SIZES.items():
+            url = f"{base}/{lesson.name}" + (f"?{query}" if query else "")
+            try:
+                page = open_page(browser, url)
+                picks = [query_token(page) for _ in range(REPEATS)]
+                pick = median_ms(picks)
+                control_cell, control_ratio = "", ""
+                if lesson.name in PAGE_CONTROLS:
+                    kind, label = PAGE_CONTROLS[lesson.name]
+                    box = widget(page, kind, label)
+                    if box is None:
+                        control_cell = f"{label}: not found"
+                    else:
+                        moves = [move_control(page, kind, box, i) for i in range(REPEATS)]
+                        control = median_ms(moves)
+                        reference = trivial_slide if kind == "slider" else trivial_pick
+                        control_cell = f"{label} {control:.0f} ms"
+                        control_ratio = f"{control / reference:.1f}"
+                touched = f"{picks[-1]['touched']} / {picks[-1]['visible']}"
+                lines.append(
+                    f"| {lesson.name} | {size} | {pick:.0f} ms | {pick / trivial_pick:.1f} | {control_cell} | "
+                    f"{control_ratio} | {touched} |"
+                )
+                page.context.close()
+            except Exception as error:  # one broken page must not hide the others' figures
+                lines.append(f"| {lesson.name} | {size} | error: {str(error).splitlines()[0][:120]} | | | | |")
+    lines.append(
+        f"\nMedian of {REPEATS}; the ratio of a slider is to the trivial page's slider, of any other control "
+        "to its selectbox. Last column: charts and tables whose DOM changed on the last query pick, of those shown."
+    )
+    return lines
+
+
+# --- first page ------------------------------------------------------------------------------------
+
+FIRST_PAGE_JS = """() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const b = window.__bench;
+  const running = b.states.find((s) => s[0] === 'running');
+  const done = b.states.filter((s) => s[0] === 'notRunning' && running && s[1] > running[1]).pop();
+  const start = running ? running[1] : Infinity;
+  const files = performance.getEntriesByType('resource').filter((r) => /\\.(js|css|woff2?)(\\?|$)/.test(r.name));
+  const early = files.filter((r) => r.startTime < start);
+  const late = files.filter((r) => r.startTime >= start);
+  const sum = (list) => list.reduce((total, r) => total + (r.encodedBodySize || 0), 0);
+  const end = (list) => list.reduce((most, r) => Math.max(most, r.responseEnd), 0);
+  return { origin: performance.timeOrigin, loaded: nav.loadEventEnd, running: running ? running[1] : null,
+           done: done ? done[1] : null, drawn: Math.max(b.last, b.paint),
+           bundleEnd: end(early), bundleBytes: sum(early), bundleFiles: early.length,
+           lateEnd: end(late), lateBytes: sum(late), lateFiles: late.length };
+}"""
+
+
+def first_page(browser, page_name: str = "scores", root: Path = ROOT) -> list[str]:
+    """`streamlit run` to the first fully drawn page, with where the time goes (root: the checkout served)."""
+    port = free_port()
+    started = time.time()
+    server = serve(root / "streamlit_app.py", port, cwd=root)
+    try:
+        healthy = wait_healthy(server, port)
+        page = new_page(browser)
+        navigated = time.time()
+        page.goto(f"http://127.0.0.1:{port}/{page_name}", timeout=TIMEOUT_MS)
+        page.wait_for_selector("[data-testid='stMain'] h1", timeout=TIMEOUT_MS)
+        page.evaluate("() => { window.__bench.t0 = 0; }")
+        page.wait_for_function(DONE_JS, arg=QUIET_MS, timeout=TIMEOUT_MS, polling=50)
+        t = page.evaluate(FIRST_PAGE_JS)
+        memory = rss_mb(server.pid)
+        page.context.close()
+    finally:
+        stop(server)
+    origin = t["origin"] / 1000  # epoch seconds of the page's time zero
+    bundle = origin + t["bundleEnd"] / 1000
+    running = origin + t["running"] / 1000
+    done = origin + t["done"] / 1000
+    drawn = origin + t["drawn"] / 1000
+    rows = [
+        ("server start (`streamlit run` until /_stcore/health answers)", healthy - started),
+        ("browser asks for the page (Playwright)", origin - healthy),
+        (
+            f"browser bundle: HTML and the {t['bundleFiles']} JS/CSS/font files fetched before the script starts "
+            f"({t['bundleBytes'] / 1e6:.1f} MB compressed)",
+            bundle - origin,
+        ),
+        ("bundle parsed, websocket open, session until the script starts", running - bundle),
+        ("first script run (imports torch, pandas, altair, the app; computes; sends)", done - running),
+        (
+            f"drawing after the script finished ({t['lateFiles']} lazy JS/CSS/font files for charts, tables "
+            f"and formulas, {t['lateBytes'] / 1e6:.1f} MB, fetched after the script started)",
+            drawn - done,
+        ),
+    ]
+    lines = ["| step | seconds |", "|---|---:|"]
+    lines += [f"| {name} | {seconds:.2f} |" for name, seconds in rows]
+    lines.append(f"| **total: `streamlit run` to the first drawn page ({page_name})** | **{drawn - started:.2f}** |")
+    lines.append(
+        f"\nServer memory after this first page: {memory:.0f} MB. "
+        f"Navigation started {navigated - started:.2f} s after `streamlit run`."
+    )
+    return lines
+
+
+IMPORTS = ["streamlit", "torch", "numpy", "pandas", "altair", "attention_core", "ui.inputs", "ui.display", "ui.charts"]
+
+
+def import_times() -> list[str]:
+    """`python -X importtime`: each import alone in a fresh interpreter, and in the order the app does them."""
+
+    def cumulative(code: str, names: list[str]) -> dict[str, float]:
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+        )
+        found = {}
+        for line in done.stderr.splitlines():
+            match = re.match(r"import time:\s+\d+ \|\s+(\d+) \| (\S.*)$", line)  # top level only: no indent
+            if match and match.group(2).strip() in names:
+                found[match.group(2).strip()] = int(match.group(1)) / 1e6
+        return found
+
+    alone = {name: cumulative(f"import {name}", [name]).get(name, float("nan")) for name in IMPORTS}
+    order = ["streamlit", "torch", "attention_core", "ui.inputs", "ui.display"]
+    app_order = cumulative("; ".join(f"import {name}" for name in order), order)
+    lines = ["| module | alone (fresh interpreter) | after the ones above, in the app's order |", "|---|---:|---:|"]
+    for name in IMPORTS:
+        after = f"{app_order[name]:.2f} s" if name in app_order else ""
+        lines.append(f"| {name} | {alone[name]:.2f} s | {after} |")
+    return lines
+
+
+# --- memory: 10 sessions that opened every page ---------------------------------------------------
+
+
+def memory_after_sessions(browser, base: str, process: subprocess.Popen, sessions: int = 10) -> list[str]:
+    """Server RSS after 1 and after `sessions` sessions that each clicked through every page of the sidebar."""
+    pages = []
+    rows = []
+    for i in range(sessions):
+        tokens = "+".join(f"m{i}w{j}" for j in range(5 + i))
+        query = f"example=Your+own+sentence&sentence={tokens}&embedding=Random+%28seeded%29&seed={i}"
+        pages.append(open_page(browser, f"{base}/?{query}"))
+        if i == 0:
+            rows.append(f"| server memory after 1 session (overview) | {rss_mb(process.pid):.0f} MB |")
+    for lesson in LESSONS[1:]:  # every session walks the navigation: same session, every page
+        for page in pages:
+            page.locator("[data-testid='stSidebarNav'] a").filter(has_text=lesson.label).first.click()
+        for page in pages:
+            page.wait_for_url(re.compile(f"/{lesson.name}"), timeout=TIMEOUT_MS)
+            page.evaluate("() => { window.__bench.t0 = 0; }")
+            page.wait_for_function(DONE_JS, arg=QUIET_MS, timeout=120_000, polling=100)
+    rows.append(f"| server memory after {sessions} sessions that opened every page | {rss_mb(process.pid):.0f} MB |")
+    for page in pages:
+        page.context.close()
+    return rows
+
+
+# --- load: 30 sessions at once ---------------------------------------------------------------------
+
+
+def expected_score(tokens: list[str], seed: int, d_model: int, query: int, key: int) -> float:
+    """The raw score X[query] . X[key] that attention_core computes for this sentence (the scores page's heatmap)."""
+    import attention_core as ac
+
+    X = ac.random_embeddings(tokens, d_model, seed)  # (T, d_model)
+    return float(X[query] @ X[key])
+
+
+def check_session(page, i: int, name: str, tokens: list[str], d_model: int, errors: list[str]) -> None:
+    """The session shows its own input, no exception, and on the scores page its own score."""
+    main = page.locator("[data-testid='stMain']").inner_text()
+    if f"{len(tokens)} tokens × d_model {d_model}" not in main:
+        errors.append(f"session {i} ({name}): its own input is not on the page")
+    if page.locator("[data-testid='stException']").count():
+        errors.append(f"session {i} ({name}): exception on the page")
+    if name == "scores":
+        label = page.locator(f"[data-testid='stMain'] [aria-label^='key: {tokens[1]}; query: {tokens[0]};']")
+        text = label.first.get_attribute("aria-label") if label.count() else ""
+        match = re.search(r"value: ([-−]?[\d.]+)", text)
+        shown = float(match.group(1).replace("−", "-")) if match else float("nan")
+        want = expected_score(tokens, i, d_model, 0, 1)
+        if not abs(shown - want) <= 5e-4 * max(1.0, abs(want)):
+            errors.append(f"session {i}: score cell {text!r}, attention_core says {want:.4f}")
+
+
+def concurrent_sessions(browser, base: str, sessions: int = SESSIONS) -> tuple[list[str], float]:
+    """`sessions` contexts at once on mixed pages, own sentence and seed each; each checks its own score cell."""
+    names = [lesson.name for lesson in LESSONS if lesson.number is not None]
+    pages, errors, times = [], [], []
+    for i in range(sessions):
+        tokens = [f"u{i}w{j}" for j in range(4 + i % 7)]
+        d_model = 2 + i % 7
+        name = "scores" if i % 3 == 0 else names[i % len(names)]  # a third on the page whose cell is checked
+        query = (
+            f"example=Your+own+sentence&sentence={'+'.join(tokens)}&embedding=Random+%28seeded%29"
+            f"&seed={i}&d_model={d_model}"
+        )
+        page = new_page(browser)
+        page.goto(f"{base}/{name}?{query}", wait_until="commit", timeout=TIMEOUT_MS)
+        pages.append((i, name, tokens, d_model, page))
+    for i, name, tokens, d_model, page in pages:  # all load at once; each checks its own numbers
+        try:
+            page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
+            page.evaluate("() => { window.__bench.t0 = 0; }")
+            page.wait_for_function(DONE_JS, arg=QUIET_MS, timeout=120_000, polling=100)
+            check_session(page, i, name, tokens, d_model, errors)
+        except Exception as error:
+            errors.append(f"session {i} ({name}) loading: {str(error).splitlines()[0][:160]}")
+    picked = {}
+    for i, name, _tokens, _d_model, page in pages:  # then all pick another query token at once
+        try:
+            picked[i] = start_pick(page, query_combobox(page))
+        except Exception as error:
+            errors.append(f"session {i} ({name}) picking: {str(error).splitlines()[0][:160]}")
+    for i, name, tokens, d_model, page in pages:
+        if i not in picked:
+            continue
+        try:
+            times.append(finish(page)["ms"])
+            check_session(page, i, name, tokens, d_model, errors)
+            shown = query_combobox(page).locator("xpath=ancestor::*[@data-baseweb='select']").first.inner_text()
+            if picked[i] not in shown:
+                errors.append(f"session {i} ({name}): shows query {shown!r}, picked {picked[i]!r}")
+        except Exception as error:
+            errors.append(f"session {i} ({name}) after the pick: {str(error).splitlines()[0][:160]}")
+    for *_, page in pages:
+        page.context.close()
+    times.sort()
+    p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))] if times else float("nan")
+    lines = [
+        f"| concurrent sessions (mixed pages, own sentence and seed) | {sessions} |",
+        f"| sessions with an error or a wrong number | {len({e.split(' ')[1] for e in errors})} |",
+        f"| click to redrawn (query token), median | {statistics.median(times) if times else float('nan'):.0f} ms |",
+        f"| click to redrawn (query token), p95 | {p95:.0f} ms |",
+    ]
+    lines += [f"| error | {error} |" for error in errors[:10]]
+    return lines, len(errors)
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+# --- the runner's entry point ----------------------------------------------------------------------
+
+
+def run(emit=print) -> list[str]:
+    """Every browser figure as markdown lines, each section passed to emit as soon as it is measured."""
+    from playwright.sync_api import sync_playwright
+
+    out: list[str] = []
+
+    def section(lines: list[str]) -> None:
+        out.extend(lines)
+        emit("\n".join(lines))
+        sys.stdout.flush()
+
+    section([f"Load average (1, 5, 15 min) at start: {load_average()}", ""])
+    section(["### Imports (`python -X importtime`, cumulative)", "", *import_times()])
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            section(["", "### First page after `streamlit run` (headless Chromium)", "", *first_page(browser)])
+            section([f"Load average: {load_average()}"])
+            with tempfile.TemporaryDirectory() as scratch:
+                trivial = Path(scratch) / "trivial_page.py"
+                trivial.write_text(TRIVIAL_PAGE)
+                app_port, trivial_port = free_port(), free_port()
+                app, small = serve(ROOT / "streamlit_app.py", app_port), serve(trivial, trivial_port)
+                try:
+                    wait_healthy(app, app_port)
+                    wait_healthy(small, trivial_port)
+                    base = f"http://127.0.0.1:{app_port}"
+                    table = ["| figure | measured |", "|---|---:|", *memory_after_sessions(browser, base, app)]
+                    section(["", "### Memory (fresh server)", "", *table, f"\nLoad average: {load_average()}"])
+                    lines = click_to_redrawn(browser, base, f"http://127.0.0.1:{trivial_port}")
+                    section(["", "### Click to redrawn (headless Chromium)", "", *lines])
+                    section([f"Load average: {load_average()}"])
+                    lines, _ = concurrent_sessions(browser, base)
+                    lines.append(f"| server memory after them | {rss_mb(app.pid):.0f} MB |")
+                    section(["", f"### {SESSIONS} sessions at once", "", "| figure | measured |", "|---|---:|", *lines])
+                finally:
+                    stop(app)
+                    stop(small)
+        finally:
+            browser.close()
+    section([f"\nLoad average (1, 5, 15 min) at end: {load_average()}"])
+    return out
+
+
+if __name__ == "__main__":
+    run()
