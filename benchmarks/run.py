@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -99,15 +100,33 @@ def rerun_table() -> tuple[list[str], int, str]:
     return lines, largest_bytes, largest_page
 
 
+FEATURE_BENCHMARKS = {  # each in a fresh process: the model's load time is a first-load figure
+    "benchmarks.trained_model": "Lesson 10: the trained model (load, forward pass, head change, memory)",
+    "benchmarks.training": "Lesson 11: training time, accuracy and three sessions at once",
+    "benchmarks.learn_by_doing": "Clickable heatmaps, exercises and the mistakes museum",
+}
+
+
+def feature_benchmarks() -> None:
+    """Run every feature's own benchmark module and let it print its figures."""
+    for module, title in FEATURE_BENCHMARKS.items():
+        print(f"\n### {title} (python -m {module})\n", flush=True)
+        subprocess.run([sys.executable, "-m", module], cwd=ROOT, check=False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="server reruns only, no browser")
     parser.add_argument("--browser-only", action="store_true", help="only the browser figures (benchmarks/browser.py)")
+    parser.add_argument("--features-only", action="store_true", help="only the lesson 10-11 and exercise figures")
     args = parser.parse_args()
     if args.browser_only:
         from benchmarks import browser
 
         browser.run()  # prints each section as it is measured
+        return
+    if args.features_only:
+        feature_benchmarks()
         return
     print(f"Load average (1, 5, 15 min) at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
     lines, largest_bytes, largest_page = rerun_table()
@@ -119,6 +138,7 @@ def main() -> None:
 
         print(flush=True)
         browser.run()
+        feature_benchmarks()
 
 
 if __name__ == "__main__":
