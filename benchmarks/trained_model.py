@@ -24,7 +24,8 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from attention_core import trained_model as tm  # noqa: E402
-from benchmarks.run import rss_mb, trivial_rerun  # noqa: E402
+from benchmarks.browser import rss_mb  # noqa: E402
+from benchmarks.run import trivial_rerun  # noqa: E402
 from tests.apptest_helpers import open_page, sentence_params  # noqa: E402
 
 RUNS = 5
