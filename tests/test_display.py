@@ -107,3 +107,36 @@ def test_very_large_tables_fall_back_to_one_format_per_column():
     frame.iloc[3, 2] = 1e-9
     formats = display.column_formats(frame)
     assert formats[2] == "%.4e" and formats[0] == "%.4f" and frame.size > display.MAX_STYLED_CELLS
+
+
+def line_view_app() -> None:
+    """Two line views of one sentence with different weights (for AppTest)."""
+    import torch
+
+    from ui import display
+
+    labels = ["a", "b", "c"]
+    display.line_view(torch.eye(3), labels, title="identity")
+    display.line_view(torch.full((3, 3), 1 / 3), labels, title="uniform", focus="b")
+
+
+def test_line_view_reuses_its_spec_and_swaps_in_each_matrix():
+    """The spec is built once per sentence; each chart still carries its own weights and title."""
+    import json
+
+    at = AppTest.from_function(line_view_app).run()
+    assert not at.exception
+    charts_drawn = list(at.get("vega_lite_chart"))
+    assert [json.loads(chart.proto.spec)["title"] for chart in charts_drawn] == ["identity", "uniform"]
+
+    def rules(chart) -> list[tuple[str, str, float]]:
+        """The rules' dataset (Streamlit sends named datasets as Arrow beside the spec)."""
+        frames = [convert_arrow_bytes_to_pandas_df(named.data.data) for named in chart.proto.datasets]
+        rows = next(frame for frame in frames if "x0" in frame.columns)
+        return sorted(zip(rows["row"], rows["col"], rows["value"].astype(float), strict=True))
+
+    specs = charts_drawn
+    identity = rules(specs[0])
+    assert len(identity) == 9 and [v for r, c, v in identity if r == c] == [1.0, 1.0, 1.0]
+    assert all(v == 0.0 for r, c, v in identity if r != c)
+    assert rules(specs[1]) == [("b", col, pytest.approx(1 / 3)) for col in "abc"]  # focus: b's row only

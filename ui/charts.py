@@ -558,6 +558,12 @@ def _token_column(
     )
 
 
+def line_view_pairs(data: pd.DataFrame, focus: str | None = None) -> pd.DataFrame:
+    """The line view's rules: one per (query, key) of the long frame (only ``focus``'s row if given)."""
+    pairs = (data if focus is None else data[data["row"] == focus]).assign(x0=0.0, x1=1.0)
+    return pairs.assign(exact=[format_number(v) for v in pairs["value"]])
+
+
 def line_view(
     data: pd.DataFrame, tokens: Sequence[str], *, title: str = "", focus: str | None = None
 ) -> alt.LayerChart:
@@ -571,8 +577,7 @@ def line_view(
     T = len(tokens)
     hover_query = alt.selection_point(fields=["row"], on="pointerover", clear="pointerout", empty=True, nearest=False)
     hover_key = alt.selection_point(fields=["col"], on="pointerover", clear="pointerout", empty=True, nearest=False)
-    pairs = (data if focus is None else data[data["row"] == focus]).assign(x0=0.0, x1=1.0)
-    pairs = pairs.assign(exact=[format_number(v) for v in pairs["value"]])
+    pairs = line_view_pairs(data, focus)
     x_scale = alt.Scale(domain=[-0.45, 1.45])
     y_scale = alt.Scale(domain=[T - 0.5, -0.5])
     bright = hover_query & hover_key

@@ -197,6 +197,29 @@ def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:
     return spec, data
 
 
+def line_view(weights: torch.Tensor, labels: Sequence[str], *, title: str = "", focus: str | None = None) -> None:
+    """charts.line_view of a (T, T) weight matrix. Its spec is built and validated once per sentence and
+    focus; a new matrix (another head, another input's numbers) only swaps the rules' data in."""
+    template, pairs_name = line_view_template(tuple(labels), focus)
+    long = long_frame(weights, labels, labels)
+    pairs = charts.line_view_pairs(long, focus)
+    spec = {**template, "datasets": {**template["datasets"], pairs_name: pairs.to_dict("records")}}
+    spec["title"] = title
+    spec["description"] = title or "Line view of attention weights"
+    st.vega_lite_chart(spec=spec, width="content", alt=None)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def line_view_template(labels: tuple[str, ...], focus: str | None) -> tuple[dict, str]:
+    """The validated line-view spec for these tokens (built on uniform weights) and its rules' dataset name."""
+    T = len(labels)
+    uniform = long_frame(torch.full((T, T), 1.0 / T), labels, labels)  # (T*T rows)
+    with alt.data_transformers.enable("default", max_rows=None):
+        spec = charts.line_view(uniform, labels, focus=focus).to_dict()
+    pairs_name = next(name for name, rows in spec["datasets"].items() if rows and "x0" in rows[0])
+    return spec, pairs_name
+
+
 def chart(
     builder: Callable[..., alt.TopLevelMixin], *args, st_width="stretch", alt_text: str | None = None, **kwargs
 ) -> None:
