@@ -190,10 +190,8 @@ def heatmap_spec(
 def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:
     """The spec's top-level data as a DataFrame (sent as Arrow) and every smaller layer's data inlined."""
     datasets = spec.pop("datasets")
-    if "data" in spec:
-        main = spec.pop("data")["name"]
-    else:  # a compact panel: Altair names the cells' data in every layer instead of once at the top
-        main = spec["layer"][0]["data"]["name"]  # the first layer draws the cells
+    # a compact panel has no top-level data: Altair names the cells' data (the first layer's) in every layer
+    main = spec.pop("data")["name"] if "data" in spec else spec["layer"][0]["data"]["name"]
     data = pd.DataFrame(datasets[main])
     for layer in spec.get("layer", []):
         name = layer.get("data", {}).get("name")
