@@ -316,11 +316,10 @@ def weights_with_positions(lab: LabInput, params: Params, E_sin: torch.Tensor) -
     st.caption(f"Colours: {charts.weights_legend(shared)}, shared by both panels.")
     panels = (
         ("X (no positions)", plain, "positions_weights_plain"),
-        ("X + E", placed, "positions_weights_sin"),
+        ("X + E (sinusoidal positions)", placed, "positions_weights_sin"),
     )
     for column, (title, steps, key) in zip(st.columns(2), panels, strict=True):
         with column:
-            st.markdown(f"**Weights of {title}**")
             cell_click.clickable_heatmap(
                 steps.weights,
                 lab.labels,
