@@ -29,7 +29,8 @@ from attention_core.masks import (
 from attention_core.normalization import softmax_row_steps
 from attention_core.reference import agreement, sdpa_reference
 from attention_core.tables import to_frame, token_labels
-from ui import charts, display, inputs
+from ui import cell_click, charts, display, inputs, path
+from ui.exercises import exercises_section
 from ui.format import MAX_TERMS, format_number, vector_text
 from ui.inputs import LabInput
 
@@ -63,6 +64,7 @@ class MaskChoice:
 
 def render(lab: LabInput) -> None:
     display.lesson_title(__file__)
+    sidebar_lab = lab  # the exercises use the sidebar's sentence, without this page's [PAD] tokens
     intro(lab)
     choice = controls(lab)
     padded = pad_to_length(lab.tokens, lab.X, lab.T + choice.pads)  # the sentence + [PAD] tokens (none unless padding)
@@ -74,10 +76,10 @@ def render(lab: LabInput) -> None:
     steps = ac.self_attention(lab.X, mask=active, scale=True)
     empty_rows = fully_masked_rows(active)  # (T,) True where a query may attend to nothing
     status(lab.labels, choice.enabled, empty_rows)
-    mask_view(lab.labels, mask, choice)
+    mask_view(lab, steps, mask, choice)
     conventions(lab.labels, mask, choice, padded)
-    masked_scores(lab.labels, steps)
-    masked_weights(lab.labels, steps, empty_rows)
+    masked_scores(lab, steps, active)
+    masked_weights(lab, steps, empty_rows)
     worked_example(lab, steps, active, empty_rows)
     all_contexts(lab.labels, steps, active)
     pitfall_mask_off(lab, mask, choice)
@@ -93,6 +95,8 @@ def render(lab: LabInput) -> None:
         ac.multiply_and_renormalize,
         blocked_weight,
     )
+    exercises_section(__file__, sidebar_lab)
+    path.lesson_footer(__file__)
 
 
 def with_padding(lab: LabInput, padded: Padded) -> LabInput:
@@ -213,7 +217,7 @@ def status(labels: tuple[str, ...], enabled: bool, empty_rows: torch.Tensor) -> 
         )
 
 
-def mask_view(labels: tuple[str, ...], mask: torch.Tensor, choice: MaskChoice) -> None:
+def mask_view(lab: LabInput, steps: ac.AttentionSteps, mask: torch.Tensor, choice: MaskChoice) -> None:
     st.subheader("The mask")
     padding_note = (
         f"The {choice.pads} {PAD} rows still attend to the real tokens (their outputs are thrown away later)."
@@ -231,7 +235,16 @@ def mask_view(labels: tuple[str, ...], mask: torch.Tensor, choice: MaskChoice) -
         "Row *i* is the query, column *j* the key. **Blue: may attend (True); grey: blocked (False).** "
         + explanation[choice.kind]
     )
-    display.heatmap(mask.float(), labels, labels, kind="mask", title=f"Mask ({choice.kind}), True = may attend")
+    cell_click.clickable_heatmap(
+        mask.float(),
+        lab.labels,
+        lab.labels,
+        kind="mask",
+        title=f"Mask ({choice.kind}), True = may attend",
+        key="masking_mask_chart",
+        explain=cell_click.masked_scores_of(steps, mask),
+        highlight_row=lab.query_label,
+    )
 
 
 def conventions(labels: tuple[str, ...], mask: torch.Tensor, choice: MaskChoice, padded: Padded) -> None:
@@ -269,7 +282,8 @@ The same mask, written both ways (a ticked box is True):
         )
 
 
-def masked_scores(labels: tuple[str, ...], steps: ac.AttentionSteps) -> None:
+def masked_scores(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor) -> None:
+    labels = lab.labels
     st.subheader("Masked scores: −∞ where blocked")
     st.markdown(
         "The scaled scores with every blocked cell replaced by −∞. In the heatmap a blocked cell is left empty; "
@@ -277,24 +291,36 @@ def masked_scores(labels: tuple[str, ...], steps: ac.AttentionSteps) -> None:
     )
     score_chart, score_table = st.tabs(["Heatmap", "Table"])
     with score_chart:
-        display.heatmap(steps.masked_scores, labels, labels, kind="scores", title="Masked scores")
+        cell_click.clickable_heatmap(
+            steps.masked_scores,
+            labels,
+            labels,
+            kind="scores",
+            title="Masked scores",
+            key="masking_scores_chart",
+            explain=cell_click.masked_scores_of(steps, active),
+            highlight_row=lab.query_label,
+        )
     with score_table:
         st.dataframe(to_frame(steps.masked_scores, labels, labels).map(masked_score_text), key="masking_scores_table")
 
 
-def masked_weights(labels: tuple[str, ...], steps: ac.AttentionSteps, empty_rows: torch.Tensor) -> None:
+def masked_weights(lab: LabInput, steps: ac.AttentionSteps, empty_rows: torch.Tensor) -> None:
     st.subheader("Weights: exactly 0 where blocked")
     st.markdown(
         "Softmax of each row of the masked scores. Every blocked cell is an exact 0 and each row still adds up to 1"
         + (" (a fully masked row is all 0, see above)." if bool(empty_rows.any()) else ".")
     )
-    display.matrix(
+    cell_click.clickable_matrix(
         steps.weights,
-        labels,
-        labels,
+        lab.labels,
+        lab.labels,
         kind="weights",
         title="Masked attention weights",
+        key="masking_weights_chart",
+        explain=cell_click.weights_of(steps),
         download="masked_attention_weights.csv",
+        highlight_row=lab.query_label,
     )
 
 

@@ -31,8 +31,9 @@ from attention_core.reference import (
     mha_reference,
     torch_parameter_count,
 )
-from attention_core.tables import dimension_labels, long_frame
-from ui import charts, diagrams, display, inputs
+from attention_core.tables import dimension_labels
+from ui import cell_click, charts, diagrams, display, inputs, path
+from ui.exercises import exercises_section
 from ui.format import format_number, latex_int, plural
 from ui.inputs import LabInput
 
@@ -72,7 +73,7 @@ def render(lab: LabInput) -> None:
         lifted_input(lab, X_model, W_in)
     shapes(lab.labels, X_model, params, layer.num_heads, d_k)
     split_costs(lab.T, d_model, layer.num_heads)
-    weights_of_every_head(lab.labels, steps, heads)
+    weights_of_every_head(lab.labels, lab.query_label, steps, heads)
     worked_example(lab, steps, params.W_o, heads, d_k)
     concat_and_output(lab.labels, steps, params.W_o, layer.num_heads)
     parameter_count(d_model)
@@ -88,6 +89,8 @@ def render(lab: LabInput) -> None:
         check_block,
         agreement,
     )
+    exercises_section(__file__, lab)
+    path.lesson_footer(__file__)
 
 
 def layer_input(
@@ -264,30 +267,38 @@ def split_costs(T: int, d_model: int, num_heads: int) -> None:
     )
 
 
-def weights_of_every_head(labels: tuple[str, ...], steps: ac.MultiHeadSteps, heads: list[str]) -> None:
-    """One heatmap per head on a shared colour scale, and a table of the chosen head's weights."""
+def weights_of_every_head(labels: tuple[str, ...], query: str, steps: ac.MultiHeadSteps, heads: list[str]) -> None:
+    """One clickable heatmap per head on a shared colour scale, and a table of the chosen head's weights."""
     st.subheader("Every head's attention weights")
+    shared = display.weights_domain(*(head.weights for head in steps.heads))
     st.markdown(
-        "Same colour scale in every panel (dark = 0, yellow = 1): the heads look at the same tokens in different "
-        "ways, because each has its own W_q and W_k. These weights are random, not trained, so the heads are often "
-        "close to uniform; trained heads are much sharper. Try another weight seed, or random embeddings in the "
-        "sidebar."
+        "Same colour scale in every panel: the heads look at the same tokens in different ways, because each has "
+        "its own W_q and W_k. These weights are random, not trained, so the heads are often close to uniform; "
+        "trained heads are much sharper. Try another weight seed, or random embeddings in the sidebar. "
+        f"The row of the query “{query}” is outlined; click any cell for its softmax with the real numbers."
     )
+    st.caption(f"Colours: {charts.weights_legend(shared)}, shared by every panel.")
     grid_rows, panel_px = charts.head_grid(len(heads))
     for row in grid_rows:
         for column, h in zip(st.columns(len(grid_rows[0])), row, strict=False):
             with column:
                 if len(labels) > GRID_CHART_TOKENS:
-                    st.image(charts.raster(steps.heads[h].weights.numpy(), kind="weights"), caption=heads[h])
+                    st.image(
+                        charts.raster(steps.heads[h].weights.numpy(), kind="weights", domain=shared), caption=heads[h]
+                    )
                 else:
-                    display.chart(
-                        charts.head_heatmap,
-                        long_frame(steps.heads[h].weights, labels, labels),
+                    cell_click.clickable_heatmap(
+                        steps.heads[h].weights,
                         labels,
                         labels,
+                        kind="weights",
                         title=heads[h],
+                        key=f"head{h}",
+                        explain=cell_click.weights_of(steps.heads[h]),
+                        highlight_row=query,
+                        domain=shared,
+                        compact=True,
                         panel_px=panel_px,
-                        st_width="content",
                     )
     shown_head = st.selectbox("Table of the weights of", heads, key="multi_head_table_head")
     display.table(steps.heads[heads.index(shown_head)].weights, labels, labels, alt=f"Weights of {shown_head}")
@@ -330,13 +341,16 @@ def concat_and_output(labels: tuple[str, ...], steps: ac.MultiHeadSteps, W_o: to
         display.heatmap(W_o, head_dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
         display.table(W_o, head_dims, dims, alt="W_o")
     with out_tab:
-        display.matrix(
+        st.caption("Click a cell: an output entry is the token's concatenated row (x below) · a column of W_o.")
+        cell_click.clickable_matrix(
             steps.output,
             labels,
             dims,
             kind="values",
             title="Multi-head output",
             col_title="dimension",
+            key="multi_head_output_chart",
+            explain=cell_click.projection_of(steps.concat, W_o),
             download="multi_head_output.csv",
         )
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import diagrams, inputs, lessons
+from ui import diagrams, inputs, lessons, progress
 from ui.inputs import LabInput
 
 TITLE = "Attention Lab"  # the overview keeps the lab's name as its title, not its registry label
@@ -32,7 +32,8 @@ def render(lab: LabInput) -> None:
     intro()
     symbols(SYMBOLS)
     pipeline_diagram()
-    lesson_list(lessons.numbered())
+    lesson_list(lessons.numbered(), lessons.sections()[lessons.PRACTICE])
+    your_progress()
     how_to_use(lab.description)
     prerequisites()
     glossary(SYMBOLS | GLOSSARY)
@@ -61,10 +62,21 @@ def pipeline_diagram() -> None:
     st.graphviz_chart(diagrams.attention_steps(), width="content")
 
 
-def lesson_list(entries: tuple[lessons.Lesson, ...]) -> None:
+def lesson_list(entries: tuple[lessons.Lesson, ...], practice: list[lessons.Lesson]) -> None:
+    """Every numbered lesson in order, then the practice pages (the Mistakes museum)."""
     st.subheader("The lessons")
     for entry in entries:
         st.page_link(entry.path, label=f"**{entry.label}** — {entry.summary}", icon=entry.icon)
+    st.markdown("**Practice**")
+    for entry in practice:
+        st.page_link(entry.path, label=f"**{entry.label}** — {entry.summary}", icon=entry.icon)
+
+
+def your_progress() -> None:
+    """Answered / correct exercises per lesson in this browser session, with a reset button."""
+    st.subheader("Your progress")
+    st.markdown("Each lesson ends with **Check yourself** exercises made from your input. Your answers so far:")
+    progress.progress_table()
 
 
 def how_to_use(description: str) -> None:

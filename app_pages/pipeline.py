@@ -13,11 +13,12 @@ from attention_core.export import (
     query_trace,
     reproduction_code,
 )
-from attention_core.heads import attention_cost
+from attention_core.heads import attention_cost, head_columns
 from attention_core.projections import random_output_projection, random_projections
 from attention_core.reference import ATOL, RTOL, check_block
 from attention_core.tables import dimension_labels, long_frame
-from ui import charts, diagrams, display, inputs
+from ui import cell_click, charts, diagrams, display, inputs, path
+from ui.exercises import exercises_section
 from ui.format import format_number, plural, vector_text
 from ui.inputs import LabInput
 
@@ -57,6 +58,8 @@ def render(lab: LabInput) -> None:
         attention_cost,
         check_block,
     )
+    exercises_section(__file__, lab)
+    path.lesson_footer(__file__)
 
 
 def column_range(h: int, d_k: int) -> str:
@@ -172,10 +175,10 @@ def step_by_step(
     num_heads = len(steps.heads)
     step_input(lab)
     qkv_note = f" {head_name.capitalize()} uses {column_range(head_index, d_k)} of each W." if num_heads > 1 else ""
-    step_projections(lab, head, params, head_name, d_k, qkv_note)
+    step_projections(lab, head, params, head_index, head_name, d_k, qkv_note)
     step_scores(lab, head, mask, mask_kind, head_name, d_k)
     step_weights_and_context(lab, head, head_name, d_k)
-    step_heads_and_output(lab, steps, num_heads, d_k)
+    step_heads_and_output(lab, steps, params["W_o"], num_heads, d_k)
 
 
 def step_input(lab: LabInput) -> None:
@@ -192,7 +195,13 @@ def step_input(lab: LabInput) -> None:
 
 
 def step_projections(
-    lab: LabInput, head: ac.AttentionSteps, params: dict[str, torch.Tensor], head_name: str, d_k: int, note: str
+    lab: LabInput,
+    head: ac.AttentionSteps,
+    params: dict[str, torch.Tensor],
+    head_index: int,
+    head_name: str,
+    d_k: int,
+    note: str,
 ) -> None:
     dims, dims_k = dimension_labels(lab.d_model), dimension_labels(d_k)
     with step(
@@ -203,7 +212,10 @@ def step_projections(
         if box.open:
             for tab, name, tensor in zip(st.tabs(["Q", "K", "V"]), "QKV", (head.Q, head.K, head.V), strict=True):
                 with tab:
-                    display.matrix(
+                    W = head_columns(
+                        params[f"W_{name.lower()}"], head_index, d_k
+                    )  # (d_model, d_k): this head's columns
+                    cell_click.clickable_matrix(
                         tensor,
                         lab.labels,
                         dims_k,
@@ -211,6 +223,8 @@ def step_projections(
                         title=f"{name} of {head_name}",
                         row_title="token",
                         col_title="dimension",
+                        key=f"pipeline_cell_{name}",
+                        explain=cell_click.projection_of(lab.X, W),
                     )
             st.markdown("The weight matrices (rows: input dimension, columns: output dimension):")
             for tab, (name, W) in zip(st.tabs(list(params)), params.items(), strict=True):
@@ -227,7 +241,16 @@ def step_scores(
         f"3. Scores Q Kᵀ ({T} × {T})", "scores", "scores[i, j] = q_i · k_j: how well query i matches key j."
     ) as box:
         if box.open:
-            display.matrix(head.scores, labels, labels, kind="scores", title=f"Scores Q Kᵀ of {head_name}")
+            cell_click.clickable_matrix(
+                head.scores,
+                labels,
+                labels,
+                kind="scores",
+                title=f"Scores Q Kᵀ of {head_name}",
+                key="pipeline_cell_scores",
+                explain=cell_click.scores_of(head),
+                highlight_row=lab.query_label,
+            )
     with step(
         f"4. Scaled scores ÷ √d_k = ÷ √{d_k} ({T} × {T})",
         "scaled",
@@ -235,7 +258,16 @@ def step_scores(
         "d_k times theirs; the division stops the scores' spread growing with d_k, so softmax does not saturate.",
     ) as box:
         if box.open:
-            display.matrix(head.scaled_scores, labels, labels, kind="scores", title=f"Scaled scores of {head_name}")
+            cell_click.clickable_matrix(
+                head.scaled_scores,
+                labels,
+                labels,
+                kind="scores",
+                title=f"Scaled scores of {head_name}",
+                key="pipeline_cell_scaled",
+                explain=cell_click.scores_of(head, scaled=True),
+                highlight_row=lab.query_label,
+            )
     mask_note = (
         "No mask: every query may attend to every key, so the masked scores equal the scaled scores."
         if mask is None
@@ -245,10 +277,26 @@ def step_scores(
     with step(f"5. Masked scores, mask: {mask_kind} ({T} × {T})", "masked", mask_note) as box:
         if box.open:
             if mask is not None:
-                display.heatmap(
-                    mask.to(lab.X.dtype), labels, labels, kind="mask", title="Causal mask (True = may attend)"
+                cell_click.clickable_heatmap(
+                    mask.to(lab.X.dtype),
+                    labels,
+                    labels,
+                    kind="mask",
+                    title="Causal mask (True = may attend)",
+                    key="pipeline_cell_mask",
+                    explain=cell_click.masked_scores_of(head, mask),
+                    highlight_row=lab.query_label,
                 )
-            display.matrix(head.masked_scores, labels, labels, kind="scores", title=f"Masked scores of {head_name}")
+            cell_click.clickable_matrix(
+                head.masked_scores,
+                labels,
+                labels,
+                kind="scores",
+                title=f"Masked scores of {head_name}",
+                key="pipeline_cell_masked",
+                explain=cell_click.masked_scores_of(head, mask),
+                highlight_row=lab.query_label,
+            )
 
 
 def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int) -> None:
@@ -260,13 +308,16 @@ def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: 
         "Each row is a probability distribution over the keys: non-negative, summing to 1.",
     ) as box:
         if box.open:
-            display.matrix(
+            cell_click.clickable_matrix(
                 head.weights,
                 labels,
                 labels,
                 kind="weights",
                 title=f"Attention weights of {head_name}",
+                key="pipeline_cell_weights",
+                explain=cell_click.weights_of(head),
                 download="pipeline_weights.csv",
+                highlight_row=lab.query_label,
             )
     with step(
         f"7. Context = weights V ({T} × {d_k})",
@@ -274,17 +325,19 @@ def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: 
         "context_i = Σ_j weights[i, j] v_j: each token's new vector is a weighted mix of the values.",
     ) as box:
         if box.open:
-            display.matrix(
+            cell_click.clickable_matrix(
                 head.context,
                 labels,
                 dimension_labels(d_k),
                 kind="values",
                 title=f"Context of {head_name}",
-                col_title="dimension",
+                col_title="entry",
+                key="pipeline_cell_context",
+                explain=cell_click.context_of(head),
             )
 
 
-def step_heads_and_output(lab: LabInput, steps: ac.MultiHeadSteps, num_heads: int, d_k: int) -> None:
+def step_heads_and_output(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, num_heads: int, d_k: int) -> None:
     """Steps 8 and 9: the heads side by side, then concat W_o."""
     T, d_model, labels = lab.T, lab.d_model, lab.labels
     dims = dimension_labels(d_model)
@@ -303,13 +356,16 @@ def step_heads_and_output(lab: LabInput, steps: ac.MultiHeadSteps, num_heads: in
         expanded=True,
     ) as box:
         if box.open:
-            display.matrix(
+            st.caption("Click a cell: an output entry is the token's concatenated row (x below) · a column of W_o.")
+            cell_click.clickable_matrix(
                 steps.output,
                 labels,
                 dims,
                 kind="values",
                 title="Output of the block",
                 col_title="dimension",
+                key="pipeline_cell_output",
+                explain=cell_click.projection_of(steps.concat, W_o),
                 download="pipeline_output.csv",
             )
 

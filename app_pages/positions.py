@@ -11,6 +11,7 @@ import attention_core as ac
 from attention_core.positions import (
     DOG_BITES_MAN,
     MAX_POSITIONS,
+    add_positions,
     attention_output,
     encoding_angles,
     equivariance_agreement,
@@ -29,7 +30,8 @@ from attention_core.positions import (
 from attention_core.projections import random_projections
 from attention_core.reference import ATOL, RTOL, Agreement, agreement
 from attention_core.tables import dimension_labels
-from ui import display, inputs
+from ui import cell_click, charts, display, inputs, path
+from ui.exercises import exercises_section
 from ui.format import format_number, vector_text
 from ui.inputs import LabInput
 
@@ -55,6 +57,7 @@ def render(lab: LabInput) -> None:
     E_sin = sinusoidal_encoding(lab.T, lab.d_model)  # (T, d_model)
     E_learned = learned_positions(lab.T, lab.d_model, seed)  # (T, d_model)
     position_encodings(lab, E_sin)
+    weights_with_positions(lab, params, E_sin)
     learned_table(lab, E_learned)
     shuffle_with_positions(lab, params, perm, gap_none, E_sin, E_learned)
     display.show_code(
@@ -68,6 +71,8 @@ def render(lab: LabInput) -> None:
         agreement,
         identical_rows,
     )
+    exercises_section(__file__, lab)
+    path.lesson_footer(__file__)
 
 
 def full_vector(values: torch.Tensor) -> str:
@@ -296,6 +301,38 @@ sentences longer than its row count).
     st.caption(
         f"For example E[{q}, d0] = sin({q} / 10000⁰) = sin({first_angle}) = {format_number(float(E_sin[q, 0]))}."
     )
+
+
+def weights_with_positions(lab: LabInput, params: Params, E_sin: torch.Tensor) -> None:
+    """The T × T weights of X and of X + E side by side, on one colour scale, each cell clickable."""
+    plain = ac.self_attention(lab.X, *params)  # (T, T) weights of the words alone
+    placed = ac.self_attention(add_positions(lab.X, E_sin), *params)  # (T, T) weights of X + E
+    shared = display.weights_domain(plain.weights, placed.weights)
+    _, panel_px = charts.head_grid(2)
+    st.markdown(
+        f"**What positions change in the weights.** Each query's weights before and after adding E (the same "
+        f"seeded W_q, W_k, W_v, no mask); the row of “{lab.query_label}” is outlined. Click any cell for its softmax."
+    )
+    st.caption(f"Colours: {charts.weights_legend(shared)}, shared by both panels.")
+    panels = (
+        ("X (no positions)", plain, "positions_weights_plain"),
+        ("X + E (sinusoidal positions)", placed, "positions_weights_sin"),
+    )
+    for column, (title, steps, key) in zip(st.columns(2), panels, strict=True):
+        with column:
+            cell_click.clickable_heatmap(
+                steps.weights,
+                lab.labels,
+                lab.labels,
+                kind="weights",
+                title=title,
+                key=key,
+                explain=cell_click.weights_of(steps),
+                highlight_row=lab.query_label,
+                domain=shared,
+                compact=True,
+                panel_px=panel_px,
+            )
 
 
 def learned_table(lab: LabInput, E_learned: torch.Tensor) -> None:

@@ -43,8 +43,13 @@ def clickable_heatmap(
     col_title: str = "key",
     highlight_row: str | None = None,
     domain: charts.Domain | None = None,
+    compact: bool = False,
+    panel_px: int = 230,
 ) -> tuple[int, int] | None:
-    """A heatmap whose cells explain themselves when clicked; returns the (row, col) indices shown, or None."""
+    """A heatmap whose cells explain themselves when clicked; returns the (row, col) indices shown, or None.
+
+    ``compact`` and ``panel_px`` draw it as a panel of a grid (display.heatmap's compact panel).
+    """
     rows, cols = tuple(rows), tuple(cols)
     event = display.heatmap(
         matrix,
@@ -56,6 +61,8 @@ def clickable_heatmap(
         col_title=col_title,
         highlight_row=highlight_row,
         domain=domain,
+        compact=compact,
+        panel_px=panel_px,
         key=key,
     )
     if event is None:  # a raster image: pickers instead of clicks

@@ -190,10 +190,15 @@ def heatmap_spec(
 def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:
     """The spec's top-level data as a DataFrame (sent as Arrow) and every smaller layer's data inlined."""
     datasets = spec.pop("datasets")
-    data = pd.DataFrame(datasets[spec.pop("data")["name"]])
+    # a compact panel has no top-level data: Altair names the cells' data (the first layer's) in every layer
+    main = spec.pop("data")["name"] if "data" in spec else spec["layer"][0]["data"]["name"]
+    data = pd.DataFrame(datasets[main])
     for layer in spec.get("layer", []):
-        if "name" in layer.get("data", {}):  # e.g. the query row's outline: one row, inline
-            layer["data"] = {"values": datasets[layer["data"]["name"]]}
+        name = layer.get("data", {}).get("name")
+        if name == main:  # the cells: inherited from the top-level data
+            del layer["data"]
+        elif name is not None:  # e.g. the query row's outline: one row, inline
+            layer["data"] = {"values": datasets[name]}
     return spec, data
 
 

@@ -77,6 +77,6 @@ def reset() -> None:
 
 def progress_table() -> None:
     """The overview's table of answered / correct per lesson, with a reset button."""
-    st.dataframe(progress_frame(), width="content")
+    st.dataframe(progress_frame(), width="content", height="content")  # every lesson, no inner scrolling
     st.caption("Kept for this browser session only; nothing is stored on the server.")
     st.button("Reset progress", on_click=reset, icon=":material/restart_alt:", key="reset_progress")

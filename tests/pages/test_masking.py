@@ -13,6 +13,8 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 import attention_core as ac
 from attention_core.masks import MASK_TYPES, PAD, block_query_row, mask_by_kind, pad_to_length
 from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lab_input, open_page, sentence_params
+from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from ui.format import format_number
 
 PAGE = "app_pages/masking.py"
 SENTENCE_32 = " ".join(f"w{i}" for i in range(32))
@@ -248,3 +250,22 @@ def test_mha_gives_nan_on_a_fully_masked_row_only_with_need_weights():
     at = open_page(PAGE)
     text = " ".join(m.value for m in at.markdown)
     assert "`need_weights=True` (its default" in text and "`need_weights=False`" in text
+
+
+def test_every_square_heatmap_is_clickable_and_outlines_the_query_then_explains_a_kept_cell():
+    """Issue 11: mask, masked scores and weights are clickable with the query's row outlined; a blocked cell
+    explains its −∞, a weight its softmax with the core's numbers; exercises and the footer close the page."""
+    at = set_mask(open_page(PAGE), "causal")
+    assert_clean(at)
+    query = lab_input(at).query_label
+    specs = clickable_specs(at)
+    assert len(specs) == 3 and all(outlined_rows(spec) == [query] for spec in specs)
+    assert has_footer(at, PAGE)
+    labels = list(lab_input(at).labels)
+    keep_cell(at, "masking_scores_chart", labels[0], labels[2])  # key 3 after query 1: blocked
+    keep_cell(at, "masking_weights_chart", labels[2], labels[1])
+    assert_clean(at)
+    _, steps = expected_steps(at, "causal")
+    text = markdown(at)
+    assert "Causal mask: key 3 comes after query 1" in text
+    assert f"**{format_number(float(steps.weights[2, 1]))}**" in text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,6 +13,8 @@ import attention_core as ac
 from attention_core.heads import head_column_labels, lift_embeddings, lift_matrix, random_head_params, split_cost
 from attention_core.masks import block_query_row
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
+from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from ui.format import format_number
 
 PAGE = "app_pages/multi_head.py"
 
@@ -179,3 +183,22 @@ def test_need_weights_is_named_where_nn_multihead_attention_gives_nan():
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown)
     assert "`need_weights=True` (its default" in text and "`need_weights=False`" in text
+
+
+def test_every_head_panel_is_clickable_on_a_shared_scale_and_explains_a_kept_cell():
+    """Issue 11: one clickable compact heatmap per head (key head{h}), the query's row outlined, one shared
+    colour range; a kept cell shows that head's softmax with the core's numbers; exercises and the footer."""
+    at = run_with(open_page(PAGE), width="8", heads=4)
+    assert_clean(at)
+    query = lab_input(at).query_label
+    panels = [spec for spec in clickable_specs(at) if outlined_rows(spec) == [query]]
+    assert len(panels) == 4
+    domains = {json.dumps(spec["layer"][0]["encoding"]["color"]["scale"]["domain"]) for spec in panels}
+    assert len(domains) == 1, "every head panel shares one colour range"
+    assert any("shared by every panel" in caption.value for caption in at.caption)
+    assert has_footer(at, PAGE)
+    labels = list(lab_input(at).labels)
+    keep_cell(at, "head2", labels[1], labels[3])
+    assert_clean(at)
+    _, steps = expected(at, "8", 4)
+    assert f"**{format_number(float(steps.heads[2].weights[1, 3]))}**" in markdown(at)

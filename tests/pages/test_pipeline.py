@@ -13,6 +13,8 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 import attention_core as ac
 from attention_core.presets import PRESETS, PRESETS_BY_KEY
 from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lab_input, open_page, sentence_params
+from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from ui.format import format_number
 
 preset_names = {p.key: p.name for p in PRESETS}
 PAGE = "app_pages/pipeline.py"
@@ -185,3 +187,31 @@ def test_cost_table_shows_t_squared_cells_and_float32_bytes():
     shown = next(f for f in frames(at) if "cells T² per head" in f.columns)
     assert shown.iloc[0].tolist() == [7, 49, 196, 392]  # T = 7 first, then longer inputs
     assert shown["T"].tolist() == [7, 1024, 8192, 32768]
+
+
+def test_every_step_heatmap_is_clickable_and_kept_cells_show_the_cores_arithmetic():
+    """Issue 11: Q, K, V, scores, scaled, mask, masked, weights, context and output are clickable, every T × T
+    one outlines the query's row; kept cells (a blocked one, head 2's Q and context) explain themselves with
+    the core's numbers; exercises and the footer close the page."""
+    at = open_page(PAGE, {"example": PRESETS_BY_KEY["numpy-seed-4"].name})  # d_model = 4
+    at.number_input(key="pipeline_heads").set_value(2).run()
+    at.radio(key="pipeline_mask").set_value("causal").run()
+    at.selectbox(key="pipeline_head").set_value(1).run()
+    open_all_steps(at)
+    assert_clean(at)
+    query = lab_input(at).query_label
+    specs = clickable_specs(at)
+    assert len(specs) == 10
+    assert sum(outlined_rows(spec) == [query] for spec in specs) == 5  # scores, scaled, mask, masked, weights
+    assert has_footer(at, PAGE)
+    labels = list(lab_input(at).labels)
+    keep_cell(at, "pipeline_cell_masked", labels[1], labels[3])  # key 4 after query 2: blocked
+    keep_cell(at, "pipeline_cell_Q", labels[2], "d2")
+    keep_cell(at, "pipeline_cell_context", labels[3], "d1")
+    keep_cell(at, "pipeline_cell_weights", labels[3], labels[2])
+    assert_clean(at)
+    head = core_steps(at, num_heads=2, mask_kind="causal").heads[1]
+    text = markdown(at)
+    assert "Causal mask: key 4 comes after query 2" in text
+    for value in (head.Q[2, 1], head.context[3, 0], head.weights[3, 2]):
+        assert f"**{format_number(float(value))}**" in text

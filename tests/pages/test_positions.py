@@ -7,8 +7,10 @@ import pandas as pd
 import pytest
 import torch
 
+import attention_core as ac
 from attention_core.positions import (
     DOG_BITES_MAN,
+    add_positions,
     attention_output,
     learned_positions,
     parse_order,
@@ -20,6 +22,8 @@ from attention_core.positions import (
 from attention_core.presets import PRESETS
 from attention_core.projections import random_projections
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
+from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from ui.format import format_number
 
 preset_names = {p.key: p.name for p in PRESETS}
 PAGE = "app_pages/positions.py"
@@ -155,3 +159,20 @@ def test_causal_mask_exception_and_one_counting_convention():
     q = current.query_index
     assert any(f"E[{q}, d0] = sin(" in c.value for c in at.caption)
     assert all("d1 = sin" not in c.value for c in at.caption)
+
+
+def test_the_weights_with_and_without_positions_are_clickable_and_outline_the_query():
+    """Issue 11: the T × T weights of X and of X + E, clickable, query row outlined; a kept cell shows the
+    core's weight of X + E; exercises and the footer close the page."""
+    at = open_page(PAGE)
+    assert_clean(at)
+    query = lab_input(at).query_label
+    specs = clickable_specs(at)
+    assert len(specs) == 2 and all(outlined_rows(spec) == [query] for spec in specs)
+    assert has_footer(at, PAGE)
+    labels = list(lab_input(at).labels)
+    keep_cell(at, "positions_weights_sin", labels[4], labels[0])
+    assert_clean(at)
+    X, W = weights_for(at)
+    placed = ac.self_attention(add_positions(X, sinusoidal_encoding(len(labels), X.shape[1])), *W)
+    assert f"**{format_number(float(placed.weights[4, 0]))}**" in markdown(at)

@@ -1,0 +1,56 @@
+"""Read the clickable heatmaps of a page in AppTest: selectable specs, the query's outlined row, kept cells."""
+
+from __future__ import annotations
+
+import json
+
+from tests.apptest_helpers import charts
+from ui import cell_click
+from ui import charts as ui_charts
+
+
+def _has_cell_param(node) -> bool:
+    if isinstance(node, dict):
+        if any(p.get("name") == ui_charts.CELL_SELECTION for p in node.get("params", []) if isinstance(p, dict)):
+            return True
+        return any(_has_cell_param(value) for value in node.values())
+    if isinstance(node, list):
+        return any(_has_cell_param(value) for value in node)
+    return False
+
+
+def clickable_specs(at) -> list[dict]:
+    """The spec of every chart of the last run that has the cell selection (a click selects a cell)."""
+    specs = [json.loads(chart.proto.spec) for chart in charts(at)]
+    return [spec for spec in specs if _has_cell_param(spec)]
+
+
+def outlined_rows(spec: dict) -> list[str]:
+    """The rows a heatmap outlines: the inline data of its outline layer ([] when none)."""
+    return [
+        value["row"]
+        for layer in spec.get("layer", [])
+        for value in layer.get("data", {}).get("values", [])
+        if set(value) == {"row"}
+    ]
+
+
+def keep_cell(at, key: str, row: str, col: str) -> None:
+    """Keep a clicked cell of the chart ``key`` as a click would, then rerun."""
+    at.session_state[cell_click.state_key(key)] = (row, col)
+    at.run()
+
+
+def markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def has_footer(at, path: str) -> bool:
+    """The 'Check yourself' exercises and the previous / next links of the lesson at ``path``."""
+    from ui import lessons
+
+    previous, following = lessons.neighbours(path)
+    links = [link.proto.page for link in at.get("page_link")]
+    subheaders = [s.value for s in at.subheader]
+    wanted = [lesson.name for lesson in (previous, following) if lesson is not None]
+    return "Check yourself" in subheaders and all(any(name in link for link in links) for name in wanted)
