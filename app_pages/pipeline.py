@@ -16,7 +16,7 @@ from attention_core.export import (
 from attention_core.heads import attention_cost, head_columns
 from attention_core.projections import random_output_projection, random_projections
 from attention_core.reference import ATOL, RTOL, check_block
-from attention_core.tables import dimension_labels, long_frame
+from attention_core.tables import dimension_labels
 from ui import cell_click, charts, diagrams, display, inputs, path
 from ui.exercises import exercises_section
 from ui.format import format_number, plural, vector_text
@@ -401,14 +401,7 @@ def who_attends_to_whom(lab: LabInput, head: ac.AttentionSteps, head_name: str) 
             f"{lab.T} tokens make {lab.T}² lines: only the lines of the query “{focus}” are drawn (change it in the "
             "sidebar)."
         )
-    display.chart(
-        charts.line_view,
-        long_frame(head.weights, lab.labels, lab.labels),
-        lab.labels,
-        title=f"Attention weights of {head_name} as lines",
-        focus=focus,
-        st_width="content",
-    )
+    display.line_view(head.weights, lab.labels, title=f"Attention weights of {head_name} as lines", focus=focus)
 
 
 def in_a_transformer(T: int, d_model: int) -> None:
