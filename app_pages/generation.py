@@ -20,6 +20,7 @@ from ui.inputs import LabInput
 
 BLOCK_SIZES = (1, 2, 3, 4, 8)
 NARROW_CACHE = 6  # dimensions up to which K, V and the query's row fit side by side
+SIDE_BY_SIDE = 6  # tokens up to which the cached and the recomputed weights fit side by side
 COUNTS = ("with cache", "without cache", "total with cache", "total without cache", "cells", "bytes (formula)")
 COUNT_FORMAT = {name: st.column_config.NumberColumn(format="localized") for name in (*COUNTS, "measured bytes")}
 TIME_FORMAT = {name: st.column_config.NumberColumn(format="%.4f") for name in ("ms", "ms (c·T²)")}
@@ -142,7 +143,8 @@ def cached_equals_recomputed(
     weights, context = gen.recomputed_attention(X, W_q, W_k, W_v)
     cached = gen.cache_rows_as_matrix(steps)
     cached_context = torch.stack([step.context for step in steps])  # (T, d_v)
-    left, right = st.columns(2)
+    side_by_side = len(labels) <= SIDE_BY_SIDE  # two clickable heatmaps fit side by side; longer ones get a row each
+    left, right = st.columns(2) if side_by_side else (st.container(), st.container())
     mask = causal_mask(len(labels))  # (T, T)
     with left:
         cell_click.clickable_heatmap(

@@ -168,17 +168,16 @@ def one_head(
 ) -> None:
     weights = forward.attentions[layer - 1, head - 1]  # (T, T)
     st.subheader(f"3. Layer {layer}, head {head}: “{label}”")
-    heat_column, line_column = st.columns(2)
-    with heat_column:
-        title = f"Weights of layer {layer}, head {head}"
-        cell_click.clickable_heatmap(
-            weights, pieces, pieces, kind="weights", title=title, key="tm_head_weights", explain=weight_of(steps)
-        )
-        display.download_csv(
-            to_frame(weights, pieces, pieces),
-            f"minilm_layer{layer}_head{head}_weights.csv",
-            label=f"Download {title} as CSV",
-        )
+    title = f"Weights of layer {layer}, head {head}"
+    cell_click.clickable_heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
+        weights, pieces, pieces, kind="weights", title=title, key="tm_head_weights", explain=weight_of(steps)
+    )
+    display.download_csv(
+        to_frame(weights, pieces, pieces),
+        f"minilm_layer{layer}_head{head}_weights.csv",
+        label=f"Download {title} as CSV",
+    )
+    line_column, row_column = st.columns(2)
     with line_column:
         focus = pieces[query] if len(pieces) > LINE_VIEW_ALL_PIECES else None
         shown = f"the lines of “{pieces[query]}” only (long sentence)" if focus else "hover a piece to see its lines"
@@ -190,8 +189,9 @@ def one_head(
             title=f"Layer {layer}, head {head}",
             focus=focus,
         )
-    st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
-    display.table(weights[query : query + 1], [pieces[query]], pieces, alt="The query's row of weights")
+    with row_column:
+        st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
+        display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt="The query's row of weights")
 
 
 def by_hand(
