@@ -48,7 +48,8 @@ def render(lab: LabInput) -> None:
     what_heads_do(sentence, forward)
     caution()
     display.show_code(tm.head_params, tm.biased_projection, tm.head_by_hand, tm.head_label)
-    exercises_section(__file__, lab, material=TrainedMaterial(forward, loaded.model), material_key=(sentence,))
+    material = TrainedMaterial(forward, loaded.model)
+    exercises_section(__file__, lab, material=material, material_key=(sentence,), made_from="your sentence's heads")
     path.lesson_footer(__file__)
 
 

@@ -39,7 +39,8 @@ def check_yourself(lab: LabInput, settings: tr.TrainingSettings) -> None:
     example, snapshot = training_runs.untrained(settings)
     snapshots = tuple(run.snapshots) if run is not None else (snapshot,)
     material = TrainingMaterial(settings, example, snapshots)
-    exercises_section(__file__, lab, material=material, material_key=(*dataclasses.astuple(settings), run is not None))
+    key = (*dataclasses.astuple(settings), run is not None)
+    exercises_section(__file__, lab, material=material, material_key=key, made_from="the task and the run above")
 
 
 def intro() -> None:

@@ -79,6 +79,7 @@ def exercises_section(
     temperature: float = 0.1,
     material: object = None,
     material_key: tuple = (),
+    made_from: str = "the input in the sidebar",
 ) -> None:
     """The lesson's 'Check yourself' section: every exercise with its form, feedback and progress.
 
@@ -97,7 +98,7 @@ def exercises_section(
         exercise_card(path, number, exercise)
     answered, correct = progress.counts(path)
     caption.caption(
-        "Predict first, then check. These questions are made from the input in the sidebar: a new input "
+        f"Predict first, then check. These questions are made from {made_from}: a new input "
         f"gives new ones. This lesson so far: {correct} right of {answered} answered."
     )
 
