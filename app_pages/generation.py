@@ -1,19 +1,26 @@
 """Lesson 12: generation, step by step. A KV cache, what it saves, the cost of attention, online softmax."""
 
+import dataclasses
+
 import pandas as pd
 import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core import cell_math
 from attention_core import generation as gen
 from attention_core import training as tr
+from attention_core.exercises import GenerationMaterial
+from attention_core.masks import causal_mask
 from attention_core.tables import dimension_labels
-from ui import charts, display, inputs, training_runs
+from ui import cell_click, charts, display, inputs, path, training_runs
+from ui.exercises import exercises_section
 from ui.format import format_number, vector_text
 from ui.inputs import LabInput
 
 BLOCK_SIZES = (1, 2, 3, 4, 8)
 NARROW_CACHE = 6  # dimensions up to which K, V and the query's row fit side by side
+SIDE_BY_SIDE = 6  # tokens up to which the cached and the recomputed weights fit side by side
 COUNTS = ("with cache", "without cache", "total with cache", "total without cache", "cells", "bytes (formula)")
 COUNT_FORMAT = {name: st.column_config.NumberColumn(format="localized") for name in (*COUNTS, "measured bytes")}
 TIME_FORMAT = {name: st.column_config.NumberColumn(format="%.4f") for name in ("ms", "ms (c·T²)")}
@@ -25,14 +32,18 @@ def render(lab: LabInput) -> None:
     run = training_runs.current_run()
     X, W_q, W_k, W_v, labels = source(lab, run)
     steps = gen.cached_attention(X, W_q, W_k, W_v)
-    kv_cache(steps, labels)
-    cached_equals_recomputed(X, W_q, W_k, W_v, steps, labels)
+    masked = gen.masked_scores(X, W_q, W_k)  # (T, T)
+    kv_cache(X, W_k, W_v, steps, labels)
+    cached_equals_recomputed(X, W_q, W_k, W_v, steps, masked, labels)
     if run is not None:
         trained_model_generates(run)
     multiply_adds(len(labels), X.shape[1], W_k.shape[1])
     cost_of_attention()
-    online_softmax(gen.masked_scores(X, W_q, W_k), labels)
+    online_softmax(masked, labels)
     display.show_code(gen.cached_step, gen.online_softmax_steps)
+    key = ("trained", *dataclasses.astuple(run.settings)) if run is not None else ("sidebar",)
+    exercises_section(__file__, lab, material=GenerationMaterial(X, W_q, W_k, W_v, tuple(labels)), material_key=key)
+    path.lesson_footer(__file__)
 
 
 def intro() -> None:
@@ -75,7 +86,9 @@ def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
     return X, params.W_q, params.W_k, params.W_v, labels
 
 
-def kv_cache(steps: list[gen.CacheStep], labels: list[str]) -> None:
+def kv_cache(
+    X: torch.Tensor, W_k: torch.Tensor, W_v: torch.Tensor, steps: list[gen.CacheStep], labels: list[str]
+) -> None:
     """The cache at a chosen step: one K row and one V row per token so far, and the new query's weights."""
     st.subheader("The KV cache, step by step")
     if len(steps) > 1:
@@ -92,22 +105,26 @@ def kv_cache(steps: list[gen.CacheStep], labels: list[str]) -> None:
     narrow = max(d_k, d_v) <= NARROW_CACHE  # three side by side; wider caches get a row each
     left, middle, right = st.columns(3) if narrow else (st.container(), st.container(), st.container())
     with left:
-        display.heatmap(
+        cell_click.clickable_heatmap(
             step.K,
             seen,
             dimension_labels(d_k),
             kind="values",
             title="K cache",
+            key="generation_k_cache",
+            explain=cell_click.projection_of(X, W_k),
             row_title="token",
             col_title="dimension",
         )
     with middle:
-        display.heatmap(
+        cell_click.clickable_heatmap(
             step.V,
             seen,
             dimension_labels(d_v),
             kind="values",
             title="V cache",
+            key="generation_v_cache",
+            explain=cell_click.projection_of(X, W_v),
             row_title="token",
             col_title="dimension",
         )
@@ -118,19 +135,46 @@ def kv_cache(steps: list[gen.CacheStep], labels: list[str]) -> None:
         display.download_csv(row, f"generation-step-{t}.csv", label="Download this step as CSV")
 
 
-def cached_equals_recomputed(X, W_q, W_k, W_v, steps: list[gen.CacheStep], labels: list[str]) -> None:
+def cached_equals_recomputed(
+    X, W_q, W_k, W_v, steps: list[gen.CacheStep], masked: torch.Tensor, labels: list[str]
+) -> None:
     """The rows computed one step at a time, stacked, beside the whole causal attention at once."""
     st.subheader("With the cache = recomputing everything")
     weights, context = gen.recomputed_attention(X, W_q, W_k, W_v)
     cached = gen.cache_rows_as_matrix(steps)
     cached_context = torch.stack([step.context for step in steps])  # (T, d_v)
-    left, right = st.columns(2)
+    side_by_side = len(labels) <= SIDE_BY_SIDE  # two clickable heatmaps fit side by side; longer ones get a row each
+    left, right = st.columns(2) if side_by_side else (st.container(), st.container())
+    mask = causal_mask(len(labels))  # (T, T)
     with left:
-        display.heatmap(cached, labels, labels, title="Weights, one row per step (cache)")
+        cell_click.clickable_heatmap(
+            cached,
+            labels,
+            labels,
+            title="Weights, one row per step (cache)",
+            key="generation_cached",
+            explain=weight_or_future(mask, lambda i: steps[i].scores),
+        )
     with right:
-        display.heatmap(weights, labels, labels, title="Weights, whole sequence with the causal mask")
+        cell_click.clickable_heatmap(
+            weights,
+            labels,
+            labels,
+            title="Weights, whole sequence with the causal mask",
+            key="generation_recomputed",
+            explain=weight_or_future(mask, lambda i: masked[i]),
+        )
     difference = max(gen.max_difference(cached, weights), gen.max_difference(cached_context, context))
     st.metric("Max difference, cached vs recomputed (weights and context)", format_number(difference))
+
+
+def weight_or_future(mask: torch.Tensor, row_scores):
+    """explain for a causal (T, T) weights matrix: why a future key is 0, else the softmax of row i's scores."""
+    return lambda i, j: (
+        cell_math.explain_masked(mask, i, j, rule="causal")
+        if not bool(mask[i, j])
+        else cell_math.explain_weight(row_scores(i), j)
+    )
 
 
 def trained_model_generates(run: tr.TrainingRun) -> None:

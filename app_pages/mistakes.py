@@ -5,7 +5,7 @@ import streamlit as st
 import attention_core as ac
 from attention_core import mistakes
 from attention_core.tables import to_frame
-from ui import display, inputs, museum, progress
+from ui import display, inputs, museum, path, progress
 from ui.inputs import LabInput
 
 
@@ -17,6 +17,7 @@ def render(lab: LabInput) -> None:
         museum.exhibit(item, lab, number)
     your_score()
     display.show_code(*museum.MISTAKE_FUNCTIONS)
+    path.lesson_footer(__file__)  # its spot-the-bug forms are its exercises: only the previous / next links
 
 
 def intro(lab: LabInput) -> None:

@@ -1,14 +1,19 @@
 """Lesson 10: every head of a real trained model (all-MiniLM-L6-v2), recomputed with the lab's own functions."""
 
 import streamlit as st
+import torch
 
 import attention_core as ac
+from attention_core import cell_math
 from attention_core import trained_model as tm
-from ui import charts, display, inputs, trained
+from attention_core.exercises import TrainedMaterial
+from attention_core.tables import to_frame
+from ui import cell_click, charts, display, inputs, path, trained
+from ui.exercises import exercises_section
 from ui.format import format_number, plural
 from ui.inputs import LabInput
 
-LAYER_KEY, HEAD_KEY, QUERY_KEY, GRID_KEY, PICK = "tm_layer", "tm_head", "tm_query", "tm_grid", "head_pick"
+GRID_KEY, PICK = "tm_grid", "head_pick"
 GRID_CHART_PIECES = 24  # above this, the 72 heads are drawn as one image (an interactive grid gets too heavy)
 STEP_NAMES = {
     "Q": "Q",
@@ -43,6 +48,9 @@ def render(lab: LabInput) -> None:
     what_heads_do(sentence, forward)
     caution()
     display.show_code(tm.head_params, tm.biased_projection, tm.head_by_hand, tm.head_label)
+    material = TrainedMaterial(forward, loaded.model)
+    exercises_section(__file__, lab, material=material, material_key=(sentence,), made_from="your sentence's heads")
+    path.lesson_footer(__file__)
 
 
 def intro(lab: LabInput) -> None:
@@ -117,8 +125,8 @@ def _pick_from_grid() -> None:
     """A click on the grid selects that head in the selectors."""
     points = st.session_state[GRID_KEY].selection.get(PICK, [])
     if points:
-        st.session_state[LAYER_KEY] = int(points[0]["layer"])
-        st.session_state[HEAD_KEY] = int(points[0]["head"])
+        st.session_state["tm_layer"] = int(points[0]["layer"])
+        st.session_state["tm_head"] = int(points[0]["head"])
 
 
 @st.fragment
@@ -128,14 +136,14 @@ def head_explorer(sentence: str, forward: tm.Forward) -> None:
     pieces = ac.token_labels(forward.pieces)
     st.subheader("2. All 72 heads at once")
     layer_column, head_column, query_column = st.columns(3)
-    layer = layer_column.selectbox("Layer", range(1, tm.NUM_LAYERS + 1), key=LAYER_KEY)
-    head = head_column.selectbox("Head", range(1, tm.NUM_HEADS + 1), key=HEAD_KEY)
+    layer = layer_column.selectbox("Layer", range(1, tm.NUM_LAYERS + 1), key="tm_layer")
+    head = head_column.selectbox("Head", range(1, tm.NUM_HEADS + 1), key="tm_head")
     query = query_column.selectbox(
-        "Query piece", range(len(pieces)), index=min(1, len(pieces) - 1), format_func=pieces.__getitem__, key=QUERY_KEY
+        "Query piece", range(len(pieces)), index=min(1, len(pieces) - 1), format_func=pieces.__getitem__, key="tm_query"
     )
     all_heads(sentence, forward, labels, (layer, head))
     params, steps = trained.head_steps(sentence, layer - 1, head - 1)
-    one_head(forward, pieces, layer, head, query, labels[layer - 1][head - 1])
+    one_head(forward, pieces, layer, head, query, labels[layer - 1][head - 1], steps)
     by_hand(sentence, forward, pieces, layer, head, params, steps)
 
 
@@ -156,18 +164,21 @@ def all_heads(sentence: str, forward: tm.Forward, labels: list[list[str]], selec
         )
 
 
-def one_head(forward: tm.Forward, pieces: list[str], layer: int, head: int, query: int, label: str) -> None:
+def one_head(
+    forward: tm.Forward, pieces: list[str], layer: int, head: int, query: int, label: str, steps: tm.HeadSteps
+) -> None:
     weights = forward.attentions[layer - 1, head - 1]  # (T, T)
     st.subheader(f"3. Layer {layer}, head {head}: “{label}”")
-    heat_column, line_column = st.columns(2)
-    with heat_column:
-        display.matrix(
-            weights,
-            pieces,
-            pieces,
-            title=f"Weights of layer {layer}, head {head}",
-            download=f"minilm_layer{layer}_head{head}_weights.csv",
-        )
+    title = f"Weights of layer {layer}, head {head}"
+    cell_click.clickable_heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
+        weights, pieces, pieces, kind="weights", title=title, key="tm_head_weights", explain=weight_of(steps)
+    )
+    display.download_csv(
+        to_frame(weights, pieces, pieces),
+        f"minilm_layer{layer}_head{head}_weights.csv",
+        label=f"Download {title} as CSV",
+    )
+    line_column, row_column = st.columns(2)
     with line_column:
         focus = pieces[query] if len(pieces) > LINE_VIEW_ALL_PIECES else None
         shown = f"the lines of “{pieces[query]}” only (long sentence)" if focus else "hover a piece to see its lines"
@@ -179,8 +190,9 @@ def one_head(forward: tm.Forward, pieces: list[str], layer: int, head: int, quer
             title=f"Layer {layer}, head {head}",
             focus=focus,
         )
-    st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
-    display.table(weights[query : query + 1], [pieces[query]], pieces, alt="The query's row of weights")
+    with row_column:
+        st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
+        display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt="The query's row of weights")
 
 
 def by_hand(
@@ -219,11 +231,46 @@ def by_hand(
     )
     step = st.radio("Step", list(STEP_NAMES), horizontal=True, key="tm_step", index=len(STEP_NAMES) - 2)
     matrix = getattr(steps, STEP_NAMES[step])
+    explain = step_explain(step, X, params, steps)
     if step in ("scores", "scaled scores", "weights"):  # (T, T)
-        display.table(matrix, pieces, pieces, alt=f"{step} by hand")
+        kind = "weights" if step == "weights" else "scores"
+        cell_click.clickable_heatmap(
+            matrix, pieces, pieces, kind=kind, title=f"{step} by hand", key="tm_by_hand_square", explain=explain
+        )
     else:  # Q, K, V, context: (T, d_k), first columns
-        display.table(matrix[:, :SLICE], pieces, k_dims, alt=f"{step} slice")
+        cell_click.clickable_heatmap(
+            matrix[:, :SLICE],
+            pieces,
+            k_dims,
+            kind="values",
+            title=f"{step} by hand (first {SLICE} of {tm.D_K} columns)",
+            key="tm_by_hand_wide",
+            explain=explain,
+            col_title="column",
+        )
+        if step in ("Q", "K", "V"):
+            st.caption(
+                f"The first term is 1 × the bias: {step} = X W + b is computed as [1, x] · [b; W] (a Linear layer)."
+            )
     agreement(sentence, forward, layer, head, steps)
+
+
+def weight_of(steps: tm.HeadSteps):
+    """explain for the head's weights: the softmax fraction of the scaled row (recomputed by the lab)."""
+    return lambda i, j: cell_math.explain_weight(steps.scaled_scores[i], j)
+
+
+def step_explain(step: str, X: torch.Tensor, params: tm.HeadParams, steps: tm.HeadSteps):
+    """The explain callback of one by-hand step: a biased projection, a score, a weight or a context entry."""
+    if step in ("Q", "K", "V"):
+        W, b = {"Q": (params.W_q, params.b_q), "K": (params.W_k, params.b_k), "V": (params.W_v, params.b_v)}[step]
+        return lambda i, c: cell_math.explain_biased_projection(X, W, b, i, c)
+    if step in ("scores", "scaled scores"):
+        scaled = step == "scaled scores"
+        return lambda i, j: cell_math.explain_score(steps.Q, steps.K, i, j, scale=scaled)
+    if step == "weights":
+        return weight_of(steps)
+    return lambda i, d: cell_math.explain_context(steps.weights, steps.V, i, d)
 
 
 def agreement(sentence: str, forward: tm.Forward, layer: int, head: int, steps: tm.HeadSteps) -> None:

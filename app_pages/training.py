@@ -1,12 +1,17 @@
 """Lesson 11: how attention is learned. Train a tiny transformer live and watch its attention pattern form."""
 
+import dataclasses
+
 import pandas as pd
 import streamlit as st
 import torch
 
+from attention_core import cell_math
 from attention_core import training as tr
-from attention_core.tables import long_frame
-from ui import charts, display, inputs, training_runs
+from attention_core.exercises import TrainingMaterial
+from attention_core.masks import causal_mask
+from ui import cell_click, charts, display, inputs, path, training_runs
+from ui.exercises import exercises_section
 from ui.format import format_number
 from ui.inputs import LabInput
 
@@ -23,6 +28,18 @@ def render(lab: LabInput) -> None:
     the_task(settings)
     trained = training(settings)
     display.show_code(tr.causal_attention, tr.TinyTransformer, *((tr.train,) if trained else ()))
+    check_yourself(lab, settings)
+    path.lesson_footer(__file__)
+
+
+def check_yourself(lab: LabInput, settings: tr.TrainingSettings) -> None:
+    """Exercises on the task and on the run of these settings (step 0 only until it is trained)."""
+    run = training_runs.finished(settings)
+    example, snapshot = training_runs.untrained(settings)
+    snapshots = tuple(run.snapshots) if run is not None else (snapshot,)
+    material = TrainingMaterial(settings, example, snapshots)
+    key = (*dataclasses.astuple(settings), run is not None)
+    exercises_section(__file__, lab, material=material, material_key=key, made_from="the task and the run above")
 
 
 def intro() -> None:
@@ -192,22 +209,51 @@ def attention_beside_ideal(task: str, example: torch.Tensor, snapshot: tr.Snapsh
             attention_heatmap(ideal, labels, "The right pattern", panel_px)
     if layers > 1:
         st.caption("The right pattern is the last layer's job; the first layer usually learns a helper pattern.")
+    closer_look(snapshot, labels)
+
+
+def closer_look(snapshot: tr.Snapshot, labels: list[str]) -> None:
+    """One head's weights at this step, large, with the arithmetic of a clicked cell."""
+    layers, heads = snapshot.weights.shape[:2]
+    st.markdown("**A closer look**: click a cell of one head for its arithmetic.")
+    choices = [(layer, head) for layer in range(layers) for head in range(heads)]
+    layer, head = choices[0]
+    if len(choices) > 1:
+        layer, head = st.selectbox(
+            "Head", choices, format_func=lambda c: f"Layer {c[0] + 1}, head {c[1] + 1}", key="training_look"
+        )
+    weights = snapshot.weights[layer, head]  # (T, T)
+    cell_click.clickable_heatmap(
+        weights,
+        labels,
+        labels,
+        kind="weights",
+        title=f"Layer {layer + 1}, head {head + 1} at step {snapshot.step}",
+        key="training_cell",
+        explain=snapshot_weight_of(weights),
+    )
+    st.caption(
+        "A snapshot keeps only the weights, so a row's scores are shown as ln(weight): softmax gives the same row "
+        "for any constant added to all its scores. Keys after the query are blocked by the causal mask."
+    )
+
+
+def snapshot_weight_of(weights: torch.Tensor):
+    """explain for a snapshot's (T, T) weights: why a future key is 0, else the softmax fraction of the row."""
+    mask = causal_mask(weights.shape[0])  # (T, T)
+    return lambda i, j: (
+        cell_math.explain_masked(mask, i, j, rule="causal")
+        if not bool(mask[i, j])
+        else cell_math.explain_weight_from_weights(weights[i], j)
+    )
 
 
 CLOSENESS_HELP = "Mean over the scored query rows of the weight on the right key: 1 = the right pattern."
 
 
 def attention_heatmap(weights: torch.Tensor, labels: list[str], title: str, panel_px: int) -> None:
-    """One head's weights (the one place a cell click with its arithmetic can be added later)."""
-    display.chart(
-        charts.head_heatmap,
-        long_frame(weights, labels, labels),
-        labels,
-        labels,
-        title=title,
-        panel_px=panel_px,
-        st_width="content",
-    )
+    """One head's weights as a compact panel."""
+    display.heatmap(weights, labels, labels, title=title, compact=True, panel_px=panel_px)
 
 
 render(inputs.current())

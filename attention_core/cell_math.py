@@ -111,6 +111,11 @@ def explain_weight(row: torch.Tensor | Sequence[float], j: int) -> WeightCell:
     return WeightCell(j, _vector(scores), m, _vector(exps), total, result)
 
 
+def explain_weight_from_weights(weights_row: torch.Tensor | Sequence[float], j: int) -> WeightCell:
+    """explain_weight for a row known only by its weights: its scores, up to a constant, are ln w (ln 0 = -inf)."""
+    return explain_weight(torch.log(torch.as_tensor(weights_row, dtype=torch.float64).reshape(-1)), j)
+
+
 def explain_context(weights: torch.Tensor, V: torch.Tensor, i: int, d: int) -> ContextCell:
     """sum_j w_ij v_j,d term by term."""
     w = weights[i].to(torch.float64)  # (T,)
@@ -123,6 +128,14 @@ def explain_projection(X: torch.Tensor, W: torch.Tensor, i: int, c: int) -> Proj
     """x_i . W[:, c] term by term: entry (i, c) of X W."""
     x, w = X[i].to(torch.float64), W[:, c].to(torch.float64)  # (d_model,), (d_model,)
     products = x * w  # (d_model,)
+    return ProjectionCell(i, c, _vector(x), _vector(w), _vector(products), float(products.sum()))
+
+
+def explain_biased_projection(X: torch.Tensor, W: torch.Tensor, b: torch.Tensor, i: int, c: int) -> ProjectionCell:
+    """Entry (i, c) of X W + b (a Linear layer) as [1, x_i] . [b_c, W[:, c]]: the bias is the first term."""
+    x = torch.cat([torch.ones(1, dtype=X.dtype), X[i]]).to(torch.float64)  # (1 + d_model,)
+    w = torch.cat([b[c : c + 1], W[:, c]]).to(torch.float64)  # (1 + d_model,)
+    products = x * w  # (1 + d_model,)
     return ProjectionCell(i, c, _vector(x), _vector(w), _vector(products), float(products.sum()))
 
 

@@ -53,6 +53,8 @@ class ExerciseInput:
     query_index: int = 0
     seed: int = 0  # seed of the lesson's random W_q, W_k, W_v
     temperature: float = 0.1  # the what-if temperature
+    material: object = None  # a later lesson's own computation: Trained-, Training- or GenerationMaterial
+    material_key: tuple = ()  # plain values that determine ``material`` (part of the seed and of the cache key)
 
 
 @dataclass(frozen=True)
@@ -614,6 +616,261 @@ def _pipeline(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     ]
 
 
+@dataclass(frozen=True)
+class TrainedMaterial:
+    """Lesson 10: the sentence through all-MiniLM-L6-v2, and the model (read-only) for one head's parameters."""
+
+    forward: object  # trained_model.Forward
+    model: object  # transformers.BertModel
+
+
+@dataclass(frozen=True)
+class TrainingMaterial:
+    """Lesson 11: the toy task's settings, its held-out example and the snapshots so far (step 0 only if untrained)."""
+
+    settings: object  # training.TrainingSettings
+    example: torch.Tensor  # (T,)
+    snapshots: tuple  # training.Snapshot, step 0 first
+
+
+@dataclass(frozen=True)
+class GenerationMaterial:
+    """Lesson 12: the head the page generates with: X (T, d_model), W_q, W_k, W_v (d_model, d_k), labels."""
+
+    X: torch.Tensor
+    W_q: torch.Tensor
+    W_k: torch.Tensor
+    W_v: torch.Tensor
+    labels: tuple[str, ...]
+
+
+def _trained(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
+    from attention_core import trained_model as tm  # only this lesson needs it (transformers stays unimported)
+
+    if not isinstance(inp.material, TrainedMaterial):
+        return []
+    forward = inp.material.forward
+    P = tuple(ac.token_labels(forward.pieces))
+    T = len(P)
+    layer, head = rng.randrange(tm.NUM_LAYERS), rng.randrange(tm.NUM_HEADS)
+    i = rng.randrange(1, T - 1) if T > 2 else 0
+    where = f"layer {layer + 1}, head {head + 1}"
+    params = tm.head_params(inp.material.model, layer, head)
+    X = forward.hidden_states[layer]  # (T, d_model)
+    steps = tm.head_by_hand(X, params)
+    weights = steps.weights  # (T, T)
+    row = weights[i]  # (T,)
+    top = _top(row)
+    label = tm.head_label(weights)
+    shares = tm.head_shares(weights)
+    entropy = float(ac.row_entropy(row.unsqueeze(0))[0])
+    bias_term = float(steps.Q[i] @ params.b_k) / math.sqrt(tm.D_K)
+    no_bias = tm.head_by_hand(X, replace(params, b_k=torch.zeros_like(params.b_k)))
+    gap = float((no_bias.weights[i] - row).abs().max())
+    return [
+        Exercise(
+            "trained-top",
+            "choice",
+            f"In {where} of all-MiniLM-L6-v2, which piece does the query {_q(P[i])} attend to most?",
+            P[top],
+            "Open that head (section 3) and read the query's row: the brightest cell.",
+            f"Row {_q(P[i])} of {where}: {_weights_text(P, row)}: the largest is {_q(P[top])}.",
+            options=_pick_options(P, top, rng),
+        ),
+        Exercise(
+            "trained-label",
+            "choice",
+            f"Which label does {where} get on this sentence (section 5's rules)?",
+            label,
+            f"Average over the queries the weight on [CLS], [SEP], the previous, next and same piece; "
+            f"a share of at least {tm.LABEL_SHARE:g} names the head, else look at the entropy.",
+            f"Mean shares: {', '.join(f'{name} {_n(value)}' for name, value in shares.items())}; "
+            f"mean row entropy {_n(float(ac.row_entropy(weights).mean()))} of ln T = {_n(math.log(T))}: "
+            f"the label is {_q(label)}.",
+            options=tm.HEAD_LABELS,
+        ),
+        Exercise(
+            "trained-entropy",
+            "numeric",
+            _two_dp(f"What is the entropy −Σ w ln w (in nats) of the query {_q(P[i])}'s row in {where}?"),
+            entropy,
+            f"Add −w ln w over the row's {T} weights (a weight of 0 adds 0); a uniform row would give ln {T}.",
+            f"Weights {_weights_text(P, row)}; −Σ w ln w = {_n(entropy)} (uniform: ln {T} = {_n(math.log(T))}).",
+            tolerance=TOLERANCE_2DP,
+        ),
+        Exercise(
+            "trained-no-bias",
+            "what-if",
+            f"What if the key bias b_k of {where} were dropped (K = X W_k instead of X W_k + b_k)? "
+            f"The weights of the query {_q(P[i])} would …",
+            "stay the same",
+            "The bias adds q · b_k to the score of every key of the row: the same number for every key.",
+            f"q · b_k / √{tm.D_K} = {_n(bias_term)} is added to every score of row {_q(P[i])}; softmax ignores a "
+            f"constant added to a whole row (recomputed without b_k: the weights move by at most {gap:.1e}).",
+            options=("stay the same", "all become 1/T", "move towards [CLS]", "change unpredictably"),
+        ),
+    ]
+
+
+def _training(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
+    from attention_core import training as tr
+
+    if not isinstance(inp.material, TrainingMaterial):
+        return []
+    settings, example, snapshots = inp.material.settings, inp.material.example, inp.material.snapshots
+    labels = tr.position_labels(settings.task, example)
+    T = len(labels)
+    keys = tr.ideal_keys(settings.task, example)  # (T,)
+    ideal = tr.ideal_pattern(settings.task, example)  # (T, T)
+    scored = [q for q in range(T) if int(keys[q]) >= 0]
+    q = rng.choice(scored)
+    right = int(keys[q])
+    uniform = torch.tril(torch.ones(T, T)) / torch.arange(1, T + 1).unsqueeze(1)  # (T, T) 1/(i+1) up to i
+    uniform_close = tr.closeness(uniform, ideal)
+    ahead = rng.randrange(T - 1)
+    head = rng.randrange(settings.heads)
+    last_layer = snapshots[-1].weights.shape[0] - 1
+    items = [
+        Exercise(
+            "ideal-key",
+            "choice",
+            f"{tr.TASKS[settings.task]}: in the right pattern, which key should the query {_q(labels[q])} attend to "
+            "(in the last layer)?",
+            labels[right],
+            "Ask what the query must predict, and which earlier position holds that token.",
+            f"Query {_q(labels[q])} must predict the token at {_q(labels[right])}, so its row of the right pattern "
+            "is 1 there and 0 elsewhere.",
+            options=_pick_options(labels[: q + 1], right, rng),
+        ),
+        Exercise(
+            "uniform-closeness",
+            "what-if",
+            _two_dp(
+                "What if every query spread its weight evenly over the keys the causal mask lets it see? What would "
+                "the mean weight on the right key (over the scored queries) be?"
+            ),
+            uniform_close,
+            "Query i sees keys 0 to i, so each gets 1/(i + 1); average that over the scored queries.",
+            f"Scored queries {', '.join(str(s) for s in scored)}: mean of "
+            f"{_more([f'1/{s + 1}' for s in scored], ', ')} = {_n(uniform_close)}.",
+            tolerance=TOLERANCE_2DP,
+        ),
+        Exercise(
+            "causal-future",
+            "what-if",
+            f"The model is causal. Can the query {_q(labels[ahead])} put any weight on the key "
+            f"{_q(labels[ahead + 1])}?",
+            "no: the key is in its future",
+            "Compare the two positions: a causal mask hides every key after the query.",
+            f"Key {ahead + 1} comes after query {ahead}: its score is −∞ before softmax, so its weight is exactly 0 "
+            "at every step of training.",
+            options=("yes, once trained", "yes, a little", "no: the key is in its future"),
+        ),
+        Exercise(
+            "scored-count",
+            "numeric",
+            "How many positions of the example are scored (have a target)? Exact count.",
+            float(len(scored)),
+            "Count the positions whose target is not '·' in the task's table.",
+            f"Positions {', '.join(str(s) for s in scored)}: {len(scored)} scored.",
+        ),
+    ]
+    if len(snapshots) > 1 and snapshots[0].step != snapshots[-1].step:
+        first, last = snapshots[0], snapshots[-1]
+        start = tr.closeness(first.weights[last_layer, head], ideal)
+        end = tr.closeness(last.weights[last_layer, head], ideal)
+        answer = f"step {last.step}" if end > start else f"step {first.step}"
+        items.append(
+            Exercise(
+                "closer",
+                "choice",
+                f"Layer {last_layer + 1}, head {head + 1}: is its pattern closer to the right one at step 0 or at "
+                f"step {last.step}?",
+                answer,
+                "Compare the mean weight on the right key at both steps (move the step slider).",
+                f"Weight on the right key: {_n(start)} at step 0, {_n(end)} at step {last.step}.",
+                options=(f"step {first.step}", f"step {last.step}"),
+            )
+        )
+    return items
+
+
+def _generation(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
+    from attention_core import generation as gen
+
+    if not isinstance(inp.material, GenerationMaterial):
+        return []
+    m = inp.material
+    L = m.labels
+    T, d_model = m.X.shape
+    d_k, d_v = m.W_k.shape[1], m.W_v.shape[1]
+    steps = gen.cached_attention(m.X, m.W_q, m.W_k, m.W_v)
+    t = rng.randrange(T)
+    cached_numbers = steps[t].K.numel() + steps[t].V.numel()
+    top = _top(steps[t].weights)
+    row_index = rng.randrange(T)
+    block_size = rng.choice([b for b in (2, 3) if b <= max(2, T)])
+    online = gen.online_softmax_steps(gen.masked_scores(m.X, m.W_q, m.W_k)[row_index], block_size)
+    b = rng.randrange(len(online))
+    doubled = gen.total_multiply_adds(2 * T, d_model, d_k, d_v, cached=False)
+    doubled_cached = gen.total_multiply_adds(2 * T, d_model, d_k, d_v, cached=True)
+    blocks = ", ".join(f"block {s.block + 1}: max {_n(s.block_max)} → m = {_n(s.new_max)}" for s in online[: b + 1])
+    return [
+        Exercise(
+            "cache-numbers",
+            "numeric",
+            f"After step {t} (the new token {_q(L[t])}, steps counted from 0), how many numbers do the K and V "
+            f"caches hold together (d_k = {d_k}, d_v = {d_v})? Exact count.",
+            float(cached_numbers),
+            "One K row and one V row per token so far.",
+            f"{t + 1} tokens × (d_k + d_v) = {t + 1} × ({d_k} + {d_v}) = {cached_numbers}.",
+        ),
+        Exercise(
+            "step-top",
+            "choice",
+            f"At step {t}, which cached key gets the most weight from the new token {_q(L[t])}'s query?",
+            L[top],
+            "Only keys 0 to t are in the cache; the largest scaled score q · k / √d_k wins.",
+            f"Scores q · k / √{d_k}: {_weights_text(L[: t + 1], steps[t].scores)}; weights "
+            f"{_weights_text(L[: t + 1], steps[t].weights)}.",
+            options=_pick_options(L[: t + 1], top, rng),
+        ),
+        Exercise(
+            "running-max",
+            "numeric",
+            _two_dp(
+                f"Online softmax of the query {_q(L[row_index])}'s row in blocks of {block_size} keys: what is the "
+                f"running maximum m after block {b + 1}?"
+            ),
+            online[b].new_max,
+            "m starts at −∞; after each block, m′ = max(m, the block's largest score). Masked keys are −∞.",
+            f"{blocks}.",
+            tolerance=TOLERANCE_2DP,
+        ),
+        Exercise(
+            "double-length",
+            "what-if",
+            f"What if the sequence had {2 * T} tokens instead of {T}? How many multiply-adds would one head need in "
+            f"total without the cache (d_model = {d_model}, d_k = {d_k}, d_v = {d_v})? Exact count.",
+            float(doubled),
+            "Step t (t + 1 tokens so far) redoes every projection and the whole (t + 1) × (t + 1) scores and context.",
+            f"Σ over n = 1..{2 * T} of n · {d_model}·(2·{d_k} + {d_v}) + n² · ({d_k} + {d_v}) = {doubled:,}; "
+            f"with the cache it would be {doubled_cached:,}.",
+        ),
+        Exercise(
+            "cache-unchanged",
+            "what-if",
+            f"What if the token at step {t} had been another word? Which rows already in the cache would change?",
+            "none: earlier rows never change",
+            "A cache row depends only on its own token: k_j = x_j W_k.",
+            f"Rows 0 to {t - 1} are x_j W_k and x_j W_v of earlier tokens: the new token only appends row {t}."
+            if t
+            else "At step 0 the cache is empty before the new row is appended.",
+            options=("none: earlier rows never change", "the last row only", "all of them"),
+        ),
+    ]
+
+
 Generator = Callable[[ExerciseInput, random.Random], list[Exercise]]
 
 GENERATORS: dict[str, Generator] = {
@@ -626,6 +883,9 @@ GENERATORS: dict[str, Generator] = {
     "app_pages/multi_head.py": _multi_head,
     "app_pages/positions.py": _positions,
     "app_pages/pipeline.py": _pipeline,
+    "app_pages/trained_model.py": _trained,
+    "app_pages/training.py": _training,
+    "app_pages/generation.py": _generation,
 }
 
 
@@ -640,7 +900,7 @@ def exercises_for(path: str, inp: ExerciseInput) -> tuple[Exercise, ...]:
     generator = GENERATORS.get(key)
     if generator is None:
         return ()
-    seed = input_seed(inp.labels, inp.X, key, inp.query_index, inp.seed, inp.temperature)
+    seed = input_seed(inp.labels, inp.X, key, inp.query_index, inp.seed, inp.temperature, *inp.material_key)
     rng = random.Random(seed)
     tag = f"{seed:016x}"[:10]
     return tuple(replace(exercise, id=f"{exercise.id}-{tag}") for exercise in generator(inp, rng))

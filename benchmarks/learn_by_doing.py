@@ -5,7 +5,9 @@
 - a click's rerun: four clickable heatmaps (scores, masked scores, weights, context) at the default
   preset, each with a clicked cell, plus lesson 2's exercises ('Check yourself');
 - the same script before any click, and a trivial one-widget page for scale;
-- the Mistakes museum page through the real app.
+- the Mistakes museum page through the real app;
+- lessons 10-12 through the real app at the default input (exercises and footer included), before
+  and after a cell is kept clicked in their clickable heatmaps.
 Target: a click's rerun < 100 ms at the default preset.
 """
 
@@ -25,6 +27,11 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from tests.apptest_helpers import open_page  # noqa: E402
 
 RUNS = 7
+LATER_LESSONS = {  # page: the cells kept clicked (chart key -> (row, col)) at the default preset
+    "app_pages/trained_model.py": {"tm_head_weights": ("journey", "[CLS]"), "tm_by_hand_square": ("journey", "your")},
+    "app_pages/training.py": {"training_cell": ("3:j", "2:d")},
+    "app_pages/generation.py": {"generation_k_cache": ("journey", "d2"), "generation_recomputed": ("Your", "starts")},
+}
 TRIVIAL = """
 import streamlit as st
 st.slider("x", 0, 10, 5)
@@ -76,6 +83,12 @@ def main() -> None:
         ("the same, a cell clicked in each heatmap (a click's rerun)", clicked),
         ("Mistakes museum page (real app, default preset)", median_ms(museum)),
     ]
+    for path, cells in LATER_LESSONS.items():
+        lesson = open_page(path, timeout=300)
+        rows.append((f"{Path(path).stem} (real app, default preset)", median_ms(lesson)))
+        for key, cell in cells.items():
+            lesson.session_state[f"_cell:{key}"] = cell
+        rows.append((f"{Path(path).stem}, {len(cells)} cell(s) kept clicked", median_ms(lesson)))
     print(f"| server rerun (median of {RUNS}) | ms |\n|---|---:|")
     for name, ms in rows:
         print(f"| {name} | {ms:.0f} |")

@@ -150,3 +150,26 @@ def test_a_click_on_a_cell_gives_its_labels():
     assert cell_math.cell_indices(("cat", "sat"), ["the", "cat"], ["sat", "on"]) == (1, 0)
     assert cell_math.cell_indices(("dog", "sat"), ["the", "cat"], ["sat", "on"]) is None
     assert cell_math.cell_indices(None, ["a"], ["b"]) is None
+
+
+def test_a_biased_projection_shows_the_bias_as_its_first_term():
+    """Entry (i, c) of X W + b, as a Linear layer computes it: [1, x_i] . [b_c, W[:, c]]."""
+    generator = torch.Generator().manual_seed(3)
+    X, W, b = torch.randn(5, 4, generator=generator), torch.randn(4, 3, generator=generator), torch.randn(3)
+    linear = torch.nn.Linear(4, 3)
+    with torch.no_grad():
+        linear.weight.copy_(W.T)
+        linear.bias.copy_(b)
+    cell = cell_math.explain_biased_projection(X, W, b, 2, 1)
+    assert cell.x[0] == 1.0 and cell.w[0] == pytest.approx(float(b[1]))
+    assert cell.result == pytest.approx(float(linear(X).detach()[2, 1]), abs=1e-6)
+    assert sum(cell.products) == pytest.approx(cell.result)
+
+
+def test_a_weight_known_only_by_its_row_of_weights():
+    """ln w recovers the scores up to a constant, so the softmax fraction gives w back; a 0 weight is masked."""
+    row = torch.softmax(torch.tensor([0.3, -1.2, 2.0, float("-inf")]), dim=-1)
+    for j in range(4):
+        cell = cell_math.explain_weight_from_weights(row, j)
+        assert cell.result == pytest.approx(float(row[j]), abs=1e-6)  # row is float32
+    assert cell_math.explain_weight_from_weights(row, 3).exps[3] == 0.0

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
+import re
 
 import pytest
 import torch
 
 import attention_core as ac
 from attention_core import exercises as ex
+from attention_core import generation as gen
+from attention_core import trained_model as tm
+from attention_core import training as tr
 from ui import lessons
 
 LESSON_PATHS = [lesson.path for lesson in lessons.numbered()]
@@ -35,6 +41,51 @@ INPUTS = [input_of(preset) for preset in ac.PRESETS] + [
 ]
 
 
+@functools.cache
+def trained_model() -> tm.TrainedModel:
+    """all-MiniLM-L6-v2, loaded once for this module."""
+    return tm.load_model()
+
+
+@functools.cache
+def forward_of(sentence: str) -> tm.Forward:
+    return tm.run_forward(trained_model(), sentence)
+
+
+def training_settings(inp: ex.ExerciseInput) -> tr.TrainingSettings:
+    """Lesson 11's input is its settings: a task and a seed that follow the test input."""
+    digest = sum(len(label) for label in inp.labels)
+    return tr.TrainingSettings(("previous", "reverse", "induction")[digest % 3], seed=digest)
+
+
+@functools.cache
+def short_run(settings: tr.TrainingSettings) -> tr.TrainingRun:
+    """A 20-step run: enough for snapshots at step 0 and at the end."""
+    return tr.train(dataclasses.replace(settings, steps=20, learning_rate=0.01))
+
+
+def with_material(path: str, inp: ex.ExerciseInput, trained: bool = False) -> ex.ExerciseInput:
+    """The input as lessons 10-12 give it: with the forward pass, the training snapshots, or the generation head."""
+    if path == "app_pages/trained_model.py":
+        sentence = " ".join(inp.labels)
+        material = ex.TrainedMaterial(forward_of(sentence), trained_model().model)
+        return replace_input(inp, material, (sentence,))
+    if path == "app_pages/training.py":
+        settings = training_settings(inp)
+        example, snapshot = tr.untrained_snapshot(settings)
+        snapshots = tuple(short_run(settings).snapshots) if trained else (snapshot,)
+        return replace_input(inp, ex.TrainingMaterial(settings, example, snapshots), (settings, trained))
+    if path == "app_pages/generation.py":
+        params = ac.random_projections(inp.X.shape[1], inp.X.shape[1], inp.seed)
+        material = ex.GenerationMaterial(inp.X, params.W_q, params.W_k, params.W_v, inp.labels)
+        return replace_input(inp, material, ("sidebar",))
+    return inp
+
+
+def replace_input(inp: ex.ExerciseInput, material: object, key: tuple) -> ex.ExerciseInput:
+    return ex.ExerciseInput(inp.labels, inp.X, inp.query_index, inp.seed, inp.temperature, material, key)
+
+
 def test_every_numbered_lesson_has_a_generator():
     assert set(LESSON_PATHS) <= set(ex.GENERATORS)
     assert set(ex.GENERATORS) <= set(lessons.BY_PATH)
@@ -43,7 +94,7 @@ def test_every_numbered_lesson_has_a_generator():
 @pytest.mark.parametrize("path", LESSON_PATHS)
 @pytest.mark.parametrize("inp", INPUTS, ids=lambda inp: " ".join(inp.labels)[:20])
 def test_three_kinds_with_valid_answers(path, inp):
-    items = ex.exercises_for(path, inp)
+    items = ex.exercises_for(path, with_material(path, inp))
     assert len(items) >= 3
     assert {item.kind for item in items} == set(ex.KINDS), "numeric, choice and what-if in every lesson"
     assert len({item.id for item in items}) == len(items)
@@ -64,9 +115,10 @@ def test_three_kinds_with_valid_answers(path, inp):
 
 @pytest.mark.parametrize("path", LESSON_PATHS)
 def test_deterministic_for_one_input_and_new_for_another(path):
-    first, again = ex.exercises_for(path, input_of()), ex.exercises_for(path, input_of())
+    first = ex.exercises_for(path, with_material(path, input_of()))
+    again = ex.exercises_for(path, with_material(path, input_of()))
     assert first == again
-    other = ex.exercises_for(path, typed_input("the cat sat on the mat", 4, 1))
+    other = ex.exercises_for(path, with_material(path, typed_input("the cat sat on the mat", 4, 1)))
     assert [item.id for item in first] != [item.id for item in other]
     assert [item.prompt for item in first] != [item.prompt for item in other]
 
@@ -185,3 +237,84 @@ def test_tolerance_and_choices_are_checked_as_stated():
     assert ex.check_answer(choice, "c").status == "invalid"
     assert ex.check_answer(choice, "a").status == "wrong"
     assert ex.check_answer(choice, "b").status == "correct"
+
+
+# --- lessons 10-12: answers from the trained model, the toy task and generation ----------------------------
+
+
+def where(item: ex.Exercise) -> tuple[int, int]:
+    """(layer, head), 0-based, named in a lesson-10 prompt."""
+    layer, head = re.search(r"layer (\d+), head (\d+)", item.prompt, re.IGNORECASE).groups()
+    return int(layer) - 1, int(head) - 1
+
+
+def test_later_lessons_without_their_material_give_none():
+    for path in ("app_pages/trained_model.py", "app_pages/training.py", "app_pages/generation.py"):
+        assert ex.exercises_for(path, input_of()) == ()
+
+
+def test_trained_model_answers_are_the_models():
+    inp = with_material("app_pages/trained_model.py", input_of())
+    forward = inp.material.forward
+    pieces = ac.token_labels(forward.pieces)
+    items = ex.exercises_for("app_pages/trained_model.py", inp)
+    top, label, entropy, no_bias = (by_id(items, name) for name in ("trained-top", "trained-label",
+                                                                     "trained-entropy", "trained-no-bias"))  # fmt: skip
+    layer, head = where(top)
+    weights = forward.attentions[layer, head]  # (T, T), the model's own output_attentions
+    i = next(n for n, piece in enumerate(pieces) if f"query “{piece}”" in top.prompt)
+    assert top.answer == pieces[int(torch.argmax(weights[i]))]
+    assert label.answer == tm.head_label(weights)
+    assert float(entropy.answer) == pytest.approx(float(ac.row_entropy(weights[i : i + 1])[0]), abs=1e-5)
+    params = tm.head_params(trained_model().model, layer, head)
+    X = forward.hidden_states[layer]
+    without = tm.head_by_hand(X, tm.HeadParams(params.W_q, params.b_q, params.W_k, params.b_k * 0, params.W_v,
+                                               params.b_v))  # fmt: skip
+    assert torch.allclose(without.weights, weights, atol=1e-5), "dropping b_k leaves every row's softmax as it was"
+    assert no_bias.answer == "stay the same"
+
+
+def test_training_answers_are_the_tasks_and_the_runs():
+    inp = with_material("app_pages/training.py", input_of(), trained=True)
+    settings, example = inp.material.settings, inp.material.example
+    labels = tr.position_labels(settings.task, example)
+    keys = tr.ideal_keys(settings.task, example)
+    items = ex.exercises_for("app_pages/training.py", inp)
+    ideal_key = by_id(items, "ideal-key")
+    q = next(n for n, label in enumerate(labels) if f"query “{label}”" in ideal_key.prompt)
+    assert ideal_key.answer == labels[int(keys[q])]
+    scored = [n for n in range(len(labels)) if keys[n] >= 0]
+    assert float(by_id(items, "uniform-closeness").answer) == pytest.approx(
+        sum(1 / (n + 1) for n in scored) / len(scored)
+    )
+    assert float(by_id(items, "scored-count").answer) == len(scored)
+    assert by_id(items, "causal-future").answer == "no: the key is in its future"
+    closer = by_id(items, "closer")
+    run = short_run(settings)
+    layer, head = where(closer)
+    ideal = tr.ideal_pattern(settings.task, example)
+    start = tr.closeness(run.snapshots[0].weights[layer, head], ideal)
+    end = tr.closeness(run.snapshots[-1].weights[layer, head], ideal)
+    assert closer.answer == (f"step {run.snapshots[-1].step}" if end > start else "step 0")
+    untrained = ex.exercises_for("app_pages/training.py", with_material("app_pages/training.py", input_of()))
+    assert not any(item.id.startswith("closer-") for item in untrained), "one snapshot: nothing to compare"
+
+
+def test_generation_answers_are_the_caches_and_the_counts():
+    inp = with_material("app_pages/generation.py", input_of())
+    m = inp.material
+    T, d_model = m.X.shape
+    items = ex.exercises_for("app_pages/generation.py", inp)
+    numbers = by_id(items, "cache-numbers")
+    t = int(re.search(r"After step (\d+)", numbers.prompt).group(1))
+    steps = gen.cached_attention(m.X, m.W_q, m.W_k, m.W_v)
+    assert float(numbers.answer) == steps[t].K.numel() + steps[t].V.numel() == (t + 1) * 2 * d_model
+    assert by_id(items, "step-top").answer == m.labels[int(torch.argmax(steps[t].weights))]
+    frame = gen.multiply_add_frame(2 * T, d_model, d_model, d_model)
+    assert float(by_id(items, "double-length").answer) == frame["without cache"].sum()
+    running = by_id(items, "running-max")
+    row_label, size, block = re.search(r"query “(.+)”'s row in blocks of (\d+) keys: .* after block (\d+)",
+                                       running.prompt).groups()  # fmt: skip
+    row = gen.masked_scores(m.X, m.W_q, m.W_k)[m.labels.index(row_label)]
+    assert float(running.answer) == pytest.approx(float(row[: int(size) * int(block)].max()))
+    assert by_id(items, "cache-unchanged").answer == "none: earlier rows never change"

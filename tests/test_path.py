@@ -8,7 +8,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from attention_core.presets import PRESETS_BY_KEY
-from ui import lessons, path
+from ui import inputs, lessons, path
 
 ROOT = Path(__file__).resolve().parents[1]
 SIDEBAR_KEYS = {"example"}
@@ -22,10 +22,11 @@ def test_every_numbered_lesson_has_two_or_three_experiments_and_three_lines():
 
 
 def test_every_setting_names_a_widget_of_its_page_or_the_sidebar():
-    """Guards against drift when pages are rewritten: each key must still exist as key="..." in the page."""
+    """Guards against drift when pages are rewritten: each key must still be a string literal of the page
+    (key="...", or the key argument of a shared widget such as inputs.seed_input(label, "qkv_seed"))."""
     for page, lesson_path in path.LESSON_PATHS.items():
         source = (ROOT / page).read_text()
-        page_keys = set(re.findall(r'key="([^"]+)"', source))
+        page_keys = set(re.findall(r'"([A-Za-z0-9_]+)"', source))
         for experiment in lesson_path.try_this:
             for key, value in experiment.settings:
                 assert key in SIDEBAR_KEYS | page_keys, f"{page}: no widget with key {key!r}"
@@ -52,5 +53,6 @@ def test_one_click_sets_up_an_experiment():
     at.session_state["query"] = "cat"
     at.button(key="try:app_pages/softmax.py:2").click().run()
     assert "example=transformer embedding=printed" in [c.value for c in at.caption]
-    assert "query" not in at.session_state, "a new example starts at its own query"
+    expected = inputs.default_query_label("transformer", inputs.DEFAULT_SENTENCE)
+    assert at.session_state["query"] == expected != "cat", "a new example starts at its own query"
     assert not at.exception

@@ -257,20 +257,6 @@ def heatmap(
     return chart.properties(**properties)
 
 
-def head_heatmap(
-    data: pd.DataFrame,
-    row_order: Sequence[str],
-    col_order: Sequence[str],
-    *,
-    title: str = "",
-    panel_px: int = 230,
-    domain: Domain | None = None,
-) -> alt.LayerChart | alt.Chart:
-    """A compact weights heatmap for a grid of heads: ``heatmap(..., compact=True)``."""
-    # TEMP alias for pages; removed at merge
-    return heatmap(data, row_order, col_order, title=title, compact=True, panel_px=panel_px, domain=domain)
-
-
 def head_grid(num_heads: int, width_px: int = 760, per_row: int = 4) -> tuple[list[list[int]], int]:
     """Rows of head indices (at most per_row each) and the panel size that fits width_px with axis labels."""
     columns = min(num_heads, per_row)

@@ -25,16 +25,30 @@ def cached_exercises(
     query_index: int,
     seed: int,
     temperature: float,
+    material_key: tuple = (),
+    _material: object = None,
 ) -> tuple[Exercise, ...]:
-    """The lesson's exercises for this input, generated once per input (plain arguments as the key)."""
+    """The lesson's exercises for this input, generated once per input (plain arguments as the key).
+
+    ``_material`` (a later lesson's own computation: not hashed, leading underscore) is determined by
+    ``material_key``, which is part of the key.
+    """
     import torch
 
     X = torch.tensor(values, dtype=torch.float32).reshape(shape)  # (T, d_model)
-    return exercises_for(path, ExerciseInput(labels, X, query_index, seed, temperature))
+    return exercises_for(path, ExerciseInput(labels, X, query_index, seed, temperature, _material, material_key))
 
 
-def lesson_exercises(lesson_path: str, lab, *, seed: int | None = None, temperature: float = 0.1):
-    """The exercises of a lesson on the sidebar's input (a LabInput)."""
+def lesson_exercises(
+    lesson_path: str,
+    lab,
+    *,
+    seed: int | None = None,
+    temperature: float = 0.1,
+    material: object = None,
+    material_key: tuple = (),
+):
+    """The exercises of a lesson on the sidebar's input (a LabInput) and the lesson's own material, if any."""
     X = lab.X.detach().to("cpu").float()
     return cached_exercises(
         lesson_key(lesson_path),
@@ -44,6 +58,8 @@ def lesson_exercises(lesson_path: str, lab, *, seed: int | None = None, temperat
         int(lab.query_index),
         int(lab.seed if seed is None else seed),
         float(temperature),
+        tuple(material_key),
+        material,
     )
 
 
@@ -55,10 +71,25 @@ def answer_text(exercise: Exercise) -> str:
     return f"{value:g}" if exercise.tolerance == 0 and value == int(value) else format_number(value)
 
 
-def exercises_section(lesson_path: str, lab, *, seed: int | None = None, temperature: float = 0.1) -> None:
-    """The lesson's 'Check yourself' section: every exercise with its form, feedback and progress."""
+def exercises_section(
+    lesson_path: str,
+    lab,
+    *,
+    seed: int | None = None,
+    temperature: float = 0.1,
+    material: object = None,
+    material_key: tuple = (),
+    made_from: str = "the input in the sidebar",
+) -> None:
+    """The lesson's 'Check yourself' section: every exercise with its form, feedback and progress.
+
+    Lessons 10-12 compute their own material (a forward pass, a training run, a generation source)
+    and pass it with the plain values that determine it (``material_key``).
+    """
     path = lesson_key(lesson_path)
-    exercises = lesson_exercises(path, lab, seed=seed, temperature=temperature)
+    exercises = lesson_exercises(
+        path, lab, seed=seed, temperature=temperature, material=material, material_key=material_key
+    )
     if not exercises:
         return
     st.subheader("Check yourself", anchor="check-yourself")
@@ -67,7 +98,7 @@ def exercises_section(lesson_path: str, lab, *, seed: int | None = None, tempera
         exercise_card(path, number, exercise)
     answered, correct = progress.counts(path)
     caption.caption(
-        "Predict first, then check. These questions are made from the input in the sidebar: a new input "
+        f"Predict first, then check. These questions are made from {made_from}: a new input "
         f"gives new ones. This lesson so far: {correct} right of {answered} answered."
     )
 

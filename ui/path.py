@@ -214,6 +214,90 @@ LESSON_PATHS: dict[str, LessonPath] = {
             "The downloads and the code reproduce every number outside the lab.",
         ),
     ),
+    "app_pages/trained_model.py": LessonPath(
+        (
+            Experiment(
+                "Layer 1, head 3",
+                "A positional head: on most sentences each piece puts its weight on the piece just before it.",
+                (("tm_layer", 1), ("tm_head", 3)),
+            ),
+            Experiment(
+                "Layer 2, head 9",
+                "The mirror image: each piece looks at the next one. Compare its line view with layer 1, head 3.",
+                (("tm_layer", 2), ("tm_head", 9)),
+            ),
+            Experiment(
+                "Layer 3, head 1",
+                "An attention sink: nearly every row parks its weight on [CLS]; the entropy map shows it dark.",
+                (("tm_layer", 3), ("tm_head", 1)),
+            ),
+        ),
+        (
+            "A trained head is lessons 1-5 with learned W_q, W_k, W_v and a bias: the lab recomputes it exactly.",
+            "Heads specialise: previous / next piece, [CLS] or [SEP] sinks, broad averaging, mixtures.",
+            "A weight says where a head reads, not why the model decides: attention is not explanation.",
+        ),
+    ),
+    "app_pages/training.py": LessonPath(
+        (
+            Experiment(
+                "Reverse task, 2 heads",
+                "Train it: the right pattern is an anti-diagonal, and one head learns it step by step.",
+                (
+                    ("training_task", "reverse"),
+                    ("training_layers", 1),
+                    ("training_heads", 2),
+                    ("training_steps", 300),
+                    ("training_learning_rate", 0.003),
+                ),
+            ),
+            Experiment(
+                "Learning rate 10",
+                "Train it: the loss blows up within a few steps and the page says where it diverged.",
+                (("training_learning_rate", 10.0),),
+            ),
+            Experiment(
+                "Induction, 2 layers",
+                "Train it: one layer alone cannot do it; the first layer learns a helper pattern for the second.",
+                (
+                    ("training_task", "induction"),
+                    ("training_layers", 2),
+                    ("training_heads", 2),
+                    ("training_steps", 500),
+                    ("training_learning_rate", 0.003),
+                ),
+            ),
+        ),
+        (
+            "W_q, W_k, W_v start random; gradient descent changes them a little at every step.",
+            "Untrained attention is near uniform over the keys the causal mask allows.",
+            "Training moves the weight onto the key the task needs; a too large learning rate diverges.",
+        ),
+    ),
+    "app_pages/generation.py": LessonPath(
+        (
+            Experiment(
+                "Step 0",
+                "The cache holds one K row and one V row: the first token can only attend to itself (weight 1).",
+                (("generation_step", 0),),
+            ),
+            Experiment(
+                "Block size 1",
+                "Online softmax key by key: every larger score raises m and rescales the running sum.",
+                (("generation_block", 1),),
+            ),
+            Experiment(
+                "Switch to tutorial 000",
+                "A longer sentence: watch the multiply-adds without the cache grow like T³.",
+                _preset("transformer"),
+            ),
+        ),
+        (
+            "At each step only the new token's query attends, over the cached K and V of the tokens so far.",
+            "The cache gives the same numbers as recomputing with a causal mask, with far fewer multiply-adds.",
+            "Online softmax keeps a running max and sum, so a row never has to be held whole.",
+        ),
+    ),
 }
 
 

@@ -61,3 +61,11 @@ def test_spot_the_bug_right_wrong_and_no_answer():
     assert progress.STATE_KEY in at.session_state
     book = at.session_state[progress.STATE_KEY][museum.PAGE]
     assert book[first.key]["correct"] and not book[second.key]["correct"] and book[third.key]["tries"] == 0
+
+
+def test_the_museum_ends_with_the_previous_and_next_links_only():
+    from tests.learn_helpers import has_exercises_and_footer
+
+    at = open_page(PAGE)
+    assert_clean(at)
+    has_exercises_and_footer(at, exercises=False, summary=False)

@@ -117,3 +117,29 @@ def test_grid_highlight_layer_is_valid_vega_lite():
 
     spec = charts.grid_highlight(2, 3).to_dict()  # validated against the schema (the page skips that)
     assert spec["mark"]["type"] == "rect"
+
+
+def test_exercises_footer_and_clickable_heads(preset_page):
+    from attention_core.exercises import TrainedMaterial
+    from tests.learn_helpers import clickable_keys, has_exercises_and_footer, page_exercises, right_wrong_malformed
+    from ui.format import format_number
+
+    at = preset_page
+    at.selectbox(key="tm_layer").set_value(1)
+    at.selectbox(key="tm_head").set_value(1).run()
+    has_exercises_and_footer(at)
+    assert {"tm_head_weights", "tm_by_hand_square"} <= {key.rsplit("-", 1)[-1] for key in clickable_keys(at)}
+    sentence = " ".join(lab_input(at).tokens)
+    forward = tm.run_forward(trained.model(), sentence)
+    items = page_exercises(at, PAGE, TrainedMaterial(forward, trained.model().model), (sentence,))
+    right_wrong_malformed(at, PAGE, items["trained-entropy"])
+    at.radio(key="tm_step").set_value("K").run()
+    at.session_state["_cell:tm_by_hand_wide"] = ("journey", "k3")
+    at.session_state["_cell:tm_head_weights"] = ("journey", "[CLS]")
+    at.run()
+    assert_clean(at)
+    params, steps = trained.head_steps(sentence, 0, 0)
+    text = "\n".join(m.value for m in at.markdown)
+    assert f"**{format_number(float(steps.K[2, 2]))}**" in text, "K = X W_k + b_k, the bias included"
+    assert f"(1.0000 × {format_number(float(params.b_k[2]))})" in text
+    assert f"**{format_number(float(steps.weights[2, 0]))}**" in text

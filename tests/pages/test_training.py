@@ -71,3 +71,32 @@ def test_a_diverging_learning_rate_is_explained():
     at.button(key="training_train").click().run()
     assert_clean(at)
     assert any("diverged" in error.value and "last good snapshot" in error.value for error in at.error)
+
+
+def test_exercises_footer_and_a_clickable_snapshot():
+    import dataclasses
+
+    from attention_core import training as tr
+    from attention_core.exercises import TrainingMaterial
+    from tests.learn_helpers import clickable_keys, has_exercises_and_footer, page_exercises, right_wrong_malformed
+
+    at = open_page(PAGE)
+    assert_clean(at)
+    has_exercises_and_footer(at)
+    assert [key for key in clickable_keys(at) if key.endswith("training_cell")]
+    settings = tr.TrainingSettings()
+    example, snapshot = tr.untrained_snapshot(settings)
+    material = TrainingMaterial(settings, example, (snapshot,))
+    items = page_exercises(at, PAGE, material, (*dataclasses.astuple(settings), False))
+    right_wrong_malformed(at, PAGE, items["scored-count"])
+    labels = tr.position_labels(settings.task, example)
+    at.session_state["_cell:training_cell"] = (labels[0], labels[3])
+    at.run()
+    assert_clean(at)
+    assert any("Causal mask: key 4 comes after query 1" in m.value for m in at.markdown)
+    at.session_state["_cell:training_cell"] = (labels[3], labels[2])
+    at.run()
+    weight = float(snapshot.weights[0, 0, 3, 2])
+    from ui.format import format_number
+
+    assert any(f"**{format_number(weight)}**" in m.value for m in at.markdown)
