@@ -183,13 +183,7 @@ def one_head(
         focus = pieces[query] if len(pieces) > LINE_VIEW_ALL_PIECES else None
         shown = f"the lines of “{pieces[query]}” only (long sentence)" if focus else "hover a piece to see its lines"
         st.markdown(f"**Line view** (as BertViz draws it): {shown}.")
-        display.chart(
-            charts.line_view,
-            ac.long_frame(weights, pieces, pieces),
-            tuple(pieces),
-            title=f"Layer {layer}, head {head}",
-            focus=focus,
-        )
+        display.line_view(weights, pieces, title=f"Layer {layer}, head {head}", focus=focus)
     with row_column:
         st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
         display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt="The query's row of weights")

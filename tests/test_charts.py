@@ -326,3 +326,22 @@ def test_scatter_labels_do_not_overlap():
     assert list(shown.index) == [0, 1, 3, 5]  # c (input) is next to b, b (context) next to a (context)
     labels = charts.scatter_2d(data).to_dict()["layer"][2]
     assert labels["mark"]["type"] == "text" and {"label", "kind"} <= {t["field"] for t in labels["encoding"]["tooltip"]}
+
+
+@pytest.mark.parametrize("kind", ["weights", "scores", "mask", "values"])
+@pytest.mark.parametrize("compact", [False, True])
+@pytest.mark.parametrize("selectable", [False, True])
+@pytest.mark.parametrize("highlight", [None, "sat"])
+def test_every_heatmap_variant_is_valid_vega_lite(kind, compact, selectable, highlight):
+    """display.heatmap_spec skips Altair's validation at run time; this is where every variant is validated."""
+    tokens = ["the", "cat", "sat", "on", "the", "mat"]
+    matrix = torch.rand(6, 6, generator=torch.Generator().manual_seed(0)) * (2 if kind != "mask" else 1)
+    if kind == "scores":
+        matrix[0, 1] = float("-inf")  # a blocked cell
+    if kind == "mask":
+        matrix = (matrix > 0.5).float()
+    domain = (0.1, 0.4) if kind == "weights" else None
+    spec = heatmap_spec(
+        matrix, tokens, kind=kind, compact=compact, selectable=selectable, highlight_row=highlight, domain=domain
+    )  # validate=True: raises on an invalid spec
+    assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
