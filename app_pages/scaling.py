@@ -210,7 +210,7 @@ def your_input_controls() -> tuple[int, int, bool]:
             help="The number of columns of W_q and W_k here, and the length of the random q and k below.",
         )
     )
-    return seed, d_k, inputs.scale_toggle("scaling_scale")
+    return seed, d_k, inputs.scale_toggle(key="scaling_scale")
 
 
 def spread_with_and_without(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
