@@ -18,7 +18,8 @@ from attention_core.normalization import one_hot_weights
 from attention_core.presets import JOURNEY, LIGHT, ONE_HOT, TRANSFORMER
 from attention_core.reference import FLOAT32_RTOL, max_abs_difference, relative_difference, same_up_to_float32
 from attention_core.tables import dimension_labels
-from ui import charts, display, inputs
+from ui import cell_click, charts, display, inputs, path
+from ui.exercises import exercises_section
 from ui.format import format_number, vector_text
 from ui.inputs import LabInput
 
@@ -32,12 +33,14 @@ def render(lab: LabInput) -> None:
     display.lesson_title(__file__)
     intro(lab)
     worked_example(lab, steps.weights, steps.context, dims)
-    all_context_vectors(lab.labels, steps.weights, steps.context, dims)
+    all_context_vectors(lab, steps, dims)
     loops_and_matrices(lab, steps.weights, steps.context, dims)
     picture_intro()
     picture_section(lab, steps.context)
     one_hot_inputs(lab)
     display.show_code(ac.contributions, ac.context_vectors, weighted_sum_table, pca_basis, project_2d)
+    exercises_section(__file__, lab)
+    path.lesson_footer(__file__)
 
 
 def printed_preset(lab: LabInput) -> tuple[str | None, str | None]:
@@ -117,25 +120,37 @@ def printed_context_note(lab: LabInput) -> None:
         st.caption(f"Tutorial 002 prints {vector_text(JOURNEY.printed['query_context'])} for “starts”.")
 
 
-def all_context_vectors(labels: tuple[str, ...], weights: torch.Tensor, context: torch.Tensor, dims: list[str]) -> None:
-    """C = W X for every token, and the weights that mix them."""
+def all_context_vectors(lab: LabInput, steps: ac.AttentionSteps, dims: list[str]) -> None:
+    """C = W X for every token (each entry explains its weighted sum), and the weights that mix them."""
+    labels = lab.labels
     st.subheader("All context vectors at once: C = W X")
     st.markdown(
         "Row *i* of the weight matrix mixes the rows of X into context vector *i*. The row of the query is "
         "the last row of the table above."
     )
-    display.matrix(
-        context,
+    cell_click.clickable_matrix(
+        steps.context,
         labels,
         dims,
         kind="values",
         title="Context vectors W X",
+        key="context_vectors_context_chart",
+        explain=cell_click.context_of(steps),
         row_title="token",
-        col_title="dimension",
+        col_title="entry",
         download="context_vectors.csv",
     )
     with st.expander("The weights W that mix the rows (from lesson 2)"):
-        display.table(weights, labels, labels, alt="Attention weights softmax(X Xᵀ)")
+        cell_click.clickable_matrix(
+            steps.weights,
+            labels,
+            labels,
+            kind="weights",
+            title="Attention weights softmax(X Xᵀ)",
+            key="context_vectors_weights_chart",
+            explain=cell_click.weights_of(steps),
+            highlight_row=lab.query_label,
+        )
 
 
 def loops_and_matrices(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, dims: list[str]) -> None:

@@ -187,7 +187,7 @@ def controls(lab: LabInput) -> Layer:
             )
         )
     with c3:
-        seed = inputs.seed_input("Weight seed", "multi_head_seed", help="Seeds W_in, W_q, W_k, W_v and W_o.")
+        seed = inputs.seed_input("Weight seed", key="multi_head_seed", help="Seeds W_in, W_q, W_k, W_v and W_o.")
     with c4:
         causal = st.toggle(
             "Causal mask", value=False, key="multi_head_causal", help="Every head uses the same mask (lesson 6)."

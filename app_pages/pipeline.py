@@ -110,7 +110,7 @@ def controls() -> tuple[int, str, int]:
         key="pipeline_mask",
         help="causal: a token sees itself and earlier tokens.",
     )
-    seed = inputs.seed_input("Seed for W_q, W_k, W_v, W_o", "pipeline_seed", right)
+    seed = inputs.seed_input("Seed for W_q, W_k, W_v, W_o", key="pipeline_seed", container=right)
     return int(wanted_heads), mask_kind, seed
 
 

@@ -23,7 +23,8 @@ from attention_core.projections import (
 from attention_core.reference import check_self_attention, max_abs_difference
 from attention_core.similarity import asymmetry
 from attention_core.tables import dimension_labels, to_frame
-from ui import display, inputs
+from ui import cell_click, display, inputs, path
+from ui.exercises import exercises_section
 from ui.format import format_number, numbers_text, products_sum_text
 from ui.inputs import LabInput
 
@@ -44,13 +45,15 @@ def render(lab: LabInput) -> None:
     if reproduced:
         reproduced_002(lab, params)
     one_token(lab, params, steps)
-    all_tokens(lab, steps)
-    scores_not_symmetric(lab, steps.scores)
+    all_tokens(lab, params, steps)
+    scores_not_symmetric(lab, steps)
     attention_weights(lab, steps, scale)
     context_step(lab, steps, scale)
     two_kinds_of_weights(lab.T, lab.d_model, params.W_q.shape[1])
     pitfall_002(lab, params if source == "002" else None)
     display.show_code(*code_run(source, scale, reproduced))
+    exercises_section(__file__, lab)
+    path.lesson_footer(__file__)
 
 
 def code_run(source: str, scale: bool, reproduced: bool) -> tuple[Callable, ...]:
@@ -148,7 +151,7 @@ one step”). Six tokens give six equations per column for three unknowns, so ea
 def random_params(d_model: int, source: str) -> Projections:
     """Seeded random W_q, W_k, W_v of a chosen d_k, edited by hand when the source says so."""
     seed_column, d_k_column = st.columns(2)
-    seed = inputs.seed_input("Seed for W_q, W_k, W_v", "qkv_seed", container=seed_column)
+    seed = inputs.seed_input("Seed for W_q, W_k, W_v", key="qkv_seed", container=seed_column)
     d_k = int(
         d_k_column.slider(
             "d_k (size of each query, key and value)",
@@ -278,8 +281,8 @@ def one_token(lab: LabInput, params: Projections, steps: AttentionSteps) -> None
     )
 
 
-def all_tokens(lab: LabInput, steps: AttentionSteps) -> None:
-    """Step 2: Q, K and V for every token at once."""
+def all_tokens(lab: LabInput, params: Projections, steps: AttentionSteps) -> None:
+    """Step 2: Q, K and V for every token at once; each entry explains its dot product with a column of W."""
     d_model, d_k, T = lab.d_model, steps.Q.shape[1], lab.T
     st.subheader("Step 2: Q, K and V for all tokens")
     st.markdown(
@@ -287,23 +290,54 @@ def all_tokens(lab: LabInput, steps: AttentionSteps) -> None:
         f"here ({T}, {d_model}) @ ({d_model}, {d_k}) → ({T}, {d_k}) for each of Q, K and V."
     )
     tabs = st.tabs(["Q = X W_q", "K = X W_k", "V = X W_v"])
-    for tab, (name, matrix) in zip(tabs, (("q", steps.Q), ("k", steps.K), ("v", steps.V)), strict=True):
+    projections = (("q", steps.Q, params.W_q), ("k", steps.K, params.W_k), ("v", steps.V, params.W_v))
+    for tab, (name, matrix, W) in zip(tabs, projections, strict=True):
         with tab:
-            display.table(ac.vector_frame(matrix, lab.labels, prefix=name), alt=f"{name.upper()} for all tokens")
+            cell_click.clickable_matrix(
+                matrix,
+                lab.labels,
+                dimension_labels(d_k, name),
+                kind="values",
+                title=f"{name.upper()} for all tokens",
+                key=f"qkv_{name}_chart",
+                explain=cell_click.projection_of(lab.X, W),
+                row_title="token",
+                col_title="entry",
+            )
 
 
-def scores_not_symmetric(lab: LabInput, scores: torch.Tensor) -> None:
+def scores_not_symmetric(lab: LabInput, steps: AttentionSteps) -> None:
     """Step 3: Q Kᵀ beside lesson 1's X Xᵀ: no longer symmetric."""
-    labels, q, T = lab.labels, lab.query_index, lab.T
+    labels, q, T, scores = lab.labels, lab.query_index, lab.T, steps.scores
     st.subheader("Step 3: scores Q Kᵀ, no longer symmetric")
-    xx = ac.attention_scores(lab.X, lab.X)  # lesson 1's scores, for comparison: (T, T)
+    plain = ac.self_attention(lab.X, scale=False)  # lesson 1's scores X Xᵀ, for comparison
+    xx = plain.scores  # (T, d_model) @ (d_model, T) -> (T, T)
     left, right = (st.container(), st.container()) if T > 10 else st.columns(2)
     with left:
         st.markdown(f"**Q Kᵀ** ({T} × {T}); largest |S_ij − S_ji| = {format_number(asymmetry(scores))}")
-        display.matrix(scores, labels, labels, kind="scores", title="Scores Q Kᵀ", download="qk_scores.csv")
+        cell_click.clickable_matrix(
+            scores,
+            labels,
+            labels,
+            kind="scores",
+            title="Scores Q Kᵀ",
+            key="qkv_scores_chart",
+            explain=cell_click.scores_of(steps),
+            download="qk_scores.csv",
+            highlight_row=lab.query_label,
+        )
     with right:
         st.markdown(f"**X Xᵀ** (lesson 1); largest |S_ij − S_ji| = {format_number(asymmetry(xx))}")
-        display.matrix(xx, labels, labels, kind="scores", title="Scores X Xᵀ")
+        cell_click.clickable_matrix(
+            xx,
+            labels,
+            labels,
+            kind="scores",
+            title="Scores X Xᵀ",
+            key="qkv_xx_scores_chart",
+            explain=cell_click.scores_of(plain),
+            highlight_row=lab.query_label,
+        )
     if T > 1:
         other = (q + 1) % T
         st.markdown(
@@ -332,8 +366,16 @@ def attention_weights(lab: LabInput, steps: AttentionSteps, scale: bool) -> None
     )
     st.markdown(f"The row of “{lab.query_label}”, key by key:")
     display.table(row, alt="Scores and weights of the query token")
-    display.matrix(
-        steps.weights, labels, labels, kind="weights", title="Attention weights", download="qkv_attention_weights.csv"
+    cell_click.clickable_matrix(
+        steps.weights,
+        labels,
+        labels,
+        kind="weights",
+        title="Attention weights",
+        key="qkv_weights_chart",
+        explain=cell_click.weights_of(steps),
+        download="qkv_attention_weights.csv",
+        highlight_row=lab.query_label,
     )
 
 
@@ -349,14 +391,16 @@ def context_step(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
         f"First entry for “{lab.query_label}”: "
         + products_sum_text(steps.weights[q].tolist(), steps.V[:, 0].tolist(), steps.context[q, 0].item())
     )
-    display.matrix(
+    cell_click.clickable_matrix(
         steps.context,
         lab.labels,
         dimension_labels(d_k, "c"),
         kind="values",
         title="Context vectors",
+        key="qkv_context_chart",
+        explain=cell_click.context_of(steps),
         row_title="token",
-        col_title="dimension",
+        col_title="entry",
         download="qkv_context.csv",
     )
     st.caption(

@@ -25,7 +25,8 @@ from attention_core.saturation import (
     summary,
 )
 from attention_core.tables import dimension_labels
-from ui import charts, display, inputs
+from ui import cell_click, charts, display, inputs, path
+from ui.exercises import exercises_section
 from ui.format import format_number, numbers_text, products_sum_text
 from ui.inputs import LabInput
 
@@ -53,7 +54,7 @@ def render(lab: LabInput) -> None:
     spread_with_and_without(lab, steps, scale)
     why_it_matters_here(lab, steps, seed)
     query_row(lab, steps, other_steps, scale)
-    weight_matrices(lab.labels, steps, scale)
+    weight_matrices(lab, steps, scale)
     grid = d_k_grid(d_k)
     variance_simulation(grid, d_k, seed)
     saturation_simulation(grid, d_k, seed)
@@ -68,6 +69,8 @@ def render(lab: LabInput) -> None:
         gradient_to_query,
         projected_scores,
     )
+    exercises_section(__file__, lab)
+    path.lesson_footer(__file__)
 
 
 @st.cache_data(show_spinner=False)
@@ -207,7 +210,7 @@ def your_input_controls() -> tuple[int, int, bool]:
             help="The number of columns of W_q and W_k here, and the length of the random q and k below.",
         )
     )
-    return seed, d_k, inputs.scale_toggle("scaling_scale")
+    return seed, d_k, inputs.scale_toggle(key="scaling_scale")
 
 
 def spread_with_and_without(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
@@ -278,14 +281,31 @@ def query_row(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSteps,
     )
 
 
-def weight_matrices(labels: tuple[str, ...], steps: AttentionSteps, scale: bool) -> None:
-    """The weights and the scores softmax sees, and PyTorch's check."""
-    d_k = steps.Q.shape[1]
+def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
+    """The weights and the scores softmax sees (each cell explains itself), and PyTorch's check."""
+    labels, d_k = lab.labels, steps.Q.shape[1]
     title = f"Attention weights ({'scaled' if scale else 'unscaled'}, d_k = {d_k})"
-    display.matrix(steps.weights, labels, labels, kind="weights", title=title, download="scaled_attention_weights.csv")
+    cell_click.clickable_matrix(
+        steps.weights,
+        labels,
+        labels,
+        kind="weights",
+        title=title,
+        key="scaling_weights_chart",
+        explain=cell_click.weights_of(steps),
+        download="scaled_attention_weights.csv",
+        highlight_row=lab.query_label,
+    )
     with st.expander("The scores softmax sees" + (": Q Kᵀ / √d_k" if scale else ": Q Kᵀ, not scaled")):
-        display.matrix(
-            steps.scaled_scores, labels, labels, kind="scores", title="Q Kᵀ / √d_k" if scale else "Q Kᵀ (not scaled)"
+        cell_click.clickable_matrix(
+            steps.scaled_scores,
+            labels,
+            labels,
+            kind="scores",
+            title="Q Kᵀ / √d_k" if scale else "Q Kᵀ (not scaled)",
+            key="scaling_scores_chart",
+            explain=cell_click.scores_of(steps, scaled=scale),
+            highlight_row=lab.query_label,
         )
     st.caption(
         "Check: PyTorch's torch.nn.functional.scaled_dot_product_attention gives the same context vectors "

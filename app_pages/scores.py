@@ -7,7 +7,8 @@ import torch
 import attention_core as ac
 from attention_core.similarity import asymmetry, cosine_similarity, highest_score, lengths, most_and_least_similar
 from attention_core.tables import dimension_labels, to_frame
-from ui import display, inputs
+from ui import cell_click, display, inputs, path
+from ui.exercises import exercises_section
 from ui.format import format_number, numbers_text, products_sum_text
 from ui.inputs import LabInput
 
@@ -16,15 +17,18 @@ TUTORIAL_OF_PRESET = {"transformer": "000", "light": "001", "journey": "002"}  #
 
 def render(lab: LabInput) -> None:
     """The lesson's outline: one function per section."""
-    scores = ac.attention_scores(lab.X, lab.X)  # (T, d_model) @ (d_model, T) -> (T, T)
+    steps = ac.self_attention(lab.X, scale=False)  # Q = K = V = X, so steps.scores = X Xᵀ
+    scores = steps.scores  # (T, d_model) @ (d_model, T) -> (T, T)
     display.lesson_title(__file__)
     intro(lab)
     embeddings(lab)
     worked_example(lab, scores)
-    all_scores(lab, scores)
+    all_scores(lab, steps)
     length_and_direction(lab, scores[lab.query_index])
     symmetry(lab, scores)
     display.show_code(ac.dot_product_terms, ac.attention_scores, cosine_similarity)
+    exercises_section(__file__, lab)
+    path.lesson_footer(__file__)
 
 
 def intro(lab: LabInput) -> None:
@@ -105,15 +109,23 @@ def most_and_least(lab: LabInput, row: torch.Tensor) -> None:
     )
 
 
-def all_scores(lab: LabInput, scores: torch.Tensor) -> None:
-    """The whole score matrix Ω = X Xᵀ."""
+def all_scores(lab: LabInput, steps: ac.AttentionSteps) -> None:
+    """The whole score matrix Ω = X Xᵀ; a clicked cell shows its dot product term by term."""
     st.subheader("All scores at once: Ω = X Xᵀ")
     st.markdown(
         "Row *i* holds the scores of query *i* against every key *j*. The row of the query above is the "
         "column “score: the sum over d” of the table above."
     )
-    display.matrix(
-        scores, lab.labels, lab.labels, kind="scores", title="Attention scores X Xᵀ", download="attention_scores.csv"
+    cell_click.clickable_matrix(
+        steps.scores,
+        lab.labels,
+        lab.labels,
+        kind="scores",
+        title="Attention scores X Xᵀ",
+        key="scores_scores_chart",
+        explain=cell_click.scores_of(steps),
+        download="attention_scores.csv",
+        highlight_row=lab.query_label,
     )
 
 

@@ -18,7 +18,8 @@ from attention_core.normalization import (
 from attention_core.presets import JOURNEY, NUMPY_SEED_4, TRANSFORMER
 from attention_core.reference import max_abs_difference, relative_difference
 from attention_core.tables import to_frame
-from ui import charts, display, inputs
+from ui import cell_click, charts, display, inputs, path
+from ui.exercises import exercises_section
 from ui.format import format_number, numbers_text, texts
 from ui.inputs import LabInput
 
@@ -32,15 +33,17 @@ def render(lab: LabInput) -> None:
     intro(lab)
     worked_example(lab, steps.scores[lab.query_index])
     pitfall_divide_by_sum(lab, steps.scores, steps.weights)
-    all_rows(lab.labels, steps.weights)
+    all_rows(lab, steps)
     temperature_intro()
-    temperature_section(lab, steps.scores, steps.weights)
+    temperature_section(lab, steps.weights)
     stability_intro()
     stability_section(lab, steps.scores, steps.weights)
     pitfall_wrong_axis(lab, steps.scores)
     display.show_code(
         softmax_row_steps, ac.softmax, ac.naive_normalize, ac.column_softmax, ac.row_entropy, overflow_demo
     )
+    exercises_section(__file__, lab)
+    path.lesson_footer(__file__)
 
 
 def printed_preset(lab: LabInput) -> tuple[str | None, str | None]:
@@ -250,8 +253,9 @@ def printed_pitfall_note(lab: LabInput) -> None:
         )
 
 
-def all_rows(labels: tuple[str, ...], weights: torch.Tensor) -> None:
-    """The whole weight matrix, with row sums (all 1) and column sums (not)."""
+def all_rows(lab: LabInput, steps: ac.AttentionSteps) -> None:
+    """The whole weight matrix (each cell explains its softmax), with row sums (all 1) and column sums (not)."""
+    labels, weights = lab.labels, steps.weights
     st.subheader("All queries at once: every row sums to 1, the columns do not")
     st.markdown(
         """
@@ -260,13 +264,16 @@ attention. Nothing constrains the columns: a column sum is the total attention o
 all queries, anywhere between 0 and T. Tutorial 003 checks this with its own numbers (a column sum of 0.8194).
 """
     )
-    display.matrix(
+    cell_click.clickable_matrix(
         weights,
         labels,
         labels,
         kind="weights",
         title="Attention weights softmax(X Xᵀ)",
+        key="softmax_weights_chart",
+        explain=cell_click.weights_of(steps),
         download="attention_weights.csv",
+        highlight_row=lab.query_label,
     )
     st.markdown(
         "The same weights with their sums: the last column (row sums) is all 1; the last row (column sums) need not be."
@@ -295,7 +302,7 @@ temperature of this kind.)
 
 
 @st.fragment
-def temperature_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor) -> None:
+def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
     """The temperature slider and what it changes: a fragment, so moving it reruns only this part."""
     labels, q, query = lab.labels, lab.query_index, lab.query_label
     temperature = st.slider(
@@ -307,7 +314,8 @@ def temperature_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tens
         key="softmax_temperature",
         help="The scores are divided by t before the softmax. t = 1 is the plain softmax.",
     )
-    hot = ac.softmax(scores, temperature=temperature)  # (T, T)
+    hot_steps = ac.self_attention(lab.X, scale=False, temperature=temperature)  # scores / t, then softmax
+    hot = hot_steps.weights  # (T, T)
     hot_entropy = ac.row_entropy(hot)[q].item()
     hot_top, hot_max = max_weight(hot[q])
     col1, col2, col3 = st.columns(3)
@@ -327,12 +335,26 @@ def temperature_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tens
     if lab.T <= SIDE_BY_SIDE_TOKENS:
         hot_left, hot_right = st.columns(2)
         with hot_left:
-            display.heatmap(hot, labels, labels, kind="weights", title=f"Weights at t = {temperature:g}")
+            hot_heatmap(lab, hot_steps, temperature)
         with hot_right:
             row_bars(labels, hot_rows, title=hot_title, y_title="weight")
     else:  # a wide heatmap needs the full width
         row_bars(labels, hot_rows, title=hot_title, y_title="weight")
-        display.heatmap(hot, labels, labels, kind="weights", title=f"Weights at t = {temperature:g}")
+        hot_heatmap(lab, hot_steps, temperature)
+
+
+def hot_heatmap(lab: LabInput, hot_steps: ac.AttentionSteps, temperature: float) -> None:
+    """The weights at temperature t; a clicked cell shows its softmax of scores / t (reruns the fragment only)."""
+    cell_click.clickable_heatmap(
+        hot_steps.weights,
+        lab.labels,
+        lab.labels,
+        kind="weights",
+        title=f"Weights at t = {temperature:g}",
+        key="softmax_temperature_chart",
+        explain=cell_click.weights_of(hot_steps),
+        highlight_row=lab.query_label,
+    )
 
 
 def stability_intro() -> None:

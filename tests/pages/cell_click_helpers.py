@@ -52,5 +52,9 @@ def has_footer(at, path: str) -> bool:
     previous, following = lessons.neighbours(path)
     links = [link.proto.page for link in at.get("page_link")]
     subheaders = [s.value for s in at.subheader]
-    wanted = [lesson.name for lesson in (previous, following) if lesson is not None]
-    return "Check yourself" in subheaders and all(any(name in link for link in links) for name in wanted)
+    wanted = [lesson for lesson in (previous, following) if lesson is not None]
+
+    def linked(lesson) -> bool:  # the default page (the overview) is served at the root: its link is ""
+        return "" in links if lesson.default else any(lesson.name in link for link in links)
+
+    return "Check yourself" in subheaders and all(linked(lesson) for lesson in wanted)

@@ -9,6 +9,8 @@ import torch
 import attention_core as ac
 from attention_core.presets import JOURNEY, ONE_HOT, PRESETS, TRANSFORMER
 from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lab_input, open_page, sentence_params
+from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from ui.format import format_number
 
 PAGE = "app_pages/context_vectors.py"
 
@@ -121,3 +123,25 @@ def test_loop_gap_is_called_precision_with_a_relative_tolerance():
     verdict = next(m.value for m in at.markdown if m.value.startswith("Relative gap"))
     assert "float64" in verdict and "the same up to float32 precision" in verdict
     assert "non-negative weights that sum to 1" in text and "positive and sum to 1" not in text
+
+
+def test_context_and_weights_are_clickable_and_a_kept_entry_shows_its_weighted_sum():
+    """Issue 11: the context vectors and the weights are clickable (weights outline the query); a kept entry
+    shows Σ_j w_ij v_j with the core's numbers; exercises and the footer close the page."""
+    at = open_page(PAGE)
+    assert_clean(at)
+    lab = lab_input(at)
+    specs = clickable_specs(at)
+    assert len(specs) == 2
+    assert sorted(len(outlined_rows(spec)) for spec in specs) == [0, 1]
+    assert [lab.query_label] in [outlined_rows(spec) for spec in specs]
+    assert has_footer(at, PAGE)
+    labels = list(lab.labels)
+    keep_cell(at, "context_vectors_context_chart", labels[1], "d2")
+    keep_cell(at, "context_vectors_weights_chart", labels[0], labels[2])
+    assert_clean(at)
+    steps = ac.self_attention(lab.X, scale=False)
+    text = markdown(at)
+    assert f"**Entry “d2” of the context vector of “{labels[1]}”**" in text
+    assert format_number(float(steps.context[1, 1])) in text
+    assert f"**{format_number(float(steps.weights[0, 2]))}**" in text

@@ -6,10 +6,13 @@ import pandas as pd
 import pytest
 import torch
 
+import attention_core as ac
 from attention_core.attention import attention_scores, self_attention
 from attention_core.presets import JOURNEY, PRESETS
 from attention_core.projections import random_projections, recovered_002_projections
 from tests.apptest_helpers import assert_clean, chart_specs, frames, lab_input, open_page, sentence_params
+from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from ui.format import format_number
 
 PAGE = "app_pages/qkv_projections.py"
 
@@ -150,7 +153,7 @@ def test_code_shown_in_every_branch_is_code_that_runs(example, source, expected,
 
     import streamlit as st
 
-    from tests.test_show_code import _code, _name
+    from tests.test_show_code import _codes, _name
     from ui import display
 
     recorded: list = []
@@ -180,7 +183,7 @@ def test_code_shown_in_every_branch_is_code_that_runs(example, source, expected,
     assert_clean(at)
     names = [_name(f) for f in recorded]
     assert any(name.endswith(expected) for name in names), names
-    assert [name for f, name in zip(recorded, names, strict=True) if _code(f) not in called] == []
+    assert [name for f, name in zip(recorded, names, strict=True) if not _codes(f) & called] == []
     if source == "002" and example:
         assert not any(name.endswith("reproduce_002") for name in names)
 
@@ -192,3 +195,28 @@ def test_self_attention_is_explained_against_cross_attention_and_002s_pitfall_na
     text = " ".join(m.value for m in at.markdown)
     assert "**same X**" in text and "cross-attention" in text and "K = Z W_k" in text
     assert "transposed key weight matrix W_kᵀ" in text and "transposed key matrix" not in text
+
+
+def test_q_k_v_scores_weights_and_context_are_clickable_and_explain_kept_cells():
+    """Issue 11: Q, K, V, both score matrices, the weights and the context are clickable, the square ones
+    outline the query; a kept K entry and a kept score show the core's numbers; exercises and footer close."""
+    from attention_core.projections import random_projections
+
+    at = open_page(PAGE)
+    assert_clean(at)
+    lab = lab_input(at)
+    specs = clickable_specs(at)
+    assert len(specs) == 7
+    assert sorted(len(outlined_rows(spec)) for spec in specs) == [0, 0, 0, 0, 1, 1, 1]
+    assert all(outlined_rows(spec) in ([], [lab.query_label]) for spec in specs)
+    assert has_footer(at, PAGE)
+    labels = list(lab.labels)
+    keep_cell(at, "qkv_k_chart", labels[1], "k2")
+    keep_cell(at, "qkv_scores_chart", labels[2], labels[0])
+    assert_clean(at)
+    params = random_projections(lab.d_model, int(at.session_state["qkv_d_k"]), int(at.session_state["qkv_seed"]))
+    steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=True)
+    text = markdown(at)
+    assert f"**Entry “k2” of “{labels[1]}”**" in text and format_number(float(steps.K[1, 1])) in text
+    assert f"**Score of query “{labels[2]}” with key “{labels[0]}”**" in text
+    assert format_number(float(steps.scores[2, 0])) in text

@@ -6,11 +6,14 @@ import pandas as pd
 import pytest
 import torch
 
+import attention_core as ac
 from attention_core.attention import self_attention
 from attention_core.presets import PRESETS, SCALING_EXAMPLE
 from attention_core.projections import random_projections
 from attention_core.saturation import SERIES_SCALED, SERIES_UNSCALED, dot_product_variance, summary
 from tests.apptest_helpers import assert_clean, chart_specs, frames, lab_input, open_page, sentence_params
+from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from ui.format import format_number
 
 PAGE = "app_pages/scaling.py"
 EXAMPLE = ["t1", "t2", "t3"]
@@ -132,3 +135,26 @@ def test_on_your_input_explains_why_scaling_barely_matters_and_shows_d_k_256() -
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown)
     assert "scaling barely changes" not in text.split("**The same sentence")[0]
+
+
+def test_weights_and_scaled_scores_are_clickable_and_a_kept_score_shows_the_division():
+    """Issue 11: the weights and the scores softmax sees are clickable with the query's row outlined; a kept
+    scaled score shows q · k / √d_k with the core's numbers; exercises and the footer close the page."""
+    from attention_core.projections import random_projections
+
+    at = open_page(PAGE)
+    assert_clean(at)
+    lab = lab_input(at)
+    specs = clickable_specs(at)
+    assert len(specs) == 2 and all(outlined_rows(spec) == [lab.query_label] for spec in specs)
+    assert has_footer(at, PAGE)
+    labels = list(lab.labels)
+    keep_cell(at, "scaling_scores_chart", labels[0], labels[1])
+    keep_cell(at, "scaling_weights_chart", labels[1], labels[0])
+    assert_clean(at)
+    d_k, seed = int(at.session_state["scaling_d_k"]), int(at.session_state["scaling_seed"])
+    params = random_projections(lab.d_model, d_k, seed)
+    steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=True)
+    text = markdown(at)
+    assert f"= **{format_number(float(steps.scaled_scores[0, 1]))}**" in text
+    assert f"**{format_number(float(steps.weights[1, 0]))}**" in text

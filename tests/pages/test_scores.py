@@ -6,8 +6,11 @@ import pandas as pd
 import pytest
 import torch
 
+import attention_core as ac
 from attention_core.presets import JOURNEY, TRANSFORMER
 from tests.apptest_helpers import assert_clean, frames, lab_input, open_page
+from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from ui.format import format_number
 
 PAGE = "app_pages/scores.py"
 
@@ -66,3 +69,21 @@ def test_a_query_that_scores_highest_with_itself_says_so():
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown)
     assert "“journey” scores highest with itself" in text
+
+
+def test_the_score_heatmap_is_clickable_outlines_the_query_and_explains_a_kept_cell():
+    """Issue 11: Ω = X Xᵀ is clickable with the query's row outlined; a kept cell shows q · k with the core's
+    numbers; exercises and the footer close the page."""
+    at = open_page(PAGE)
+    assert_clean(at)
+    lab = lab_input(at)
+    specs = clickable_specs(at)
+    assert len(specs) == 1 and outlined_rows(specs[0]) == [lab.query_label]
+    assert has_footer(at, PAGE)
+    labels = list(lab.labels)
+    keep_cell(at, "scores_scores_chart", labels[1], labels[2])
+    assert_clean(at)
+    score = ac.self_attention(lab.X, scale=False).scores[1, 2]
+    text = markdown(at)
+    assert f"**Score of query “{labels[1]}” with key “{labels[2]}”**" in text
+    assert format_number(float(score)) in text

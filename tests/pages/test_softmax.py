@@ -10,6 +10,8 @@ import attention_core as ac
 from attention_core.normalization import with_sums
 from attention_core.presets import JOURNEY, NUMPY_SEED_4, PRESETS, TRANSFORMER
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
+from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from ui.format import format_number
 
 PAGE = "app_pages/softmax.py"
 
@@ -103,7 +105,7 @@ def test_overflow_verdict_uses_a_relative_tolerance_that_follows_c():
     assert "0.0005" in verdict  # 4 eps × ~1001 at c = 1000
     at.select_slider(key="softmax_offset").set_value(0).run()
     verdict = next(m.value for m in at.markdown if m.value.startswith("Naive sum of exponentials"))
-    assert "relative gap 0," in verdict and "within the 7.04e-07" in verdict  # 4 eps × 1.4754, the largest |s|
+    assert "relative gap 0," in verdict and "within the 7.0353e-07" in verdict  # 4 eps × 1.4754, the largest |s|
 
 
 @pytest.mark.parametrize(
@@ -164,3 +166,23 @@ def test_weights_are_called_non_negative_and_softmax_is_motivated():
     assert "non-negative" in text and "every exponential is positive" not in text
     for word in ("argmax", "smooth", "keeps the order", "differentiable"):
         assert word in text, word
+
+
+def test_weight_heatmaps_are_clickable_outline_the_query_and_explain_a_kept_cell():
+    """Issue 11: the weights and the temperature heatmap are clickable with the query's row outlined; a kept
+    cell at t = 0.1 shows the softmax of scores / t with the core's numbers; exercises and footer close the page."""
+    at = open_page(PAGE)
+    assert_clean(at)
+    lab = lab_input(at)
+    specs = clickable_specs(at)
+    assert len(specs) == 2 and all(outlined_rows(spec) == [lab.query_label] for spec in specs)
+    assert has_footer(at, PAGE)
+    labels = list(lab.labels)
+    at.slider(key="softmax_temperature").set_value(0.1).run()
+    keep_cell(at, "softmax_weights_chart", labels[0], labels[1])
+    keep_cell(at, "softmax_temperature_chart", labels[2], labels[0])
+    assert_clean(at)
+    scores = ac.self_attention(lab.X, scale=False).scores
+    text = markdown(at)
+    assert f"**{format_number(float(ac.softmax(scores)[0, 1]))}**" in text
+    assert f"**{format_number(float(ac.softmax(scores, temperature=0.1)[2, 0]))}**" in text
