@@ -341,16 +341,13 @@ def concat_and_output(labels: tuple[str, ...], steps: ac.MultiHeadSteps, W_o: to
         display.heatmap(W_o, head_dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
         display.table(W_o, head_dims, dims, alt="W_o")
     with out_tab:
-        st.caption("Click a cell: an output entry is the token's concatenated row (x below) · a column of W_o.")
-        cell_click.clickable_matrix(
-            steps.output,
+        cell_click.output_matrix(
+            steps,
+            W_o,
             labels,
             dims,
-            kind="values",
-            title="Multi-head output",
-            col_title="dimension",
             key="multi_head_output_chart",
-            explain=cell_click.projection_of(steps.concat, W_o),
+            title="Multi-head output",
             download="multi_head_output.csv",
         )
 

@@ -356,16 +356,13 @@ def step_heads_and_output(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Te
         expanded=True,
     ) as box:
         if box.open:
-            st.caption("Click a cell: an output entry is the token's concatenated row (x below) · a column of W_o.")
-            cell_click.clickable_matrix(
-                steps.output,
+            cell_click.output_matrix(
+                steps,
+                W_o,
                 labels,
                 dims,
-                kind="values",
-                title="Output of the block",
-                col_title="dimension",
                 key="pipeline_cell_output",
-                explain=cell_click.projection_of(steps.concat, W_o),
+                title="Output of the block",
                 download="pipeline_output.csv",
             )
 

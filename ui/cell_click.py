@@ -119,6 +119,24 @@ def clickable_matrix(
         display.download_csv(to_frame(matrix, rows, cols), download, label=f"Download {title or 'this matrix'} as CSV")
 
 
+def output_matrix(
+    steps, W_o: torch.Tensor, rows: Sequence[str], cols: Sequence[str], *, key: str, title: str, download: str
+) -> None:
+    """A multi-head block's output (concat W_o), clickable: an entry is a concatenated row · a column of W_o."""
+    st.caption("Click a cell: an output entry is the token's concatenated row (x below) · a column of W_o.")
+    clickable_matrix(
+        steps.output,
+        rows,
+        cols,
+        kind="values",
+        title=title,
+        col_title="dimension",
+        key=key,
+        explain=projection_of(steps.concat, W_o),
+        download=download,
+    )
+
+
 def picked_cell(rows, cols, *, key: str, row_title: str, col_title: str) -> tuple[str, str]:
     """The row/column pickers that replace clicking on a raster image; returns (row label, col label)."""
     left, right = st.columns(2)
