@@ -18,7 +18,6 @@ import torch
 from attention_core.attention import AttentionSteps, contributions
 from attention_core.heads import MultiHeadSteps
 from attention_core.masks import causal_mask
-from attention_core.reference import check_multi_head, check_self_attention
 from attention_core.tables import dimension_labels, to_frame, token_labels
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # a fixed timestamp: the same numbers always give the same zip bytes
@@ -94,27 +93,6 @@ def npz_bytes(frames: dict[str, pd.DataFrame], tokens: Sequence[str]) -> bytes:
     buffer = io.BytesIO()
     np.savez(buffer, allow_pickle=False, **arrays)
     return buffer.getvalue()
-
-
-def check_against_pytorch(
-    steps: MultiHeadSteps,
-    X: torch.Tensor,
-    W_q: torch.Tensor,
-    W_k: torch.Tensor,
-    W_v: torch.Tensor,
-    W_o: torch.Tensor,
-    *,
-    mask: torch.Tensor | None,
-) -> dict[str, float]:
-    """max |ours - PyTorch|: each head vs F.scaled_dot_product_attention, the block vs nn.MultiheadAttention."""
-    sdpa = [check_self_attention(head, mask=mask, scale=True) for head in steps.heads]
-    mha = check_multi_head(steps, X, W_q, W_k, W_v, W_o, num_heads=len(steps.heads), mask=mask)
-    return {
-        "sdpa_context": max(sdpa),
-        "mha_weights": mha["weights"],
-        "mha_output": mha["output"],
-        "fully_masked_rows": mha["fully_masked_rows"],
-    }
 
 
 def _literal(M: torch.Tensor) -> str:

@@ -18,7 +18,6 @@ from attention_core.reference import Agreement, agreement
 
 BASE = 10_000.0  # the wavelength base of "Attention Is All You Need"
 MAX_POSITIONS = 1024  # rows of the learned-style table, like GPT-2's 1024 positions
-ROUNDING = 1e-5  # float32 sums in another order differ by ~1e-7; anything below this is "equal"
 DOG_BITES_MAN = ("dog", "bites", "man")  # the built-in demo: reversed, it means the opposite
 
 
@@ -115,20 +114,6 @@ def attention_output(
     return self_attention(add_positions(X, positions), W_q, W_k, W_v).context  # (T, d_v)
 
 
-def equivariance_gap(
-    X: torch.Tensor,
-    perm: torch.Tensor,
-    W_q: torch.Tensor,
-    W_k: torch.Tensor,
-    W_v: torch.Tensor,
-    positions: torch.Tensor | None = None,
-) -> float:
-    """max |A(P X + PE) - P A(X + PE)|: rounding-size without positions, clearly above 0 with them."""
-    shuffled = attention_output(permute_rows(X, perm), W_q, W_k, W_v, positions)  # (T, d_v)
-    expected = permute_rows(attention_output(X, W_q, W_k, W_v, positions), perm)  # (T, d_v)
-    return float((shuffled - expected).abs().max().item()) if shuffled.numel() else 0.0
-
-
 def equivariance_agreement(
     X: torch.Tensor,
     perm: torch.Tensor,
@@ -155,8 +140,3 @@ def row_spread(M: torch.Tensor, rows: Sequence[int]) -> float:
     """max_{i, j in rows} |M[i] - M[j]|: 0 when those rows are identical."""
     block = M[list(rows)]  # (n, d)
     return float((block.unsqueeze(0) - block.unsqueeze(1)).abs().max().item())  # (n, n, d) -> scalar
-
-
-def equal_up_to_rounding(gap: float) -> bool:
-    """True when a max difference is float32 rounding (below ROUNDING), not a real difference."""
-    return gap < ROUNDING

@@ -15,13 +15,13 @@ import torch
 
 import attention_core as ac
 from attention_core.export import (
-    check_against_pytorch,
     csv_zip,
     intermediate_frames,
     npz_bytes,
     query_trace,
     reproduction_code,
 )
+from attention_core.reference import check_block
 
 TOKENS = ["the", "cat", "sat", "on", "the", "mat"]
 
@@ -82,21 +82,20 @@ def test_npz_loads_without_pickle(block):
         assert np.array_equal(archive["W_q"], weights["W_q"].double().numpy())
 
 
-def test_check_against_pytorch_is_rounding_small(block):
-    """Our block agrees with F.scaled_dot_product_attention and nn.MultiheadAttention to float32 rounding."""
-    X, weights, _, mask, steps = block
-    check = check_against_pytorch(steps, X, *weights.values(), mask=mask)
-    assert check["sdpa_context"] < 1e-5
-    assert check["mha_weights"] < 1e-5
-    assert check["mha_output"] < 1e-5
-    assert check["fully_masked_rows"] == 0
+def test_the_block_agrees_with_pytorch_to_float32_rounding(block):
+    """The pipeline's check: F.scaled_dot_product_attention per head and nn.MultiheadAttention for the block."""
+    X, params, _, mask, steps = block
+    check = check_block(steps, X, *params.values(), mask=mask)
+    assert check.contexts.close and check.weights.close and check.output.close
+    assert check.output.max_difference < 1e-5 and check.fully_masked_rows == 0
 
 
-def test_check_against_pytorch_detects_a_wrong_output(block):
+def test_the_block_check_detects_a_wrong_output(block):
     """A changed output is reported: the check can fail."""
-    X, weights, _, mask, steps = block
+    X, params, _, mask, steps = block
     broken = ac.MultiHeadSteps(steps.heads, steps.concat, steps.output + 0.5)
-    assert check_against_pytorch(broken, X, *weights.values(), mask=mask)["mha_output"] == pytest.approx(0.5, abs=1e-6)
+    check = check_block(broken, X, *params.values(), mask=mask)
+    assert not check.output.close and check.output.max_difference == pytest.approx(0.5, abs=1e-6)
 
 
 def test_query_trace_columns_and_sum(block):

@@ -15,8 +15,7 @@ from attention_core.positions import (
     attention_output,
     check_permutation,
     encoding_angles,
-    equal_up_to_rounding,
-    equivariance_gap,
+    equivariance_agreement,
     identical_rows,
     inverse_permutation,
     learned_positions,
@@ -149,13 +148,12 @@ def test_attention_is_permutation_equivariant_without_positions(T, d_model, seed
     P = ac.random_projections(d_model, d_model, seed)
     W = (P.W_q, P.W_k, P.W_v)
     perm = shuffle_permutation(T, seed)
-    gap = equivariance_gap(X, perm, *W)
-    assert gap < 1e-5 and equal_up_to_rounding(gap)
+    assert equivariance_agreement(X, perm, *W).close
     direct = attention_output(permute_rows(X, perm), *W)
     assert torch.allclose(direct, permute_rows(attention_output(X, *W), perm), atol=1e-6)
     for E in (sinusoidal_encoding(T, d_model), learned_positions(T, d_model, seed)):
-        with_positions = equivariance_gap(X, perm, *W, positions=E)
-        assert with_positions > 1e-3 and not equal_up_to_rounding(with_positions)
+        with_positions = equivariance_agreement(X, perm, *W, positions=E)
+        assert with_positions.max_difference > 1e-3 and not with_positions.close
 
 
 def test_equivariance_in_float64_is_near_exact():
@@ -163,7 +161,7 @@ def test_equivariance_in_float64_is_near_exact():
     tokens = list("abcdef")
     X = ac.random_embeddings(tokens, 4, 0, dtype=torch.float64)
     P = ac.random_projections(4, 4, 0, dtype=torch.float64)
-    assert equivariance_gap(X, reversal_permutation(6), P.W_q, P.W_k, P.W_v) < 1e-12
+    assert equivariance_agreement(X, reversal_permutation(6), P.W_q, P.W_k, P.W_v).max_difference < 1e-12
 
 
 def test_dog_bites_man():
