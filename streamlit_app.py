@@ -20,7 +20,8 @@ def run() -> None:
                 st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.default) for lesson in group
             ]
             for section, group in lessons.sections().items()
-        }
+        },
+        expanded=True,  # every lesson listed: Streamlit folds the list after 10 pages otherwise
     )
     inputs.sidebar()
     st.sidebar.caption(progress.progress_marker())
