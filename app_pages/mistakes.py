@@ -33,9 +33,23 @@ def wrong_axis_picture(lab: LabInput) -> None:
     wrong, right = mistakes.softmax_wrong_axis(ac.attention_scores(lab.X, lab.X))
     left, right_column = st.columns(2)
     with left:
-        display.heatmap(wrong, lab.labels, lab.labels, kind="weights", title="softmax(dim=0): columns sum to 1")
+        display.heatmap(
+            wrong,
+            lab.labels,
+            lab.labels,
+            kind="weights",
+            title="softmax(dim=0): columns sum to 1",
+            highlight_row=lab.query_label,
+        )
     with right_column:
-        display.heatmap(right, lab.labels, lab.labels, kind="weights", title="softmax(dim=-1): rows sum to 1")
+        display.heatmap(
+            right,
+            lab.labels,
+            lab.labels,
+            kind="weights",
+            title="softmax(dim=-1): rows sum to 1",
+            highlight_row=lab.query_label,
+        )
     display.download_csv(
         to_frame(wrong, lab.labels, lab.labels),
         "wrong_axis_weights.csv",

@@ -171,7 +171,14 @@ def one_head(
     st.subheader(f"3. Layer {layer}, head {head}: “{label}”")
     title = f"Weights of layer {layer}, head {head}"
     cell_click.clickable_heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
-        weights, pieces, pieces, kind="weights", title=title, key="tm_head_weights", explain=weight_of(steps)
+        weights,
+        pieces,
+        pieces,
+        kind="weights",
+        title=title,
+        key="tm_head_weights",
+        explain=weight_of(steps),
+        highlight_row=pieces[query],
     )
     display.download_csv(
         to_frame(weights, pieces, pieces),
