@@ -31,14 +31,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tools.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_healthy  # noqa: E402
 from ui.lessons import LESSONS  # noqa: E402
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))  # interactions per page, size and control (median printed)
@@ -136,52 +135,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def serve(script: Path, port: int, cwd: Path = ROOT) -> subprocess.Popen:
-    """`streamlit run script` headless on 127.0.0.1:port from the repository root (its .streamlit config)."""
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(script),
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    return subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
-
-def wait_healthy(process: subprocess.Popen, port: int, timeout: float = 60) -> float:
-    """Block until the health endpoint answers; returns the wall time (time.time()) it did."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return time.time()
-        except OSError:
-            time.sleep(0.02)
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited: {process.stderr.read().decode()[-2000:]}")
-    process.kill()
-    raise RuntimeError(f"streamlit did not become healthy within {timeout:.0f} s")
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
 
 
 def rss_mb(pid: int) -> float:

@@ -1,4 +1,4 @@
-"""Debian's Chromium driven by Playwright: launch flags and waiting for a Streamlit page to be drawn.
+"""Debian's Chromium driven by Playwright, and a headless Streamlit server to point it at.
 
 Shared by tools/screenshot.py, the browser tests and the benchmarks.
 """
@@ -6,6 +6,11 @@ Shared by tools/screenshot.py, the browser tests and the benchmarks.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
 
 CHROMIUM = os.environ.get("ATTENTION_LAB_CHROMIUM", "/usr/bin/chromium")
 # Without the networking flags Chromium keeps calling home, which this closed network refuses.
@@ -31,3 +36,52 @@ def wait_for_app(page, timeout: float = 60_000) -> None:
     page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=timeout)
     page.wait_for_function(RENDERED_JS, timeout=timeout)
     page.wait_for_timeout(SETTLE_MS)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def serve(script: Path, port: int, cwd: Path = ROOT) -> subprocess.Popen:
+    """`streamlit run script` headless on 127.0.0.1:port from the repository root (its .streamlit config)."""
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    return subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def wait_healthy(process: subprocess.Popen, port: int, timeout: float = 60) -> float:
+    """Block until the health endpoint answers; returns the wall time (time.time()) it did."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return time.time()
+        except OSError:
+            time.sleep(0.02)
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited: {process.stderr.read().decode()[-2000:]}")
+    process.kill()
+    raise RuntimeError(f"streamlit did not become healthy within {timeout:.0f} s")
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()

@@ -11,15 +11,12 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, wait_for_app  # noqa: F401 (re-exported for tests)
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_for_app, wait_healthy  # noqa: F401 (re-exported for tests)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
@@ -64,36 +61,9 @@ def free_port() -> int:
 
 def start_server(port: int) -> subprocess.Popen:
     """`streamlit run streamlit_app.py` headless on 127.0.0.1:port, waiting until it is healthy."""
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(ROOT / "streamlit_app.py"),
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return process
-        except OSError:
-            time.sleep(0.3)
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited: {process.stderr.read().decode()[-2000:]}")
-    process.kill()
-    raise RuntimeError("streamlit did not become healthy within 60 s")
+    process = serve(ROOT / "streamlit_app.py", port)
+    wait_healthy(process, port)
+    return process
 
 
 @pytest.fixture(scope="session")
@@ -102,11 +72,7 @@ def app_url() -> Iterator[str]:
     port = free_port()
     process = start_server(port)
     yield f"http://127.0.0.1:{port}"
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
+    stop(process)
 
 
 @pytest.fixture(scope="session")
