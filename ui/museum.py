@@ -341,16 +341,22 @@ def exhibit(item: Exhibit, lab, number: int) -> None:
             st.code(item.right_code, language="python", line_numbers=True, wrap_lines=True)
         else:
             st.caption("Shown once you have picked the wrong line.")
-    wrong_column, right_column = st.columns(2)
-    with wrong_column:
-        st.markdown("**What the bug gives on your input**")
-        if isinstance(evidence.wrong, str):
-            st.code(evidence.wrong, language="text", wrap_lines=True)
-        else:
-            display.table(evidence.wrong, evidence.rows, evidence.cols, alt=f"{item.title}: wrong result")
-    with right_column:
-        st.markdown("**What it should be**")
-        display.table(evidence.right, evidence.rows, evidence.cols, alt=f"{item.title}: right result")
+    if isinstance(evidence.wrong, str) or evidence.wrong.shape != evidence.right.shape:
+        wrong_column, right_column = st.columns(2)
+        with wrong_column:
+            st.markdown("**What the bug gives on your input**")
+            if isinstance(evidence.wrong, str):
+                st.code(evidence.wrong, language="text", wrap_lines=True)
+            else:
+                display.table(evidence.wrong, evidence.rows, evidence.cols, alt=f"{item.title}: wrong result")
+        with right_column:
+            st.markdown("**What it should be**")
+            display.table(evidence.right, evidence.rows, evidence.cols, alt=f"{item.title}: right result")
+    else:  # one table, the bug's rows right above the right ones: each column compares one number
+        st.markdown("**What the bug gives on your input, and what it should be**")
+        both = torch.cat([evidence.wrong, evidence.right])  # (2 rows, cols)
+        labels = [f"bug: {row}" for row in evidence.rows] + [f"right: {row}" for row in evidence.rows]
+        display.table(both, labels, evidence.cols, alt=f"{item.title}: wrong and right results")
     st.markdown(evidence.verdict)
 
 
