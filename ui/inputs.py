@@ -80,6 +80,12 @@ def _example_label(key: str) -> str:
     return "Your own sentence" if key == OWN else f"{PRESETS_BY_KEY[key].name}"
 
 
+def mode_text(mode: str) -> str:
+    """The embedding mode inside a sentence: 'random (seeded)', but 'trained (all-MiniLM-L6-v2)' keeps its name."""
+    label = EMBEDDING_MODES[mode]
+    return label[0].lower() + label[1:]
+
+
 def _modes_for(example: str) -> list[str]:
     return [m for m in EMBEDDING_MODES if example != OWN or m != "printed"]
 
@@ -298,9 +304,7 @@ def _build_input(link_edits: str | None = None) -> LabInput:
         preset=preset,
         embedding_mode=mode,
         seed=int(seed),
-        description=" · ".join(
-            (source, EMBEDDING_MODES[mode].lower(), f"{plural(len(tokens), 'token')} × d_model {X.shape[1]}")
-        ),
+        description=" · ".join((source, mode_text(mode), f"{plural(len(tokens), 'token')} × d_model {X.shape[1]}")),
     )
 
 
