@@ -175,7 +175,7 @@ def one_head(
         pieces,
         pieces,
         kind="weights",
-        title=title,
+        title="Weights of this head",  # the same chart for every head (the heading names it): only its data change
         key="tm_head_weights",
         explain=weight_of(steps),
         highlight_row=pieces[query],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -56,25 +58,42 @@ def test_heatmap_keeps_sentence_order_on_both_axes(sentence, weights):
     spec = heatmap_spec(weights, sentence)
     labels = token_labels(sentence)
     assert labels == ["the (1)", "zebra", "ate", "the (4)", "mango"]
-    for layer in layers(spec):
+    for layer in layers(spec)[1:3]:  # the cells and their text
         assert layer["encoding"]["x"]["sort"] == labels
         assert layer["encoding"]["y"]["sort"] == labels
         assert layer["encoding"]["x"]["field"] == "col" and layer["encoding"]["y"]["field"] == "row"
+    assert layers(spec)[-1]["encoding"]["y"]["sort"] == labels  # the query row's outline
+
+
+def cells_layer(spec: dict) -> dict:
+    """The layer that draws the coloured cells (below it: the invisible colour range)."""
+    return next(layer for layer in layers(spec) if "x" in layer.get("encoding", {}) and "color" in layer["encoding"])
+
+
+def colour_range(spec: dict) -> tuple[float, float]:
+    """The colour scale's domain as the browser computes it: the cells' values and the range layer's
+    low and high (the layers share one scale, whose domain is the union of their values)."""
+    rows = dataset(spec)
+    values = [r["value"] for r in rows if r["value"] is not None]
+    return min(values + [r["low"] for r in rows]), max(values + [r["high"] for r in rows])
 
 
 def test_weights_use_a_sequential_scale_from_0_to_1(sentence, weights):
-    colour = layers(heatmap_spec(weights, sentence, kind="weights"))[0]["encoding"]["color"]
+    spec = heatmap_spec(weights, sentence, kind="weights")
+    colour = cells_layer(spec)["encoding"]["color"]
     assert colour["scale"]["scheme"] == charts.SEQUENTIAL_SCHEME
-    assert colour["scale"]["domain"] == [0, 1]
-    assert "domainMid" not in colour["scale"]
+    assert "domain" not in colour["scale"] and "domainMid" not in colour["scale"]  # the data carry the range
+    assert colour_range(spec) == (0, 1)
+    colour_layer = layers(spec)[0]
+    assert colour_layer["mark"] == {"type": "rect", "opacity": 0} and colour_layer["encoding"]["color"] == colour
 
 
 def test_scores_use_a_diverging_scale_centred_on_0(sentence):
     scores = torch.tensor([[1.0, -3.0, 0.5, 2.0, 0.0]] * 5)
-    colour = layers(heatmap_spec(scores, sentence, kind="scores"))[0]["encoding"]["color"]
+    spec = heatmap_spec(scores, sentence, kind="scores")
+    colour = cells_layer(spec)["encoding"]["color"]
     assert colour["scale"]["scheme"] == charts.DIVERGING_SCHEME
-    assert colour["scale"]["domainMid"] == 0
-    assert colour["scale"]["domain"] == [-3.0, 3.0]  # symmetric, so 0 sits in the middle
+    assert colour_range(spec) == (-3.0, 3.0)  # symmetric, so 0 sits in the middle
     assert colour["title"] == "score"
 
 
@@ -82,14 +101,14 @@ def test_scores_with_minus_inf_still_make_a_valid_chart(sentence):
     scores = torch.zeros(5, 5).masked_fill(~torch.tril(torch.ones(5, 5, dtype=torch.bool)), float("-inf"))
     scores[0, 0] = 2.0
     spec = heatmap_spec(scores, sentence, kind="scores")
-    assert layers(spec)[0]["encoding"]["color"]["scale"]["domain"] == [-2.0, 2.0]
+    assert colour_range(spec) == (-2.0, 2.0)
     position = {label: i for i, label in enumerate(token_labels(sentence))}
     masked = [r for r in dataset(spec) if position[r["row"]] < position[r["col"]]]
     assert len(masked) == 10 and all(r["value"] is None and r["exact"] == "-∞" for r in masked)
 
 
 def test_tooltips_show_query_key_and_value(sentence, weights):
-    for layer in layers(heatmap_spec(weights, sentence)):
+    for layer in layers(heatmap_spec(weights, sentence))[1:3]:  # the cells and their text
         tooltip = layer["encoding"]["tooltip"]
         assert [t["title"] for t in tooltip] == ["query", "key", "value"]
         assert [t["field"] for t in tooltip] == ["row", "col", "exact"]
@@ -103,10 +122,10 @@ def test_weights_can_stretch_their_colours_to_the_data(sentence):
     domain = charts.stretched_domain(flat.numpy())
     assert domain == pytest.approx((0.10, 0.30))
     spec = heatmap_spec(flat, sentence, domain=domain)
-    colour = layers(spec)[0]["encoding"]["color"]
-    assert colour["scale"]["domain"] == pytest.approx([0.10, 0.30])
-    assert colour["title"] == "weight (scale 0.10–0.30)"
-    fixed = layers(heatmap_spec(flat, sentence))[0]["encoding"]["color"]
+    assert colour_range(spec) == pytest.approx((0.10, 0.30))
+    assert cells_layer(spec)["encoding"]["color"]["title"] == "weight (stretched)"
+    assert charts.weights_legend(domain) == "weight (scale 0.10–0.30)"  # the captions name the range
+    fixed = cells_layer(heatmap_spec(flat, sentence))["encoding"]["color"]
     assert fixed["title"] == "weight (fixed 0–1)"
     assert charts.stretched_domain([0.2, 0.2]) == (0.0, 1.0)  # nothing to stretch
     assert charts.range_text((0.16663, 0.16671)) == "0.1666–0.1667"
@@ -117,17 +136,34 @@ def test_the_query_row_is_outlined(sentence, weights):
     outline = layers(spec)[-1]
     assert outline["mark"]["type"] == "rect" and outline["mark"]["fillOpacity"] == 0
     assert outline["mark"]["stroke"] == charts.HIGHLIGHT
-    assert dataset_of(spec, outline) == [{"row": "ate"}]
+    assert outline["transform"] == [{"filter": "datum.outline"}]
+    assert [r["row"] for r in dataset(spec) if r["outline"]] == ["ate"]  # one cell flags the row
     assert outline["encoding"]["y"]["sort"] == token_labels(sentence) and "x" not in outline["encoding"]
-    assert len(layers(heatmap_spec(weights, sentence))) == 2  # no outline by default
+    assert not any(r["outline"] for r in dataset(heatmap_spec(weights, sentence)))  # no outline by default
+
+
+def test_the_spec_holds_no_number_and_no_query(sentence, weights):
+    """Another matrix, colour range or query changes only the data: the browser keeps the chart and swaps them."""
+    labels = token_labels(sentence)
+
+    def spec_and_data(matrix, **kwargs):
+        spec = heatmap_spec(matrix, sentence, **kwargs)
+        return {key: value for key, value in spec.items() if key != "datasets"}, dataset(spec)
+
+    first = spec_and_data(weights, highlight_row=labels[0], domain=(0.1, 0.5))
+    second = spec_and_data(weights.T.contiguous(), highlight_row=labels[2], domain=(0.2, 0.6))
+    assert first[1] != second[1]
+    assert json.dumps(first[0]).replace(first[0]["data"]["name"], "") == json.dumps(second[0]).replace(
+        second[0]["data"]["name"], ""
+    )
 
 
 def test_compact_heatmap_for_a_grid_shares_a_given_domain(sentence, weights):
     labels = token_labels(sentence)
     chart = charts.heatmap(long_frame(weights, labels, labels), labels, labels, compact=True, domain=(0.1, 0.4))
     spec = chart.to_dict()
-    rect = layers(spec)[0]
-    assert rect["encoding"]["color"]["legend"] is None and rect["encoding"]["color"]["scale"]["domain"] == [0.1, 0.4]
+    rect = cells_layer(spec)
+    assert rect["encoding"]["color"]["legend"] is None and colour_range(spec) == (0.1, 0.4)
     assert rect["encoding"]["x"]["title"] is None and rect["encoding"]["y"]["title"] is None
     assert spec["width"] <= 230 and spec["description"].startswith("Attention weights")
 
@@ -136,8 +172,8 @@ def test_compact_heatmap_for_a_grid_shares_a_given_domain(sentence, weights):
 def test_small_heatmaps_have_text_and_cells_that_fit_it(T):
     spec = heatmap_spec(torch.full((T, T), 1 / T), [f"w{i}" for i in range(T)])
     marks = [layer["mark"]["type"] for layer in layers(spec)]
-    assert marks == ["rect", "text"]
-    assert layers(spec)[1]["encoding"]["text"]["field"] == "short"
+    assert marks == ["rect", "rect", "text", "rect"]  # colour range, cells, text, outline
+    assert layers(spec)[2]["encoding"]["text"]["field"] == "short"
     assert spec["width"] == spec["height"] == charts.cell_size(T) * T
     assert charts.cell_size(T) >= 30 and spec["width"] <= max(charts.FIT_PX, charts.CELL_PX * 16)
 
@@ -145,7 +181,7 @@ def test_small_heatmaps_have_text_and_cells_that_fit_it(T):
 @pytest.mark.parametrize("T", [25, 40, 128])
 def test_large_heatmaps_drop_text_and_shrink_cells(T):
     spec = heatmap_spec(torch.full((T, T), 1 / T), [f"w{i}" for i in range(T)])
-    assert [layer["mark"]["type"] for layer in layers(spec)] == ["rect"]
+    assert [layer["mark"]["type"] for layer in layers(spec)] == ["rect", "rect", "rect"]  # no text layer
     size = spec["width"] // T
     assert size == charts.cell_size(T) == max(3, charts.FIT_PX // T) < charts.CELL_PX
     assert spec["width"] <= charts.FIT_PX and spec["height"] == spec["width"]
@@ -160,7 +196,7 @@ def test_cell_size_and_show_values():
 def test_mask_heatmap(sentence):
     mask = torch.tril(torch.ones(5, 5))
     spec = heatmap_spec(mask, sentence, kind="mask")
-    colour = layers(spec)[0]["encoding"]["color"]
+    colour = cells_layer(spec)["encoding"]["color"]
     assert colour["field"] == "allowed"
     assert colour["scale"]["domain"] == ["may attend", "blocked"]
     assert colour["scale"]["range"] == list(charts.MASK_COLOURS)
@@ -173,8 +209,8 @@ def test_heatmap_of_a_rectangular_matrix(sentence):
     frame = long_frame(torch.ones(5, 3), labels, ["d1", "d2", "d3"])
     spec = charts.heatmap(frame, labels, ["d1", "d2", "d3"], kind="values", col_title="dimension").to_dict()
     assert spec["width"] == 3 * charts.CELL_PX and spec["height"] == 5 * charts.CELL_PX
-    assert layers(spec)[0]["encoding"]["x"]["sort"] == ["d1", "d2", "d3"]
-    assert layers(spec)[0]["encoding"]["x"]["title"] == "dimension"
+    assert cells_layer(spec)["encoding"]["x"]["sort"] == ["d1", "d2", "d3"]
+    assert cells_layer(spec)["encoding"]["x"]["title"] == "dimension"
 
 
 # --- raster ---------------------------------------------------------------------------------------

@@ -37,17 +37,17 @@ def test_plain_decimals_only_when_every_cell_reads_at_4_decimals():
         assert not display.plain_decimals(pd.DataFrame({"a": [0.5, odd], "b": [1.0, 12.0]}))
 
 
-def test_heatmap_spec_keeps_data_apart_and_in_sentence_order():
+def test_heatmap_spec_and_data_are_apart_and_in_sentence_order():
     labels = ("the (1)", "cat", "the (3)")
     values = np.array([[1.0, 0.0, 2e-7], [0.5, 0.25, 0.25], [0.1, 0.2, 0.7]])
-    spec, data = display.heatmap_spec.__wrapped__(
-        values.tobytes(), values.shape, labels, labels, "weights", "w", "query", "key"
-    )
-    assert "datasets" not in spec and "data" not in spec  # the data travels as Arrow beside the spec
+    spec = display.heatmap_spec.__wrapped__(labels, labels, "weights", "w", "query", "key", "weight (fixed 0–1)")
+    cells = (values.tobytes(), values.shape, labels, labels)
+    data = display.heatmap_data.__wrapped__(*cells, "weights", None, None, False, 230)
+    assert "datasets" not in spec and "data" not in spec  # the data travel as Arrow beside the spec
     assert list(data["row"][:3]) == ["the (1)"] * 3 and list(data["col"][:3]) == list(labels)
     assert list(data["short"][:3]) == ["1.0000", "0", "2.0000e-07"]  # the table's formatter, per cell
-    x_sorts = [layer["encoding"]["x"]["sort"] for layer in spec["layer"]]
-    assert all(sort == list(labels) for sort in x_sorts)
+    x_sorts = [layer["encoding"]["x"]["sort"] for layer in spec["layer"] if "x" in layer.get("encoding", {})]
+    assert len(x_sorts) == 2 and all(sort == list(labels) for sort in x_sorts)  # the cells and their text
     assert spec["autosize"] == {"type": "pad", "contains": "content"}
 
 
@@ -76,29 +76,34 @@ def weights_app() -> None:
     display.heatmap(weights, ["a", "b", "c"], ["a", "b", "c"], title="w", highlight_row="b")
 
 
-def colour_scale(at: AppTest) -> dict:
+def colour_scale(at: AppTest) -> tuple[str, tuple[float, float], pd.DataFrame]:
+    """The heatmap's legend title, its colour range (the low and high columns of its data) and its data."""
     import json
 
-    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
-    return spec["layer"][0]["encoding"]["color"]
+    chart = at.get("vega_lite_chart")[0].proto
+    spec = json.loads(chart.spec)
+    data = convert_arrow_bytes_to_pandas_df(chart.data.data)
+    return spec["layer"][0]["encoding"]["color"]["title"], (data["low"].min(), data["high"].max()), data
 
 
 def test_weights_stretch_to_the_data_by_default_and_switch_to_fixed():
     at = AppTest.from_function(weights_app).run()
     assert not at.exception
-    colour = colour_scale(at)
-    assert colour["scale"]["domain"] == pytest.approx([0.10, 0.70]) and colour["title"] == "weight (scale 0.10–0.70)"
+    title, domain, _ = colour_scale(at)
+    assert domain == pytest.approx((0.10, 0.70)) and title == "weight (stretched)"
     at.sidebar.radio(key="weights_scale").set_value("fixed").run()
-    colour = colour_scale(at)
-    assert colour["scale"]["domain"] == [0, 1] and colour["title"] == "weight (fixed 0–1)"
+    title, domain, _ = colour_scale(at)
+    assert domain == (0, 1) and title == "weight (fixed 0–1)"
 
 
-def test_weights_domain_of_panels_is_their_common_range():
+def test_the_query_row_is_flagged_in_the_data_and_outlined():
     at = AppTest.from_function(weights_app).run()
     import json
 
     spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
     assert spec["layer"][-1]["mark"]["stroke"] == charts.HIGHLIGHT  # the query row's outline
+    _, _, data = colour_scale(at)
+    assert data.loc[data["outline"], "row"].tolist() == ["b"]
     assert charts.stretched_domain(np.array([0.2, 0.4, 0.1, 0.3])) == (0.1, 0.4)
 
 

@@ -87,43 +87,92 @@ def range_text(domain: Domain) -> str:
 
 
 def weights_legend(domain: Domain) -> str:
-    """The legend title of a weights heatmap: says whether the colours are stretched."""
+    """'weight (fixed 0–1)' or 'weight (scale 0.10–0.25)': a caption naming the colour range of weights."""
     if tuple(domain) == FIXED_WEIGHTS:
         return "weight (fixed 0–1)"
     return f"weight (scale {range_text(domain)})"
 
 
-def _extent(data: pd.DataFrame) -> float:
-    finite = data["value"].replace([np.inf, -np.inf], np.nan).abs()
+def colour_title(kind: Kind, domain: Domain | None = None) -> str:
+    """The legend title of a heatmap; numbers stay out of it (the legend's labels show the range), so a new
+    matrix keeps the same spec and only its data change."""
+    if kind == "weights":
+        return "weight (fixed 0–1)" if domain is None or tuple(domain) == FIXED_WEIGHTS else "weight (stretched)"
+    return {"scores": "score", "mask": "mask"}.get(kind, "value")
+
+
+def _extent(values: pd.Series) -> float:
+    finite = values.replace([np.inf, -np.inf], np.nan).abs()
     return float(finite.max()) if finite.notna().any() and finite.max() > 0 else 1.0
 
 
-def _colour(kind: Kind, data: pd.DataFrame, domain: Domain | None, legend: bool) -> alt.Color:
-    shown = alt.Undefined if legend else None
+def colour_range(kind: Kind, values: pd.Series, domain: Domain | None) -> Domain:
+    """The colour range: weights take ``domain`` (fixed 0..1 when None), scores and values a range
+    symmetric around 0 (``domain`` or ± the largest magnitude), so 0 sits in the middle."""
     if kind == "weights":
-        low, high = domain or FIXED_WEIGHTS
-        scale = alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[low, high], clamp=True)
-        return alt.Color("value:Q", scale=scale, title=weights_legend((low, high)), legend=shown)
-    if kind == "mask":
-        scale = alt.Scale(domain=["may attend", "blocked"], range=list(MASK_COLOURS))
-        return alt.Color("allowed:N", scale=scale, title="mask", legend=shown)
-    low, high = domain or (-_extent(data), _extent(data))
-    scale = alt.Scale(scheme=DIVERGING_SCHEME, domain=[low, high], domainMid=0, clamp=True)
-    return alt.Color("value:Q", scale=scale, title="score" if kind == "scores" else "value", legend=shown)
+        return tuple(domain) if domain else FIXED_WEIGHTS
+    if domain:
+        extent = max(abs(v) for v in domain)
+        return -extent, extent
+    extent = _extent(values)
+    return -extent, extent
 
 
-def _text_colour(kind: Kind, data: pd.DataFrame, domain: Domain | None) -> alt.Color:
-    """Light text on dark cells, dark text on light cells (relative to the colour range in use)."""
-    if kind == "weights":
-        low, high = domain or FIXED_WEIGHTS
-        dark = alt.datum.value < low + 0.55 * (high - low)  # viridis is dark at its low end
-        return alt.when(dark).then(alt.value("white")).otherwise(alt.value("black"))
+def ink(kind: Kind, cells: pd.DataFrame, low: float, high: float) -> np.ndarray:
+    """Each cell's text colour: light on dark cells, dark on light cells (relative to the colour range)."""
     if kind == "mask":
-        return alt.when(alt.datum.allowed == "may attend").then(alt.value("white")).otherwise(alt.value("black"))
-    extent = max(abs(v) for v in domain) if domain else _extent(data)
-    dark = alt.expr.abs(alt.datum.value) > 0.6 * extent
-    blank = ~alt.expr.isValid(alt.datum.value)  # a blocked (-inf) cell is drawn empty: grey text reads on any theme
-    return alt.when(blank).then(alt.value(NEUTRAL)).when(dark).then(alt.value("white")).otherwise(alt.value("black"))
+        return np.where(cells["value"] > 0, "white", "black")
+    value = cells["value"].to_numpy(dtype=float)
+    weights_dark = value < low + 0.55 * (high - low)  # viridis is dark at its low end
+    dark = weights_dark if kind == "weights" else np.abs(value) > 0.6 * max(abs(low), abs(high))
+    return np.where(np.isnan(value), NEUTRAL, np.where(dark, "white", "black"))  # a blocked cell: grey reads on both
+
+
+def _ink_colour() -> alt.Color:
+    """The cell text's colour, read from the data's ink column (see ``ink``)."""
+    light, grey = alt.datum.ink == "white", alt.datum.ink == NEUTRAL
+    return alt.when(light).then(alt.value("white")).when(grey).then(alt.value(NEUTRAL)).otherwise(alt.value("black"))
+
+
+def heatmap_layout(n_rows: int, n_cols: int, compact: bool = False, panel_px: int = 230) -> tuple[int, bool]:
+    """Pixels per cell and whether the values are printed inside the cells."""
+    n = max(n_rows, n_cols, 1)
+    size = max(3, min(CELL_PX, panel_px // n)) if compact else cell_size(n)
+    return size, show_values(n_rows, n_cols) and size >= 30
+
+
+def heatmap_cells(
+    data: pd.DataFrame,
+    row_order: Sequence[str],
+    col_order: Sequence[str],
+    *,
+    kind: Kind = "weights",
+    domain: Domain | None = None,
+    highlight_row: str | None = None,
+    compact: bool = False,
+    panel_px: int = 230,
+) -> pd.DataFrame:
+    """What a heatmap draws, one row per cell: row, col, value, the exact value for the tooltip, the cell
+    text, its ink, the colour range (low, high) and the query row's outline.
+
+    Everything that depends on the numbers or the query is here, in the data, so the chart's spec
+    (``heatmap_chart``) depends only on the labels and the options: a new matrix or query only swaps
+    the data, and the browser redraws without rebuilding the chart.
+    """
+    _, with_text = heatmap_layout(len(row_order), len(col_order), compact, panel_px)
+    cells = cell_labels(data, kind=kind, with_text=with_text)
+    low, high = colour_range(kind, cells["value"], domain)
+    if kind == "mask":
+        cells["allowed"] = np.where(cells["value"] > 0, "may attend", "blocked")
+    cells["value"] = cells["value"].replace([np.inf, -np.inf], np.nan)  # -inf cells drawn empty, labelled
+    if kind != "mask":
+        cells["value"] = cells["value"].clip(low, high)  # colours saturate past the range (texts stay exact)
+    if with_text:
+        cells["ink"] = ink(kind, cells, low, high)
+    cells["low"], cells["high"] = low, high
+    first_of_row = ~cells["row"].duplicated()
+    cells["outline"] = first_of_row & (cells["row"] == highlight_row)  # one cell flags the query's row
+    return cells
 
 
 def cell_labels(data: pd.DataFrame, *, kind: Kind, with_text: bool) -> pd.DataFrame:
@@ -148,11 +197,39 @@ def _font(size: int) -> int:
     return 10 if size >= 44 else 8
 
 
-def _row_outline(row: str, row_order: Sequence[str], size: int) -> alt.Chart:
-    """An outline around one row (the query's) across the whole heatmap."""
-    outline = pd.DataFrame({"row": [row]})
+def _colour(kind: Kind, title: str, legend: bool) -> alt.Color:
+    if kind == "mask":
+        scale = alt.Scale(domain=["may attend", "blocked"], range=list(MASK_COLOURS))
+        return alt.Color("allowed:N", scale=scale, title=title, legend=alt.Undefined if legend else None)
+    if kind == "weights":
+        scale = alt.Scale(scheme=SEQUENTIAL_SCHEME, clamp=True)
+    else:
+        scale = alt.Scale(scheme=DIVERGING_SCHEME, clamp=True)  # the range is symmetric: 0 sits in the middle
+    return alt.Color("value:Q", scale=scale, title=title, legend=alt.Undefined if legend else None)
+
+
+def _colour_range_layer(data: pd.DataFrame, colour: alt.Color) -> alt.Chart:
+    """An invisible rect at each end of the data's colour range (columns low and high), drawn below the
+    cells (it covers the plot and must not catch the pointer); ``colour`` is the cells' colour encoding.
+
+    The layers share one colour scale, whose domain spans every layer's values: with this layer it
+    is exactly low..high (the cells lie inside it), and the spec holds no number.
+    """
     return (
-        alt.Chart(outline)
+        alt.Chart(data)
+        .transform_aggregate(low="min(low)", high="max(high)")
+        .transform_fold(["low", "high"], as_=["end", "value"])
+        .transform_filter(alt.expr.isValid(alt.datum.value))  # before the data arrive, no range
+        .mark_rect(opacity=0)
+        .encode(color=colour)
+    )
+
+
+def _row_outline(data: pd.DataFrame, row_order: Sequence[str], size: int) -> alt.Chart:
+    """An outline around the row the data flag (the query's) across the whole heatmap; none if none is."""
+    return (
+        alt.Chart(data)
+        .transform_filter(alt.datum.outline)
         .mark_rect(fillOpacity=0, stroke=HIGHLIGHT, strokeWidth=3 if size > 6 else 2)
         .encode(y=alt.Y("row:N", sort=list(row_order)))
     )
@@ -187,25 +264,50 @@ def heatmap(
     compact: bool = False,
     panel_px: int = 230,
     selectable: bool = False,
-) -> alt.LayerChart | alt.Chart:
+) -> alt.LayerChart:
     """A labelled heatmap of a long frame with columns row, col, value (see attention_core.tables.long_frame).
 
     ``domain``: the colour range (weights: fixed 0..1 when None; scores: symmetric around 0).
     ``highlight_row``: a row label (the query) outlined across the chart. ``compact``: a panel of
     a grid, fitting ``panel_px``, without axis titles or legend (panels share ``domain``).
     ``selectable``: a click selects a cell (the point selection ``CELL_SELECTION`` on row and col).
+    The same chart as ``heatmap_chart(heatmap_cells(...))``: ui.display builds the two apart.
+    """
+    cells = heatmap_cells(
+        data, row_order, col_order, kind=kind, domain=domain, highlight_row=highlight_row,
+        compact=compact, panel_px=panel_px,
+    )  # fmt: skip
+    return heatmap_chart(
+        cells, row_order, col_order, kind=kind, title=title, row_title=row_title, col_title=col_title,
+        colour_title=colour_title(kind, domain), compact=compact, panel_px=panel_px, selectable=selectable,
+    )  # fmt: skip
+
+
+def heatmap_chart(
+    cells: pd.DataFrame,
+    row_order: Sequence[str],
+    col_order: Sequence[str],
+    *,
+    kind: Kind = "weights",
+    title: str = "",
+    row_title: str = "query",
+    col_title: str = "key",
+    colour_title: str = "weight (fixed 0–1)",
+    compact: bool = False,
+    panel_px: int = 230,
+    selectable: bool = False,
+) -> alt.LayerChart:
+    """The heatmap of ``heatmap_cells``: its spec depends on the labels and options, never on the numbers.
+
+    Layers: the colour range (invisible), the coloured cells, their text (while it fits), the
+    query row's outline, and with ``selectable`` a clickable layer.
     """
     n_rows, n_cols = len(row_order), len(col_order)
     n = max(n_rows, n_cols, 1)
-    size = max(3, min(CELL_PX, panel_px // n)) if compact else cell_size(n)
-    with_text = show_values(n_rows, n_cols) and size >= 30
-    data = cell_labels(data, kind=kind, with_text=with_text)
-    if kind == "mask":
-        data["allowed"] = np.where(data["value"] > 0, "may attend", "blocked")
-    data["value"] = data["value"].replace([np.inf, -np.inf], np.nan)  # -inf cells drawn empty, labelled
+    size, with_text = heatmap_layout(n_rows, n_cols, compact, panel_px)
     axis_labels = n <= (MAX_TEXT_TOKENS if compact else MAX_CHART_TOKENS // 2)
     label_limits = (60, 70) if compact else (120, 140)
-    base = alt.Chart(data, title=title).encode(
+    base = alt.Chart(cells, title=title).encode(
         x=alt.X(
             "col:N",
             sort=list(col_order),
@@ -231,19 +333,20 @@ def heatmap(
             alt.Tooltip("exact:N", title="value"),
         ],
     )
-    colour = _colour(kind, data, domain, legend=not compact)
+    colour = _colour(kind, colour_title, legend=not compact)
     chart = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0).encode(color=colour)
+    if kind != "mask":
+        chart = _colour_range_layer(cells, colour) + chart
     if with_text:
         font = _font(size)
         long_text = alt.expr.length(alt.datum.short) > 7  # '3.2100e-07' gets a smaller font to stay in its cell
         text = base.mark_text().encode(
             text="short:N",
-            color=_text_colour(kind, data, domain),
+            color=_ink_colour(),
             size=alt.when(long_text).then(alt.value(font - 2)).otherwise(alt.value(font)),
         )
         chart = chart + text
-    if highlight_row is not None and highlight_row in list(row_order):
-        chart = chart + _row_outline(highlight_row, row_order, size)
+    chart = chart + _row_outline(cells, row_order, size)
     if selectable:
         chart = chart + _cell_selection_layer(base)
     # "pad" keeps the cells at their size: Streamlit would otherwise squeeze axes and legend into it
@@ -752,13 +855,17 @@ def _grid_scales(width: int, height: int) -> tuple[alt.Scale, alt.Scale]:
     )
 
 
+def grid_highlight_frame(layer: int, head: int) -> pd.DataFrame:
+    """Where ``grid_highlight`` draws the frame around one head: one row x, y, x2, y2 in grid pixels."""
+    x, y = _panel_origin(pd.Series([layer]), pd.Series([head]))
+    return pd.DataFrame({"x": x, "y": y, "x2": x + GRID_PANEL_PX, "y2": y + GRID_PANEL_PX})
+
+
 def grid_highlight(layer: int, head: int, num_layers: int = 6, num_heads: int = 12) -> alt.Chart:
     """An orange frame around one head of ``all_heads_grid`` (a layer of its own, so the grid's spec is reused)."""
     x_scale, y_scale = _grid_scales(*head_grid_layout(num_layers, num_heads))
-    x, y = _panel_origin(pd.Series([layer]), pd.Series([head]))
-    frame = pd.DataFrame({"x": x, "y": y, "x2": x + GRID_PANEL_PX, "y2": y + GRID_PANEL_PX})
     return (
-        alt.Chart(frame)
+        alt.Chart(grid_highlight_frame(layer, head))
         .mark_rect(fillOpacity=0, stroke="#e8590c", strokeWidth=3)
         .encode(
             x=alt.X("x:Q", axis=None, scale=x_scale),

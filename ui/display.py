@@ -131,9 +131,11 @@ def heatmap(
         )
         return None
     values = to_frame(matrix, row_labels, col_labels).to_numpy()  # (rows, cols) float64
-    domain = domain and tuple(domain)
-    options = (kind, title, row_title, col_title, domain, highlight_row, compact, panel_px, key is not None)
-    spec, data = heatmap_spec(values.tobytes(), values.shape, tuple(row_labels), tuple(col_labels), *options)
+    rows, cols, domain = tuple(row_labels), tuple(col_labels), domain and tuple(domain)
+    data = heatmap_data(values.tobytes(), values.shape, rows, cols, kind, domain, highlight_row, compact, panel_px)
+    colour_title = charts.colour_title(kind, domain)
+    layout = (kind, title, row_title, col_title, colour_title, compact, panel_px, key is not None)
+    spec = heatmap_spec(rows, cols, *layout)
     if compact:
         alt_text = None  # the spec's description names the panel
     if key is None:
@@ -144,49 +146,62 @@ def heatmap(
     )
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def heatmap_spec(
+@st.cache_data(max_entries=128, show_spinner=False)
+def heatmap_data(
     values: bytes,
     shape: tuple[int, int],
+    row_labels: tuple[str, ...],
+    col_labels: tuple[str, ...],
+    kind: charts.Kind,
+    domain: charts.Domain | None,
+    highlight_row: str | None,
+    compact: bool,
+    panel_px: int,
+) -> pd.DataFrame:
+    """The cells ``charts.heatmap_cells`` makes of one matrix (sent to the browser as Arrow)."""
+    matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
+    long = long_frame(matrix, row_labels, col_labels)
+    return charts.heatmap_cells(
+        long, row_labels, col_labels, kind=kind, domain=domain, highlight_row=highlight_row,
+        compact=compact, panel_px=panel_px,
+    )  # fmt: skip
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def heatmap_spec(
     row_labels: tuple[str, ...],
     col_labels: tuple[str, ...],
     kind: charts.Kind,
     title: str,
     row_title: str,
     col_title: str,
-    domain: charts.Domain | None = None,
-    highlight_row: str | None = None,
+    colour_title: str,
     compact: bool = False,
     panel_px: int = 230,
     selectable: bool = False,
-) -> tuple[dict, pd.DataFrame]:
-    """The Vega-Lite spec of ``charts.heatmap`` and its data, built and validated once per matrix.
+) -> dict:
+    """The Vega-Lite spec of ``charts.heatmap_chart`` without its data, built once per labels and options.
 
-    The one spec cache of heatmaps (full size and compact grid panels). Building and validating
-    an Altair spec costs tens of milliseconds per chart; a rerun that draws the same matrix
-    again (most reruns) takes it from this cache, keyed on plain values.
+    The one spec cache of heatmaps (full size and compact grid panels). The spec holds no number
+    and no query (those are columns of the data), so another matrix of the same tokens (another
+    head, temperature or query) reuses it: the server skips building an Altair chart (tens of
+    milliseconds) and the browser, seeing the same spec, only swaps the data in.
     """
-    matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
-    long = long_frame(matrix, row_labels, col_labels)
-    chart = charts.heatmap(
-        long,
-        row_labels,
-        col_labels,
-        kind=kind,
-        title=title,
-        row_title=row_title,
-        col_title=col_title,
-        domain=domain,
-        highlight_row=highlight_row,
-        compact=compact,
-        panel_px=panel_px,
-        selectable=selectable,
-    )
+    T = (len(row_labels), len(col_labels))
+    placeholder = charts.heatmap_cells(
+        long_frame(torch.zeros(T), row_labels, col_labels), row_labels, col_labels, kind=kind,
+        compact=compact, panel_px=panel_px,
+    )  # fmt: skip
+    chart = charts.heatmap_chart(
+        placeholder, row_labels, col_labels, kind=kind, title=title, row_title=row_title, col_title=col_title,
+        colour_title=colour_title, compact=compact, panel_px=panel_px, selectable=selectable,
+    )  # fmt: skip
     with alt.data_transformers.enable("default", max_rows=None):  # st.altair_chart has no row limit either
         # Not validated again here: every variant of charts.heatmap is validated against the Vega-Lite schema in
         # tests/test_charts.py (test_every_heatmap_variant_is_valid_vega_lite); validation was half the cost.
         spec = chart.to_dict(validate=False)
-    return split_data(spec)
+    spec, _ = split_data(spec)
+    return spec
 
 
 def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:

@@ -121,15 +121,20 @@ def grid_spec(sentence: str, pick: str) -> tuple[dict, pd.DataFrame]:
     return spec, cells
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
-def highlight_layer(layer: int, head: int) -> dict:
-    """The orange frame around one head, as a layer to add to ``grid_spec``'s spec."""
-    spec = charts.grid_highlight(layer, head).to_dict(validate=False)  # a fixed 1-row layer, tested once
-    datasets = spec.pop("datasets")
-    spec["data"] = {"values": datasets[spec["data"]["name"]]}
-    for key in ("$schema", "config"):
+@st.cache_data(show_spinner=False)
+def highlight_template() -> dict:
+    """The orange frame around a head, as a layer to add to ``grid_spec``'s spec (built once; its one row of
+    data is set per head by ``highlight_layer``)."""
+    spec = charts.grid_highlight(1, 1).to_dict(validate=False)  # a fixed 1-row layer, tested once
+    spec.pop("datasets")
+    for key in ("$schema", "config", "data"):
         spec.pop(key, None)
     return spec
+
+
+def highlight_layer(layer: int, head: int) -> dict:
+    """The frame around head ``head`` of layer ``layer`` (1-based): the template with this head's position."""
+    return {**highlight_template(), "data": {"values": charts.grid_highlight_frame(layer, head).to_dict("records")}}
 
 
 def grid_with_highlight(sentence: str, pick: str, layer: int, head: int) -> tuple[dict, pd.DataFrame]:

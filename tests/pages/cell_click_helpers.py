@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
 from tests.apptest_helpers import charts
 from ui import cell_click
 from ui import charts as ui_charts
@@ -20,19 +22,27 @@ def _has_cell_param(node) -> bool:
 
 
 def clickable_specs(at) -> list[dict]:
-    """The spec of every chart of the last run that has the cell selection (a click selects a cell)."""
-    specs = [json.loads(chart.proto.spec) for chart in charts(at)]
-    return [spec for spec in specs if _has_cell_param(spec)]
+    """The spec of every chart of the last run that has the cell selection (a click selects a cell), with
+    the chart's data (sent beside the spec as Arrow) under the key "data_frame"."""
+    clickable = []
+    for chart in charts(at):
+        spec = json.loads(chart.proto.spec)
+        if _has_cell_param(spec):
+            spec["data_frame"] = convert_arrow_bytes_to_pandas_df(chart.proto.data.data)
+            clickable.append(spec)
+    return clickable
 
 
 def outlined_rows(spec: dict) -> list[str]:
-    """The rows a heatmap outlines: the inline data of its outline layer ([] when none)."""
-    return [
-        value["row"]
-        for layer in spec.get("layer", [])
-        for value in layer.get("data", {}).get("values", [])
-        if set(value) == {"row"}
-    ]
+    """The rows a heatmap outlines: the rows its data flag for the outline layer ([] when none)."""
+    data = spec["data_frame"]
+    return data.loc[data["outline"], "row"].tolist()
+
+
+def colour_range(spec: dict) -> tuple[float, float]:
+    """The colour range of a heatmap, carried by its data (columns low and high)."""
+    data = spec["data_frame"]
+    return float(data["low"].min()), float(data["high"].max())
 
 
 def keep_cell(at, key: str, row: str, col: str) -> None:

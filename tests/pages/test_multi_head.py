@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,7 +11,7 @@ import attention_core as ac
 from attention_core.heads import head_column_labels, lift_embeddings, lift_matrix, random_head_params, split_cost
 from attention_core.masks import block_query_row
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
-from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from tests.pages.cell_click_helpers import clickable_specs, colour_range, has_footer, keep_cell, markdown, outlined_rows
 from ui.format import format_number
 
 PAGE = "app_pages/multi_head.py"
@@ -193,8 +191,7 @@ def test_every_head_panel_is_clickable_on_a_shared_scale_and_explains_a_kept_cel
     query = lab_input(at).query_label
     panels = [spec for spec in clickable_specs(at) if outlined_rows(spec) == [query]]
     assert len(panels) == 4
-    domains = {json.dumps(spec["layer"][0]["encoding"]["color"]["scale"]["domain"]) for spec in panels}
-    assert len(domains) == 1, "every head panel shares one colour range"
+    assert len({colour_range(spec) for spec in panels}) == 1, "every head panel shares one colour range"
     assert any("shared by every panel" in caption.value for caption in at.caption)
     assert has_footer(at, PAGE)
     labels = list(lab_input(at).labels)
