@@ -335,22 +335,22 @@ def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
     if lab.T <= SIDE_BY_SIDE_TOKENS:
         hot_left, hot_right = st.columns(2)
         with hot_left:
-            hot_heatmap(lab, hot_steps, temperature)
+            hot_heatmap(lab, hot_steps)
         with hot_right:
             row_bars(labels, hot_rows, title=hot_title, y_title="weight")
     else:  # a wide heatmap needs the full width
         row_bars(labels, hot_rows, title=hot_title, y_title="weight")
-        hot_heatmap(lab, hot_steps, temperature)
+        hot_heatmap(lab, hot_steps)
 
 
-def hot_heatmap(lab: LabInput, hot_steps: ac.AttentionSteps, temperature: float) -> None:
+def hot_heatmap(lab: LabInput, hot_steps: ac.AttentionSteps) -> None:
     """The weights at temperature t; a clicked cell shows its softmax of scores / t (reruns the fragment only)."""
     cell_click.clickable_heatmap(
         hot_steps.weights,
         lab.labels,
         lab.labels,
         kind="weights",
-        title=f"Weights at t = {temperature:g}",
+        title="Weights at the temperature t above",  # no number: a new t swaps the chart's data, not the chart
         key="softmax_temperature_chart",
         explain=cell_click.weights_of(hot_steps),
         highlight_row=lab.query_label,

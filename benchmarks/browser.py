@@ -457,11 +457,48 @@ def check_session(page, i: int, name: str, tokens: list[str], d_model: int, erro
             errors.append(f"session {i}: score cell {text!r}, attention_core says {want:.4f}")
 
 
+TRAINING_STEPS = 150  # lesson 11's run in the load test: a few seconds of training on one of the 2 cores
+
+
+def start_training(browser, base: str) -> tuple[object, float]:
+    """A session on lesson 11 with a seed no other run used (so the server really trains), Train pressed;
+    returns the page and the time of the click (time.monotonic)."""
+    page = open_page(browser, f"{base}/training")
+    for label, value in (("Seed", str(int(time.time()) % 9_000 + 500)), ("Steps", str(TRAINING_STEPS))):
+        box = page.get_by_label(label)
+        box.fill(value)
+        box.press("Enter")
+        page.evaluate("window.__benchArm()")
+        finish(page)
+    page.get_by_role("button", name="Train").click()
+    return page, time.monotonic()
+
+
+def finish_training(page, clicked_at: float, errors: list[str]) -> float:
+    """Wait for lesson 11's run to show its held-out accuracy; seconds from the click (NaN on an error)."""
+    try:
+        page.locator("[data-testid='stMetricLabel']").filter(has_text="Held-out accuracy").wait_for(timeout=180_000)
+        if page.locator("[data-testid='stException']").count():
+            errors.append("session training: exception on the page")
+        if page.get_by_text(f"Trained {TRAINING_STEPS} steps").count() != 1:
+            errors.append("session training: the status does not say what ran")
+    except Exception as error:
+        errors.append(f"session training: {str(error).splitlines()[0][:160]}")
+        return float("nan")
+    finally:
+        page.context.close()
+    return time.monotonic() - clicked_at
+
+
 def concurrent_sessions(browser, base: str, sessions: int = SESSIONS) -> tuple[list[str], float]:
-    """`sessions` contexts at once on mixed pages, own sentence and seed each; each checks its own score cell."""
+    """`sessions` contexts at once on mixed pages, own sentence and seed each; each checks its own score cell.
+
+    One of them is lesson 11 training a model: it presses Train just before the others pick a query token.
+    """
     names = [lesson.name for lesson in LESSONS if lesson.number is not None]
     pages, errors, times = [], [], []
-    for i in range(sessions):
+    trainer, clicked_at = start_training(browser, base)
+    for i in range(sessions - 1):  # the trainer is the last session
         tokens = [f"u{i}w{j}" for j in range(4 + i % 7)]
         d_model = 2 + i % 7
         name = "scores" if i % 3 == 0 else names[i % len(names)]  # a third on the page whose cell is checked
@@ -497,6 +534,7 @@ def concurrent_sessions(browser, base: str, sessions: int = SESSIONS) -> tuple[l
                 errors.append(f"session {i} ({name}): shows query {shown!r}, picked {picked[i]!r}")
         except Exception as error:
             errors.append(f"session {i} ({name}) after the pick: {str(error).splitlines()[0][:160]}")
+    training_s = finish_training(trainer, clicked_at, errors)
     for *_, page in pages:
         page.context.close()
     times.sort()
@@ -506,6 +544,7 @@ def concurrent_sessions(browser, base: str, sessions: int = SESSIONS) -> tuple[l
         f"| sessions with an error or a wrong number | {len({e.split(' ')[1] for e in errors})} |",
         f"| click to redrawn (query token), median | {statistics.median(times) if times else float('nan'):.0f} ms |",
         f"| click to redrawn (query token), p95 | {p95:.0f} ms |",
+        f"| lesson 11 training run among them ({TRAINING_STEPS} steps), Train to accuracy shown | {training_s:.1f} s |",
     ]
     lines += [f"| error | {error} |" for error in errors[:10]]
     return lines, len(errors)

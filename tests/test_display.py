@@ -42,7 +42,7 @@ def test_heatmap_spec_and_data_are_apart_and_in_sentence_order():
     values = np.array([[1.0, 0.0, 2e-7], [0.5, 0.25, 0.25], [0.1, 0.2, 0.7]])
     spec = display.heatmap_spec.__wrapped__(labels, labels, "weights", "w", "query", "key", "weight (fixed 0–1)")
     cells = (values.tobytes(), values.shape, labels, labels)
-    data = display.heatmap_data.__wrapped__(*cells, "weights", None, None, False, 230)
+    data = display.heatmap_data.__wrapped__(*cells, "weights", None, None, False, 230).to_pandas()
     assert "datasets" not in spec and "data" not in spec  # the data travel as Arrow beside the spec
     assert list(data["row"][:3]) == ["the (1)"] * 3 and list(data["col"][:3]) == list(labels)
     assert list(data["short"][:3]) == ["1.0000", "0", "2.0000e-07"]  # the table's formatter, per cell
@@ -51,12 +51,31 @@ def test_heatmap_spec_and_data_are_apart_and_in_sentence_order():
     assert spec["autosize"] == {"type": "pad", "contains": "content"}
 
 
-def test_chart_spec_builds_any_chart_function_by_name():
+def test_chart_spec_builds_any_chart_function_by_name_with_its_data_as_arrow():
     data = pd.DataFrame({"token": ["a", "b"], "value": [0.25, 0.75]})
-    spec = display.chart_spec.__wrapped__("bars", (data,), (("order", ("a", "b")), ("x", "token"), ("y", "value")))
+    spec = display.chart_spec("bars", (data,), (("order", ("a", "b")), ("x", "token"), ("y", "value")))
     assert spec["mark"]["type"] == "bar" and spec["encoding"]["x"]["sort"] == ["a", "b"]
-    records = next(iter(spec["datasets"].values()))
-    assert [r["value"] for r in records] == [0.25, 0.75]
+    (arrow,) = spec["datasets"].values()
+    assert convert_arrow_bytes_to_pandas_df(arrow)["value"].tolist() == [0.25, 0.75]
+
+
+def test_fingerprint_tells_content_apart_and_keeps_equal_content_equal():
+    frame = pd.DataFrame({"token": ["a", "b"], "value": [0.25, 0.75]})
+    assert display.fingerprint((frame, 3, "x")) == display.fingerprint((frame.copy(), 3, "x"))
+    changed = frame.assign(value=[0.25, 0.7500001])
+    assert display.fingerprint(frame) != display.fingerprint(changed)
+    assert display.fingerprint(torch.ones(2)) != display.fingerprint(torch.ones(3))
+    assert display.fingerprint({"b": [1], "a": (2,)}) == display.fingerprint({"a": (2,), "b": [1]})
+
+
+def test_kept_makes_each_item_once_and_drops_the_oldest():
+    kept, made = display.Kept(2), []
+
+    def make(key):
+        return lambda: made.append(key) or key.upper()
+
+    assert [kept.get(k, make(k)) for k in ("a", "b", "a", "c", "a")] == ["A", "B", "A", "C", "A"]
+    assert made == ["a", "b", "c", "a"]  # "a" was the oldest when "c" came
 
 
 def test_raster_pixels_keep_large_matrices_about_a_thousand_pixels_wide():

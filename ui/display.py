@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from collections.abc import Callable, Sequence
 
 import altair as alt
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 import torch
+from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
 from attention_core.tables import long_frame, to_frame
 from ui import charts, lessons
@@ -63,9 +66,63 @@ def table(
             str(column): st.column_config.NumberColumn(str(column), format=fmt)
             for column, fmt in zip(frame.columns, formats, strict=True)
         }
-        st.dataframe(frame, column_config=config, height=height, alt=alt, key=key)
+        st.dataframe(arrow_table(frame), column_config=config, height=height, alt=alt, key=key)
     else:
         st.dataframe(frame.style.format(format_number), column_config=config, height=height, alt=alt, key=key)
+
+
+class Kept:
+    """A bounded, thread-safe store of built things (Arrow tables, chart specs) for the whole server process.
+
+    Cheaper than st.cache_data for the many small items a page draws per rerun: no argument
+    hashing by inspection and no pickled copy (the items are read-only: Arrow tables cannot
+    change, and Streamlit copies a spec before it edits its top level, the only level it edits).
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size, self.items, self.lock = size, {}, threading.Lock()
+
+    def get(self, key, make: Callable[[], object]):
+        """The item kept under ``key``, made by ``make()`` the first time (the oldest goes when full)."""
+        with self.lock:
+            if key in self.items:
+                return self.items[key]
+        item = make()
+        with self.lock:
+            if len(self.items) >= self.size:
+                del self.items[next(iter(self.items))]
+            self.items[key] = item
+        return item
+
+
+def fingerprint(value) -> object:
+    """A hashable stand-in for a cache key: frames, arrays and tensors by their content, containers item by item."""
+    if isinstance(value, pd.DataFrame):
+        content = pd.util.hash_pandas_object(value, index=True).to_numpy().tobytes()
+        return ("frame", tuple(value.columns), tuple(map(str, value.dtypes)), content)
+    if isinstance(value, torch.Tensor):
+        value = value.detach().numpy()
+    if isinstance(value, np.ndarray):
+        return ("array", str(value.dtype), value.shape, value.tobytes())
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, *map(fingerprint, value))
+    if isinstance(value, dict):
+        return ("dict", *((key, fingerprint(item)) for key, item in sorted(value.items())))
+    return value
+
+
+ARROW_TABLES = Kept(512)
+
+
+def arrow_table(frame: pd.DataFrame) -> pa.Table:
+    """The Arrow table Streamlit sends for a numeric table (index kept), converted once per content.
+
+    Most tables of a page are the same from one rerun to the next, and converting a DataFrame
+    costs about half a millisecond each; the key is the numbers, their types and the labels.
+    """
+    values = frame.to_numpy(dtype=np.float64)
+    labels = (tuple(frame.index), tuple(frame.columns), tuple(map(str, frame.dtypes)), frame.index.name)
+    return ARROW_TABLES.get((values.tobytes(), values.shape, labels), lambda: pa.Table.from_pandas(frame))
 
 
 WEIGHTS_SCALE_KEY = "weights_scale"  # the sidebar's choice (ui.inputs draws it); a view setting, not in the URL
@@ -130,7 +187,7 @@ def heatmap(
             f"image of the same matrix{scale}. Use the table for exact values."
         )
         return None
-    values = to_frame(matrix, row_labels, col_labels).to_numpy()  # (rows, cols) float64
+    values = matrix.detach().to(torch.float64).numpy()  # (rows, cols)
     rows, cols, domain = tuple(row_labels), tuple(col_labels), domain and tuple(domain)
     data = heatmap_data(values.tobytes(), values.shape, rows, cols, kind, domain, highlight_row, compact, panel_px)
     colour_title = charts.colour_title(kind, domain)
@@ -146,7 +203,11 @@ def heatmap(
     )
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
+# The two heatmap caches are plain functools caches, not st.cache_data: a page draws up to a dozen
+# heatmaps per rerun, and st.cache_data's argument hashing and pickled copies cost about a millisecond
+# each. Their results are read-only: an Arrow table cannot change, and Streamlit copies a spec before
+# it edits its top level (the only level it edits).
+@functools.lru_cache(maxsize=256)
 def heatmap_data(
     values: bytes,
     shape: tuple[int, int],
@@ -157,17 +218,18 @@ def heatmap_data(
     highlight_row: str | None,
     compact: bool,
     panel_px: int,
-) -> pd.DataFrame:
-    """The cells ``charts.heatmap_cells`` makes of one matrix (sent to the browser as Arrow)."""
+) -> pa.Table:
+    """The cells ``charts.heatmap_cells`` makes of one matrix, as the Arrow table Streamlit sends."""
     matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
     long = long_frame(matrix, row_labels, col_labels)
-    return charts.heatmap_cells(
+    cells = charts.heatmap_cells(
         long, row_labels, col_labels, kind=kind, domain=domain, highlight_row=highlight_row,
         compact=compact, panel_px=panel_px,
     )  # fmt: skip
+    return pa.Table.from_pandas(cells, preserve_index=False)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@functools.lru_cache(maxsize=128)
 def heatmap_spec(
     row_labels: tuple[str, ...],
     col_labels: tuple[str, ...],
@@ -225,7 +287,7 @@ def line_view(weights: torch.Tensor, labels: Sequence[str], *, title: str = "", 
     template, pairs_name = line_view_template(tuple(labels), focus)
     long = long_frame(weights, labels, labels)
     pairs = charts.line_view_pairs(long, focus)
-    spec = {**template, "datasets": {**template["datasets"], pairs_name: pairs.to_dict("records")}}
+    spec = {**template, "datasets": {**template["datasets"], pairs_name: convert_anything_to_arrow_bytes(pairs)}}
     spec["title"] = title
     spec["description"] = title or "Line view of attention weights"
     st.vega_lite_chart(spec=spec, width="content", alt=None)
@@ -239,7 +301,7 @@ def line_view_template(labels: tuple[str, ...], focus: str | None) -> tuple[dict
     with alt.data_transformers.enable("default", max_rows=None):
         spec = charts.line_view(uniform, labels, focus=focus).to_dict()
     pairs_name = next(name for name, rows in spec["datasets"].items() if rows and "x0" in rows[0])
-    return spec, pairs_name
+    return arrow_datasets(spec), pairs_name
 
 
 def chart(
@@ -250,18 +312,29 @@ def chart(
     Constructing and validating an Altair chart costs 10-250 ms; the arguments (DataFrames,
     tuples, strings, numbers) are the cache key, so a rerun with the same data reuses the spec.
     """
-    spec = chart_spec(builder.__name__, args, tuple(sorted(kwargs.items())))
+    key = (builder.__name__, fingerprint(args), fingerprint(kwargs))
+    spec = CHART_SPECS.get(key, lambda: chart_spec(builder.__name__, args, tuple(sorted(kwargs.items()))))
     text = alt_text or kwargs.get("title") or builder.__name__.replace("_", " ")
     described = "description" in spec  # Streamlit reads a spec's description as the chart's accessible name
     st.vega_lite_chart(spec=spec, width=st_width, alt=None if described else f"Chart: {text}")
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+CHART_SPECS = Kept(256)
+
+
 def chart_spec(builder_name: str, args: tuple, kwargs: tuple) -> dict:
-    """The validated Vega-Lite spec (data inline) of one ui.charts function call."""
+    """The validated Vega-Lite spec of one ui.charts function call, its datasets already Arrow bytes
+    (Streamlit would convert the inline records to Arrow on every rerun)."""
     built = getattr(charts, builder_name)(*args, **dict(kwargs))
     with alt.data_transformers.enable("default", max_rows=None):
-        return built.to_dict()
+        spec = built.to_dict()
+    return arrow_datasets(spec)
+
+
+def arrow_datasets(spec: dict) -> dict:
+    """The spec with every named dataset (a list of records) as the Arrow bytes Streamlit sends."""
+    datasets = {name: convert_anything_to_arrow_bytes(pd.DataFrame(rows)) for name, rows in spec["datasets"].items()}
+    return {**spec, "datasets": datasets}
 
 
 def matrix(
