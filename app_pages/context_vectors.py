@@ -16,7 +16,7 @@ from attention_core.geometry import (
 )
 from attention_core.normalization import one_hot_weights
 from attention_core.presets import JOURNEY, LIGHT, ONE_HOT, TRANSFORMER
-from attention_core.reference import FLOAT32_RTOL, max_abs_difference, relative_difference, same_up_to_float32
+from attention_core.reference import ATOL, RTOL, agreement, max_abs_difference
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
@@ -186,15 +186,13 @@ def precision_verdict(
     loop_context: torch.Tensor, context: torch.Tensor, loop_weights: torch.Tensor, weights: torch.Tensor
 ) -> None:
     """Whether the gap is float32 precision, judged relative to the size of the numbers."""
-    gaps = {
-        "context": relative_difference(loop_context, context),
-        "weights": relative_difference(loop_weights, weights),
-    }
-    gap_text = ", ".join(f"{name} {format_number(gap)}" for name, gap in gaps.items())
-    if same_up_to_float32(loop_context, context) and same_up_to_float32(loop_weights, weights):
-        verdict = f"at most {FLOAT32_RTOL:g} of the numbers' size, so the same up to float32 precision"
+    checks = {"context": agreement(loop_context, context), "weights": agreement(loop_weights, weights)}
+    gap_text = ", ".join(f"{name} {format_number(check.relative_difference)}" for name, check in checks.items())
+    tolerance = f"{ATOL:g} + {RTOL:g} × the value (torch.isclose's test)"
+    if all(check.close for check in checks.values()):
+        verdict = f"every cell within {tolerance}, so the same up to float32 precision"
     else:
-        verdict = f"more than {FLOAT32_RTOL:g} of the numbers' size: more than float32 precision explains"
+        verdict = f"some cell beyond {tolerance}: more than float32 precision explains"
     st.markdown(
         f"Relative gap (largest difference / largest value): {gap_text}; {verdict}. The loops add in Python "
         "floats (float64) and only store the result in float32, while the matrix version computes in float32, "

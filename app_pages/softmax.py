@@ -16,7 +16,7 @@ from attention_core.normalization import (
     with_sums,
 )
 from attention_core.presets import JOURNEY, NUMPY_SEED_4, TRANSFORMER
-from attention_core.reference import max_abs_difference, relative_difference
+from attention_core.reference import agreement, max_abs_difference
 from attention_core.tables import to_frame
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
@@ -399,7 +399,7 @@ def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor
         index=list(lab.labels),
     )
     st.dataframe(demo_table, width="stretch", height="auto" if lab.T <= 16 else 420)
-    gap = relative_difference(demo.stable_weights, weights[q])
+    gap = agreement(demo.stable_weights, weights[q]).relative_difference
     tolerance = shift_rounding_tolerance(demo.scores)
     verdict = (
         f"within the {format_number(tolerance)} that rounding s + c to float32 can cause: the same weights"

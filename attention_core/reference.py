@@ -119,6 +119,13 @@ class Agreement:
     exact: bool  # every cell bit for bit equal
 
     @property
+    def relative_difference(self) -> float:
+        """max |a - b| / max |b|: the gap next to the size of the numbers (0 when both are all zero)."""
+        if self.scale > 0:
+            return self.max_difference / self.scale
+        return 0.0 if self.max_difference == 0 else math.inf
+
+    @property
     def verdict(self) -> str:
         """'exactly equal', 'equal up to float32 rounding' or 'different', by the relative tolerance."""
         if self.exact:
@@ -171,18 +178,3 @@ def check_block(
         heads=tuple(agreement(head.context, ref) for head, ref in zip(steps.heads, sdpa, strict=True)),
         fully_masked_rows=int((~rows).sum().item()),
     )
-
-
-FLOAT32_RTOL = 1e-5  # float32 keeps about 7 significant digits (eps 1.2e-7); a few hundred roundings stay below this
-
-
-def relative_difference(a: torch.Tensor, b: torch.Tensor) -> float:
-    """max |a - b| / max |b|: the gap relative to the size of the numbers (0 when both are all zero)."""
-    gap = max_abs_difference(a, b)
-    size = float(b.detach().to(torch.float64).abs().max().item()) if b.numel() else 0.0
-    return gap / size if size > 0 else (0.0 if gap == 0 else math.inf)
-
-
-def same_up_to_float32(a: torch.Tensor, b: torch.Tensor, rtol: float = FLOAT32_RTOL) -> bool:
-    """True when a and b differ by no more than float32 precision, relative to their size."""
-    return relative_difference(a, b) <= rtol

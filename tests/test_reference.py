@@ -11,6 +11,7 @@ from attention_core.attention import self_attention
 from attention_core.heads import multi_head_attention
 from attention_core.masks import causal_mask
 from attention_core.reference import (
+    agreement,
     check_multi_head,
     check_self_attention,
     max_abs_difference,
@@ -95,11 +96,10 @@ def test_agreement_verdict_uses_a_relative_tolerance():
 
 def test_relative_difference_judges_the_gap_by_the_size_of_the_numbers() -> None:
     """Issue 9 item 10: a verdict depends on the gap relative to the values, not on a fixed absolute cut-off."""
-    from attention_core.reference import relative_difference, same_up_to_float32
-
     big = torch.tensor([1000.0, 2000.0], dtype=torch.float64)
-    assert relative_difference(big + 0.001, big) == pytest.approx(5e-7)
-    assert same_up_to_float32(big + 0.001, big)
+    assert agreement(big + 0.001, big).relative_difference == pytest.approx(5e-7)
+    assert agreement(big + 0.001, big).close
     small = torch.tensor([0.001, 0.002])
-    assert not same_up_to_float32(small + 0.001, small)  # the same absolute gap, now half the value
-    assert relative_difference(torch.zeros(2), torch.zeros(2)) == 0.0
+    assert not agreement(small + 0.001, small).close  # the same absolute gap, now half the value
+    assert agreement(torch.zeros(2), torch.zeros(2)).relative_difference == 0.0
+    assert agreement(torch.ones(2), torch.zeros(2)).relative_difference == math.inf
