@@ -94,7 +94,7 @@ def test_scores_use_a_diverging_scale_centred_on_0(sentence):
     colour = cells_layer(spec)["encoding"]["color"]
     assert colour["scale"]["scheme"] == charts.DIVERGING_SCHEME
     assert colour_range(spec) == (-3.0, 3.0)  # symmetric, so 0 sits in the middle
-    assert colour["title"] == "score"
+    assert colour["title"] == ["score"]
 
 
 def test_scores_with_minus_inf_still_make_a_valid_chart(sentence):
@@ -123,10 +123,10 @@ def test_weights_can_stretch_their_colours_to_the_data(sentence):
     assert domain == pytest.approx((0.10, 0.30))
     spec = heatmap_spec(flat, sentence, domain=domain)
     assert colour_range(spec) == pytest.approx((0.10, 0.30))
-    assert cells_layer(spec)["encoding"]["color"]["title"] == "weight (stretched)"
+    assert cells_layer(spec)["encoding"]["color"]["title"] == ["weight", "stretched"]  # two lines: fits a column
     assert charts.weights_legend(domain) == "weight (scale 0.10–0.30)"  # the captions name the range
     fixed = cells_layer(heatmap_spec(flat, sentence))["encoding"]["color"]
-    assert fixed["title"] == "weight (fixed 0–1)"
+    assert fixed["title"] == ["weight", "fixed 0–1"]
     assert charts.stretched_domain([0.2, 0.2]) == (0.0, 1.0)  # nothing to stretch
     assert charts.range_text((0.16663, 0.16671)) == "0.1666–0.1667"
 

@@ -102,7 +102,9 @@ def colour_scale(at: AppTest) -> tuple[str, tuple[float, float], pd.DataFrame]:
     chart = at.get("vega_lite_chart")[0].proto
     spec = json.loads(chart.spec)
     data = convert_arrow_bytes_to_pandas_df(chart.data.data)
-    return spec["layer"][0]["encoding"]["color"]["title"], (data["low"].min(), data["high"].max()), data
+    first, *rest = spec["layer"][0]["encoding"]["color"]["title"]  # the legend title's lines
+    title = f"{first} ({rest[0]})" if rest else first
+    return title, (data["low"].min(), data["high"].max()), data
 
 
 def test_weights_stretch_to_the_data_by_default_and_switch_to_fixed():

@@ -205,7 +205,9 @@ def _colour(kind: Kind, title: str, legend: bool) -> alt.Color:
         scale = alt.Scale(scheme=SEQUENTIAL_SCHEME, clamp=True)
     else:
         scale = alt.Scale(scheme=DIVERGING_SCHEME, clamp=True)  # the range is symmetric: 0 sits in the middle
-    return alt.Color("value:Q", scale=scale, title=title, legend=alt.Undefined if legend else None)
+    # "weight (stretched)" on two lines: a heatmap in a half-width column keeps its legend title whole
+    lines = title.removesuffix(")").split(" (")
+    return alt.Color("value:Q", scale=scale, title=lines, legend=alt.Undefined if legend else None)
 
 
 def _colour_range_layer(data: pd.DataFrame, colour: alt.Color) -> alt.Chart:
