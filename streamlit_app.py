@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from ui import inputs, lessons, progress
+from ui import collector, inputs, lessons, progress
 
 # The lab multiplies matrices of a few dozen numbers: one thread avoids thread hand-offs
 # that cost milliseconds per call (and a Community Cloud app has a fraction of a CPU).
@@ -32,6 +32,7 @@ def run() -> None:
     if note:
         st.warning(note, icon=":material/link_off:")
     page.run()
+    collector.freeze_after_imports()  # after the page's imports: no full collection walks them again
 
 
 run()

@@ -9,6 +9,8 @@ Measures:
   default preset, 32 and 128 tokens, beside a trivial one-widget page measured in the same run
   (the ratio is the figure that matters on a noisy machine);
 - bytes sent for the largest chart at 128 tokens;
+- full garbage collections (the GIL is held, every session waits) during reruns of every page,
+  with and without ui.collector's freeze of the objects alive after imports;
 - in headless Chromium (benchmarks/browser.py): import times, `streamlit run` to the first drawn
   page with its breakdown, server memory after 1 and 10 sessions that opened every page, click
   to redrawn on every lesson page (query token and a page control) against a trivial page, and
@@ -100,6 +102,56 @@ def rerun_table() -> tuple[list[str], int, str]:
     return lines, largest_bytes, largest_page
 
 
+def collector_pauses(freeze: bool, reruns: int = 10) -> tuple[int, float, float]:
+    """(full collections, longest ms, total ms) while every page reruns ``reruns`` times at the
+    default preset, with the app's gc.freeze after imports (ui.collector) or without it."""
+    import gc
+
+    from ui import collector
+
+    pauses: list[float] = []
+    started: list[float] = []
+
+    def timer(phase: str, info: dict) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            started.append(time.perf_counter())
+        elif started:
+            pauses.append((time.perf_counter() - started.pop()) * 1000)
+
+    gc.unfreeze()
+    real = collector.freeze_after_imports
+    if not freeze:
+        collector.freeze_after_imports = lambda: False
+    gc.callbacks.append(timer)
+    try:
+        for page in PAGES:
+            at = AppTest.from_file(APP, default_timeout=120)
+            at.run()
+            if not page.endswith("overview.py"):
+                at.switch_page(page).run()
+            for _ in range(reruns):
+                at.run()
+    finally:
+        gc.callbacks.remove(timer)
+        collector.freeze_after_imports = real
+        gc.unfreeze()
+    return len(pauses), max(pauses, default=0.0), sum(pauses)
+
+
+def collector_table() -> list[str]:
+    lines = [
+        "| garbage collector | full collections | longest | total |",
+        "|---|---:|---:|---:|",
+    ]
+    for freeze in (False, True):
+        count, longest, total = collector_pauses(freeze)
+        name = "objects alive after imports frozen (the app)" if freeze else "nothing frozen"
+        lines.append(f"| {name} | {count} | {longest:.0f} ms | {total:.0f} ms |")
+    return lines
+
+
 FEATURE_BENCHMARKS = {  # each in a fresh process: the model's load time is a first-load figure
     "benchmarks.trained_model": "Lesson 10: the trained model (load, forward pass, head change, memory)",
     "benchmarks.training": "Lesson 11: training time, accuracy and three sessions at once",
@@ -133,6 +185,8 @@ def main() -> None:
     print("### Rerun time (server, AppTest, median of 5)\n")
     print("\n".join(lines), flush=True)
     print(f"\nBytes of the largest chart at 128 tokens ({Path(largest_page).stem}): {largest_bytes / 1024:.0f} KiB.")
+    print(f"\n### Full garbage collections during {len(PAGES)} pages x 10 reruns (GIL held)\n")
+    print("\n".join(collector_table()), flush=True)
     if not args.quick:
         from benchmarks import browser
 
