@@ -75,14 +75,14 @@ st.write(f"Query token {query}, t = {value}")
 """
 
 # Installed before the page's own scripts: records script-state changes, DOM changes and data-grid
-# canvas drawing. A data grid (glide) is pixels on a canvas; its hidden accessibility table mirrors
-# the cells through a 200 ms debounce (glide's useDebouncedMemo), so a changed table's mirror
-# updates 200 ms after the grid is drawn. That mirror is not counted; the grid's drawing calls are.
+# canvas drawing. A data grid (glide) is pixels on a canvas; its hidden accessibility table is the
+# canvas's fallback content (never drawn) and follows the cells through a 200 ms debounce (glide's
+# useDebouncedMemo), 200 ms after the grid is drawn. Changes inside a canvas are not counted; the
+# grid's drawing calls and the canvas's own size and style are.
 OBSERVER_JS = """
 (() => {
   const b = (window.__bench = { t0: null, last: 0, paint: 0, running: false, states: [], touched: new Set() });
   const watched = "[data-testid='stVegaLiteChart'], [data-testid='stDataFrame']";
-  const mirror = "[data-testid='stDataFrame'] table[role='grid']";
   const changed = (now) => {
     b.last = now;
     requestAnimationFrame(() => { b.paint = performance.now(); });
@@ -97,7 +97,9 @@ OBSERVER_JS = """
         if (state === 'running') b.running = true;
       }
       const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
-      if (el && el.closest(mirror)) continue;
+      // a canvas's children are fallback content, never drawn (glide's accessibility table lives there)
+      const canvas = el && el.closest('canvas');
+      if (canvas && !(r.type === 'attributes' && el === canvas)) continue;
       seen = true;
       const box = el && el.closest(watched);
       if (box && b.t0 !== null) b.touched.add(box);
