@@ -155,8 +155,8 @@ def all_heads(sentence: str, forward: tm.Forward, labels: list[list[str]], selec
     )
     T = len(forward.pieces)
     if T <= GRID_CHART_PIECES:
-        spec, cells = trained.grid_with_highlight(sentence, PICK, *selected)
-        st.vega_lite_chart(cells, spec, key=GRID_KEY, on_select=_pick_from_grid, selection_mode=PICK, width="content")
+        spec = trained.grid_with_highlight(sentence, PICK, *selected)
+        st.vega_lite_chart(spec=spec, key=GRID_KEY, on_select=_pick_from_grid, selection_mode=PICK, width="content")
     else:
         st.image(
             charts.head_mosaic(forward.attentions.numpy(), pixels=max(1, 72 // T)),
@@ -190,7 +190,8 @@ def one_head(
         focus = pieces[query] if len(pieces) > LINE_VIEW_ALL_PIECES else None
         shown = f"the lines of “{pieces[query]}” only (long sentence)" if focus else "hover a piece to see its lines"
         st.markdown(f"**Line view** (as BertViz draws it): {shown}.")
-        display.line_view(weights, pieces, title=f"Layer {layer}, head {head}", focus=focus)
+        # the same title for every head (the heading names it): a new head only swaps the lines' data
+        display.line_view(weights, pieces, title="Lines of this head", focus=focus)
     with row_column:
         st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
         display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt="The query's row of weights")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 
 import altair as alt
-import pandas as pd
 import streamlit as st
 import torch
+from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
 from attention_core import trained_model as tm
 from ui import charts, display
@@ -107,9 +107,13 @@ def published() -> tuple[torch.Tensor, float]:
     return tm.published_check(model())
 
 
+GRID_CELLS, HIGHLIGHT_DATA = "cells", "highlight"  # the grid's named datasets: its cells, the frame's one row
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
-def grid_spec(sentence: str, pick: str) -> tuple[dict, pd.DataFrame]:
-    """The all-heads grid: its Vega-Lite spec (small layers inline) and its cells (sent as Arrow), built once."""
+def grid_spec(sentence: str, pick: str) -> dict:
+    """The all-heads grid's Vega-Lite spec, built once: the cells in the named dataset GRID_CELLS as
+    Arrow bytes (converted once, not per rerun), the label layers inline."""
     forward_result = forward(sentence)
     cells = tm.grid_frame(forward_result.attentions)
     cells = cells.astype({"layer": "int8", "head": "int8", "row_pos": "int16", "col_pos": "int16", "value": "float32"})
@@ -117,27 +121,29 @@ def grid_spec(sentence: str, pick: str) -> tuple[dict, pd.DataFrame]:
     chart = charts.all_heads_grid(cells, labels, len(forward_result.pieces), pick=pick)
     with alt.data_transformers.enable("default", max_rows=None):
         spec = chart.to_dict()
-    spec, _ = display.split_data(spec)  # the cells go to the browser as Arrow, the label layers inline
-    return spec, cells
+    spec, _ = display.split_data(spec)  # the label layers inline; the cells layers read the top-level data
+    cells_bytes = convert_anything_to_arrow_bytes(cells)
+    return {**spec, "data": {"name": GRID_CELLS}, "datasets": {GRID_CELLS: cells_bytes}}
+
+
+HIGHLIGHT_DATA = "highlight"  # the named dataset of the frame's one row
 
 
 @st.cache_data(show_spinner=False)
 def highlight_template() -> dict:
-    """The orange frame around a head, as a layer to add to ``grid_spec``'s spec (built once; its one row of
-    data is set per head by ``highlight_layer``)."""
+    """The orange frame around a head, as a layer to add to ``grid_spec``'s spec (built once). It reads
+    the named dataset HIGHLIGHT_DATA, so the spec is the same for every head: the browser swaps that
+    one row instead of drawing the 72-head chart anew (a new spec re-embeds it, ~27,000 DOM changes)."""
     spec = charts.grid_highlight(1, 1).to_dict(validate=False)  # a fixed 1-row layer, tested once
     spec.pop("datasets")
-    for key in ("$schema", "config", "data"):
+    for key in ("$schema", "config"):
         spec.pop(key, None)
-    return spec
+    return {**spec, "data": {"name": HIGHLIGHT_DATA}}
 
 
-def highlight_layer(layer: int, head: int) -> dict:
-    """The frame around head ``head`` of layer ``layer`` (1-based): the template with this head's position."""
-    return {**highlight_template(), "data": {"values": charts.grid_highlight_frame(layer, head).to_dict("records")}}
-
-
-def grid_with_highlight(sentence: str, pick: str, layer: int, head: int) -> tuple[dict, pd.DataFrame]:
-    """The grid's spec with the chosen head framed, and its cells."""
-    spec, cells = grid_spec(sentence, pick)
-    return {**spec, "layer": [*spec["layer"], highlight_layer(layer, head)]}, cells
+def grid_with_highlight(sentence: str, pick: str, layer: int, head: int) -> dict:
+    """The grid's spec with the chosen head framed; only the frame's dataset differs from head to head."""
+    spec = grid_spec(sentence, pick)
+    frame = convert_anything_to_arrow_bytes(charts.grid_highlight_frame(layer, head))
+    datasets = {**spec["datasets"], HIGHLIGHT_DATA: frame}
+    return {**spec, "layer": [*spec["layer"], highlight_template()], "datasets": datasets}

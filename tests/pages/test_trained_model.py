@@ -143,3 +143,38 @@ def test_exercises_footer_and_clickable_heads(preset_page):
     assert f"**{format_number(float(steps.K[2, 2]))}**" in text, "K = X W_k + b_k, the bias included"
     assert f"(1.0000 × {format_number(float(params.b_k[2]))})" in text
     assert f"**{format_number(float(steps.weights[2, 0]))}**" in text
+
+
+def grid_chart(at):
+    """The 72-head grid's chart element (the one with the cells and frame datasets)."""
+    return next(c for c in charts(at) if {d.name for d in c.proto.datasets} == {trained.GRID_CELLS, "highlight"})
+
+
+def test_another_head_only_moves_the_frames_data(preset_page):
+    """The grid's spec is the same for every head (the browser swaps one row of data instead of
+    re-drawing 72 heads), its cell layers read the cells dataset, and the frame sits on the chosen head."""
+    import json
+
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    from ui import charts as chart_builders
+
+    at = preset_page
+    at.selectbox(key="tm_layer").set_value(1)
+    at.selectbox(key="tm_head").set_value(1).run()
+    first = grid_chart(at).proto
+    at.selectbox(key="tm_layer").set_value(4)
+    at.selectbox(key="tm_head").set_value(7).run()
+    assert_clean(at)
+    second = grid_chart(at).proto
+    assert second.spec == first.spec
+    assert not second.data.data  # no unnamed data: every layer names its dataset
+    spec = json.loads(second.spec)
+    assert spec["data"] == {"name": trained.GRID_CELLS}
+    named = [layer["data"]["name"] for layer in spec["layer"] if "name" in layer.get("data", {})]
+    assert named == ["highlight"]
+    datasets = {d.name: convert_arrow_bytes_to_pandas_df(d.data.data) for d in second.datasets}
+    pieces = trained.forward(" ".join(lab_input(at).tokens)).pieces
+    assert len(datasets[trained.GRID_CELLS]) == 72 * len(pieces) ** 2
+    expected = chart_builders.grid_highlight_frame(4, 7)
+    assert datasets["highlight"].to_dict("records") == expected.to_dict("records")
