@@ -284,7 +284,9 @@ def query_row(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSteps,
 def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
     """The weights and the scores softmax sees (each cell explains itself), and PyTorch's check."""
     labels, d_k = lab.labels, steps.Q.shape[1]
-    title = f"Attention weights ({'scaled' if scale else 'unscaled'}, d_k = {d_k})"
+    # no d_k in the title (the caption has it): a new d_k swaps the chart's data, not the chart
+    title = f"Attention weights ({'scaled' if scale else 'unscaled'})"
+    st.caption(f"At d_k = {d_k}, the value of the slider above.")
     cell_click.clickable_matrix(
         steps.weights,
         labels,

@@ -330,8 +330,10 @@ def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
         help="The entropy when every weight is 1/T.",
     )
     col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
-    hot_title = f"Weights of “{query}” at t = 1" + ("" if temperature == 1 else f" and t = {temperature:g}")
+    # the title names neither the query nor t (the legend and the caption do): a new t swaps the data only
+    hot_title = "The query's weights at t = 1 and at the t above"
     hot_rows = {"t = 1": weights[q], f"t = {temperature:g}": hot[q]}
+    st.caption(f"Bars: the weights of “{query}” at t = 1 and at t = {temperature:g}.")
     if lab.T <= SIDE_BY_SIDE_TOKENS:
         hot_left, hot_right = st.columns(2)
         with hot_left:

@@ -166,3 +166,16 @@ def test_line_view_reuses_its_spec_and_swaps_in_each_matrix():
     assert len(identity) == 9 and [v for r, c, v in identity if r == c] == [1.0, 1.0, 1.0]
     assert all(v == 0.0 for r, c, v in identity if r != c)
     assert rules(specs[1]) == [("b", col, pytest.approx(1 / 3)) for col in "abc"]  # focus: b's row only
+
+
+def test_chart_specs_of_new_numbers_differ_only_in_their_data():
+    """Dataset names are positions, not hashes of the numbers: the browser swaps the data in."""
+    first = pd.DataFrame({"token": ["a", "b"], "value": [0.25, 0.75]})
+    second = pd.DataFrame({"token": ["a", "b"], "value": [0.5, 0.5]})
+    specs = [display.chart_spec("bars", (frame,), (("x", "token"), ("y", "value"))) for frame in (first, second)]
+    bodies = [{key: value for key, value in spec.items() if key != "datasets"} for spec in specs]
+    assert bodies[0] == bodies[1]
+    assert list(specs[0]["datasets"]) == ["data_0"]
+    assert specs[0]["datasets"]["data_0"] != specs[1]["datasets"]["data_0"]
+    values = convert_arrow_bytes_to_pandas_df(specs[1]["datasets"]["data_0"])["value"].tolist()
+    assert values == [0.5, 0.5]

@@ -44,3 +44,15 @@ def test_overview_defines_the_symbols_before_using_them_and_marks_calculus_optio
     text = " ".join(m.value for m in at.markdown)
     assert "No calculus" not in text and "lesson 5" in text and "**optional**" in text
     assert "non-negative" in text and "positive, and" not in text
+
+
+@pytest.mark.parametrize("page", LESSON_PAGES)
+def test_another_query_changes_no_charts_spec(page):
+    """A new query token only changes the numbers in the charts, never a spec (titles, names, layers):
+    the browser then swaps data into the drawn charts instead of drawing them anew."""
+    at = open_page(page)
+    before = [chart.proto.spec for chart in charts(at)]
+    box = at.sidebar.selectbox(key="query")
+    box.set_value(next(option for option in box.options if option != box.value)).run()
+    assert_clean(at)
+    assert [chart.proto.spec for chart in charts(at)] == before

@@ -324,16 +324,37 @@ CHART_SPECS = Kept(256)
 
 def chart_spec(builder_name: str, args: tuple, kwargs: tuple) -> dict:
     """The validated Vega-Lite spec of one ui.charts function call, its datasets already Arrow bytes
-    (Streamlit would convert the inline records to Arrow on every rerun)."""
+    (Streamlit would convert the inline records to Arrow on every rerun) under stable names."""
     built = getattr(charts, builder_name)(*args, **dict(kwargs))
     with alt.data_transformers.enable("default", max_rows=None):
         spec = built.to_dict()
-    return arrow_datasets(spec)
+    return arrow_datasets(stable_dataset_names(spec))
+
+
+def stable_dataset_names(spec: dict) -> dict:
+    """The spec with Altair's dataset names, hashes of the data ("data-3f2a…"), replaced by their order
+    ("data_0", …). New numbers then leave the spec's text as it was, and the browser swaps the data into
+    the drawn chart instead of drawing the chart anew."""
+    names = {old: f"data_{i}" for i, old in enumerate(spec.get("datasets", {}))}
+
+    def renamed(node):
+        if isinstance(node, dict):
+            return {
+                key: names.get(value, value) if key == "name" and isinstance(value, str) else renamed(value)
+                for key, value in node.items()
+            }
+        if isinstance(node, list):
+            return [renamed(value) for value in node]
+        return node
+
+    datasets = {names[old]: rows for old, rows in spec.get("datasets", {}).items()}
+    body = renamed({key: value for key, value in spec.items() if key != "datasets"})
+    return {**body, "datasets": datasets} if datasets else body
 
 
 def arrow_datasets(spec: dict) -> dict:
     """The spec with every named dataset (a list of records) as the Arrow bytes Streamlit sends."""
-    datasets = {name: convert_anything_to_arrow_bytes(pd.DataFrame(rows)) for name, rows in spec["datasets"].items()}
+    datasets = {name: convert_anything_to_arrow_bytes(pd.DataFrame(rows)) for name, rows in spec.get("datasets", {}).items()}
     return {**spec, "datasets": datasets}
 
 
