@@ -354,7 +354,8 @@ def stable_dataset_names(spec: dict) -> dict:
 
 def arrow_datasets(spec: dict) -> dict:
     """The spec with every named dataset (a list of records) as the Arrow bytes Streamlit sends."""
-    datasets = {name: convert_anything_to_arrow_bytes(pd.DataFrame(rows)) for name, rows in spec.get("datasets", {}).items()}
+    named = spec.get("datasets", {})
+    datasets = {name: convert_anything_to_arrow_bytes(pd.DataFrame(rows)) for name, rows in named.items()}
     return {**spec, "datasets": datasets}
 
 
