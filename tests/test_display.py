@@ -175,7 +175,7 @@ def test_chart_specs_of_new_numbers_differ_only_in_their_data():
     specs = [display.chart_spec("bars", (frame,), (("x", "token"), ("y", "value"))) for frame in (first, second)]
     bodies = [{key: value for key, value in spec.items() if key != "datasets"} for spec in specs]
     assert bodies[0] == bodies[1]
-    assert list(specs[0]["datasets"]) == ["data_0"]
-    assert specs[0]["datasets"]["data_0"] != specs[1]["datasets"]["data_0"]
-    values = convert_arrow_bytes_to_pandas_df(specs[1]["datasets"]["data_0"])["value"].tolist()
+    assert list(specs[0]["datasets"]) == ["lab_data_0"]
+    assert specs[0]["datasets"]["lab_data_0"] != specs[1]["datasets"]["lab_data_0"]
+    values = convert_arrow_bytes_to_pandas_df(specs[1]["datasets"]["lab_data_0"])["value"].tolist()
     assert values == [0.5, 0.5]

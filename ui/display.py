@@ -333,9 +333,10 @@ def chart_spec(builder_name: str, args: tuple, kwargs: tuple) -> dict:
 
 def stable_dataset_names(spec: dict) -> dict:
     """The spec with Altair's dataset names, hashes of the data ("data-3f2a…"), replaced by their order
-    ("data_0", …). New numbers then leave the spec's text as it was, and the browser swaps the data into
-    the drawn chart instead of drawing the chart anew."""
-    names = {old: f"data_{i}" for i, old in enumerate(spec.get("datasets", {}))}
+    ("lab_data_0", …; not "data_0", a name Vega-Lite gives its own data sources, which would hide ours).
+    New numbers then leave the spec's text as it was, and the browser swaps the data into the drawn
+    chart instead of drawing the chart anew."""
+    names = {old: f"lab_data_{i}" for i, old in enumerate(spec.get("datasets", {}))}
 
     def renamed(node):
         if isinstance(node, dict):
