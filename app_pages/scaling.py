@@ -286,7 +286,7 @@ def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
     labels, d_k = lab.labels, steps.Q.shape[1]
     # no d_k in the title (the caption has it): a new d_k swaps the chart's data, not the chart
     title = f"Attention weights ({'scaled' if scale else 'unscaled'})"
-    st.caption(f"At d_k = {d_k}, the value of the slider above.")
+    st.caption(f"The weights below are at d_k = {d_k}, the value of the slider above.")
     cell_click.clickable_matrix(
         steps.weights,
         labels,
