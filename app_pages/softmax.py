@@ -190,7 +190,7 @@ maximum, their sum is at least 1.
         with left:
             display.table(pitfall_table(labels, scores[q], naive, weights[q]), alt="Divide by the sum versus softmax")
         with right:
-            pitfall_bars(labels, query, naive, weights[q])
+            pitfall_bars(labels, naive, weights[q])
     printed_pitfall_note(lab)
 
 
@@ -204,12 +204,12 @@ def pitfall_table(
     )
 
 
-def pitfall_bars(labels: tuple[str, ...], query: str, naive: torch.Tensor, weights_row: torch.Tensor) -> None:
+def pitfall_bars(labels: tuple[str, ...], naive: torch.Tensor, weights_row: torch.Tensor) -> None:
     """Bars of divide-by-sum beside softmax for one query."""
     row_bars(
         labels,
         {"s / Σ s (pitfall)": naive, "softmax": weights_row},
-        title=f"“{query}”: divide by the sum vs softmax",
+        title="The query's row: divide by the sum vs softmax",  # no token in it: another query swaps data only
         y_title="weight",
     )
 
@@ -232,7 +232,7 @@ def pitfall_beside_000(lab: LabInput, scores_row: torch.Tensor, naive: torch.Ten
             pitfall_table(labels_000, example.scores[q_000], naive_000, example.weights[q_000]),
             alt="Divide by the sum, tutorial 000's self",
         )
-    pitfall_bars(labels_000, labels_000[q_000], naive_000, example.weights[q_000])
+    pitfall_bars(labels_000, naive_000, example.weights[q_000])
     st.caption(
         "000's scores are negative for some keys and nearly cancel, so dividing by their small sum gives "
         "negative and exploding “weights”; softmax's stay between 0 and 1."

@@ -47,10 +47,11 @@ def test_overview_defines_the_symbols_before_using_them_and_marks_calculus_optio
 
 
 @pytest.mark.parametrize("page", LESSON_PAGES)
-def test_another_query_changes_no_charts_spec(page):
+@pytest.mark.parametrize("name", ["transformer", "typed"])
+def test_another_query_changes_no_charts_spec(page, name):
     """A new query token only changes the numbers in the charts, never a spec (titles, names, layers):
     the browser then swaps data into the drawn charts instead of drawing them anew."""
-    at = open_page(page)
+    at = open_page(page, INPUTS[name])
     before = [chart.proto.spec for chart in charts(at)]
     box = at.sidebar.selectbox(key="query")
     box.set_value(next(option for option in box.options if option != box.value)).run()
