@@ -81,7 +81,8 @@ def worked_example(lab: LabInput, scores: torch.Tensor) -> None:
     key = (q + 1) % lab.T if lab.T > 1 else q
     products = products_sum_text(X[q].tolist(), X[key].tolist(), scores[q, key].item())
     st.markdown(f"For example, with the key “{labels[key]}”: {products}")
-    printed_scores_note(lab)
+    with display.slot():
+        printed_scores_note(lab)
     most_and_least(lab, scores[q])
 
 

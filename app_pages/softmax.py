@@ -191,7 +191,8 @@ maximum, their sum is at least 1.
             display.table(pitfall_table(labels, scores[q], naive, weights[q]), alt="Divide by the sum versus softmax")
         with right:
             pitfall_bars(labels, naive, weights[q])
-    printed_pitfall_note(lab)
+    with display.slot():
+        printed_pitfall_note(lab)
 
 
 def pitfall_table(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from streamlit.testing.v1.element_tree import Block
+
 from attention_core.presets import PRESETS
 from tests.apptest_helpers import PAGES, assert_clean, charts, frames, open_page, sentence_params
 
@@ -57,3 +59,38 @@ def test_another_query_changes_no_charts_spec(page, name):
     box.set_value(next(option for option in box.options if option != box.value)).run()
     assert_clean(at)
     assert [chart.proto.spec for chart in charts(at)] == before
+
+
+def layout(node, path: tuple = ()) -> dict[tuple, str]:
+    """The type of every element and block of the page by its place (the delta path Streamlit keys it by)."""
+    places = {}
+    for index, child in getattr(node, "children", {}).items():
+        places[path + (index,)] = ("block " if isinstance(child, Block) else "") + str(getattr(child, "type", ""))
+        if isinstance(child, Block):
+            places |= layout(child, path + (index,))
+    return places
+
+
+@pytest.mark.parametrize("page", LESSON_PAGES)
+@pytest.mark.parametrize("name", ["transformer", "typed"])
+def test_another_query_moves_no_element(page, name):
+    """A new query token, and back, leaves every element where it was: an element that appears for one query
+    only (a tutorial's printed row) sits in a slot of its own. Otherwise every element after it changes place,
+    and the browser replaces all of them (charts and tables drawn anew) instead of updating them."""
+    at = open_page(page, INPUTS[name])
+    before = layout(at.main)
+    box = at.sidebar.selectbox(key="query")
+    first = box.value
+    for query in (next(option for option in box.options if option != first), first):
+        at.sidebar.selectbox(key="query").set_value(query).run()
+        assert_clean(at)
+        after = layout(at.main)
+        moved = {place: (before[place], after[place]) for place in before.keys() & after.keys() if before[place] != after[place]}
+        assert not moved, f"another element at the same place after picking “{query}”"
+        assert before.keys() - after.keys() <= slot_contents(before), "only a slot's contents come and go"
+        assert after.keys() - before.keys() <= slot_contents(after), "only a slot's contents come and go"
+
+
+def slot_contents(places: dict[tuple, str]) -> set[tuple]:
+    """The places inside a block: what an element shown for some queries only may occupy."""
+    return {place for place in places if len(place) > 1 and places.get(place[:-1], "").startswith("block")}

@@ -429,6 +429,13 @@ def source_of(function: Callable) -> str:
     return inspect.getsource(function)
 
 
+def slot():
+    """A container for what only some inputs show (a tutorial's printed row for its own query). It is on the
+    page either way, so every element after it keeps its place and the browser updates it in place instead
+    of replacing it (and drawing its charts and tables anew)."""
+    return st.container()
+
+
 def tutorial_note(tutorial: str, what: str, printed, comment: str = "") -> None:
     """One caption: 'Tutorial 002 prints <what> as 0.1390 0.2369 …: <comment>' (printed numbers as given)."""
     shown = numbers_text(printed) if not isinstance(printed, str) else printed
