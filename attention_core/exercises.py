@@ -30,7 +30,7 @@ MAX_ANSWER = 1e12  # a typed number beyond this is refused as a typo
 class Exercise:
     """One question with its answer, the tolerance, a hint and the worked solution (real numbers)."""
 
-    id: str  # stable within a lesson and an input
+    id: str  # a name within the lesson, then a hash of the question (ids stay while the question does)
     kind: Kind
     prompt: str
     answer: float | str  # a number, or the right option for a choice
@@ -900,7 +900,17 @@ def exercises_for(path: str, inp: ExerciseInput) -> tuple[Exercise, ...]:
     generator = GENERATORS.get(key)
     if generator is None:
         return ()
-    seed = input_seed(inp.labels, inp.X, key, inp.query_index, inp.seed, inp.temperature, *inp.material_key)
+    # The query is not part of the seed: another query changes only the questions that are about the
+    # query, and each question's id is its content's, so the others keep their ids (and the learner's answer).
+    seed = input_seed(inp.labels, inp.X, key, inp.seed, inp.temperature, *inp.material_key)
     rng = random.Random(seed)
-    tag = f"{seed:016x}"[:10]
-    return tuple(replace(exercise, id=f"{exercise.id}-{tag}") for exercise in generator(inp, rng))
+    return tuple(replace(exercise, id=f"{exercise.id}-{content_tag(exercise)}") for exercise in generator(inp, rng))
+
+
+def content_tag(exercise: Exercise) -> str:
+    """Ten hex digits of a stable hash of what the learner sees and is checked against."""
+    digest = hashlib.sha256()
+    for part in (exercise.prompt, *exercise.options, repr(exercise.answer), repr(exercise.tolerance)):
+        digest.update(part.encode())
+        digest.update(b"\x1f")
+    return digest.hexdigest()[:10]

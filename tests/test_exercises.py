@@ -123,6 +123,23 @@ def test_deterministic_for_one_input_and_new_for_another(path):
     assert [item.prompt for item in first] != [item.prompt for item in other]
 
 
+def test_another_query_keeps_the_questions_that_are_not_about_it():
+    """A question's id is its content's: another query changes the id of exactly the questions that changed,
+    and the others (shapes, counts, what the lesson's settings decide) keep theirs, and the learner's answer."""
+    kept = {}
+    for path in LESSON_PATHS:
+        inp = input_of()
+        first = ex.exercises_for(path, with_material(path, inp))
+        other = input_of(query=(inp.query_index + 1) % len(inp.labels))
+        second = ex.exercises_for(path, with_material(path, other))
+        assert [item.id.rsplit("-", 1)[0] for item in first] == [item.id.rsplit("-", 1)[0] for item in second]
+        for a, b in zip(first, second, strict=True):
+            assert (a.id == b.id) == (a == b), (path, a.id, b.id)
+        kept[path] = sum(a == b for a, b in zip(first, second, strict=True))
+    assert sum(kept.values()) >= 5, kept
+    assert any(count < len(ex.exercises_for(path, with_material(path, input_of()))) for path, count in kept.items())
+
+
 def test_the_seed_is_a_stable_hash_not_pythons_hash():
     inp = input_of()
     assert ex.input_seed(inp.labels, inp.X, "app_pages/softmax.py") == ex.input_seed(
