@@ -75,7 +75,8 @@ def render(lab: LabInput) -> None:
     active = mask if choice.enabled else ac.no_mask(lab.T)
     steps = ac.self_attention(lab.X, mask=active, scale=True)
     empty_rows = fully_masked_rows(active)  # (T,) True where a query may attend to nothing
-    status(lab.labels, choice.enabled, empty_rows)
+    with display.slot():
+        status(lab.labels, choice.enabled, empty_rows)
     mask_view(lab, steps, mask, choice)
     conventions(lab.labels, mask, choice, padded)
     masked_scores(lab, steps, active)

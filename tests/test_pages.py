@@ -71,6 +71,13 @@ def layout(node, path: tuple = ()) -> dict[tuple, str]:
     return places
 
 
+def assert_nothing_moved(before: dict[tuple, str], after: dict[tuple, str], what: str) -> None:
+    moved = {place: (before[place], after[place]) for place in before.keys() & after.keys() if before[place] != after[place]}
+    assert not moved, f"another element at the same place after {what}"
+    assert before.keys() - after.keys() <= slot_contents(before), "only a block's contents come and go"
+    assert after.keys() - before.keys() <= slot_contents(after), "only a block's contents come and go"
+
+
 @pytest.mark.parametrize("page", LESSON_PAGES)
 @pytest.mark.parametrize("name", ["transformer", "typed"])
 def test_another_query_moves_no_element(page, name):
@@ -84,13 +91,34 @@ def test_another_query_moves_no_element(page, name):
     for query in (next(option for option in box.options if option != first), first):
         at.sidebar.selectbox(key="query").set_value(query).run()
         assert_clean(at)
-        after = layout(at.main)
-        moved = {place: (before[place], after[place]) for place in before.keys() & after.keys() if before[place] != after[place]}
-        assert not moved, f"another element at the same place after picking “{query}”"
-        assert before.keys() - after.keys() <= slot_contents(before), "only a slot's contents come and go"
-        assert after.keys() - before.keys() <= slot_contents(after), "only a slot's contents come and go"
+        assert_nothing_moved(before, layout(at.main), f"picking “{query}”")
 
 
 def slot_contents(places: dict[tuple, str]) -> set[tuple]:
     """The places inside a block: what an element shown for some queries only may occupy."""
     return {place for place in places if len(place) > 1 and places.get(place[:-1], "").startswith("block")}
+
+
+PAGE_CONTROLS = [
+    ("app_pages/softmax.py", "slider", "Temperature t", 2.0),
+    ("app_pages/qkv_projections.py", "slider", "d_k (size of each query", 3),
+    ("app_pages/scaling.py", "slider", "d_k (size of queries", 64),
+    ("app_pages/masking.py", "toggle", "Apply the mask", False),
+    ("app_pages/multi_head.py", "number_input", "Number of heads h", 1),
+    ("app_pages/multi_head.py", "number_input", "Number of heads h", 4),
+    ("app_pages/generation.py", "slider", "Step t", 1),
+]
+
+
+@pytest.mark.parametrize(("page", "kind", "label", "value"), PAGE_CONTROLS, ids=lambda v: str(v)[:24])
+def test_a_page_control_moves_no_element(page, kind, label, value):
+    """The same for the controls that change a whole page: a warning that shows only with the mask off, or one
+    head's section more or less, comes and goes inside its own block."""
+    at = open_page(page)
+    before = layout(at.main)
+    widget = next(w for w in at.get(kind) if w.label.startswith(label))
+    assert widget.value != value
+    widget.set_value(value).run()
+    assert_clean(at)
+    assert not at.error, [e.value for e in at.error]
+    assert_nothing_moved(before, layout(at.main), f"setting {label} to {value}")
