@@ -73,6 +73,13 @@ value = st.slider("Temperature t", 0.1, 5.0, 1.0, 0.1)
 st.title("Trivial page")
 st.write(f"Query token {query}, t = {value}")
 """
+# The same page with the app's garbage-collector freeze (ui/collector.py): stock Streamlit's trivial page
+# spends part of its time in full collections of Streamlit's own objects. Printed beside it, not a reference.
+TRIVIAL_FROZEN_PAGE = TRIVIAL_PAGE + """
+import gc
+
+gc.freeze()
+"""
 
 # Installed before the page's own scripts: records script-state changes, DOM changes and data-grid
 # canvas drawing. A data grid (glide) is pixels on a canvas; its hidden accessibility table is the
@@ -290,14 +297,21 @@ def trivial_figures(browser, url: str) -> tuple[float, float]:
     return median_ms(picks), median_ms(slides)
 
 
-def click_to_redrawn(browser, base: str, trivial_url: str) -> list[str]:
-    """The click-to-redrawn table: every lesson page x (default preset, 32 tokens) x (query, page control)."""
+def click_to_redrawn(browser, base: str, trivial_url: str, frozen_url: str | None = None) -> list[str]:
+    """The click-to-redrawn table: every lesson page x (default preset, 32 tokens) x (query, page control).
+    Ratios are to the stock trivial page; with frozen_url, the trivial page with a gc.freeze is printed too."""
     trivial_pick, trivial_slide = trivial_figures(browser, trivial_url)
     lines = [
         "| page | size | query token | ratio | page control | ratio | charts+tables redrawn / shown |",
         "|---|---|---:|---:|---|---:|---:|",
         f"| trivial page | | {trivial_pick:.0f} ms | 1.0 | slider {trivial_slide:.0f} ms | 1.0 | |",
     ]
+    if frozen_url:
+        frozen_pick, frozen_slide = trivial_figures(browser, frozen_url)
+        lines.append(
+            f"| trivial page, gc.freeze (not the reference) | | {frozen_pick:.0f} ms | {frozen_pick / trivial_pick:.1f} "
+            f"| slider {frozen_slide:.0f} ms | {frozen_slide / trivial_slide:.1f} | |"
+        )
     for lesson in LESSONS:
         if lesson.number is None:
             continue
@@ -606,17 +620,22 @@ def run(emit=print) -> list[str]:
             section(["", "### First page after `streamlit run` (headless Chromium)", "", *first_page(browser)])
             section([f"Load average: {load_average()}"])
             with tempfile.TemporaryDirectory() as scratch:
-                trivial = Path(scratch) / "trivial_page.py"
+                trivial, frozen = Path(scratch) / "trivial_page.py", Path(scratch) / "trivial_frozen_page.py"
                 trivial.write_text(TRIVIAL_PAGE)
-                app_port, trivial_port = free_port(), free_port()
+                frozen.write_text(TRIVIAL_FROZEN_PAGE)
+                app_port, trivial_port, frozen_port = free_port(), free_port(), free_port()
                 app, small = serve(ROOT / "streamlit_app.py", app_port), serve(trivial, trivial_port)
+                small_frozen = serve(frozen, frozen_port)
                 try:
                     wait_healthy(app, app_port)
                     wait_healthy(small, trivial_port)
+                    wait_healthy(small_frozen, frozen_port)
                     base = f"http://127.0.0.1:{app_port}"
                     table = ["| figure | measured |", "|---|---:|", *memory_after_sessions(browser, base, app)]
                     section(["", "### Memory (fresh server)", "", *table, f"\nLoad average: {load_average()}"])
-                    lines = click_to_redrawn(browser, base, f"http://127.0.0.1:{trivial_port}")
+                    lines = click_to_redrawn(
+                        browser, base, f"http://127.0.0.1:{trivial_port}", f"http://127.0.0.1:{frozen_port}"
+                    )
                     section(["", "### Click to redrawn (headless Chromium)", "", *lines])
                     section([f"Load average: {load_average()}"])
                     lines, _ = concurrent_sessions(browser, base)
@@ -625,6 +644,7 @@ def run(emit=print) -> list[str]:
                 finally:
                     stop(app)
                     stop(small)
+                    stop(small_frozen)
         finally:
             browser.close()
     section([f"\nLoad average (1, 5, 15 min) at end: {load_average()}"])
