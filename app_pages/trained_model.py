@@ -250,6 +250,7 @@ def by_hand(
             explain=explain,
             col_title="column",
         )
+    with display.slot():
         if step in ("Q", "K", "V"):
             st.caption(
                 f"The first term is 1 × the bias: {step} = X W + b is computed as [1, x] · [b; W] (a Linear layer)."

@@ -107,6 +107,7 @@ PAGE_CONTROLS = [
     ("app_pages/multi_head.py", "number_input", "Number of heads h", 1),
     ("app_pages/multi_head.py", "number_input", "Number of heads h", 4),
     ("app_pages/generation.py", "slider", "Step t", 1),
+    ("app_pages/trained_model.py", "radio", "Step", "Q"),
 ]
 
 
