@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core.exercises import Exercise, ExerciseInput, exercises_for
 from tests.apptest_helpers import charts, lab_input
+from ui.exercises import answer_key, place_name
 
 
 def page_exercises(at: AppTest, path: str, material: object, material_key: tuple) -> dict[str, Exercise]:
@@ -20,10 +21,10 @@ def page_exercises(at: AppTest, path: str, material: object, material_key: tuple
 
 def answer(at: AppTest, path: str, item: Exercise, value) -> AppTest:
     """Type or pick an answer in the item's form and press Check."""
-    key = f"ex:{path}:{item.id}"
+    key = answer_key(path, item)
     widget = at.radio(key=key) if item.is_choice else at.text_input(key=key)
     widget.set_value(value)
-    return next(b for b in at.button if b.proto.form_id == f"exf:{path}:{item.id}").click().run()
+    return next(b for b in at.button if b.proto.form_id == f"exf:{path}:{place_name(item)}").click().run()
 
 
 def right_wrong_malformed(at: AppTest, path: str, item: Exercise) -> None:

@@ -131,15 +131,35 @@ def exercise_card(path: str, number: int, exercise: Exercise) -> None:
             )
 
 
+def place_name(exercise: Exercise) -> str:
+    """The exercise's name in its lesson ('weight'), its id without the hash of the question."""
+    return exercise.id.rsplit("-", 1)[0]
+
+
+def answer_key(path: str, exercise: Exercise) -> str:
+    """The answer widget's key. It names the exercise's place, not the question: when another query asks
+    another question in the same place, the browser updates the form instead of replacing it."""
+    return f"ex:{path}:{place_name(exercise)}"
+
+
+def blank_if_new(path: str, exercise: Exercise) -> None:
+    """A new question in this place starts with a blank answer (the widget keeps its key)."""
+    asked = f"exq:{path}:{place_name(exercise)}"
+    if st.session_state.get(asked) != exercise.id:
+        st.session_state[asked] = exercise.id
+        st.session_state[answer_key(path, exercise)] = None if exercise.is_choice else ""
+
+
 def answer_form(path: str, exercise: Exercise):
     """The answer widget in a form (no rerun while typing); the Check of this run, or None."""
-    with st.form(key=f"exf:{path}:{exercise.id}", border=False):
+    blank_if_new(path, exercise)
+    with st.form(key=f"exf:{path}:{place_name(exercise)}", border=False):
         if exercise.is_choice:
-            answer = st.radio("Your answer", exercise.options, index=None, key=f"ex:{path}:{exercise.id}")
+            answer = st.radio("Your answer", exercise.options, index=None, key=answer_key(path, exercise))
         else:
             answer = st.text_input(
                 "Your answer",
-                key=f"ex:{path}:{exercise.id}",
+                key=answer_key(path, exercise),
                 placeholder="a number, e.g. 0.25",
                 max_chars=60,
                 help="A dot or a comma as the decimal mark."

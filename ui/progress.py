@@ -71,7 +71,7 @@ def progress_frame() -> pd.DataFrame:
 def reset() -> None:
     """Forget every answer of this session (exercise answers and revealed solutions included)."""
     st.session_state.pop(STATE_KEY, None)
-    for key in [key for key in st.session_state if str(key).startswith(("ex:", "exf:", "exv:"))]:
+    for key in [key for key in st.session_state if str(key).startswith(("ex:", "exf:", "exv:", "exq:"))]:
         del st.session_state[key]
 
 

@@ -7,8 +7,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention_core.exercises import ExerciseInput, exercises_for
-from tests.apptest_helpers import assert_clean
+from tests.apptest_helpers import assert_clean, open_page
+from tests.learn_helpers import answer as answer_in
+from tests.learn_helpers import page_exercises
 from ui import inputs, progress
+from ui.exercises import answer_key, place_name
 
 LESSON = "app_pages/softmax.py"
 
@@ -50,10 +53,10 @@ def texts(at) -> str:
 
 def answer(at, item, value):
     """Type or pick an answer in the item's form and press Check."""
-    key = f"ex:{LESSON}:{item.id}"
+    key = answer_key(LESSON, item)
     widget = at.radio(key=key) if item.is_choice else at.text_input(key=key)
     widget.set_value(value)
-    return next(b for b in at.button if b.proto.form_id == f"exf:{LESSON}:{item.id}").click().run()
+    return next(b for b in at.button if b.proto.form_id == f"exf:{LESSON}:{place_name(item)}").click().run()
 
 
 def test_the_section_lists_every_kind_and_gives_nothing_away(at, items):
@@ -123,4 +126,25 @@ def test_progress_counts_marker_table_and_reset(at, items):
     assert table.loc["2. Softmax", "answered"] == 2 and table.loc["2. Softmax", "correct"] == 1
     at.button(key="reset_progress").click().run()
     assert "Exercises: none answered yet" in [c.value for c in at.sidebar.caption]
-    assert at.text_input(key=f"ex:{LESSON}:{items['weight'].id}").value == ""
+    assert at.text_input(key=answer_key(LESSON, items["weight"])).value == ""
+
+
+def test_another_query_keeps_the_answer_to_a_question_not_about_it():
+    """Lesson 4 after two answers, then another query: the question about the query is new, in the same form
+    (same widget key, so the browser updates it in place) with a blank answer; the other keeps its answer."""
+    path = "app_pages/qkv_projections.py"
+    at = open_page(path)
+    shown = page_exercises(at, path, None, ())
+    entry, count = shown["query-entry"], shown["parameters"]
+    answer_in(at, path, entry, "0")
+    answer_in(at, path, count, str(int(float(count.answer))))
+    assert any(s.value.startswith("Right") for s in at.success)
+    box = at.sidebar.selectbox(key="query")
+    box.set_value(next(option for option in box.options if option != box.value)).run()
+    assert_clean(at)
+    now = page_exercises(at, path, None, ())
+    assert now["parameters"] == count and now["query-entry"] != entry, "only the question about the query changed"
+    assert at.text_input(key=answer_key(path, count)).value == str(int(float(count.answer)))
+    assert at.text_input(key=answer_key(path, entry)).value == "", "a new question starts blank"
+    assert now["query-entry"].prompt in texts(at) and entry.prompt not in texts(at)
+    assert any(s.value.startswith("Right") for s in at.success), "the kept question's verdict stays"
