@@ -75,11 +75,7 @@ st.write(f"Query token {query}, t = {value}")
 """
 # The same page with the app's garbage-collector freeze (ui/collector.py): stock Streamlit's trivial page
 # spends part of its time in full collections of Streamlit's own objects. Printed beside it, not a reference.
-TRIVIAL_FROZEN_PAGE = TRIVIAL_PAGE + """
-import gc
-
-gc.freeze()
-"""
+TRIVIAL_FROZEN_PAGE = f"{TRIVIAL_PAGE}\nimport gc\n\ngc.freeze()\n"
 
 # Installed before the page's own scripts: records script-state changes, DOM changes and data-grid
 # canvas drawing. A data grid (glide) is pixels on a canvas; its hidden accessibility table is the
@@ -309,8 +305,8 @@ def click_to_redrawn(browser, base: str, trivial_url: str, frozen_url: str | Non
     if frozen_url:
         frozen_pick, frozen_slide = trivial_figures(browser, frozen_url)
         lines.append(
-            f"| trivial page, gc.freeze (not the reference) | | {frozen_pick:.0f} ms | {frozen_pick / trivial_pick:.1f} "
-            f"| slider {frozen_slide:.0f} ms | {frozen_slide / trivial_slide:.1f} | |"
+            f"| trivial page, gc.freeze (not the reference) | | {frozen_pick:.0f} ms | "
+            f"{frozen_pick / trivial_pick:.1f} | slider {frozen_slide:.0f} ms | {frozen_slide / trivial_slide:.1f} | |"
         )
     for lesson in LESSONS:
         if lesson.number is None:

@@ -37,8 +37,8 @@ def dataset_of(spec: dict, layer: dict) -> list[dict]:
 
 
 def dataset(spec: dict) -> list[dict]:
-    """The one inline dataset of a spec."""
-    (values,) = spec["datasets"].values()
+    """The one inline dataset of a spec (a heatmap's cells: not its outlined row, charts.OUTLINE_DATA)."""
+    (values,) = [rows for name, rows in spec["datasets"].items() if name != charts.OUTLINE_DATA]
     return values
 
 
@@ -136,10 +136,11 @@ def test_the_query_row_is_outlined(sentence, weights):
     outline = layers(spec)[-1]
     assert outline["mark"]["type"] == "rect" and outline["mark"]["fillOpacity"] == 0
     assert outline["mark"]["stroke"] == charts.HIGHLIGHT
-    assert outline["transform"] == [{"filter": "datum.outline"}]
-    assert [r["row"] for r in dataset(spec) if r["outline"]] == ["ate"]  # one cell flags the row
+    assert outline["data"] == {"name": charts.OUTLINE_DATA} and "transform" not in outline
+    assert spec["datasets"][charts.OUTLINE_DATA] == [{"row": "ate"}]  # a dataset of its own: the query's row
     assert outline["encoding"]["y"]["sort"] == token_labels(sentence) and "x" not in outline["encoding"]
-    assert not any(r["outline"] for r in dataset(heatmap_spec(weights, sentence)))  # no outline by default
+    assert heatmap_spec(weights, sentence)["datasets"][charts.OUTLINE_DATA] == []  # no outline by default
+    assert dataset(spec) == dataset(heatmap_spec(weights, sentence)), "the cells do not name the query"
 
 
 def test_the_spec_holds_no_number_and_no_query(sentence, weights):

@@ -42,8 +42,8 @@ def test_heatmap_spec_and_data_are_apart_and_in_sentence_order():
     values = np.array([[1.0, 0.0, 2e-7], [0.5, 0.25, 0.25], [0.1, 0.2, 0.7]])
     spec = display.heatmap_spec.__wrapped__(labels, labels, "weights", "w", "query", "key", "weight (fixed 0–1)")
     cells = (values.tobytes(), values.shape, labels, labels)
-    data = display.heatmap_data.__wrapped__(*cells, "weights", None, None, False, 230).to_pandas()
-    assert "datasets" not in spec and "data" not in spec  # the data travel as Arrow beside the spec
+    data = convert_arrow_bytes_to_pandas_df(display.heatmap_data.__wrapped__(*cells, "weights", None, False, 230))
+    assert "datasets" not in spec and spec["data"] == {"name": charts.CELLS_DATA}  # the data travel by name
     assert list(data["row"][:3]) == ["the (1)"] * 3 and list(data["col"][:3]) == list(labels)
     assert list(data["short"][:3]) == ["1.0000", "0", "2.0000e-07"]  # the table's formatter, per cell
     x_sorts = [layer["encoding"]["x"]["sort"] for layer in spec["layer"] if "x" in layer.get("encoding", {})]
@@ -101,7 +101,7 @@ def colour_scale(at: AppTest) -> tuple[str, tuple[float, float], pd.DataFrame]:
 
     chart = at.get("vega_lite_chart")[0].proto
     spec = json.loads(chart.spec)
-    data = convert_arrow_bytes_to_pandas_df(chart.data.data)
+    data = named_data(chart)[charts.CELLS_DATA]
     first, *rest = spec["layer"][0]["encoding"]["color"]["title"]  # the legend title's lines
     title = f"{first} ({rest[0]})" if rest else first
     return title, (data["low"].min(), data["high"].max()), data
@@ -117,14 +117,19 @@ def test_weights_stretch_to_the_data_by_default_and_switch_to_fixed():
     assert domain == (0, 1) and title == "weight (fixed 0–1)"
 
 
-def test_the_query_row_is_flagged_in_the_data_and_outlined():
+def test_the_query_row_is_its_own_dataset_and_outlined():
+    """The outline layer reads the named dataset charts.OUTLINE_DATA (the query's label); the cells do not
+    name the query, so another query sends the same cells."""
     at = AppTest.from_function(weights_app).run()
     import json
 
-    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    chart = at.get("vega_lite_chart")[0].proto
+    spec = json.loads(chart.spec)
     assert spec["layer"][-1]["mark"]["stroke"] == charts.HIGHLIGHT  # the query row's outline
+    assert spec["layer"][-1]["data"] == {"name": charts.OUTLINE_DATA}
+    assert named_data(chart)[charts.OUTLINE_DATA]["row"].tolist() == ["b"]
     _, _, data = colour_scale(at)
-    assert data.loc[data["outline"], "row"].tolist() == ["b"]
+    assert "outline" not in data and set(data["row"]) == {"a", "b", "c"}
     assert charts.stretched_domain(np.array([0.2, 0.4, 0.1, 0.3])) == (0.1, 0.4)
 
 
@@ -179,3 +184,35 @@ def test_chart_specs_of_new_numbers_differ_only_in_their_data():
     assert specs[0]["datasets"]["lab_data_0"] != specs[1]["datasets"]["lab_data_0"]
     values = convert_arrow_bytes_to_pandas_df(specs[1]["datasets"]["lab_data_0"])["value"].tolist()
     assert values == [0.5, 0.5]
+
+
+def query_outline_app() -> None:
+    """One weights heatmap whose outlined row is picked in the sidebar (for AppTest)."""
+    import streamlit as st
+    import torch
+
+    from ui import display
+
+    query = st.sidebar.radio("Query", ["a", "b", "c"], key="query")
+    weights = torch.tensor([[0.10, 0.15, 0.75], [0.2, 0.3, 0.5], [0.12, 0.18, 0.7]])
+    display.heatmap(weights, ["a", "b", "c"], ["a", "b", "c"], title="w", highlight_row=query)
+
+
+def test_another_query_sends_the_same_cells_and_another_outline():
+    """The browser replaces only the datasets whose bytes changed: another query must leave the cells' bytes
+    as they were (the outline is the one dataset that changes) and the spec as it was."""
+    at = AppTest.from_function(query_outline_app).run()
+    before = at.get("vega_lite_chart")[0].proto
+    at.sidebar.radio(key="query").set_value("c").run()
+    after = at.get("vega_lite_chart")[0].proto
+    assert after.spec == before.spec and not after.data.data, "two named datasets, no unnamed data"
+    bytes_before, bytes_after = ({d.name: d.data.data for d in chart.datasets} for chart in (before, after))
+    assert set(bytes_after) == {charts.CELLS_DATA, charts.OUTLINE_DATA}
+    assert bytes_after[charts.CELLS_DATA] == bytes_before[charts.CELLS_DATA]
+    assert bytes_after[charts.OUTLINE_DATA] != bytes_before[charts.OUTLINE_DATA]
+    assert named_data(after)[charts.OUTLINE_DATA]["row"].tolist() == ["c"]
+
+
+def named_data(chart) -> dict[str, pd.DataFrame]:
+    """A chart proto's named datasets as DataFrames, by name."""
+    return {named.name: convert_arrow_bytes_to_pandas_df(named.data.data) for named in chart.datasets}

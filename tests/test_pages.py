@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from streamlit.testing.v1.element_tree import Block
 
 from attention_core.presets import PRESETS
@@ -65,14 +64,16 @@ def layout(node, path: tuple = ()) -> dict[tuple, str]:
     """The type of every element and block of the page by its place (the delta path Streamlit keys it by)."""
     places = {}
     for index, child in getattr(node, "children", {}).items():
-        places[path + (index,)] = ("block " if isinstance(child, Block) else "") + str(getattr(child, "type", ""))
+        places[(*path, index)] = ("block " if isinstance(child, Block) else "") + str(getattr(child, "type", ""))
         if isinstance(child, Block):
-            places |= layout(child, path + (index,))
+            places |= layout(child, (*path, index))
     return places
 
 
 def assert_nothing_moved(before: dict[tuple, str], after: dict[tuple, str], what: str) -> None:
-    moved = {place: (before[place], after[place]) for place in before.keys() & after.keys() if before[place] != after[place]}
+    moved = {
+        place: (before[place], after[place]) for place in before.keys() & after.keys() if before[place] != after[place]
+    }
     assert not moved, f"another element at the same place after {what}"
     assert before.keys() - after.keys() <= slot_contents(before), "only a block's contents come and go"
     assert after.keys() - before.keys() <= slot_contents(after), "only a block's contents come and go"

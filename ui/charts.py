@@ -31,6 +31,11 @@ SEQUENTIAL_SCHEME = "viridis"  # perceptually uniform, colour-blind safe
 DIVERGING_SCHEME = "blueorange"  # colour-blind safe, white-ish at the centre
 NEUTRAL = "#868e96"  # a mid grey that reads on the light and the dark theme
 HIGHLIGHT = "#e8590c"  # the query's row outline and hovered lines: orange reads on both themes
+# A heatmap sent by ui.display has two named datasets: its cells and its outlined row (the query's label, or
+# no row). Two, because Streamlit's frontend puts a chart's unnamed data into its named dataset when it has
+# exactly one; named, so the browser compares each one's bytes and replaces only the one that changed.
+CELLS_DATA = "heatmap_cells"
+OUTLINE_DATA = "query_row"
 MASK_COLOURS = ("#3b5bdb", "#e9ecef")  # may attend, blocked
 FIXED_WEIGHTS: Domain = (0.0, 1.0)
 
@@ -148,16 +153,16 @@ def heatmap_cells(
     *,
     kind: Kind = "weights",
     domain: Domain | None = None,
-    highlight_row: str | None = None,
     compact: bool = False,
     panel_px: int = 230,
 ) -> pd.DataFrame:
     """What a heatmap draws, one row per cell: row, col, value, the exact value for the tooltip, the cell
-    text, its ink, the colour range (low, high) and the query row's outline.
+    text, its ink and the colour range (low, high). The query's outline is a dataset of its own
+    (``outline_rows``).
 
-    Everything that depends on the numbers or the query is here, in the data, so the chart's spec
-    (``heatmap_chart``) depends only on the labels and the options: a new matrix or query only swaps
-    the data, and the browser redraws without rebuilding the chart.
+    Everything that depends on the numbers is here, in the data, so the chart's spec (``heatmap_chart``)
+    depends only on the labels and the options: a new matrix only swaps the data, and the browser redraws
+    without rebuilding the chart. Another query leaves these cells as they were.
     """
     _, with_text = heatmap_layout(len(row_order), len(col_order), compact, panel_px)
     cells = cell_labels(data, kind=kind, with_text=with_text)
@@ -170,9 +175,13 @@ def heatmap_cells(
     if with_text:
         cells["ink"] = ink(kind, cells, low, high)
     cells["low"], cells["high"] = low, high
-    first_of_row = ~cells["row"].duplicated()
-    cells["outline"] = first_of_row & (cells["row"] == highlight_row)  # one cell flags the query's row
     return cells
+
+
+def outline_rows(highlight_row: str | None) -> pd.DataFrame:
+    """The heatmap's outlined row (the query's label), or no row: the dataset ``OUTLINE_DATA``. Apart from
+    the cells, so another query changes these few bytes and the browser redraws the outline alone."""
+    return pd.DataFrame({"row": pd.Series([] if highlight_row is None else [highlight_row], dtype=object)})
 
 
 def cell_labels(data: pd.DataFrame, *, kind: Kind, with_text: bool) -> pd.DataFrame:
@@ -227,11 +236,10 @@ def _colour_range_layer(data: pd.DataFrame, colour: alt.Color) -> alt.Chart:
     )
 
 
-def _row_outline(data: pd.DataFrame, row_order: Sequence[str], size: int) -> alt.Chart:
-    """An outline around the row the data flag (the query's) across the whole heatmap; none if none is."""
+def _row_outline(row_order: Sequence[str], size: int) -> alt.Chart:
+    """An outline across the whole heatmap around the row of the dataset ``OUTLINE_DATA``; none if it is empty."""
     return (
-        alt.Chart(data)
-        .transform_filter(alt.datum.outline)
+        alt.Chart(alt.NamedData(name=OUTLINE_DATA))
         .mark_rect(fillOpacity=0, stroke=HIGHLIGHT, strokeWidth=3 if size > 6 else 2)
         .encode(y=alt.Y("row:N", sort=list(row_order)))
     )
@@ -273,16 +281,15 @@ def heatmap(
     ``highlight_row``: a row label (the query) outlined across the chart. ``compact``: a panel of
     a grid, fitting ``panel_px``, without axis titles or legend (panels share ``domain``).
     ``selectable``: a click selects a cell (the point selection ``CELL_SELECTION`` on row and col).
-    The same chart as ``heatmap_chart(heatmap_cells(...))``: ui.display builds the two apart.
+    The same chart as ``heatmap_chart(heatmap_cells(...))`` with ``outline_rows`` as its dataset ``OUTLINE_DATA``:
+    ui.display builds the three apart.
     """
-    cells = heatmap_cells(
-        data, row_order, col_order, kind=kind, domain=domain, highlight_row=highlight_row,
-        compact=compact, panel_px=panel_px,
-    )  # fmt: skip
-    return heatmap_chart(
+    cells = heatmap_cells(data, row_order, col_order, kind=kind, domain=domain, compact=compact, panel_px=panel_px)
+    chart = heatmap_chart(
         cells, row_order, col_order, kind=kind, title=title, row_title=row_title, col_title=col_title,
         colour_title=colour_title(kind, domain), compact=compact, panel_px=panel_px, selectable=selectable,
     )  # fmt: skip
+    return chart.properties(datasets={OUTLINE_DATA: outline_rows(highlight_row).to_dict("records")})
 
 
 def heatmap_chart(
@@ -348,7 +355,7 @@ def heatmap_chart(
             size=alt.when(long_text).then(alt.value(font - 2)).otherwise(alt.value(font)),
         )
         chart = chart + text
-    chart = chart + _row_outline(cells, row_order, size)
+    chart = chart + _row_outline(row_order, size)
     if selectable:
         chart = chart + _cell_selection_layer(base)
     # "pad" keeps the cells at their size: Streamlit would otherwise squeeze axes and legend into it

@@ -189,21 +189,22 @@ def heatmap(
         return None
     values = matrix.detach().to(torch.float64).numpy()  # (rows, cols)
     rows, cols, domain = tuple(row_labels), tuple(col_labels), domain and tuple(domain)
-    data = heatmap_data(values.tobytes(), values.shape, rows, cols, kind, domain, highlight_row, compact, panel_px)
+    data = heatmap_data(values.tobytes(), values.shape, rows, cols, kind, domain, compact, panel_px)
     colour_title = charts.colour_title(kind, domain)
     layout = (kind, title, row_title, col_title, colour_title, compact, panel_px, key is not None)
-    spec = heatmap_spec(rows, cols, *layout)
+    datasets = {charts.CELLS_DATA: data, charts.OUTLINE_DATA: outline_data(highlight_row)}
+    spec = {**heatmap_spec(rows, cols, *layout), "datasets": datasets}
     if compact:
         alt_text = None  # the spec's description names the panel
     if key is None:
-        st.vega_lite_chart(data, spec, alt=alt_text, width="content")
+        st.vega_lite_chart(spec=spec, alt=alt_text, width="content")
         return None
     return st.vega_lite_chart(
-        data, spec, alt=alt_text, width="content", on_select="rerun", selection_mode=charts.CELL_SELECTION, key=key
+        spec=spec, alt=alt_text, width="content", on_select="rerun", selection_mode=charts.CELL_SELECTION, key=key
     )
 
 
-# The two heatmap caches are plain functools caches, not st.cache_data: a page draws up to a dozen
+# The heatmap caches are plain functools caches, not st.cache_data: a page draws up to a dozen
 # heatmaps per rerun, and st.cache_data's argument hashing and pickled copies cost about a millisecond
 # each. Their results are read-only: an Arrow table cannot change, and Streamlit copies a spec before
 # it edits its top level (the only level it edits).
@@ -215,18 +216,24 @@ def heatmap_data(
     col_labels: tuple[str, ...],
     kind: charts.Kind,
     domain: charts.Domain | None,
-    highlight_row: str | None,
     compact: bool,
     panel_px: int,
-) -> pa.Table:
-    """The cells ``charts.heatmap_cells`` makes of one matrix, as the Arrow table Streamlit sends."""
+) -> bytes:
+    """The cells ``charts.heatmap_cells`` makes of one matrix, as the Arrow bytes of the heatmap's dataset
+    ``charts.CELLS_DATA``."""
     matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
     long = long_frame(matrix, row_labels, col_labels)
     cells = charts.heatmap_cells(
-        long, row_labels, col_labels, kind=kind, domain=domain, highlight_row=highlight_row,
-        compact=compact, panel_px=panel_px,
-    )  # fmt: skip
-    return pa.Table.from_pandas(cells, preserve_index=False)
+        long, row_labels, col_labels, kind=kind, domain=domain, compact=compact, panel_px=panel_px
+    )
+    return convert_anything_to_arrow_bytes(pa.Table.from_pandas(cells, preserve_index=False))
+
+
+@functools.lru_cache(maxsize=256)
+def outline_data(highlight_row: str | None) -> bytes:
+    """``charts.outline_rows`` as the Arrow bytes of the heatmap's dataset ``charts.OUTLINE_DATA``. The cells do
+    not name the query, so another query sends the same cells and only these bytes change."""
+    return convert_anything_to_arrow_bytes(charts.outline_rows(highlight_row))
 
 
 @functools.lru_cache(maxsize=128)
@@ -263,7 +270,7 @@ def heatmap_spec(
         # tests/test_charts.py (test_every_heatmap_variant_is_valid_vega_lite); validation was half the cost.
         spec = chart.to_dict(validate=False)
     spec, _ = split_data(spec)
-    return spec
+    return {**spec, "data": {"name": charts.CELLS_DATA}}  # the cells: a dataset that heatmap() sends by name
 
 
 def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:
@@ -276,8 +283,9 @@ def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:
         name = layer.get("data", {}).get("name")
         if name == main:  # the cells: inherited from the top-level data
             del layer["data"]
-        elif name is not None:  # e.g. the query row's outline: one row, inline
+        elif name in datasets:  # a small layer of its own: inline
             layer["data"] = {"values": datasets[name]}
+        # any other name (charts.OUTLINE_DATA) is a dataset the caller sends with each chart
     return spec, data
 
 

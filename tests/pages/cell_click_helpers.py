@@ -28,15 +28,15 @@ def clickable_specs(at) -> list[dict]:
     for chart in charts(at):
         spec = json.loads(chart.proto.spec)
         if _has_cell_param(spec):
-            spec["data_frame"] = convert_arrow_bytes_to_pandas_df(chart.proto.data.data)
+            spec["named_data"] = {d.name: convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets}
+            spec["data_frame"] = spec["named_data"][ui_charts.CELLS_DATA]
             clickable.append(spec)
     return clickable
 
 
 def outlined_rows(spec: dict) -> list[str]:
-    """The rows a heatmap outlines: the rows its data flag for the outline layer ([] when none)."""
-    data = spec["data_frame"]
-    return data.loc[data["outline"], "row"].tolist()
+    """The rows a heatmap outlines: the rows of its dataset ui.charts.OUTLINE_DATA ([] when none)."""
+    return spec["named_data"][ui_charts.OUTLINE_DATA]["row"].tolist()
 
 
 def colour_range(spec: dict) -> tuple[float, float]:
