@@ -23,7 +23,11 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-RENDERED_JS = """() => !document.querySelector("[data-testid='stMain'] [data-testid='stSkeleton']")
+# The status widget shows only after a delay, so the app's own script state says whether the script
+# has finished (lesson 10's first run loads the model for seconds with no status widget yet).
+RENDERED_JS = """() => document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
+    && !document.querySelector("[data-stale='true']")
+    && !document.querySelector("[data-testid='stMain'] [data-testid='stSkeleton']")
     && [...document.querySelectorAll("[data-testid='stDataFrame'], [data-testid='stVegaLiteChart']")]
         .filter((el) => el.offsetParent !== null)
         .every((el) => el.querySelector('canvas, svg'))"""
