@@ -12,7 +12,7 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY .streamlit .streamlit
-COPY streamlit_app.py .
+COPY streamlit_app.py lab.py ./
 COPY attention_core attention_core
 COPY ui ui
 COPY app_pages app_pages

@@ -1,38 +1,24 @@
-"""Attention Lab: entry point. Page config, the shared sidebar, the navigation; nothing else."""
+"""Attention Lab: `streamlit run streamlit_app.py` serves lab.py, the app's script.
+
+This file only starts the server. Streamlit sees the ``st.App`` below and runs it; its lifespan
+imports torch, pandas, Altair and the lab in a thread as the server starts (``ui/warmup.py``), so
+the first visitor's browser loads Streamlit's bundle while the imports run instead of before them.
+The navigation, the sidebar and the pages are in ``lab.py``.
+"""
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+
 import streamlit as st
-import torch
 
-from ui import collector, inputs, lessons, progress
-
-# The lab multiplies matrices of a few dozen numbers: one thread avoids thread hand-offs
-# that cost milliseconds per call (and a Community Cloud app has a fraction of a CPU).
-torch.set_num_threads(1)
+from ui import warmup
 
 
-def run() -> None:
-    st.set_page_config(page_title="Attention Lab", page_icon=":material/visibility:", layout="wide")
-    page = st.navigation(
-        {
-            section: [
-                st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.default) for lesson in group
-            ]
-            for section, group in lessons.sections().items()
-        },
-        expanded=True,  # every lesson listed: Streamlit folds the list after 10 pages otherwise
-    )
-    inputs.sidebar()
-    st.sidebar.caption(progress.progress_marker())
-    reason = inputs.problem()
-    if reason:
-        st.error(f"{reason} The numbers below still use the last valid input.", icon=":material/error:")
-    note = inputs.link_note()
-    if note:
-        st.warning(note, icon=":material/link_off:")
-    page.run()
-    collector.freeze_after_imports()  # after the page's imports: no full collection walks them again
+@asynccontextmanager
+async def warm_imports(_app):
+    warmup.start()
+    yield
 
 
-run()
+app = st.App("lab.py", lifespan=warm_imports)

@@ -396,7 +396,11 @@ def first_page(browser, page_name: str = "scores", root: Path = ROOT) -> list[st
             bundle - origin,
         ),
         ("bundle parsed, websocket open, session until the script starts", running - bundle),
-        ("first script run (imports torch, pandas, altair, the app; computes; sends)", done - running),
+        (
+            "first script run (waits for the rest of the warm-up imports of torch, pandas, Altair and the lab, "
+            "begun at server start; computes; sends)",
+            done - running,
+        ),
         (
             f"drawing after the script finished ({t['lateFiles']} lazy JS/CSS/font files for charts, tables "
             f"and formulas, {t['lateBytes'] / 1e6:.1f} MB, fetched after the script started)",

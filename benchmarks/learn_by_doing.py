@@ -68,7 +68,7 @@ def median_ms(at: AppTest) -> float:
 
 
 def main() -> None:
-    torch.set_num_threads(1)  # as streamlit_app.py does: tiny tensors, no thread hand-offs
+    torch.set_num_threads(1)  # as lab.py does: tiny tensors, no thread hand-offs
     trivial = AppTest.from_string(TRIVIAL, default_timeout=60).run()
     page = AppTest.from_string(CLICKABLE, default_timeout=60).run()
     before = median_ms(page)

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from ui.lessons import LESSONS
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "streamlit_app.py")
+APP = str(ROOT / "lab.py")  # the script streamlit_app.py serves
 PAGES = [lesson.path for lesson in LESSONS]
 # URL values are what the widgets display (Streamlit binds the formatted option).
 OWN_SENTENCE = "Your own sentence"

@@ -9,6 +9,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APP_FILES = sorted(
     [
         ROOT / "streamlit_app.py",
+        ROOT / "lab.py",
         *(ROOT / "app_pages").glob("*.py"),
         *(ROOT / "ui").glob("*.py"),
         *(ROOT / "attention_core").glob("*.py"),

@@ -25,7 +25,7 @@ visited = []
 for lesson in LESSONS:
     if lesson.path == "app_pages/trained_model.py":
         continue
-    at = AppTest.from_file("streamlit_app.py", default_timeout=120)
+    at = AppTest.from_file("lab.py", default_timeout=120)
     if lesson.number is not None:
         at.switch_page(lesson.path)
     at.run()

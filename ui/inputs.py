@@ -1,6 +1,6 @@
 """The shared sidebar: which sentence and embeddings every page works on, and the widgets pages share.
 
-Drawn once per run by ``streamlit_app.py`` before the page, so its widgets keep their values
+Drawn once per run by ``lab.py`` before the page, so its widgets keep their values
 across pages. Input widgets are bound to the URL (``bind="query-params"``), hand edits travel in
 ``edits=`` (up to 256 numbers): a copied link opens the same numbers. A bound widget is changed
 only through session state (so the box shows what is computed). Bad input shows an error and

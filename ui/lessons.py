@@ -1,6 +1,6 @@
 """The one lesson registry: every page of the lab, in order, with its number, title, icon and summary.
 
-``streamlit_app.py`` builds the navigation from it, the overview lists it, each page takes its
+``lab.py`` builds the navigation from it, the overview lists it, each page takes its
 ``st.title`` from it, the tests read it, and previous/next links follow it. Adding a lesson is one
 entry here plus one file in ``app_pages/``.
 """

@@ -1,0 +1,46 @@
+"""Attention Lab's script: page config, the shared sidebar, the navigation; nothing else.
+
+``streamlit run streamlit_app.py`` serves it (and imports what it needs as the server starts).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import warmup
+
+warmup.wait()  # the server may still be importing these in its warm-up thread: never import alongside it
+
+import torch  # noqa: E402
+
+from ui import collector, inputs, lessons, progress  # noqa: E402
+
+# The lab multiplies matrices of a few dozen numbers: one thread avoids thread hand-offs
+# that cost milliseconds per call (and a Community Cloud app has a fraction of a CPU).
+torch.set_num_threads(1)
+
+
+def run() -> None:
+    st.set_page_config(page_title="Attention Lab", page_icon=":material/visibility:", layout="wide")
+    page = st.navigation(
+        {
+            section: [
+                st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.default) for lesson in group
+            ]
+            for section, group in lessons.sections().items()
+        },
+        expanded=True,  # every lesson listed: Streamlit folds the list after 10 pages otherwise
+    )
+    inputs.sidebar()
+    st.sidebar.caption(progress.progress_marker())
+    reason = inputs.problem()
+    if reason:
+        st.error(f"{reason} The numbers below still use the last valid input.", icon=":material/error:")
+    note = inputs.link_note()
+    if note:
+        st.warning(note, icon=":material/link_off:")
+    page.run()
+    collector.freeze_after_imports()  # after the page's imports: no full collection walks them again
+
+
+run()

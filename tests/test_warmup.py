@@ -1,0 +1,70 @@
+"""The server-start warm-up: streamlit_app.py is an st.App that serves lab.py and imports its modules early."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from streamlit.web.server.app_discovery import discover_asgi_app
+
+from ui import warmup
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_python(code: str) -> str:
+    """Run code in a fresh interpreter at the repository root (nothing imported yet); its stdout."""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def top_level_imports(path: Path) -> set[str]:
+    """Modules a script imports at its top level (``from ui import a, b`` gives ui.a and ui.b)."""
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            names |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return names
+
+
+def test_streamlit_run_finds_the_app_in_streamlit_app_py():
+    found = discover_asgi_app(ROOT / "streamlit_app.py")
+    assert found.is_asgi_app and found.import_string == "streamlit_app:app"
+
+
+def test_the_app_serves_lab_py_and_warms_up_as_the_server_starts():
+    out = run_python(
+        "import asyncio, sys\n"
+        "import streamlit_app\n"
+        "from ui import warmup\n"
+        "assert 'torch' not in sys.modules\n"
+        "async def serve_briefly():\n"
+        "    async with streamlit_app.warm_imports(streamlit_app.app):\n"
+        "        pass\n"
+        "asyncio.run(serve_briefly())\n"
+        "print(warmup.wait(), all(name in sys.modules for name in warmup.MODULES), streamlit_app.app.script_path)"
+    )
+    waited, imported, script = out.split(" ", 2)
+    assert (waited, imported) == ("True", "True")
+    assert Path(script).name == "lab.py"
+
+
+def test_the_warm_up_imports_everything_lab_py_imports_before_the_first_run():
+    heavy = {name for name in top_level_imports(ROOT / "lab.py") if name not in {"streamlit", "ui.warmup"}}
+    assert heavy <= set(warmup.MODULES)
+
+
+def test_without_a_server_start_the_script_does_not_wait():
+    assert run_python("from ui import warmup; print(warmup.wait())") == "False"
+
+
+def test_a_failing_import_does_not_hang_the_script():
+    out = run_python(
+        "from ui import warmup\nwarmup.MODULES = ('ui.no_such_module',)\nwarmup.start()\nprint(warmup.wait())"
+    )
+    assert out == "True"
