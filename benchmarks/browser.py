@@ -601,8 +601,12 @@ def load_average() -> str:
 # --- the runner's entry point ----------------------------------------------------------------------
 
 
-def run(emit=print) -> list[str]:
-    """Every browser figure as markdown lines, each section passed to emit as soon as it is measured."""
+def run(emit=print, clicks_only: bool = False) -> list[str]:
+    """Every browser figure as markdown lines, each section passed to emit as soon as it is measured.
+
+    clicks_only: only click to redrawn. In the full run it follows the ten memory sessions, whose
+    load (the browsers closing, the server collecting) can still be on the machine when it starts.
+    """
     from playwright.sync_api import sync_playwright
 
     out: list[str] = []
@@ -613,12 +617,14 @@ def run(emit=print) -> list[str]:
         sys.stdout.flush()
 
     section([f"Load average (1, 5, 15 min) at start: {load_average()}", ""])
-    section(["### Imports (`python -X importtime`, cumulative)", "", *import_times()])
+    if not clicks_only:
+        section(["### Imports (`python -X importtime`, cumulative)", "", *import_times()])
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            section(["", "### First page after `streamlit run` (headless Chromium)", "", *first_page(browser)])
-            section([f"Load average: {load_average()}"])
+            if not clicks_only:
+                section(["", "### First page after `streamlit run` (headless Chromium)", "", *first_page(browser)])
+                section([f"Load average: {load_average()}"])
             with tempfile.TemporaryDirectory() as scratch:
                 trivial, frozen = Path(scratch) / "trivial_page.py", Path(scratch) / "trivial_frozen_page.py"
                 trivial.write_text(TRIVIAL_PAGE)
@@ -631,13 +637,16 @@ def run(emit=print) -> list[str]:
                     wait_healthy(small, trivial_port)
                     wait_healthy(small_frozen, frozen_port)
                     base = f"http://127.0.0.1:{app_port}"
-                    table = ["| figure | measured |", "|---|---:|", *memory_after_sessions(browser, base, app)]
-                    section(["", "### Memory (fresh server)", "", *table, f"\nLoad average: {load_average()}"])
+                    if not clicks_only:
+                        table = ["| figure | measured |", "|---|---:|", *memory_after_sessions(browser, base, app)]
+                        section(["", "### Memory (fresh server)", "", *table, f"\nLoad average: {load_average()}"])
                     lines = click_to_redrawn(
                         browser, base, f"http://127.0.0.1:{trivial_port}", f"http://127.0.0.1:{frozen_port}"
                     )
                     section(["", "### Click to redrawn (headless Chromium)", "", *lines])
                     section([f"Load average: {load_average()}"])
+                    if clicks_only:
+                        return out
                     lines, _ = concurrent_sessions(browser, base)
                     lines.append(f"| server memory after them | {rss_mb(app.pid):.0f} MB |")
                     section(["", f"### {SESSIONS} sessions at once", "", "| figure | measured |", "|---|---:|", *lines])

@@ -3,6 +3,7 @@
     .venv/bin/python -m benchmarks.run                  # everything (about 10 minutes on a busy machine)
     .venv/bin/python -m benchmarks.run --quick          # server reruns only, no browser
     .venv/bin/python -m benchmarks.run --browser-only   # browser figures only (benchmarks/browser.py)
+    .venv/bin/python -m benchmarks.run --clicks-only    # click to redrawn only, nothing run before it
 
 Measures:
 - server time of a rerun of every page of the lesson registry (AppTest, median of 5) at the
@@ -171,11 +172,14 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="server reruns only, no browser")
     parser.add_argument("--browser-only", action="store_true", help="only the browser figures (benchmarks/browser.py)")
     parser.add_argument("--features-only", action="store_true", help="only the lesson 10-11 and exercise figures")
+    parser.add_argument(
+        "--clicks-only", action="store_true", help="only click to redrawn, on fresh servers (a few minutes)"
+    )
     args = parser.parse_args()
-    if args.browser_only:
+    if args.browser_only or args.clicks_only:
         from benchmarks import browser
 
-        browser.run()  # prints each section as it is measured
+        browser.run(clicks_only=args.clicks_only)  # prints each section as it is measured
         return
     if args.features_only:
         feature_benchmarks()
