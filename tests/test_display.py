@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -49,6 +52,50 @@ def test_heatmap_spec_and_data_are_apart_and_in_sentence_order():
     x_sorts = [layer["encoding"]["x"]["sort"] for layer in spec["layer"] if "x" in layer.get("encoding", {})]
     assert len(x_sorts) == 2 and all(sort == list(labels) for sort in x_sorts)  # the cells and their text
     assert spec["autosize"] == {"type": "pad", "contains": "content"}
+
+
+LABEL_SETS = [
+    (("Your", "journey", "starts", "with", "one", "step"), None),
+    (("it's", 'say "hi"', "1", "null", "row", "col", "é", "the²"), None),
+    (("[CLS]", "your", "##ney", "[SEP]"), ("a", "b", "c")),  # rows and columns of their own
+    (("only",), None),
+    (tuple(f"w{i}" for i in range(40)), None),
+]
+HEATMAP_LAYOUTS = [
+    ("weights", "Attention weights", "query", "key", "weight", False, 230, False),
+    ("scores", "Scores", "query", "key", "score", False, 230, True),
+    ("values", "X", "token", "dimension", "value", False, 230, False),
+    ("mask", "Mask", "query", "key", "may attend", False, 230, False),
+    ("weights", "Head 3", "query", "key", "weight", True, 150, False),
+]
+
+
+def without_view_names(spec: dict) -> str:
+    """The spec as text with Altair's view names (a hash of the chart it was built from) made alike."""
+    return re.sub(r"view_[0-9a-f]+_", "view_", json.dumps(spec, sort_keys=True))
+
+
+@pytest.mark.parametrize("rows, cols", LABEL_SETS)
+@pytest.mark.parametrize("layout", HEATMAP_LAYOUTS)
+def test_a_heatmap_spec_given_its_labels_is_the_spec_built_with_them(rows, cols, layout):
+    cols = cols or rows
+    given = display.heatmap_spec(rows, cols, *layout)
+    built = display.heatmap_template(rows, cols, *layout)
+    assert without_view_names(given) == without_view_names(built)
+    if layout[-1]:  # a clickable heatmap: its selection names the view it lives in
+        assert given["params"][0]["views"][0] == given["layer"][-1]["name"]
+
+
+def test_a_new_sentence_of_the_same_length_reuses_the_built_heatmap():
+    layout = HEATMAP_LAYOUTS[0]
+    display.heatmap_spec(("a", "b", "c"), ("a", "b", "c"), *layout)
+    built = display.heatmap_template.cache_info().misses
+    spec = display.heatmap_spec(("x", "y", "z"), ("x", "y", "z"), *layout)
+    assert display.heatmap_template.cache_info().misses == built  # no Altair chart built
+    assert ["x", "y", "z"] in [
+        layer["encoding"]["y"].get("sort") for layer in spec["layer"] if "y" in layer.get("encoding", {})
+    ]
+    assert "\x1f" not in str(spec)  # no stand-in left
 
 
 def test_chart_spec_builds_any_chart_function_by_name_with_its_data_as_arrow():
