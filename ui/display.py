@@ -237,19 +237,9 @@ def outline_data(highlight_row: str | None) -> bytes:
 
 
 @functools.lru_cache(maxsize=128)
-def heatmap_spec(
-    row_labels: tuple[str, ...],
-    col_labels: tuple[str, ...],
-    kind: charts.Kind,
-    title: str,
-    row_title: str,
-    col_title: str,
-    colour_title: str,
-    compact: bool = False,
-    panel_px: int = 230,
-    selectable: bool = False,
-) -> dict:
-    """``heatmap_template`` with these labels: Altair builds a heatmap once per size and options.
+def heatmap_spec(row_labels: tuple[str, ...], col_labels: tuple[str, ...], *layout) -> dict:
+    """``heatmap_template`` with these labels (layout: its other arguments, in order): Altair builds a
+    heatmap once per size and options.
 
     The labels are in a heatmap's spec only as the axes' sort orders, so a spec built with
     stand-in labels and given these ones afterwards is the spec built with these ones (tested), but
@@ -258,9 +248,7 @@ def heatmap_spec(
     example, now only swaps the labels in.
     """
     rows, cols = stand_in_labels("row", len(row_labels)), stand_in_labels("col", len(col_labels))
-    template = heatmap_template(
-        rows, cols, kind, title, row_title, col_title, colour_title, compact, panel_px, selectable
-    )
+    template = heatmap_template(rows, cols, *layout)
     return relabelled(template, dict(zip(rows, row_labels, strict=True)) | dict(zip(cols, col_labels, strict=True)))
 
 
