@@ -34,6 +34,55 @@ def test_a_table_formats_each_cell_by_itself_and_keeps_numbers():
     assert shown.to_numpy().tolist() == [["1.0000", "3.0000e-07", "0"], ["0.2500", "0.5000", "1.0226e+36"]]
 
 
+def replayed_tables_app() -> None:
+    """The same table in two columns, then another (for AppTest)."""
+    import streamlit as st
+    import torch
+
+    from ui import display
+
+    weights = torch.tensor([[0.5, 0.0], [3e-7, 1.0]], dtype=torch.float64)
+    for column in st.columns(2):
+        with column:
+            display.table(weights, ["a", "b"], ["x", "y"], alt="weights")
+    display.table(torch.tensor([[0.25, 0.75], [1.5, 2.5]]), ["a", "b"], ["x", "y"], alt="weights")
+
+
+def test_a_table_is_drawn_once_per_content_and_replayed_where_it_is_called(monkeypatch):
+    """drawn_table is a st.cache_data function: the same numbers, labels and alt text are drawn once
+    and replayed in the container of each call; a rerun draws nothing anew."""
+    drawn = []
+    monkeypatch.setattr(display, "plain_decimals", lambda frame: drawn.append(frame.shape) or False)
+    display.drawn_table.clear()
+    at = AppTest.from_function(replayed_tables_app).run()
+    assert not at.exception and len(drawn) == 2  # two contents: the repeated table was replayed
+    first, second = (column.dataframe[0] for column in at.columns)
+    assert first.value.to_numpy().tolist() == second.value.to_numpy().tolist() == [[0.5, 0.0], [3e-7, 1.0]]
+    shown = convert_arrow_bytes_to_pandas_df(second.proto.arrow_data.styler.display_values)
+    assert shown.to_numpy().tolist() == [["0.5000", "0"], ["3.0000e-07", "1.0000"]]
+    assert at.main.dataframe[2].value.to_numpy().tolist() == [[0.25, 0.75], [1.5, 2.5]]
+    at.run()
+    assert len(drawn) == 2 and len(at.dataframe) == 3
+
+
+def test_the_table_key_changes_with_any_number_label_type_or_alt_text():
+    matrix, rows, cols = torch.tensor([[0.5, 0.0], [3e-7, 1.0]]), ["a", "b"], ["x", "y"]
+    key = display.table_key(matrix, rows, cols, "w")
+    nudged = matrix.clone()
+    nudged[1, 0] += 1e-9
+    others = [
+        display.table_key(nudged, rows, cols, "w"),
+        display.table_key(matrix, ["a", "c"], cols, "w"),
+        display.table_key(matrix, rows, ["y", "x"], "w"),
+        display.table_key(matrix, rows, cols, "v"),
+        display.table_key(matrix.T, cols, rows, "w"),
+    ]
+    assert key == display.table_key(matrix.clone(), list(rows), list(cols), "w")
+    assert len({key, *others}) == 6
+    frame = pd.DataFrame({"n": [1, 2]}, index=["a", "b"])
+    assert display.table_key(frame, None, None, None) != display.table_key(frame.astype(float), None, None, None)
+
+
 def test_plain_decimals_only_when_every_cell_reads_at_4_decimals():
     assert display.plain_decimals(pd.DataFrame({"a": [0.5, -2.0], "b": [1.0, 12.0]}))
     for odd in (0.0, 3e-7, 2e6, float("nan"), float("-inf")):

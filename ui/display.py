@@ -1,12 +1,14 @@
 """Small Streamlit building blocks every page uses: tables, heatmaps, code, downloads.
 
 Pages pass tensors and labels from attention_core; tables keep numbers and format each cell
-with ui.format; heatmaps and other Altair charts are built once per input (cached specs).
+with ui.format, and are drawn once per content (replayed from st.cache_data after that);
+heatmaps and other Altair charts are built once per input (cached specs).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 import threading
 from collections.abc import Callable, Sequence
@@ -47,16 +49,54 @@ def table(
     cols: Sequence[str] | None = None,
     *,
     alt: str | None = None,
-    key: str | None = None,
 ) -> None:
     """A matrix (tensor with row and column labels, or a numeric DataFrame) as a table, one format per cell.
 
-    The data stay numbers (sorting, copying and tests read numbers). When every cell reads at 4
-    decimals a column format draws them (fast); otherwise a Styler formats each cell by itself
-    (format_number: '0', '3.2100e-07', '1.0226e+36', '-∞' beside '0.2500'), about 4 ms for 6 x 6.
+    The data stay numbers (sorting, copying and tests read numbers). Most tables of a page are the
+    same from one rerun to the next, so each is drawn once per content: ``drawn_table`` is a
+    st.cache_data function, and on a hit Streamlit replays the element it recorded instead of
+    formatting and converting the table again (a 6 x 6 table with per-cell formats costs about
+    9 ms to draw, its replay well under 1 ms).
+    """
+    drawn_table(key=table_key(data, rows, cols, alt), _data=data, _rows=rows, _cols=cols, _alt=alt)
+
+
+def table_key(
+    data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None, alt: str | None
+) -> str:
+    """A digest of what a table shows: its numbers (with their types), its labels and its alt text.
+
+    One short string, because st.cache_data hashes a tuple of labels item by item (about a
+    millisecond per table here); arguments go by keyword, which spares it a signature lookup each.
+    """
+    if isinstance(data, pd.DataFrame):
+        values = data.to_numpy(dtype=np.float64)
+        labels = (tuple(data.index), tuple(data.columns), data.index.name, data.columns.name)
+        described = ("frame", values.shape, tuple(map(str, data.dtypes)), labels, alt)
+    else:
+        values = data.detach().to(torch.float64).numpy()  # (rows, cols)
+        described = ("matrix", values.shape, tuple(rows), tuple(cols), alt)
+    digest = hashlib.blake2b(repr(described).encode(), digest_size=20)
+    digest.update(np.ascontiguousarray(values).tobytes())
+    return digest.hexdigest()
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def drawn_table(
+    *,
+    key: str,
+    _data: pd.DataFrame | torch.Tensor,
+    _rows: Sequence[str] | None,
+    _cols: Sequence[str] | None,
+    _alt: str | None,
+) -> None:
+    """Draws the table ``key`` names (table_key of the underscored arguments, which are not hashed).
+
+    When every cell reads at 4 decimals a column format draws them; otherwise a Styler formats each
+    cell by itself (format_number: '0', '3.2100e-07', '1.0226e+36', '-∞' beside '0.2500').
     Beyond MAX_STYLED_CELLS (64 x 64) a Styler is too slow: each column gets one format instead.
     """
-    frame = data if isinstance(data, pd.DataFrame) else to_frame(data, rows, cols)
+    frame = _data if isinstance(_data, pd.DataFrame) else to_frame(_data, _rows, _cols)
     longest_label = max((len(str(label)) for label in frame.index), default=0)
     config = {"_index": st.column_config.Column(width=min(260, 24 + 8 * longest_label))}  # labels not cut off
     height = "auto" if len(frame) <= 16 else 420
@@ -66,17 +106,17 @@ def table(
             str(column): st.column_config.NumberColumn(str(column), format=fmt)
             for column, fmt in zip(frame.columns, formats, strict=True)
         }
-        st.dataframe(arrow_table(frame), column_config=config, height=height, alt=alt, key=key)
+        st.dataframe(frame, column_config=config, height=height, alt=_alt)
     else:
-        st.dataframe(frame.style.format(format_number), column_config=config, height=height, alt=alt, key=key)
+        st.dataframe(frame.style.format(format_number), column_config=config, height=height, alt=_alt)
 
 
 class Kept:
-    """A bounded, thread-safe store of built things (Arrow tables, chart specs) for the whole server process.
+    """A bounded, thread-safe store of built things (chart specs) for the whole server process.
 
     Cheaper than st.cache_data for the many small items a page draws per rerun: no argument
-    hashing by inspection and no pickled copy (the items are read-only: Arrow tables cannot
-    change, and Streamlit copies a spec before it edits its top level, the only level it edits).
+    hashing by inspection and no pickled copy (the items are read-only: Streamlit copies a spec
+    before it edits its top level, the only level it edits).
     """
 
     def __init__(self, size: int) -> None:
@@ -109,20 +149,6 @@ def fingerprint(value) -> object:
     if isinstance(value, dict):
         return ("dict", *((key, fingerprint(item)) for key, item in sorted(value.items())))
     return value
-
-
-ARROW_TABLES = Kept(512)
-
-
-def arrow_table(frame: pd.DataFrame) -> pa.Table:
-    """The Arrow table Streamlit sends for a numeric table (index kept), converted once per content.
-
-    Most tables of a page are the same from one rerun to the next, and converting a DataFrame
-    costs about half a millisecond each; the key is the numbers, their types and the labels.
-    """
-    values = frame.to_numpy(dtype=np.float64)
-    labels = (tuple(frame.index), tuple(frame.columns), tuple(map(str, frame.dtypes)), frame.index.name)
-    return ARROW_TABLES.get((values.tobytes(), values.shape, labels), lambda: pa.Table.from_pandas(frame))
 
 
 WEIGHTS_SCALE_KEY = "weights_scale"  # the sidebar's choice (ui.inputs draws it); a view setting, not in the URL
@@ -439,10 +465,10 @@ def printed_beside_ours(comparison, row_labels: Sequence[str], col_labels: Seque
     printed_column, ours_column = st.columns(2)
     with printed_column:
         st.markdown(f"**Printed by {tutorial}** ({comparison.name})")
-        table(to_frame(comparison.printed, row_labels, col_labels), alt=f"{tutorial}'s printed {comparison.name}")
+        table(comparison.printed, row_labels, col_labels, alt=f"{tutorial}'s printed {comparison.name}")
     with ours_column:
         st.markdown(f"**Computed by the lab** ({comparison.name})")
-        table(to_frame(comparison.ours, row_labels, col_labels), alt=f"The lab's {comparison.name}")
+        table(comparison.ours, row_labels, col_labels, alt=f"The lab's {comparison.name}")
 
 
 def download_csv(frame: pd.DataFrame, filename: str, *, label: str = "Download as CSV") -> None:
