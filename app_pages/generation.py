@@ -12,7 +12,7 @@ from attention_core import generation as gen
 from attention_core import training as tr
 from attention_core.exercises import GenerationMaterial
 from attention_core.masks import causal_mask
-from attention_core.tables import dimension_labels
+from attention_core.tables import dimension_labels, long_columns
 from ui import cell_click, charts, display, inputs, path, training_runs
 from ui.exercises import exercises_section
 from ui.format import format_number, vector_text
@@ -192,7 +192,7 @@ def trained_model_generates(run: tr.TrainingRun) -> None:
         }
     )
     st.markdown("**The trained model generates** (greedy: the most likely token each step)")
-    st.dataframe(frame, hide_index=False)
+    display.frame_table(frame, hide_index=False)
     st.metric("Max difference of the logits, cached vs one full pass", format_number(result.difference))
 
 
@@ -207,12 +207,10 @@ def multiply_adds(T: int, d_model: int, d_k: int) -> None:
         f"with the cache against **{without:,}** recomputing every step. "
         "Per step the cache costs one projection and one row of scores; without it, step t redoes a t × t matrix."
     )
-    long = frame.melt(
-        id_vars="step", value_vars=["with cache", "without cache"], var_name="way", value_name="mult-adds"
-    )
+    long = long_columns(frame, "step", ["with cache", "without cache"], "way", "mult-adds")
     left, right = st.columns(2)
     with left:
-        st.dataframe(frame.set_index("step"), column_config=COUNT_FORMAT)
+        display.frame_table(frame.set_index("step"), column_config=COUNT_FORMAT)
     with right:
         display.chart(charts.lines, long, x="step", y="mult-adds", color="way", title="Multiply-adds per step")
 
@@ -231,15 +229,13 @@ def cost_of_attention() -> None:
         "4 bytes each in float32. Twice the tokens, four times the memory and (roughly) the time."
     )
     frame = measured_cost()
-    st.dataframe(frame.set_index("T"), column_config=COUNT_FORMAT | TIME_FORMAT)
+    display.frame_table(frame.set_index("T"), column_config=COUNT_FORMAT | TIME_FORMAT)
     st.caption(
         "Time: the fastest of 3 runs of one causal attention head (d_k = 16) on this server; c·T² is the "
         "formula with c fitted at the largest T. At small T fixed overheads dominate, so time falls short of T²."
     )
-    timing = frame.melt(id_vars="T", value_vars=["ms", "ms (c·T²)"], var_name="series", value_name="milliseconds")
-    memory = frame.melt(
-        id_vars="T", value_vars=["bytes (formula)", "measured bytes"], var_name="series", value_name="b"
-    )
+    timing = long_columns(frame, "T", ["ms", "ms (c·T²)"], "series", "milliseconds")
+    memory = long_columns(frame, "T", ["bytes (formula)", "measured bytes"], "series", "b")
     left, right = st.columns(2)
     with left:
         display.chart(
@@ -264,7 +260,7 @@ def online_softmax(scores: torch.Tensor, labels: list[str]) -> None:
     block_size = block_choice.selectbox("Block size", BLOCK_SIZES, index=1, key="generation_block")
     row = scores[i]  # (T,) with -inf after position i
     steps = gen.online_softmax_steps(row, block_size)
-    st.dataframe(gen.online_frame(steps).map(format_number))
+    display.frame_table(gen.online_frame(steps).map(format_number))
     bars = gen.block_frame(row, labels, block_size)
     display.chart(charts.online_blocks, bars, title=f"Scores of query {labels[i]} (−∞ keys are empty)")
     online, plain = gen.online_softmax(row, block_size), ac.softmax(row)

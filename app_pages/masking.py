@@ -263,23 +263,16 @@ The same mask, written both ways (a ticked box is True):
     may, blocked = st.columns(2)
     with may:
         st.markdown("**True = may attend** (SDPA `attn_mask`)")
-        st.dataframe(pd.DataFrame(mask.numpy(), index=list(labels), columns=list(labels)), key="masking_may_attend")
+        display.frame_table(pd.DataFrame(mask.numpy(), index=list(labels), columns=list(labels)))
     with blocked:
         st.markdown("**True = blocked** (`nn.MultiheadAttention` `attn_mask` = `~mask`)")
-        st.dataframe(
-            pd.DataFrame(ac.to_blocked(mask).numpy(), index=list(labels), columns=list(labels)), key="masking_blocked"
-        )
+        display.frame_table(pd.DataFrame(ac.to_blocked(mask).numpy(), index=list(labels), columns=list(labels)))
     if choice.kind == "padding":
         st.markdown(
             "For padding, PyTorch takes one flag per key instead of a matrix: `key_padding_mask` (True = padding)."
         )
-        st.dataframe(
-            pd.DataFrame(
-                [padded.key_padding_mask.tolist()],
-                index=["key_padding_mask"],
-                columns=list(labels),
-            ),
-            key="masking_key_padding",
+        display.frame_table(
+            pd.DataFrame([padded.key_padding_mask.tolist()], index=["key_padding_mask"], columns=list(labels))
         )
 
 
@@ -303,7 +296,7 @@ def masked_scores(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor)
             highlight_row=lab.query_label,
         )
     with score_table:
-        st.dataframe(to_frame(steps.masked_scores, labels, labels).map(masked_score_text), key="masking_scores_table")
+        display.frame_table(to_frame(steps.masked_scores, labels, labels).map(masked_score_text))
 
 
 def masked_weights(lab: LabInput, steps: ac.AttentionSteps, empty_rows: torch.Tensor) -> None:
@@ -342,7 +335,7 @@ def worked_example(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor
         },
         index=list(lab.labels),
     )
-    st.dataframe(breakdown, key="masking_breakdown")
+    display.frame_table(breakdown)
     if bool(empty_rows[q]):
         st.markdown(
             f"Every key of “{query}” is blocked, so all its masked scores are −∞ and every e_j = e^−∞ = 0. Their sum "
@@ -432,7 +425,7 @@ Tutorials mask in different ways. Here are the weights of “{lab.query_label}�
 """
     )
     methods = masking_methods(steps.scaled_scores, mask)  # each (T, T)
-    st.dataframe(methods_frame(methods, lab.query_index, lab.labels), key="masking_methods_row")
+    display.frame_table(methods_frame(methods, lab.query_index, lab.labels))
     differences = method_differences(methods, mask)
     others = [name for name in differences if name != "lab"]
     if bool(fully_masked_rows(mask).all()):
@@ -442,7 +435,7 @@ Tutorials mask in different ways. Here are the weights of “{lab.query_label}�
             {"largest |w − lab| on rows with an allowed key": [weight_text(differences[name]) for name in others]},
             index=[METHOD_LABELS[name] for name in others],
         )
-        st.dataframe(agreement, key="masking_agreement")
+        display.frame_table(agreement)
     st.markdown(
         """
 **When they agree:** on a row that may attend to at least one key, masking before softmax (−∞, −1e9, −9e15)
@@ -465,7 +458,7 @@ def underflow_demo() -> None:
         f"Softmax over both keys gives the allowed one e^−{UNDERFLOW_GAP:g}, far below float32's "
         "smallest positive number (about 1.4e-45), so it is stored as 0:"
     )
-    st.dataframe(methods_frame(methods, 0, keys), key="masking_underflow")
+    display.frame_table(methods_frame(methods, 0, keys))
     st.markdown("The methods also differ on a **fully masked row**:")
 
 
@@ -475,7 +468,7 @@ def fully_masked_row_demo(lab: LabInput, steps: ac.AttentionSteps, mask: torch.T
     demo_mask = block_query_row(mask, q)  # query row q may attend to nothing
     demo = masking_methods(steps.scaled_scores, demo_mask)
     st.markdown(f"**Demonstration: a fully masked row.** The row of “{query}” with every key blocked:")
-    st.dataframe(methods_frame(demo, q, lab.labels), key="masking_methods_demo")
+    display.frame_table(methods_frame(demo, q, lab.labels))
     sdpa_context = sdpa_reference(steps.Q, steps.K, steps.V, mask=demo_mask, scale=True)
     uniform = softmax_after_constant(steps.scaled_scores, demo_mask)[q]
     st.markdown(

@@ -434,7 +434,7 @@ def cost(T: int, num_heads: int) -> None:
     )
     costs = attention_cost((T, 1_024, 8_192, 32_768), num_heads)  # one row per T: cells and float32 bytes
     config = {column: st.column_config.NumberColumn(column, format="localized") for column in costs.columns}
-    st.dataframe(costs, column_config=config, hide_index=True, key="pipeline_cost")
+    display.frame_table(costs, column_config=config, hide_index=True)
     st.caption(
         "Bytes of one float32 score matrix (4 bytes per cell); training keeps the weights as well, for every layer. "
         "Memory-efficient kernels (FlashAttention) avoid storing the T × T matrix, but still do O(T²) work."

@@ -178,7 +178,7 @@ maximum, their sum is at least 1.
             "∞ or NaN (not a number). Softmax is still fine.",
             icon=":material/warning:",
         )
-        st.dataframe(pitfall_table(labels, scores[q], naive, weights[q]).apply(texts), width="stretch")
+        display.frame_table(pitfall_table(labels, scores[q], naive, weights[q]).apply(texts), width="stretch")
     elif all_positive(scores[q]):
         st.markdown(
             f"Every score of “{query}” is positive, so here dividing by the sum happens to give a proper "
@@ -401,7 +401,7 @@ def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor
         },
         index=list(lab.labels),
     )
-    st.dataframe(demo_table, width="stretch", height="auto" if lab.T <= 16 else 420)
+    display.frame_table(demo_table, width="stretch", height="auto" if lab.T <= 16 else 420)
     gap = agreement(demo.stable_weights, weights[q]).relative_difference
     tolerance = shift_rounding_tolerance(demo.scores)
     verdict = (

@@ -304,7 +304,7 @@ after, or the query itself; **broad** when the weights are spread almost evenly 
 least {tm.BROAD_FRACTION:.0%} of ln T, the entropy of a uniform row); otherwise **mixed**.
 """
     )
-    st.dataframe(tm.label_counts(labels), alt="How many heads of each layer carry each label")
+    display.frame_table(tm.label_counts(labels), alt="How many heads of each layer carry each label")
     st.markdown(
         """
 **Attention sinks.** Softmax must give each row weights that sum to 1, so a head that has nothing

@@ -111,7 +111,7 @@ def the_task(settings: tr.TrainingSettings) -> None:
     left, right = st.columns(2)
     with left:
         st.markdown(f"**{tr.TASKS[settings.task]}**: held-out sequences and what each position must predict.")
-        st.dataframe(frame, hide_index=True)
+        display.frame_table(frame, hide_index=True)
         display.download_csv(frame, f"training-{settings.task}-examples.csv", label="Download the examples as CSV")
     with right:
         labels = tr.position_labels(settings.task, example)

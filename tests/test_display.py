@@ -65,6 +65,35 @@ def test_a_table_is_drawn_once_per_content_and_replayed_where_it_is_called(monke
     assert len(drawn) == 2 and len(at.dataframe) == 3
 
 
+def frame_tables_app() -> None:
+    """The same text-and-flags frame in two columns, then another (for AppTest)."""
+    import pandas as pd
+    import streamlit as st
+
+    from ui import display
+
+    frame = pd.DataFrame({"token": ["a", "b"], "may attend": [True, False]})
+    for column in st.columns(2):
+        with column:
+            display.frame_table(frame, hide_index=True)
+    display.frame_table(frame.assign(**{"may attend": [False, False]}), hide_index=True)
+
+
+def test_any_frame_is_drawn_once_per_content_and_options_and_replayed_in_place(monkeypatch):
+    import streamlit as st
+
+    drawn, dataframe = [], st.dataframe
+    monkeypatch.setattr(st, "dataframe", lambda *args, **kwargs: drawn.append(1) or dataframe(*args, **kwargs))
+    display.drawn_frame.clear()
+    at = AppTest.from_function(frame_tables_app).run()
+    assert not at.exception and len(drawn) == 2
+    shown = [column.dataframe[0].value["may attend"].tolist() for column in at.columns]
+    assert shown == [[True, False], [True, False]]
+    assert at.main.dataframe[2].value["may attend"].tolist() == [False, False]
+    at.run()
+    assert len(drawn) == 2 and len(at.dataframe) == 3
+
+
 def test_the_table_key_changes_with_any_number_label_type_or_alt_text():
     matrix, rows, cols = torch.tensor([[0.5, 0.0], [3e-7, 1.0]]), ["a", "b"], ["x", "y"]
     key = display.table_key(matrix, rows, cols, "w")
@@ -312,3 +341,18 @@ def test_another_query_sends_the_same_cells_and_another_outline():
 def named_data(chart) -> dict[str, pd.DataFrame]:
     """A chart proto's named datasets as DataFrames, by name."""
     return {named.name: convert_arrow_bytes_to_pandas_df(named.data.data) for named in chart.datasets}
+
+
+def test_a_frame_fingerprint_tells_apart_values_types_labels_and_index_names():
+    frame = pd.DataFrame({"T": [64, 128], "ms": [0.5, 1.5]})
+    variants = [
+        frame,
+        frame.assign(ms=[0.5, 1.25]),
+        frame.astype({"T": float}),
+        frame.rename(columns={"ms": "s"}),
+        frame.set_index("T"),
+        frame.set_index("T").rename_axis("tokens"),
+        frame.set_axis(["a", "b"]),
+    ]
+    assert len({display.fingerprint(variant) for variant in variants}) == len(variants)
+    assert display.fingerprint(frame.copy()) == display.fingerprint(frame)

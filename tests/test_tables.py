@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 import torch
 
+from attention_core.generation import multiply_add_frame
 from attention_core.tables import (
     MAX_LABEL_CHARS,
+    long_columns,
     long_frame,
     short_label,
     to_frame,
@@ -100,3 +103,16 @@ def test_long_frame_of_a_rectangular_matrix(tokens):
     frame = long_frame(values, token_labels(tokens), ["d1", "d2"])
     assert len(frame) == 12 and frame["value"].tolist() == list(range(12))
     assert frame["col_pos"].max() == 1 and frame["row_pos"].max() == 5
+
+
+@pytest.mark.parametrize("value_columns", [["a", "b"], ["b", "a", "c"], ["c"]])
+def test_long_columns_equals_pandas_melt(value_columns):
+    frame = pd.DataFrame({"T": [64, 128, 256], "a": [1, 2, 3], "b": [0.5, 0.25, 0.125], "c": [7, 8, 9]})
+    expected = frame.melt(id_vars="T", value_vars=value_columns, var_name="series", value_name="y")
+    pd.testing.assert_frame_equal(long_columns(frame, "T", value_columns, "series", "y"), expected)
+
+
+def test_long_columns_of_the_generation_pages_cost_frames():
+    frame = multiply_add_frame(6, 4, 4, 4)
+    melted = frame.melt(id_vars="step", value_vars=["with cache", "without cache"], var_name="way", value_name="n")
+    pd.testing.assert_frame_equal(long_columns(frame, "step", ["with cache", "without cache"], "way", "n"), melted)

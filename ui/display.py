@@ -111,6 +111,20 @@ def drawn_table(
         st.dataframe(frame.style.format(format_number), column_config=config, height=height, alt=_alt)
 
 
+def frame_table(frame: pd.DataFrame, **options) -> None:
+    """Any other DataFrame (text, flags, counts) as ``st.dataframe(frame, **options)``, drawn once per content
+    and options and replayed after that, as table() does. The key is a digest of the frame's fingerprint
+    (its values, types and labels) and of the options."""
+    digest = hashlib.blake2b(repr((fingerprint(frame), sorted(options.items()))).encode(), digest_size=20)
+    drawn_frame(key=digest.hexdigest(), _frame=frame, _options=options)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def drawn_frame(*, key: str, _frame: pd.DataFrame, _options: dict) -> None:
+    """Draws the frame ``key`` names (frame_table's digest of the unhashed arguments)."""
+    st.dataframe(_frame, **_options)
+
+
 class Kept:
     """A bounded, thread-safe store of built things (chart specs) for the whole server process.
 
@@ -139,7 +153,8 @@ def fingerprint(value) -> object:
     """A hashable stand-in for a cache key: frames, arrays and tensors by their content, containers item by item."""
     if isinstance(value, pd.DataFrame):
         content = pd.util.hash_pandas_object(value, index=True).to_numpy().tobytes()
-        return ("frame", tuple(value.columns), tuple(map(str, value.dtypes)), content)
+        names = (tuple(value.index.names), tuple(value.columns.names))  # a set_index column's name is a header
+        return ("frame", tuple(value.columns), tuple(map(str, value.dtypes)), names, content)
     if isinstance(value, torch.Tensor):
         value = value.detach().numpy()
     if isinstance(value, np.ndarray):
