@@ -25,6 +25,7 @@ debounce, after the grid is drawn (screen readers get a changed table 200 ms lat
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import statistics
@@ -42,6 +43,7 @@ from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_healthy  # 
 from ui.lessons import LESSONS  # noqa: E402
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))  # interactions per page, size and control (median printed)
+TRACED_PICKS = 3  # extra query picks per page and size, traced for the main thread's busy time
 QUIET_MS = 400  # no DOM change for this long after the rerun = finished drawing
 TIMEOUT_MS = 60_000
 SESSIONS = 30
@@ -121,7 +123,7 @@ OBSERVER_JS = """
       return draw.apply(this, args);
     };
   }
-  const start = () => { if (b.t0 === null) b.t0 = performance.now(); };
+  const start = () => { if (b.t0 === null) { b.t0 = performance.now(); performance.mark('bench-click'); } };
   window.__benchArm = () => {
     b.t0 = null; b.running = false; b.touched = new Set();
     document.addEventListener('pointerdown', start, { capture: true, once: true });
@@ -276,6 +278,34 @@ def move_control(page, kind: str, box, step: int) -> dict:
     return finish(page)
 
 
+TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing"]
+ELEMENTS_JS = """() => document.querySelectorAll(["stElementContainer", "stVerticalBlock", "stHorizontalBlock"]
+    .map((id) => `[data-testid='stMain'] [data-testid='${id}']`).join(', ')).length"""
+
+
+def main_thread_busy(browser, page) -> float:
+    """ms the renderer's main thread was busy (Chrome trace: its tasks) from the click of one query pick until
+    the page was redrawn. Close to the click-to-redrawn figure itself means the browser's CPU, not the server
+    or the network, is what the click waits for."""
+    browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
+    try:
+        result = query_token(page)
+    finally:
+        trace = json.loads(browser.stop_tracing())
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    threads = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("name") == "thread_name" and e.get("args", {}).get("name") == "CrRendererMain"
+    }
+    clicks = [e["ts"] for e in events if e.get("name") == "bench-click" and (e.get("pid"), e.get("tid")) in threads]
+    if not clicks:
+        return float("nan")
+    start, end = clicks[-1], clicks[-1] + result["ms"] * 1000  # trace times are microseconds
+    tasks = [e for e in events if e.get("name") == "RunTask" and e.get("ph") == "X" and (e["pid"], e["tid"]) in threads]
+    return sum(max(0, min(e["ts"] + e["dur"], end) - max(e["ts"], start)) for e in tasks) / 1000
+
+
 def median_ms(results: list[dict]) -> float:
     return statistics.median(r["ms"] for r in results)
 
@@ -283,30 +313,34 @@ def median_ms(results: list[dict]) -> float:
 # --- click to redrawn ------------------------------------------------------------------------------
 
 
-def trivial_figures(browser, url: str) -> tuple[float, float]:
-    """(selectbox, slider) median ms on the trivial page."""
+def trivial_figures(browser, url: str) -> tuple[float, float, float]:
+    """(selectbox, slider, main thread busy during a pick) median ms on the trivial page."""
     page = open_page(browser, url)
     picks = [query_token(page) for _ in range(REPEATS)]
     box = widget(page, "slider", "Temperature t")
     slides = [move_control(page, "slider", box, i) for i in range(REPEATS)]
+    busy = statistics.median(main_thread_busy(browser, page) for _ in range(TRACED_PICKS))
     page.context.close()
-    return median_ms(picks), median_ms(slides)
+    return median_ms(picks), median_ms(slides), busy
 
 
 def click_to_redrawn(browser, base: str, trivial_url: str, frozen_url: str | None = None) -> list[str]:
     """The click-to-redrawn table: every lesson page x (default preset, 32 tokens) x (query, page control).
     Ratios are to the stock trivial page; with frozen_url, the trivial page with a gc.freeze is printed too."""
-    trivial_pick, trivial_slide = trivial_figures(browser, trivial_url)
+    trivial_pick, trivial_slide, trivial_busy = trivial_figures(browser, trivial_url)
     lines = [
-        "| page | size | query token | ratio | page control | ratio | charts+tables redrawn / shown |",
-        "|---|---|---:|---:|---|---:|---:|",
-        f"| trivial page | | {trivial_pick:.0f} ms | 1.0 | slider {trivial_slide:.0f} ms | 1.0 | |",
+        "| page | size | query token | ratio | page control | ratio | main thread busy (query) | elements "
+        "| charts+tables redrawn / shown |",
+        "|---|---|---:|---:|---|---:|---:|---:|---:|",
+        f"| trivial page | | {trivial_pick:.0f} ms | 1.0 | slider {trivial_slide:.0f} ms | 1.0 | "
+        f"{trivial_busy:.0f} ms | 3 | |",
     ]
     if frozen_url:
-        frozen_pick, frozen_slide = trivial_figures(browser, frozen_url)
+        frozen_pick, frozen_slide, frozen_busy = trivial_figures(browser, frozen_url)
         lines.append(
             f"| trivial page, gc.freeze (not the reference) | | {frozen_pick:.0f} ms | "
-            f"{frozen_pick / trivial_pick:.1f} | slider {frozen_slide:.0f} ms | {frozen_slide / trivial_slide:.1f} | |"
+            f"{frozen_pick / trivial_pick:.1f} | slider {frozen_slide:.0f} ms | {frozen_slide / trivial_slide:.1f} | "
+            f"{frozen_busy:.0f} ms | 3 | |"
         )
     for lesson in LESSONS:
         if lesson.number is None:
@@ -329,17 +363,22 @@ def click_to_redrawn(browser, base: str, trivial_url: str, frozen_url: str | Non
                         reference = trivial_slide if kind == "slider" else trivial_pick
                         control_cell = f"{label} {control:.0f} ms"
                         control_ratio = f"{control / reference:.1f}"
+                busy = statistics.median(main_thread_busy(browser, page) for _ in range(TRACED_PICKS))
+                elements = page.evaluate(ELEMENTS_JS)
                 touched = f"{picks[-1]['touched']} / {picks[-1]['visible']}"
                 lines.append(
                     f"| {lesson.name} | {size} | {pick:.0f} ms | {pick / trivial_pick:.1f} | {control_cell} | "
-                    f"{control_ratio} | {touched} |"
+                    f"{control_ratio} | {busy:.0f} ms | {elements} | {touched} |"
                 )
                 page.context.close()
             except Exception as error:  # one broken page must not hide the others' figures
-                lines.append(f"| {lesson.name} | {size} | error: {str(error).splitlines()[0][:120]} | | | | |")
+                lines.append(f"| {lesson.name} | {size} | error: {str(error).splitlines()[0][:120]} | | | | | | |")
     lines.append(
         f"\nMedian of {REPEATS}; the ratio of a slider is to the trivial page's slider, of any other control "
-        "to its selectbox. Last column: charts and tables whose DOM changed on the last query pick, of those shown."
+        "to its selectbox. Main thread busy: the browser's renderer main thread, from the click of a query pick to "
+        f"the page redrawn (Chrome trace, median of {TRACED_PICKS} more picks). Elements: the element containers "
+        "and blocks in the page's main area. Last column: charts and tables whose DOM changed on the last query "
+        "pick, of those shown."
     )
     return lines
 
