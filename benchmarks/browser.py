@@ -545,15 +545,26 @@ TRAINING_STEPS = 150  # lesson 11's run in the load test: a few seconds of train
 
 def start_training(browser, base: str):
     """A session on lesson 11 with a seed no other run used (so the server really trains), Train pressed."""
+    page = ready_to_train(browser, base, int(time.time()) % 9_000 + 500)
+    press_train(page)
+    return page
+
+
+def ready_to_train(browser, base: str, seed: int):
+    """A session on lesson 11 with this seed and TRAINING_STEPS steps set, Train not pressed yet. A seed no
+    other run of the server used makes it really train (runs are cached by their settings)."""
     page = open_page(browser, f"{base}/training")
-    for label, value in (("Seed", str(int(time.time()) % 9_000 + 500)), ("Steps", str(TRAINING_STEPS))):
+    for label, value in (("Seed", str(seed)), ("Steps", str(TRAINING_STEPS))):
         box = page.locator("[data-testid='stMain']").get_by_role("spinbutton", name=label)
         page.evaluate("window.__benchArm()")
         box.fill(value)
         box.press("Enter")
         finish(page)
-    page.get_by_role("button", name="Train").click()
     return page
+
+
+def press_train(page) -> None:
+    page.get_by_role("button", name="Train").click()
 
 
 def finish_training(page, errors: list[str]) -> float:

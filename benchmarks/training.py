@@ -5,10 +5,14 @@
 Measures, on one torch thread as the app runs:
 - the default task and settings: training time and held-out accuracy (target: >= 95 % within 20 s),
   and every task's preset;
-- three sessions training at once: three AppTest sessions of the training page, each pressing Train
-  with its own seed (so none reuses another's run), in three threads as Streamlit runs sessions;
-  each session's wall time beside the same session alone. Training must not block the others: with
-  2 cores the three share the CPU, so each takes longer, but all finish and none waits for another;
+- three sessions training at once: a real server (Streamlit runs each session's script in a thread of
+  one process) and three Chromium sessions of the training page, each with its own seed (so none
+  reuses another's run), pressing Train together; each session's training time as the server times
+  it around the loop (the page's status line), beside sessions training alone. Training must not
+  block the others: with 2 cores the three share the CPU, so each takes longer, but all finish and
+  none waits for another. (Not AppTest sessions in threads: AppTest keeps the runtime in a
+  process-wide global, Runtime._instance, which the first session to finish a run sets to None, so
+  the others lose their forms' context and fail with duplicate keys.);
 - another session's page rerun, idle and while a session trains.
 """
 
@@ -27,9 +31,9 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from attention_core import training as tr  # noqa: E402
+from benchmarks import browser as browser_bench  # noqa: E402
 from tests.apptest_helpers import open_page  # noqa: E402
 
-PAGE = "app_pages/training.py"
 SESSIONS = 3
 
 
@@ -48,26 +52,42 @@ def time_training(settings: tr.TrainingSettings, repeats: int = 3) -> tuple[floa
     return statistics.median(walls), statistics.median(cpus), run.accuracy
 
 
-def session_trains(seed: int, results: dict[int, float]) -> None:
-    """One AppTest session: open the training page, set a seed, press Train; wall time of the click."""
-    at = open_page(PAGE, timeout=120)
-    at.number_input(key="training_seed").set_value(seed).run()
-    start = time.perf_counter()
-    at.button(key="training_train").click().run()
-    results[seed] = time.perf_counter() - start
-    accuracy = next(metric.value for metric in at.metric if metric.label == "Held-out accuracy")
-    assert not at.exception and float(accuracy.rstrip("%")) >= 95, (seed, accuracy)
+def sessions_training(browser, base: str, seeds: list[int]) -> list[float]:
+    """Chromium sessions of the training page, one per seed, pressing Train together; the training seconds
+    the server reports for each (its status line). Raises if a session shows an error."""
+    pages = [browser_bench.ready_to_train(browser, base, seed) for seed in seeds]
+    for page in pages:
+        browser_bench.press_train(page)
+    errors: list[str] = []
+    seconds = [browser_bench.finish_training(page, errors) for page in pages]
+    if errors:
+        raise RuntimeError("; ".join(errors))
+    return seconds
 
 
-def concurrent_sessions(seeds: list[int]) -> dict[int, float]:
-    """Every seed's session in its own thread, all started together."""
-    results: dict[int, float] = {}
-    threads = [threading.Thread(target=session_trains, args=(seed, results)) for seed in seeds]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
+def three_at_once() -> tuple[list[float], list[float]]:
+    """(each session alone, the three at once): server-timed training seconds of the default task."""
+    from playwright.sync_api import sync_playwright
+
+    first = int(time.time()) % 9_000 + 500  # seeds no earlier run of this server used
+    port = browser_bench.free_port()
+    server = browser_bench.serve(ROOT / "streamlit_app.py", port)
+    try:
+        browser_bench.wait_healthy(server, port)
+        base = f"http://127.0.0.1:{port}"
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=browser_bench.CHROMIUM, args=browser_bench.CHROMIUM_ARGS
+            )
+            try:
+                sessions_training(browser, base, [first])  # warm up the server (imports, caches)
+                alone = [sessions_training(browser, base, [first + i])[0] for i in range(1, SESSIONS + 1)]
+                together = sessions_training(browser, base, [first + SESSIONS + i for i in range(1, SESSIONS + 1)])
+            finally:
+                browser.close()
+    finally:
+        browser_bench.stop(server)
+    return alone, together
 
 
 def rerun_times(page: str, seconds: float) -> list[float]:
@@ -113,17 +133,17 @@ def main() -> None:
             f"| {task}{default} | {settings.layers} x {settings.heads} | {settings.steps} | "
             f"{settings.learning_rate:g} | {seconds:.2f} | {cpu:.2f} | {accuracy:.1%} |"
         )
-    session_trains(99, {})  # warm up the app (imports, caches)
-    alone = {seed: concurrent_sessions([seed])[seed] for seed in (1, 2, 3)}
-    together = concurrent_sessions([11, 12, 13])
+    alone, together = three_at_once()
     print()
-    print(f"Three sessions training the default task at once ({SESSIONS} AppTest sessions in threads):")
+    print(
+        f"{SESSIONS} sessions training the default task ({browser_bench.TRAINING_STEPS} steps) at once: a real "
+        f"server, {SESSIONS} Chromium sessions, training seconds as the server times them:"
+    )
     print("| session | alone (s) | three at once (s) | ratio |")
     print("|---|---|---|---|")
-    for i, (seed_alone, seed_together) in enumerate(zip(alone, together, strict=True), start=1):
-        ratio = together[seed_together] / alone[seed_alone]
-        print(f"| {i} | {alone[seed_alone]:.2f} | {together[seed_together]:.2f} | {ratio:.1f}x |")
-    print(f"All three done in {max(together.values()):.2f} s (sum alone {sum(alone.values()):.2f} s).")
+    for i, (by_itself, with_others) in enumerate(zip(alone, together, strict=True), start=1):
+        print(f"| {i} | {by_itself:.2f} | {with_others:.2f} | {with_others / by_itself:.1f}x |")
+    print(f"Slowest of the three at once: {max(together):.2f} s (sum alone {sum(alone):.2f} s).")
     idle, busy, trained = rerun_during_training()
     print()
     print(
