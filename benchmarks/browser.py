@@ -567,13 +567,18 @@ def press_train(page) -> None:
     page.get_by_role("button", name="Train").click()
 
 
-def finish_training(page, errors: list[str]) -> float:
+def finish_training(page, errors: list[str], min_accuracy: float = 0.0) -> float:
     """Wait for lesson 11's run to finish; the seconds its status reports ("Trained 150 steps in 1.2 s",
-    timed by the server around the loop), NaN on an error."""
+    timed by the server around the loop), NaN on an error. A held-out accuracy below min_accuracy (%) is
+    an error too."""
     try:
         status = page.get_by_text(re.compile(rf"Trained {TRAINING_STEPS} steps in [\d.]+ s"))
         status.first.wait_for(timeout=180_000)
-        page.locator("[data-testid='stMetricLabel']").filter(has_text="Held-out accuracy").wait_for()
+        metric = page.locator("[data-testid='stMetric']").filter(has_text="Held-out accuracy")
+        metric.wait_for()
+        accuracy = float(metric.locator("[data-testid='stMetricValue']").inner_text().strip().rstrip("%"))
+        if accuracy < min_accuracy:
+            errors.append(f"session training: held-out accuracy {accuracy:.1f} % < {min_accuracy:.0f} %")
         if page.locator("[data-testid='stException']").count():
             errors.append("session training: exception on the page")
         return float(re.search(r"in ([\d.]+) s", status.first.inner_text()).group(1))

@@ -54,12 +54,13 @@ def time_training(settings: tr.TrainingSettings, repeats: int = 3) -> tuple[floa
 
 def sessions_training(browser, base: str, seeds: list[int]) -> list[float]:
     """Chromium sessions of the training page, one per seed, pressing Train together; the training seconds
-    the server reports for each (its status line). Raises if a session shows an error."""
+    the server reports for each (its status line). Raises if a session shows an error or a held-out accuracy
+    under 95 %."""
     pages = [browser_bench.ready_to_train(browser, base, seed) for seed in seeds]
     for page in pages:
         browser_bench.press_train(page)
     errors: list[str] = []
-    seconds = [browser_bench.finish_training(page, errors) for page in pages]
+    seconds = [browser_bench.finish_training(page, errors, min_accuracy=95) for page in pages]
     if errors:
         raise RuntimeError("; ".join(errors))
     return seconds
