@@ -10,6 +10,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core.exercises import MaskedShown
 from attention_core.masks import (
     MASK_TYPES,
     PAD,
@@ -64,7 +65,6 @@ class MaskChoice:
 
 def render(lab: LabInput) -> None:
     display.lesson_title(__file__)
-    sidebar_lab = lab  # the exercises use the sidebar's sentence, without this page's [PAD] tokens
     intro(lab)
     choice = controls(lab)
     padded = pad_to_length(lab.tokens, lab.X, lab.T + choice.pads)  # the sentence + [PAD] tokens (none unless padding)
@@ -96,8 +96,23 @@ def render(lab: LabInput) -> None:
         ac.multiply_and_renormalize,
         blocked_weight,
     )
-    exercises_section(__file__, sidebar_lab)
+    exercises_section(
+        __file__, lab, material=MaskedShown(tuple(lab.labels), active, steps, mask_name(choice), lab.query_index)
+    )
     path.lesson_footer(__file__)
+
+
+def mask_name(choice: MaskChoice) -> str:
+    """The mask the weights use, as the exercises name it."""
+    if not choice.enabled:
+        return "the mask switched off"
+    name = {
+        "none": "no mask",
+        "causal": "the causal mask",
+        "padding": f"the padding mask ({choice.pads} [PAD])",
+        "sliding window": f"the sliding-window mask (w = {choice.window})",
+    }[choice.kind]
+    return f"{name} and the row of the query blocked" if choice.demo_row else name
 
 
 def with_padding(lab: LabInput, padded: Padded) -> LabInput:

@@ -8,6 +8,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core.exercises import MultiHeadShown
 from attention_core.heads import (
     LIFT_WIDTHS,
     MAX_HEADS,
@@ -89,7 +90,7 @@ def render(lab: LabInput) -> None:
         check_block,
         agreement,
     )
-    exercises_section(__file__, lab)
+    exercises_section(__file__, lab, material=MultiHeadShown(steps, params.W_o, layer.causal, layer.seed))
     path.lesson_footer(__file__)
 
 

@@ -6,6 +6,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core.exercises import MultiHeadShown
 from attention_core.export import (
     csv_zip,
     intermediate_frames,
@@ -58,7 +59,9 @@ def render(lab: LabInput) -> None:
         attention_cost,
         check_block,
     )
-    exercises_section(__file__, lab)
+    exercises_section(
+        __file__, lab, material=MultiHeadShown(steps, W_o, mask_kind == "causal", seed, followed_head=head_index)
+    )
     path.lesson_footer(__file__)
 
 
@@ -356,6 +359,7 @@ def step_heads_and_output(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Te
         expanded=True,
     ) as box:
         if box.open:
+            display.matrix(W_o, dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
             cell_click.output_matrix(
                 steps,
                 W_o,

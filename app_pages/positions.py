@@ -8,6 +8,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core.exercises import PositionsShown
 from attention_core.positions import (
     DOG_BITES_MAN,
     MAX_POSITIONS,
@@ -56,8 +57,10 @@ def render(lab: LabInput) -> None:
     repeated_words(lab, params, output)
     E_sin = sinusoidal_encoding(lab.T, lab.d_model)  # (T, d_model)
     E_learned = learned_positions(lab.T, lab.d_model, seed)  # (T, d_model)
+    plain = ac.self_attention(lab.X, *params)  # (T, T) weights of the words alone
+    placed = ac.self_attention(add_positions(lab.X, E_sin), *params)  # (T, T) weights of X + E
     position_encodings(lab, E_sin)
-    weights_with_positions(lab, params, E_sin)
+    weights_with_positions(lab, plain, placed)
     learned_table(lab, E_learned)
     shuffle_with_positions(lab, params, perm, gap_none, E_sin, E_learned)
     display.show_code(
@@ -71,7 +74,7 @@ def render(lab: LabInput) -> None:
         agreement,
         identical_rows,
     )
-    exercises_section(__file__, lab)
+    exercises_section(__file__, lab, material=PositionsShown(plain, placed, E_sin, seed))
     path.lesson_footer(__file__)
 
 
@@ -303,10 +306,8 @@ sentences longer than its row count).
     )
 
 
-def weights_with_positions(lab: LabInput, params: Params, E_sin: torch.Tensor) -> None:
+def weights_with_positions(lab: LabInput, plain: ac.AttentionSteps, placed: ac.AttentionSteps) -> None:
     """The T × T weights of X and of X + E side by side, on one colour scale, each cell clickable."""
-    plain = ac.self_attention(lab.X, *params)  # (T, T) weights of the words alone
-    placed = ac.self_attention(add_positions(lab.X, E_sin), *params)  # (T, T) weights of X + E
     shared = display.weights_domain(plain.weights, placed.weights)
     _, panel_px = charts.head_grid(2)
     st.markdown(

@@ -8,6 +8,7 @@ import torch
 
 import attention_core as ac
 from attention_core.attention import AttentionSteps
+from attention_core.exercises import projected_shown
 from attention_core.presets import JOURNEY
 from attention_core.projections import (
     Projections,
@@ -31,6 +32,11 @@ from ui.inputs import LabInput
 SOURCES = {"random": "Seeded random", "edited": "Edit by hand", "002": "002's weights (recovered)"}
 NAMES = ("W_q", "W_k", "W_v")
 PREFIXES = {"W_q": "q", "W_k": "k", "W_v": "v"}
+ORIGINS = {  # the weights as the exercises name them
+    "random": "the seeded random W_q, W_k, W_v above",
+    "edited": "your edited W_q, W_k, W_v above",
+    "002": "002's recovered W_q, W_k, W_v above",
+}
 
 
 def render(lab: LabInput) -> None:
@@ -40,7 +46,8 @@ def render(lab: LabInput) -> None:
     what_self_means()
     source, params = projection_matrices(lab)
     scale = scale_choice(source)
-    steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=scale)
+    shown = projected_shown(lab.X, params, scale, ORIGINS[source])
+    steps = shown.steps
     reproduced = source == "002" and matches_002_inputs(lab.X)
     if reproduced:
         reproduced_002(lab, params)
@@ -52,7 +59,7 @@ def render(lab: LabInput) -> None:
     two_kinds_of_weights(lab.T, lab.d_model, params.W_q.shape[1])
     pitfall_002(lab, params if source == "002" else None)
     display.show_code(*code_run(source, scale, reproduced))
-    exercises_section(__file__, lab)
+    exercises_section(__file__, lab, material=shown)
     path.lesson_footer(__file__)
 
 

@@ -6,6 +6,7 @@ import torch
 
 import attention_core as ac
 from attention_core.attention import AttentionSteps
+from attention_core.exercises import projected_shown
 from attention_core.normalization import column_sums, row_sums, softmax_row_steps
 from attention_core.presets import SCALING_EXAMPLE
 from attention_core.projections import MAX_D_K, Comparison, random_projections
@@ -49,8 +50,8 @@ def render(lab: LabInput) -> None:
     pitfall_other_run(example)
     seed, d_k, scale = your_input_controls()
     params = random_projections(lab.d_model, d_k, seed)
-    steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=scale)
-    other_steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=not scale)
+    shown = projected_shown(lab.X, params, scale, "the seeded random W_q, W_k above")
+    steps, other_steps = (shown.scaled, shown.raw) if scale else (shown.raw, shown.scaled)
     spread_with_and_without(lab, steps, scale)
     why_it_matters_here(lab, steps, seed)
     query_row(lab, steps, other_steps, scale)
@@ -69,7 +70,7 @@ def render(lab: LabInput) -> None:
         gradient_to_query,
         projected_scores,
     )
-    exercises_section(__file__, lab)
+    exercises_section(__file__, lab, material=shown)
     path.lesson_footer(__file__)
 
 

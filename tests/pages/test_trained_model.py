@@ -120,7 +120,6 @@ def test_grid_highlight_layer_is_valid_vega_lite():
 
 
 def test_exercises_footer_and_clickable_heads(preset_page):
-    from attention_core.exercises import TrainedMaterial
     from tests.learn_helpers import clickable_keys, has_exercises_and_footer, page_exercises, right_wrong_malformed
     from ui.format import format_number
 
@@ -130,8 +129,7 @@ def test_exercises_footer_and_clickable_heads(preset_page):
     has_exercises_and_footer(at)
     assert {"tm_head_weights", "tm_by_hand_square"} <= {key.rsplit("-", 1)[-1] for key in clickable_keys(at)}
     sentence = " ".join(lab_input(at).tokens)
-    forward = tm.run_forward(trained.model(), sentence)
-    items = page_exercises(at, PAGE, TrainedMaterial(forward, trained.model().model), (sentence,))
+    items = page_exercises(at, PAGE)
     right_wrong_malformed(at, PAGE, items["trained-entropy"])
     at.radio(key="tm_step").set_value("K").run()
     at.session_state["_cell:tm_by_hand_wide"] = ("journey", "k3")
