@@ -890,6 +890,9 @@ class TrainedMaterial:
 
     forward: object  # trained_model.Forward
     model: object  # transformers.BertModel
+    layer: int = 0  # the head the page shows, 0-based (the page reads them 1-based)
+    head: int = 0
+    query: int = 1  # the query piece the page outlines
 
 
 @dataclass(frozen=True)
@@ -920,9 +923,9 @@ def _trained(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     forward = inp.material.forward
     P = tuple(ac.token_labels(forward.pieces))
     T = len(P)
-    layer, head = rng.randrange(tm.NUM_LAYERS), rng.randrange(tm.NUM_HEADS)
-    i = rng.randrange(1, T - 1) if T > 2 else 0
-    where = f"layer {layer + 1}, head {head + 1}"
+    layer, head = inp.material.layer, inp.material.head
+    i = min(inp.material.query, T - 1)
+    where = f"layer {layer + 1}, head {head + 1} (the head shown above)"
     params = tm.head_params(inp.material.model, layer, head)
     X = forward.hidden_states[layer]  # (T, d_model)
     steps = tm.head_by_hand(X, params)

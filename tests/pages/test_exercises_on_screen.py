@@ -139,3 +139,17 @@ def test_every_exercise_is_answerable_from_the_screen(page, widgets, inputs):
         assert at.session_state[key] == value, "the control was really moved"
     check_on_screen(at, page)
     check_not_guessable(at, page, len(at.session_state["_lab_input"].labels))
+
+
+LATER_CASES = [
+    ("app_pages/trained_model.py", {"tm_layer": 2, "tm_head": 5}),
+    ("app_pages/training.py", {}),
+    ("app_pages/generation.py", {}),
+]
+
+
+@pytest.mark.parametrize(("page", "widgets"), LATER_CASES, ids=[p[10:-3] for p, _ in LATER_CASES])
+def test_later_lessons_exercises_are_answerable_from_the_screen(page, widgets):
+    at = lesson_run(page, PRESET, widgets)
+    check_on_screen(at, page)
+    check_not_guessable(at, page, len(at.session_state["_lab_input"].labels))
