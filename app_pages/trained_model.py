@@ -238,10 +238,11 @@ def head_figures(pieces: list[str], summary: tm.HeadSummary) -> None:
         f"({rows_on.fraction:.0%}).",
     ]
     if summary.label != summary.pattern:
-        kind = "spread almost evenly" if summary.label == "broad" else "mixed"
+        spread = "at least" if summary.label == "broad" else "below"
         lines.append(
-            f"That is below {format_number(tm.LABEL_SHARE, 2)}, so the pattern is **weak**: the head is {kind} "
-            f"(mean row entropy {summary.entropy_fraction:.0%} of ln T, the entropy of a uniform row)."
+            f"That is below {format_number(tm.LABEL_SHARE, 2)}, so the pattern is **weak**; its mean row entropy is "
+            f"{format_number(summary.entropy_fraction)} of ln T (the entropy of a uniform row), {spread} "
+            f"{format_number(tm.BROAD_FRACTION, 2)}: section 5's label is **{summary.label}**."
         )
     if summary.link is not None:
         query, key, weight = summary.link
@@ -368,8 +369,8 @@ Each head gets a label from its weights on this sentence, averaged over the quer
 after, or the query itself; **broad** when the weights are spread almost evenly (mean row entropy at
 least {tm.BROAD_FRACTION:.0%} of ln T, the entropy of a uniform row); otherwise **mixed**.
 The grid's labels carry the figure: “next 0.62” means a query puts on average 0.62 of its weight on the next
-piece; “weak: CLS 0.37” or “broad: CLS 0.18” names the strongest pattern when it is below
-{format_number(tm.LABEL_SHARE, 2)}. A label is an average: section 3 gives, for the open head, on how many rows
+piece (“prev” is the previous piece); “weak CLS 0.37” or “broad CLS 0.18” names the strongest pattern when it
+is below {format_number(tm.LABEL_SHARE, 2)}. A label is an average: section 3 gives, for the open head, on how many rows
 the pattern holds and the head's largest weight off those keys.
 """
     )
@@ -422,9 +423,8 @@ def heads_linking(sentence: str, forward: tm.Forward, chosen: tm.QueryPiece) -> 
         f"{format_number(ranked.at[0, 'weight'])} of its weight on “{pieces[key]}”."
     )
     names = [f"layer {layer}, head {head}" for layer, head in zip(ranked["layer"], ranked["head"], strict=True)]
-    display.table(
-        ranked[["weight"]].set_axis(names), alt=f"Heads ranked by the weight {pieces[query]} puts on {pieces[key]}"
-    )
+    column = f"weight {pieces[query]} → {pieces[key]}"
+    display.table(ranked[["weight"]].set_axis(names).set_axis([column], axis=1), alt=f"Heads ranked by the {column}")
 
 
 def try_this(sentence: str) -> tuple[path.Experiment, ...]:

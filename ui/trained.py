@@ -106,12 +106,15 @@ def head_summaries(sentence: str) -> list[list[tm.HeadSummary]]:
     return tm.head_summary_grid(forward(sentence).attentions)
 
 
+SHORT_NAMES = {"previous": "prev"}  # a grid label has about 14 characters of room
+
+
 def label_text(summary: tm.HeadSummary) -> str:
-    """A head's short label with the figure behind it: 'next 0.62' (mean share), 'weak: CLS 0.37', 'broad: …'."""
-    figure = f"{summary.pattern} {format_number(summary.share, 2)}"
+    """A head's short label with the figure behind it: 'next 0.62' (mean share), 'weak CLS 0.37', 'broad CLS 0.18'."""
+    figure = f"{SHORT_NAMES.get(summary.pattern, summary.pattern)} {format_number(summary.share, 2)}"
     if summary.label == summary.pattern:
         return figure
-    return f"{'broad' if summary.label == 'broad' else 'weak'}: {figure}"
+    return f"{'broad' if summary.label == 'broad' else 'weak'} {figure}"
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

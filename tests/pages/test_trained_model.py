@@ -262,12 +262,22 @@ def test_head_claims_carry_the_figures_measured_on_the_sentence():
     at.selectbox(key="tm_head").set_value(1).run()
     summary = tm.head_summary(attentions[2, 0])
     heading = next(h.value for h in at.subheader if h.value.startswith("3. Layer 3, head 1"))
-    assert f"{summary.pattern} {summary.share:.2f}" in heading
+    assert f"{trained.SHORT_NAMES.get(summary.pattern, summary.pattern)} {summary.share:.2f}" in heading
     figures = next(m.value for m in at.markdown if m.value.startswith("**Measured on your sentence.**"))
     assert f"{summary.rows_on.hit} of {summary.rows_on.rows} rows" in figures
     query, key, weight = summary.link
     pieces = _pieces(at)
     assert f"“{pieces[query]}” → “{pieces[key]}” {weight:.4f}" in figures
+    assert ("**weak**" in figures) == (summary.share < tm.LABEL_SHARE)
+
+    weak = next((layer, head) for layer in range(6) for head in range(12) if tm.head_label(attentions[layer, head]) in
+                ("broad", "mixed"))  # fmt: skip
+    at.selectbox(key="tm_layer").set_value(weak[0] + 1)
+    at.selectbox(key="tm_head").set_value(weak[1] + 1).run()
+    summary = tm.head_summary(attentions[weak])
+    figures = next(m.value for m in at.markdown if m.value.startswith("**Measured on your sentence.**"))
+    assert "**weak**" in figures and f"label is **{summary.label}**" in figures
+    assert f"{summary.entropy_fraction:.4f} of ln T" in figures
 
 
 def test_grid_labels_are_measured_and_say_when_weak():
@@ -285,8 +295,9 @@ def test_grid_labels_are_measured_and_say_when_weak():
     assert len(shown) == tm.ALL_HEADS
     for (layer, head), text in shown.items():
         summary = tm.head_summary(attentions[layer - 1, head - 1])
-        assert text.endswith(f"{summary.pattern} {summary.share:.2f}")
-        assert text.startswith(("weak: ", "broad: ")) == (summary.share < tm.LABEL_SHARE)
+        name = trained.SHORT_NAMES.get(summary.pattern, summary.pattern)
+        assert text.endswith(f"{name} {summary.share:.2f}")
+        assert text.startswith(("weak ", "broad ")) == (summary.share < tm.LABEL_SHARE)
 
 
 def test_heads_linking_two_pieces_ranks_every_head():
