@@ -45,13 +45,11 @@ def render(lab: LabInput) -> None:
         return
     pieces_section(forward)
     chosen = trained.query_piece(lab.tokens, lab.query_index)
-    head_explorer(sentence, forward, lab.query_label, lab.query_index, chosen)
+    head_explorer(lab, loaded, forward, chosen)
     what_heads_do(sentence, forward)
     heads_linking(sentence, forward, chosen)
     caution()
     display.show_code(tm.head_params, tm.biased_projection, tm.head_by_hand, tm.head_summary, tm.heads_linking)
-    material = TrainedMaterial(forward, loaded.model)
-    exercises_section(__file__, lab, material=material, material_key=(sentence,), made_from="your sentence's heads")
     path.lesson_footer(__file__, try_this=try_this(sentence))
 
 
@@ -157,8 +155,10 @@ def chosen_piece_note(word: str, pieces: list[str], chosen: tm.QueryPiece) -> st
 
 
 @st.fragment
-def head_explorer(sentence: str, forward: tm.Forward, word: str, query_index: int, chosen: tm.QueryPiece) -> None:
-    """Grid, selectors, one head and the same head by hand: a fragment, so picking a head reruns only this part."""
+def head_explorer(lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, chosen: tm.QueryPiece) -> None:
+    """Grid, selectors, one head, the same head by hand and the exercises about that head: a fragment, so picking
+    a head reruns only this part, and the questions are always about the head on screen."""
+    sentence, word, query_index = " ".join(lab.tokens), lab.query_label, lab.query_index
     labels = trained.head_labels(sentence)
     pieces = ac.token_labels(forward.pieces)
     st.subheader(f"2. All {tm.ALL_HEADS} heads at once")
@@ -174,6 +174,14 @@ def head_explorer(sentence: str, forward: tm.Forward, word: str, query_index: in
     one_head(forward, pieces, layer, head, query, labels[layer - 1][head - 1], steps)
     head_figures(pieces, summary)
     by_hand(sentence, forward, pieces, layer, head, params, steps)
+    material = TrainedMaterial(forward, loaded.model, layer - 1, head - 1, query)
+    exercises_section(
+        __file__,
+        lab,
+        material=material,
+        material_key=(sentence, layer, head, query),
+        made_from=f"layer {layer}, head {head} and the query “{pieces[query]}” above",
+    )
 
 
 def all_heads(sentence: str, forward: tm.Forward, labels: list[list[str]], selected: tuple[int, int]) -> None:
@@ -227,6 +235,11 @@ def one_head(
     with row_column:
         st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
         display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt="The query's row of weights")
+        entropy = float(ac.row_entropy(weights[query : query + 1])[0])
+        st.caption(
+            f"Its entropy −Σ w ln w: {format_number(entropy)} nats (a uniform row: ln {len(pieces)} = "
+            f"{format_number(tm.uniform_entropy(len(pieces)))})."
+        )
 
 
 def head_figures(pieces: list[str], summary: tm.HeadSummary) -> None:

@@ -946,9 +946,10 @@ def _trained(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             "choice",
             f"In {where} of all-MiniLM-L6-v2, which piece does the query {_q(P[i])} attend to most?",
             P[top],
-            "Open that head (section 3) and read the query's row: the brightest cell.",
+            "Read the query's row in section 3: the brightest cell.",
             f"Row {_q(P[i])} of {where}: {_weights_text(P, row)}: the largest is {_q(P[top])}.",
             options=_pick_options(P, top, rng),
+            uses=_numbers(row),
         ),
         Exercise(
             "trained-label",
@@ -966,12 +967,15 @@ def _trained(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             "trained-entropy",
             "numeric",
             _asked(
-                f"What is the entropy −Σ w ln w (in nats) of the query {_q(P[i])}'s row in {where}?", entropy_within
+                f"From the row of the query {_q(P[i])} in {where}, compute its entropy −Σ w ln w (in nats), then "
+                "check it under the row's table.",
+                entropy_within,
             ),
             entropy,
             f"Add −w ln w over the row's {T} weights (a weight of 0 adds 0); a uniform row would give ln {T}.",
             f"Weights {_weights_text(P, row)}; −Σ w ln w = {_n(entropy)} (uniform: ln {T} = {_n(math.log(T))}).",
             tolerance=entropy_within,
+            uses=_numbers(row),
         ),
         Exercise(
             "trained-no-bias",
