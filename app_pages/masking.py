@@ -348,11 +348,7 @@ def worked_example(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor
             f"give e^−∞ = **0**. Σ e_j = {format_number(total)}, so weight_j = e_j / {format_number(total)}."
         )
     keys = [j for j, ok in enumerate(allowed) if ok]
-    written = (
-        weighted_vectors_text(steps.weights[q, keys], steps.V[keys], steps.context[q], limit=MAX_TERMS)
-        if keys
-        else f"(none) = **{vector_text(steps.context[q])}**"
-    )
+    written = weighted_vectors_text(steps.weights[q, keys], steps.V[keys], steps.context[q], limit=MAX_TERMS)
     st.markdown(f"context(“{query}”) = Σ_j weight_j v_j over the allowed keys = {written}")
 
 

@@ -219,6 +219,8 @@ def weighted_vectors_text(
     d = min(len(exact), entries)
     if len(w) != len(rows):
         raise ValueError(f"{len(w)} weights and {len(rows)} vectors")
+    if not w:  # every term masked away
+        return f"(none) = {_bold(vector_text(exact, entries), bold)}"
     terms = [f"{format_number(x)} × {vector_text(v, entries)}" for x, v in zip(w[:limit], rows[:limit], strict=True)]
     if not _finite(*w, *exact, *(x for row in rows for x in row)):
         more = " + …" if len(w) > limit else ""

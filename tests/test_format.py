@@ -124,6 +124,7 @@ def test_weighted_vectors_sum_entry_by_entry_and_cut_terms_together():
     exact = [0.4 * 1 + 0.3 * 2 + 0.3 * 3.00004]
     text = weighted_vectors_text([0.4, 0.3, 0.3], [[1.0], [2.0], [3.00004]], exact, limit=2)
     assert text == "0.4000 × [1.0000] + 0.3000 × [2.0000] + … (1 more term, together [0.9000]) = **[1.9000]**"
+    assert weighted_vectors_text([], [], [0.0, 0.0]) == "(none) = **[0, 0]**"  # a fully masked row
 
 
 def test_non_finite_operands_are_written_as_they_are():

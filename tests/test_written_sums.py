@@ -187,7 +187,7 @@ AT_LEAST = {
     "app_pages/masking.py": (1, 7),
     "app_pages/multi_head.py": (1, 7),
     "app_pages/positions.py": (0, 6),
-    "app_pages/pipeline.py": (0, 1),
+    "app_pages/pipeline.py": (1, 1),
     "app_pages/generation.py": (0, 8),
     "app_pages/trained_model.py": (0, 6),
     "app_pages/training.py": (0, 3),
