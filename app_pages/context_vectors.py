@@ -20,10 +20,10 @@ from attention_core.reference import ATOL, RTOL, agreement, max_abs_difference
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, vector_text
+from ui.format import format_number, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
 
-MAX_WRITTEN_TERMS = 6  # beyond this many tokens the written-out sum shows its first and last terms
+MAX_WRITTEN_TERMS = 6  # beyond this many tokens the written-out sum sums its other terms as one (together …)
 
 
 def render(lab: LabInput) -> None:
@@ -88,10 +88,7 @@ def worked_example(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, 
         ["weight w_j", *(f"w_j × x_j {d}" for d in dims)],
         alt=f"Weighted sum for the query {query}",
     )
-    terms = [f"{format_number(weights[q, j].item())} × {vector_text(X[j])}" for j in range(lab.T)]
-    if lab.T > MAX_WRITTEN_TERMS:
-        terms = [*terms[:3], "…", terms[-1]]
-    st.markdown(f"c(“{query}”) = " + " + ".join(terms) + f" = **{vector_text(context[q])}**")
+    st.markdown(f"c(“{query}”) = {weighted_vectors_text(weights[q], X, context[q], limit=MAX_WRITTEN_TERMS)}")
     printed_context_note(lab)
     parts = contributions_frame(weights[q], X, labels)
     totals = pd.DataFrame({"dimension": dims, "total": context[q].tolist()})

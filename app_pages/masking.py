@@ -32,7 +32,7 @@ from attention_core.reference import agreement, sdpa_reference
 from attention_core.tables import to_frame, token_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import MAX_TERMS, format_number, vector_text
+from ui.format import MAX_TERMS, format_number, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
 
 METHOD_LABELS = {
@@ -362,16 +362,9 @@ def worked_example(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor
             f"m = largest allowed score = {format_number(row_max)} (subtracted so exp cannot overflow); blocked keys "
             f"give e^−∞ = **0**. Σ e_j = {format_number(total)}, so weight_j = e_j / {format_number(total)}."
         )
-    terms = [
-        f"{format_number(w)} × {vector_text(v)}"
-        for w, v, ok in zip(steps.weights[q].tolist(), steps.V.tolist(), allowed, strict=True)
-        if ok
-    ]
-    shown = " + ".join(terms[:MAX_TERMS]) + (" + …" if len(terms) > MAX_TERMS else "")
-    st.markdown(
-        f"context(“{query}”) = Σ_j weight_j v_j over the allowed keys "
-        f"{'= ' + shown + ' ' if terms else '(none) '}= **{vector_text(steps.context[q])}**"
-    )
+    keys = [j for j, ok in enumerate(allowed) if ok]
+    written = weighted_vectors_text(steps.weights[q, keys], steps.V[keys], steps.context[q], limit=MAX_TERMS)
+    st.markdown(f"context(“{query}”) = Σ_j weight_j v_j over the allowed keys = {written}")
 
 
 def all_contexts(labels: tuple[str, ...], steps: ac.AttentionSteps, active: torch.Tensor) -> None:

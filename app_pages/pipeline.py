@@ -20,7 +20,7 @@ from attention_core.reference import ATOL, RTOL, check_block
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, diagrams, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, plural, vector_text
+from ui.format import format_number, plural, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
 
 
@@ -380,11 +380,11 @@ def one_query(lab: LabInput, head: ac.AttentionSteps, output: torch.Tensor, head
         "then the weight after softmax (0 where the mask blocks the key), and the weight times the value."
     )
     display.table(query_trace(head, q, labels), alt=f"Scores, scaled scores and weights of the query {query}")
-    parts = " + ".join(
-        f"{format_number(w)} · v({label})" for w, label in zip(head.weights[q].tolist(), labels, strict=True) if w != 0
-    )
+    keys = [j for j, w in enumerate(head.weights[q].tolist()) if w != 0]  # the keys the mask lets through
+    d_v = head.V.shape[-1]
+    written = weighted_vectors_text(head.weights[q, keys], head.V[keys], head.context[q], entries=d_v)
     st.markdown(
-        f"context(“{query}”) = {parts if lab.T <= 8 else 'Σ_j weight_j · v_j'} = **{full_vector(head.context[q])}** "
+        f"context(“{query}”) = Σ_j weight_j · v_j (the rows v_j of V) = {written} "
         f"(row “{query}” of step 7), and its output row is **{full_vector(output[q])}**."
     )
 

@@ -28,7 +28,7 @@ from attention_core.saturation import (
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, numbers_text, products_sum_text
+from ui.format import format_number, numbers_text, products_sum_text, quotient_text, sum_text
 from ui.inputs import LabInput
 
 N_SAMPLES = 2000  # pairs (q, k) per d_k in the variance simulation
@@ -132,22 +132,29 @@ def example_003(example: AttentionSteps) -> None:
 
 
 def by_hand(example: AttentionSteps) -> None:
-    """Every step for query t1, written out with its numbers."""
+    """Every step for query t1, written out with its numbers, each result checkable from the numbers before it."""
     row = softmax_row_steps(example.scaled_scores[0])
     first_context = products_sum_text(
         example.weights[0].tolist(), example.V[:, 0].tolist(), example.context[0, 0].item()
+    )
+    score = products_sum_text(example.Q[0].tolist(), example.K[0].tolist(), example.scores[0, 0].item())
+    scaled = quotient_text(example.scores[0, 0].item(), f"√{example.Q.shape[-1]}", example.scaled_scores[0, 0].item())
+    exp_sum = sum_text(row.raw_exps, row.raw_exp_sum)
+    weights = ", ".join(
+        quotient_text(e, row.raw_exp_sum, w)
+        for e, w in zip(row.raw_exps.tolist(), example.weights[0].tolist(), strict=True)
     )
     st.markdown(
         f"""
 **By hand, for query t1:**
 
-1. Score with key t1: q₁ · k₁ = {products_sum_text(example.Q[0].tolist(), example.K[0].tolist(), example.scores[0, 0].item())}
-2. Scaled: {format_number(example.scores[0, 0].item())} / √2 = **{format_number(example.scaled_scores[0, 0].item())}**
+1. Score with key t1: q₁ · k₁ = {score}
+2. Scaled: {scaled}
    (the whole row: {numbers_text(example.scaled_scores[0], ", ")})
 3. Exponentials of the scaled row: {numbers_text(row.raw_exps, ", ")}
    (003 prints {numbers_text(SCALING_EXAMPLE.printed["t1_scaled_exps"], ", ")}); their sum is
-   {format_number(row.raw_exp_sum)}
-4. Weights = each exponential / the sum: **{numbers_text(example.weights[0], ", ")}**
+   {exp_sum}
+4. Weights = each exponential / the sum: {weights}
 5. Context of t1 = Σⱼ wⱼ vⱼ, first entry: {first_context}
 """
     )

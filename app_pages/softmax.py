@@ -20,7 +20,7 @@ from attention_core.reference import agreement, max_abs_difference
 from attention_core.tables import to_frame
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, numbers_text, texts
+from ui.format import exp_text, format_number, numbers_text, quotient_text, sum_text, texts
 from ui.inputs import LabInput
 
 SIDE_BY_SIDE_TOKENS = 8  # up to this many tokens, the temperature heatmap and bars share a row
@@ -124,7 +124,7 @@ def worked_example(lab: LabInput, scores_row: torch.Tensor) -> None:
    because it divides the top and the bottom of the fraction by the same e^max; it only keeps the
    exponentials small (see *Stability* below).
 3. Take the exponential of each: all non-negative (a very negative one underflows to 0), the largest is exactly 1.
-4. Add them up: **Σ = {format_number(row.exp_sum)}**.
+4. Add them up: Σ = {sum_text(row.exps, row.exp_sum)}.
 5. Divide each exponential by Σ: those are the weights.
 """
     )
@@ -132,9 +132,9 @@ def worked_example(lab: LabInput, scores_row: torch.Tensor) -> None:
     top, top_weight = max_weight(row.weights)
     first = 0
     st.markdown(
-        f"For example, the weight of “{labels[first]}”: e^({format_number(row.shifted[first].item())}) / "
-        f"{format_number(row.exp_sum)} = {format_number(row.exps[first].item())} / {format_number(row.exp_sum)} "
-        f"= **{format_number(row.weights[first].item())}**. The weights of “{query}” add up to "
+        f"For example, the weight of “{labels[first]}”: e^(s − max) / Σ = "
+        f"{quotient_text(row.exps[first].item(), row.exp_sum, row.weights[first].item())}, where "
+        f"{exp_text(row.scores[first].item(), row.row_max, row.exps[first].item())}. The weights of “{query}” add up to "
         f"**{format_number(row_sums(row.weights).item())}**, and the largest goes to “{labels[top]}” "
         f"({format_number(top_weight)})."
     )
@@ -171,7 +171,7 @@ maximum, their sum is at least 1.
 """
     )
     naive = ac.naive_normalize(scores)[q]  # (T,)
-    st.markdown(f"The scores of “{query}” add up to **Σ s = {format_number(row_sums(scores)[q].item())}**.")
+    st.markdown(f"The scores of “{query}” add up to Σ s = {sum_text(scores[q], row_sums(scores)[q].item())}.")
     if not bool(naive.isfinite().all()):
         st.warning(
             "Demonstration of the pitfall: these scores add up to exactly 0, so dividing by their sum gives "
@@ -227,7 +227,8 @@ def pitfall_beside_000(lab: LabInput, scores_row: torch.Tensor, naive: torch.Ten
         display.table(pitfall_table(lab.labels, scores_row, naive, weights_row), alt="Divide by the sum, this input")
     with right:
         st.markdown(
-            f"**Tutorial 000, “{labels_000[q_000]}”**: Σ s = {format_number(row_sums(example.scores)[q_000].item())}"
+            f"**Tutorial 000, “{labels_000[q_000]}”**: Σ s = "
+            f"{sum_text(example.scores[q_000], row_sums(example.scores)[q_000].item())}"
         )
         display.table(
             pitfall_table(labels_000, example.scores[q_000], naive_000, example.weights[q_000]),
@@ -447,7 +448,7 @@ query i's "weights" no longer add up to 1, so its output is not an average of th
     )
     st.markdown(
         f'For the query “{lab.query_label}” the pitfall\'s row of "weights" adds up to '
-        f"**{format_number(row_sums(wrong)[lab.query_index].item())}** instead of 1."
+        f"{sum_text(wrong[lab.query_index], row_sums(wrong)[lab.query_index].item())} instead of 1."
     )
     wrong_axis_notes(lab)
 

@@ -98,5 +98,6 @@ def test_exercises_footer_and_clickable_cells():
     at.run()
     assert_clean(at)
     text = "\n".join(m.value for m in at.markdown)
-    assert f"**{format_number(float((lab.X @ params.W_k)[1, 1]))}**" in text
+    shown = format_number(float((lab.X @ params.W_k)[1, 1]))  # the result, or beside the written operands' one
+    assert f"**{shown}**" in text or f"(unrounded: {shown})" in text
     assert "Causal mask: key 3 comes after query 1" in text
