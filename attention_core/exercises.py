@@ -21,6 +21,17 @@ import torch
 
 import attention_core as ac
 from attention_core.attention import AttentionSteps
+from attention_core.numbers import (
+    MAX_TERMS,
+    exp_text,
+    format_number,
+    products_sum_text,
+    quotient_text,
+    result_text,
+    rounded_text,
+    sum_text,
+    written_value,
+)
 
 Kind = Literal["numeric", "choice", "what-if"]
 KINDS: tuple[Kind, ...] = ("numeric", "choice", "what-if")
@@ -128,54 +139,22 @@ def input_seed(labels, X: torch.Tensor, lesson: str, *extra: object) -> int:
 
 
 def _n(x: float) -> str:
-    """A number as every table of the lab shows it: 4 decimals, scientific when 4 decimals would hide it."""
-    x = float(x)
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    if x == 0:
-        return "0"
-    return f"{x:.4e}" if abs(x) < 1e-4 or abs(x) >= 1e6 else f"{x:.4f}"
-
-
-def _written(result: Decimal, exact: float) -> str:
-    """The result of the written operands, and the unrounded value beside it where the two differ."""
-    text = _n(float(result))
-    return text if _n(exact) == text else f"{text} (unrounded: {_n(exact)})"
-
-
-def _shown(x) -> Decimal:
-    """A number as the learner reads it on the page."""
-    return Decimal(_n(float(x)))
+    """A number as every table of the lab shows it (the lab's one formatter)."""
+    return format_number(x)
 
 
 def _products(a, b, exact: float) -> str:
-    """'(a × b) + (c × d) + … = r': r is the sum of the written products, checkable by hand."""
-    pairs = list(zip(a, b, strict=True))
-    parts = [f"({_n(x)} × {_n(y)})" for x, y in pairs]
-    total = sum((_shown(x) * _shown(y) for x, y in pairs), Decimal(0))
-    if len(parts) > MAX_TERMS:
-        rest = sum((_shown(x) * _shown(y) for x, y in pairs[MAX_TERMS:]), Decimal(0))
-        parts = [*parts[:MAX_TERMS], f"… ({len(pairs) - MAX_TERMS} more, together {_n(float(rest))})"]
-    return " + ".join(parts) + f" = {_written(total, exact)}"
+    """'(a × b) + (c × d) + … = r': checkable by hand from the written operands (the lab's one rule)."""
+    return products_sum_text(a, b, exact, bold=False)
 
 
-def _sum(values, exact: float) -> tuple[str, Decimal]:
-    """'(a + b + …)' of shown numbers and its written total."""
-    total = sum((_shown(v) for v in values), Decimal(0))
-    return f"({_more([_n(v) for v in values], ' + ')})", total
-
-
-def _quotient(numerator: str, top: Decimal, divisor: float, exact: float) -> str:
-    """'numerator / divisor = r', r the written numerator over the written divisor (a count stays whole)."""
-    written = str(divisor) if isinstance(divisor, int) else _n(divisor)
-    return f"{numerator} / {written} = {_written(top / Decimal(written), exact)}"
+def _written_total(values) -> str:
+    """The total of the values as written (4 decimals each), written by the one rule."""
+    return rounded_text(sum((written_value(format_number(v)) for v in values), Decimal(0)))
 
 
 def _q(label: str) -> str:
     return f"“{label}”"
-
-
-MAX_TERMS = 12  # terms written out in a solution before "…"
 
 
 def _more(parts: list[str], separator: str) -> str:
@@ -381,7 +360,7 @@ def _scores(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             ),
             answer=2 * s,
             hint="The dot product is linear: scaling one vector scales the score by the same factor.",
-            solution=f"q · (2k) = 2 (q · k) = 2 × {_n(s)} = {_written(2 * _shown(s), 2 * s)}.",
+            solution=f"q · (2k) = 2 (q · k) = 2 × {_n(s)} = {result_text(2 * written_value(_n(s)), 2 * s, False)}.",
             tolerance=doubled_within,
             uses=_numbers(s),
         ),
@@ -402,7 +381,7 @@ def _softmax(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     t = WHAT_IF_TEMPERATURE
     hot = ac.softmax(row.unsqueeze(0), temperature=t)[0]  # (T,)
     exps = torch.exp(row - row.max())  # (T,)
-    exp_sum = sum((_shown(e) for e in exps.tolist()), Decimal(0))  # the sum of the exps as written
+    exp_sum = _written_total(exps.tolist())  # the sum of the exps as written
     shift = 5.0
     within = tolerance(softmax_slack(float(weights[j])))
     hot_within = tolerance(softmax_slack(float(hot[top]), t))
@@ -418,10 +397,11 @@ def _softmax(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             answer=float(weights[j]),
             hint="Take exp of every score in the row (subtract the row's largest score first), then divide by their "
             "sum.",
-            solution=f"Scores of the row: {_weights_text(L, row)}. exp(s − {_n(float(row.max()))}) = "
-            f"{_more([_n(float(e)) for e in exps], ', ')}; "
-            f"their sum is {_n(float(exp_sum))}; "
-            f"{_quotient(_n(float(exps[j])), _shown(exps[j]), float(exp_sum), float(weights[j]))}.",
+            solution=f"Scores of the row: {_weights_text(L, row)}. Minus the largest, exponentiated: "
+            f"{_more([exp_text(float(v), float(row.max()), float(e)) for v, e in zip(row, exps, strict=True)], '; ')}; "
+            "their sum is "
+            f"{sum_text(exps.tolist(), float(exps.sum()), bold=False)}; "
+            f"{quotient_text(float(exps[j]), exp_sum, float(weights[j]), bold=False)}.",
             tolerance=within,
             uses=_numbers(row, weights[j]),
         ),
@@ -514,7 +494,8 @@ def _context(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             answer=uniform,
             hint="Equal weights make the weighted sum a plain average.",
             solution=f"The average of column d{d + 1} over all {T} tokens: "
-            f"{_quotient(*_sum(X[:, d].tolist(), uniform), T, uniform)}.",
+            f"{sum_text(X[:, d].tolist(), float(X[:, d].sum()), bold=False)}; "
+            f"{quotient_text(float(_written_total(X[:, d].tolist())), str(T), uniform, bold=False)}.",
             tolerance=uniform_within,
             uses=_numbers(X[:, d]),
         ),
@@ -618,7 +599,7 @@ def _scaling(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             ),
             answer=t,
             hint=f"√{d_k} = {_n(root)}.",
-            solution=f"{_n(s)} / √{d_k} = {_quotient(_n(s), _shown(s), root, t)}.",
+            solution=f"{quotient_text(s, f'√{d_k}', t, bold=False)}, with √{d_k} = {_n(root)}.",
             tolerance=within,
             uses=_numbers(s, t),
         ),
@@ -879,7 +860,7 @@ def _pipeline(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             f"How many of the {T}×{T} weights of one head would be non-zero? Exact count.",
             answer=float(causal_count),
             hint="Row 1 keeps 1 key, row 2 keeps 2 keys, …, row T keeps all T.",
-            solution=f"1 + 2 + … + {T} = {T} × {T + 1} / 2 = {causal_count}.",
+            solution=f"Row k keeps k keys; the counts 1 to {T} add up to {T} × ({T} + 1) / 2 = {causal_count}.",
         ),
     ]
 

@@ -382,3 +382,18 @@ def test_generation_answers_are_the_caches_and_the_counts():
     row = gen.masked_scores(m.X, m.W_q, m.W_k)[m.labels.index(row_label)]
     assert float(running.answer) == pytest.approx(float(row[: int(size) * int(block)].max()))
     assert by_id(items, "cache-unchanged").answer == "none: earlier rows never change"
+
+
+@pytest.mark.parametrize("path", LESSON_PATHS)
+@pytest.mark.parametrize("inp", INPUTS, ids=lambda inp: " ".join(inp.labels)[:20])
+def test_every_written_sum_of_a_solution_checks_by_hand(path, inp):
+    """The solutions follow the lab's one rule for written arithmetic (issue 22 part 4): the parser of the page
+    test recomputes every sum, product sum, quotient and e^(a − b) from its printed operands."""
+    from tests.test_written_sums import written_arithmetic
+
+    items = ex.exercises_for(path, with_material(path, inp))
+    found, problems = written_arithmetic("\n".join(item.solution for item in items))
+    assert not problems, problems
+    if path in ("app_pages/scores.py", "app_pages/context_vectors.py", "app_pages/qkv_projections.py"):
+        assert sum(found.values()) >= 1, "the parser reads the solutions"
+    assert not re.search(r"(?<![\d.])-?0\.0000(?![\d])", " ".join(item.solution for item in items)), "0.0000"

@@ -66,14 +66,6 @@ __all__ = [
 ]
 
 
-def sum_text(values, total: float, limit: int = MAX_TERMS) -> str:
-    """'a + b + … = **total**' with real numbers, cut after ``limit`` terms (as ``products_sum_text``)."""
-    numbers = values.tolist() if hasattr(values, "tolist") else list(values)
-    terms = [format_number(v) if v >= 0 else f"({format_number(v)})" for v in numbers]
-    shown = " + ".join(terms[:limit]) + (f" + … ({len(terms) - limit} more)" if len(terms) > limit else "")
-    return f"{shown} = **{format_number(total)}**"
-
-
 def plural(n: int, noun: str) -> str:
     """'1 token', '6 tokens'."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
