@@ -894,6 +894,9 @@ class GenerationMaterial:
     W_k: torch.Tensor
     W_v: torch.Tensor
     labels: tuple[str, ...]
+    step: int  # the step the page's slider shows, 0-based (the page counts from 1)
+    online_row: int  # the query row and block size of the page's online softmax
+    block_size: int
 
 
 def _trained(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
@@ -923,50 +926,51 @@ def _trained(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     gap = float((no_bias.weights[i] - row).abs().max())
     return [
         Exercise(
-            "trained-top",
-            "choice",
-            f"In {where} of all-MiniLM-L6-v2, which piece does the query {_q(P[i])} attend to most?",
-            P[top],
-            "Read the query's row in section 3: the brightest cell.",
-            f"Row {_q(P[i])} of {where}: {_weights_text(P, row)}: the largest is {_q(P[top])}.",
+            id="trained-top",
+            kind="choice",
+            prompt=f"In {where} of all-MiniLM-L6-v2, which piece does the query {_q(P[i])} attend to most?",
+            answer=P[top],
+            hint="Read the query's row in section 3: the brightest cell.",
+            solution=f"Row {_q(P[i])} of {where}: {_weights_text(P, row)}: the largest is {_q(P[top])}.",
             options=_pick_options(P, top, rng),
             uses=_numbers(row),
         ),
         Exercise(
-            "trained-label",
-            "choice",
-            f"Which label does {where} get on this sentence (section 5's rules)?",
-            label,
-            f"Average over the queries the weight on [CLS], [SEP], the previous, next and same piece; "
+            id="trained-label",
+            kind="choice",
+            prompt=f"Which label does {where} get on this sentence (section 5's rules)?",
+            answer=label,
+            hint=f"Average over the queries the weight on [CLS], [SEP], the previous, next and same piece; "
             f"a share of at least {tm.LABEL_SHARE:g} names the head, else look at the entropy.",
-            f"Mean shares: {', '.join(f'{name} {_n(value)}' for name, value in shares.items())}; "
+            solution=f"Mean shares: {', '.join(f'{name} {_n(value)}' for name, value in shares.items())}; "
             f"mean row entropy {_n(float(ac.row_entropy(weights).mean()))} of ln T = {_n(math.log(T))}: "
             f"the label is {_q(label)}.",
             options=tm.HEAD_LABELS,
         ),
         Exercise(
-            "trained-entropy",
-            "numeric",
-            _asked(
+            id="trained-entropy",
+            kind="numeric",
+            prompt=_asked(
                 f"From the row of the query {_q(P[i])} in {where}, compute its entropy −Σ w ln w (in nats), then "
                 "check it under the row's table.",
                 entropy_within,
             ),
-            entropy,
-            f"Add −w ln w over the row's {T} weights (a weight of 0 adds 0); a uniform row would give ln {T}.",
-            f"Weights {_weights_text(P, row)}; −Σ w ln w = {_n(entropy)} (uniform: ln {T} = {_n(math.log(T))}).",
+            answer=entropy,
+            hint=f"Add −w ln w over the row's {T} weights (a weight of 0 adds 0); a uniform row would give ln {T}.",
+            solution=f"Weights {_weights_text(P, row)}; −Σ w ln w = {_n(entropy)} "
+            f"(uniform: ln {T} = {_n(math.log(T))}).",
             tolerance=entropy_within,
             uses=_numbers(row),
         ),
         Exercise(
-            "trained-no-bias",
-            "what-if",
-            f"What if the key bias b_k of {where} were dropped (K = X W_k instead of X W_k + b_k)? "
+            id="trained-no-bias",
+            kind="what-if",
+            prompt=f"What if the key bias b_k of {where} were dropped (K = X W_k instead of X W_k + b_k)? "
             f"The weights of the query {_q(P[i])} would …",
-            "stay the same",
-            "The bias adds q · b_k to the score of every key of the row: the same number for every key.",
-            f"q · b_k / √{tm.D_K} = {_n(bias_term)} is added to every score of row {_q(P[i])}; softmax ignores a "
-            f"constant added to a whole row (recomputed without b_k: the weights move by at most {gap:.1e}).",
+            answer="stay the same",
+            hint="The bias adds q · b_k to the score of every key of the row: the same number for every key.",
+            solution=f"q · b_k / √{tm.D_K} = {_n(bias_term)} is added to every score of row {_q(P[i])}; softmax "
+            f"ignores a constant added to a whole row (recomputed without b_k: the weights move by at most {_n(gap)}).",
             options=("stay the same", "all become 1/T", "move towards [CLS]", "change unpredictably"),
         ),
     ]
@@ -992,48 +996,49 @@ def _training(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     last_layer = snapshots[-1].weights.shape[0] - 1
     items = [
         Exercise(
-            "ideal-key",
-            "choice",
-            f"{tr.TASKS[settings.task]}: in the right pattern, which key should the query {_q(labels[q])} attend to "
-            "(in the last layer)?",
-            labels[right],
-            "Ask what the query must predict, and which earlier position holds that token.",
-            f"Query {_q(labels[q])} must predict the token at {_q(labels[right])}, so its row of the right pattern "
-            "is 1 there and 0 elsewhere.",
+            id="ideal-key",
+            kind="choice",
+            prompt=f"{tr.TASKS[settings.task]}: in the right pattern, which key should the query {_q(labels[q])} "
+            "attend to (in the last layer)?",
+            answer=labels[right],
+            hint="Ask what the query must predict, and which earlier position holds that token.",
+            solution=f"Query {_q(labels[q])} must predict the token at {_q(labels[right])}, so its row of the right "
+            "pattern is 1 there and 0 elsewhere.",
             options=_pick_options(labels[: q + 1], right, rng),
         ),
         Exercise(
-            "uniform-closeness",
-            "what-if",
-            _asked(
+            id="uniform-closeness",
+            kind="what-if",
+            prompt=_asked(
                 "What if every query spread its weight evenly over the keys the causal mask lets it see? What would "
                 "the mean weight on the right key (over the scored queries) be?",
                 tolerance(),
             ),
-            uniform_close,
-            "Query i sees keys 0 to i, so each gets 1/(i + 1); average that over the scored queries.",
-            f"Scored queries {', '.join(str(s) for s in scored)}: mean of "
+            answer=uniform_close,
+            hint="The query at position p (counted from 1) sees keys 1 to p, so each gets 1/p; average that over the "
+            "scored queries.",
+            solution=f"Scored positions {', '.join(str(s + 1) for s in scored)}: mean of "
             f"{_more([f'1/{s + 1}' for s in scored], ', ')} = {_n(uniform_close)}.",
             tolerance=tolerance(),
         ),
         Exercise(
-            "causal-future",
-            "what-if",
-            f"The model is causal. Can the query {_q(labels[ahead])} put any weight on the key "
+            id="causal-future",
+            kind="what-if",
+            prompt=f"The model is causal. Can the query {_q(labels[ahead])} put any weight on the key "
             f"{_q(labels[ahead + 1])}?",
-            "no: the key is in its future",
-            "Compare the two positions: a causal mask hides every key after the query.",
-            f"Key {ahead + 1} comes after query {ahead}: its score is −∞ before softmax, so its weight is exactly 0 "
-            "at every step of training.",
+            answer="no: the key is in its future",
+            hint="Compare the two positions: a causal mask hides every key after the query.",
+            solution=f"Key {ahead + 2} comes after query {ahead + 1}: its score is −∞ before softmax, so its weight is "
+            "exactly 0 at every step of training.",
             options=("yes, once trained", "yes, a little", "no: the key is in its future"),
         ),
         Exercise(
-            "scored-count",
-            "numeric",
-            "How many positions of the example are scored (have a target)? Exact count.",
-            float(len(scored)),
-            "Count the positions whose target is not '·' in the task's table.",
-            f"Positions {', '.join(str(s) for s in scored)}: {len(scored)} scored.",
+            id="scored-count",
+            kind="numeric",
+            prompt="How many positions of the example are scored (have a target)? Exact count.",
+            answer=float(len(scored)),
+            hint="Count the positions whose target is not '·' in the task's table.",
+            solution=f"Positions {', '.join(str(s + 1) for s in scored)}: {len(scored)} scored.",
         ),
     ]
     if len(snapshots) > 1 and snapshots[0].step != snapshots[-1].step:
@@ -1043,13 +1048,13 @@ def _training(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
         answer = f"step {last.step}" if end > start else f"step {first.step}"
         items.append(
             Exercise(
-                "closer",
-                "choice",
-                f"Layer {last_layer + 1}, head {head + 1}: is its pattern closer to the right one at step 0 or at "
-                f"step {last.step}?",
-                answer,
-                "Compare the mean weight on the right key at both steps (move the step slider).",
-                f"Weight on the right key: {_n(start)} at step 0, {_n(end)} at step {last.step}.",
+                id="closer",
+                kind="choice",
+                prompt=f"Layer {last_layer + 1}, head {head + 1}: is its pattern closer to the right one at step "
+                f"{first.step} or at step {last.step}?",
+                answer=answer,
+                hint="Compare the mean weight on the right key at both steps (move the step slider).",
+                solution=f"Weight on the right key: {_n(start)} at step {first.step}, {_n(end)} at step {last.step}.",
                 options=(f"step {first.step}", f"step {last.step}"),
             )
         )
@@ -1066,11 +1071,10 @@ def _generation(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     T, d_model = m.X.shape
     d_k, d_v = m.W_k.shape[1], m.W_v.shape[1]
     steps = gen.cached_attention(m.X, m.W_q, m.W_k, m.W_v)
-    t = rng.randrange(T)
+    t = min(m.step, T - 1)
     cached_numbers = steps[t].K.numel() + steps[t].V.numel()
     top = _top(steps[t].weights)
-    row_index = rng.randrange(T)
-    block_size = rng.choice([b for b in (2, 3) if b <= max(2, T)])
+    row_index, block_size = min(m.online_row, T - 1), m.block_size
     online = gen.online_softmax_steps(gen.masked_scores(m.X, m.W_q, m.W_k)[row_index], block_size)
     b = rng.randrange(len(online))
     doubled = gen.total_multiply_adds(2 * T, d_model, d_k, d_v, cached=False)
@@ -1078,56 +1082,59 @@ def _generation(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     blocks = ", ".join(f"block {s.block + 1}: max {_n(s.block_max)} → m = {_n(s.new_max)}" for s in online[: b + 1])
     return [
         Exercise(
-            "cache-numbers",
-            "numeric",
-            f"After step {t} (the new token {_q(L[t])}, steps counted from 0), how many numbers do the K and V "
-            f"caches hold together (d_k = {d_k}, d_v = {d_v})? Exact count.",
-            float(cached_numbers),
-            "One K row and one V row per token so far.",
-            f"{t + 1} tokens × (d_k + d_v) = {t + 1} × ({d_k} + {d_v}) = {cached_numbers}.",
+            id="cache-numbers",
+            kind="numeric",
+            prompt=f"After step {t + 1} (the new token {_q(L[t])}, the step slider above), how many numbers do the K "
+            f"and V caches hold together (d_k = {d_k}, d_v = {d_v})? Exact count.",
+            answer=float(cached_numbers),
+            hint="One K row and one V row per token so far.",
+            solution=f"{t + 1} tokens × (d_k + d_v) = {t + 1} × ({d_k} + {d_v}) = {cached_numbers}.",
         ),
         Exercise(
-            "step-top",
-            "choice",
-            f"At step {t}, which cached key gets the most weight from the new token {_q(L[t])}'s query?",
-            L[top],
-            "Only keys 0 to t are in the cache; the largest scaled score q · k / √d_k wins.",
-            f"Scores q · k / √{d_k}: {_weights_text(L[: t + 1], steps[t].scores)}; weights "
+            id="step-top",
+            kind="choice",
+            prompt=f"At step {t + 1}, which cached key gets the most weight from the new token {_q(L[t])}'s query?",
+            answer=L[top],
+            hint="Only the keys of steps 1 to t are in the cache; the largest scaled score q · k / √d_k wins.",
+            solution=f"Scores q · k / √{d_k}: {_weights_text(L[: t + 1], steps[t].scores)}; weights "
             f"{_weights_text(L[: t + 1], steps[t].weights)}.",
             options=_pick_options(L[: t + 1], top, rng),
+            uses=_numbers(steps[t].weights),
         ),
         Exercise(
-            "running-max",
-            "numeric",
-            _asked(
-                f"Online softmax of the query {_q(L[row_index])}'s row in blocks of {block_size} keys: what is the "
-                f"running maximum m after block {b + 1}?",
+            id="running-max",
+            kind="numeric",
+            prompt=_asked(
+                f"Online softmax of the query {_q(L[row_index])}'s row in blocks of {block_size} keys (the table "
+                f"“Online softmax, block by block”): what is the running maximum m after block {b + 1}?",
                 tolerance(SHOWN_HALF_UNIT),
             ),
-            online[b].new_max,
-            "m starts at −∞; after each block, m′ = max(m, the block's largest score). Masked keys are −∞.",
-            f"{blocks}.",
+            answer=online[b].new_max,
+            hint="m starts at −∞; after each block, m′ = max(m, the block's largest score). Masked keys are −∞.",
+            solution=f"{blocks}.",
             tolerance=tolerance(SHOWN_HALF_UNIT),
+            uses=_numbers(*[s.block_max for s in online[: b + 1]]),
         ),
         Exercise(
-            "double-length",
-            "what-if",
-            f"What if the sequence had {2 * T} tokens instead of {T}? How many multiply-adds would one head need in "
-            f"total without the cache (d_model = {d_model}, d_k = {d_k}, d_v = {d_v})? Exact count.",
-            float(doubled),
-            "Step t (t + 1 tokens so far) redoes every projection and the whole (t + 1) × (t + 1) scores and context.",
-            f"Σ over n = 1..{2 * T} of n · {d_model}·(2·{d_k} + {d_v}) + n² · ({d_k} + {d_v}) = {doubled:,}; "
+            id="double-length",
+            kind="what-if",
+            prompt=f"What if the sequence had {2 * T} tokens instead of {T}? How many multiply-adds would one head "
+            f"need in total without the cache (d_model = {d_model}, d_k = {d_k}, d_v = {d_v})? Exact count.",
+            answer=float(doubled),
+            hint="Step n (n tokens so far) redoes every projection and the whole n × n scores and context.",
+            solution=f"Σ over n = 1..{2 * T} of n · {d_model}·(2·{d_k} + {d_v}) + n² · ({d_k} + {d_v}) = {doubled:,}; "
             f"with the cache it would be {doubled_cached:,}.",
         ),
         Exercise(
-            "cache-unchanged",
-            "what-if",
-            f"What if the token at step {t} had been another word? Which rows already in the cache would change?",
-            "none: earlier rows never change",
-            "A cache row depends only on its own token: k_j = x_j W_k.",
-            f"Rows 0 to {t - 1} are x_j W_k and x_j W_v of earlier tokens: the new token only appends row {t}."
+            id="cache-unchanged",
+            kind="what-if",
+            prompt=f"What if the token at step {t + 1} had been another word? Which rows already in the cache would "
+            "change?",
+            answer="none: earlier rows never change",
+            hint="A cache row depends only on its own token: k_j = x_j W_k.",
+            solution=f"Rows 1 to {t} are x_j W_k and x_j W_v of earlier tokens: the new token only appends row {t + 1}."
             if t
-            else "At step 0 the cache is empty before the new row is appended.",
+            else "At step 1 the cache is empty before the new row is appended.",
             options=("none: earlier rows never change", "the last row only", "all of them"),
         ),
     ]

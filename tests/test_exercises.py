@@ -79,7 +79,8 @@ def with_material(path: str, inp: ex.ExerciseInput, trained: bool = False) -> ex
         return replace_input(inp, PAGE_MATERIAL[path](inp), ())
     if path == "app_pages/generation.py":
         params = ac.random_projections(inp.X.shape[1], inp.X.shape[1], inp.seed)
-        material = ex.GenerationMaterial(inp.X, params.W_q, params.W_k, params.W_v, inp.labels)
+        T = len(inp.labels)
+        material = ex.GenerationMaterial(inp.X, params.W_q, params.W_k, params.W_v, inp.labels, T - 1, T // 2, 3)
         return replace_input(inp, material, ("sidebar",))
     return inp
 
