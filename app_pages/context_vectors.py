@@ -16,7 +16,7 @@ from attention_core.geometry import (
 )
 from attention_core.normalization import one_hot_weights
 from attention_core.presets import JOURNEY, LIGHT, ONE_HOT, TRANSFORMER
-from attention_core.reference import ATOL, RTOL, agreement, max_abs_difference
+from attention_core.reference import agreement, max_abs_difference, tolerance_text
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
@@ -186,19 +186,22 @@ every other page uses, the loop version is kept in `attention_core.loops` as an 
 def precision_verdict(
     loop_context: torch.Tensor, context: torch.Tensor, loop_weights: torch.Tensor, weights: torch.Tensor
 ) -> None:
-    """Whether the gap is float32 precision, judged relative to the size of the numbers."""
+    """Whether the gap is rounding, judged relative to the size of the numbers; the explanation only if it is."""
     checks = {"context": agreement(loop_context, context), "weights": agreement(loop_weights, weights)}
     gap_text = ", ".join(f"{name} {format_number(check.relative_difference)}" for name, check in checks.items())
-    tolerance = f"{ATOL:g} + {RTOL:g} × the value (torch.isclose's test)"
-    if all(check.close for check in checks.values()):
-        verdict = f"every cell within {tolerance}, so the same up to float32 precision"
-    else:
-        verdict = f"some cell beyond {tolerance}: more than float32 precision explains"
-    st.markdown(
-        f"Relative gap (largest difference / largest value): {gap_text}; {verdict}. The loops add in Python "
-        "floats (float64) and only store the result in float32, while the matrix version computes in float32, "
-        "which keeps about 7 significant digits: the gap is that precision, not a different computation."
+    precision = checks["context"].precision
+    tolerance = tolerance_text(checks["context"].tolerance)
+    how = (
+        "The loops add in Python floats (float64) and store the result in the input's precision, while the matrix "
+        f"version computes in {precision}"
     )
+    if all(check.close for check in checks.values()):
+        verdict = f"every cell within {tolerance}, so **the same up to {precision} rounding**"
+        why = f"{how}: the gap is that rounding, not a different computation."
+    else:
+        verdict = f"some cell beyond {tolerance}: **different**, more than {precision} rounding explains"
+        why = f"{how}; rounding alone stays within the tolerance, so the two computations differ."
+    st.markdown(f"Relative gap (largest difference / largest value): {gap_text}; {verdict}. {why}")
 
 
 def picture_intro() -> None:

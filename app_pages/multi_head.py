@@ -23,12 +23,11 @@ from attention_core.heads import (
 )
 from attention_core.masks import block_query_row
 from attention_core.reference import (
-    ATOL,
-    RTOL,
     BlockCheck,
     agreement,
     check_block,
     mha_reference,
+    tolerance_text,
     torch_parameter_count,
 )
 from attention_core.tables import dimension_labels
@@ -387,7 +386,7 @@ def torch_check(lab: LabInput, layer: Layer, x_values: tuple[float, ...], heads:
         "The same weights are copied into `torch.nn.MultiheadAttention(d_model, h, bias=False)` (its in_proj_weight "
         "holds W_qᵀ, W_kᵀ, W_vᵀ; out_proj.weight holds W_oᵀ) and its mask is **inverted**, because True means "
         "*blocked* there. Largest absolute differences, and the verdict of a cell-by-cell comparison with a relative "
-        f"tolerance (|ours − PyTorch| ≤ {ATOL:g} + {RTOL:g} · |PyTorch|):"
+        f"tolerance ({tolerance_text(check.output.tolerance)}):"
     )
     st.table(
         {

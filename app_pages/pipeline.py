@@ -15,7 +15,7 @@ from attention_core.export import (
 )
 from attention_core.heads import attention_cost, head_columns
 from attention_core.projections import random_output_projection, random_projections
-from attention_core.reference import ATOL, RTOL, check_block
+from attention_core.reference import check_block, tolerance_text
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, diagrams, display, inputs, path
 from ui.exercises import exercises_section
@@ -447,7 +447,7 @@ def pytorch_check(
     """The block recomputed by F.scaled_dot_product_attention and nn.MultiheadAttention."""
     st.subheader("Checked against PyTorch")
     check = check_block(steps, lab.X, params["W_q"], params["W_k"], params["W_v"], params["W_o"], mask=mask)
-    tolerance = f"equal when |ours − PyTorch| ≤ {ATOL:g} + {RTOL:g} · |PyTorch| in every cell"
+    tolerance = f"equal when {tolerance_text(check.output.tolerance)}, the float32 error measured on these sizes"
     compared = (
         ("Context vs F.scaled_dot_product_attention", check.contexts, "all heads"),
         ("Weights vs nn.MultiheadAttention", check.weights, "all heads"),

@@ -28,7 +28,7 @@ from attention_core.positions import (
     sinusoidal_encoding,
 )
 from attention_core.projections import random_projections
-from attention_core.reference import ATOL, RTOL, Agreement, agreement
+from attention_core.reference import Agreement, agreement, tolerance_text
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
@@ -36,8 +36,8 @@ from ui.format import format_number, vector_text
 from ui.inputs import LabInput
 
 VERDICT_HELP = (
-    f"max |A(P X + E) − P A(X + E)| over all cells. The verdict compares cell by cell: equal up to float32 "
-    f"rounding when |a − b| ≤ {ATOL:g} + {RTOL:g} · |b| in every cell (a tolerance relative to the values)."
+    "max |A(P X + E) − P A(X + E)| over all cells. The verdict compares cell by cell: equal up to float32 "
+    f"rounding when {tolerance_text()} (the tolerance float32 keeps on these sizes, measured)."
 )
 Params = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # W_q, W_k, W_v
 

@@ -20,7 +20,7 @@ from attention_core.projections import (
     tutorial_002_pitfall,
     validate_projection_matrix,
 )
-from attention_core.reference import check_self_attention, max_abs_difference
+from attention_core.reference import max_abs_difference, sdpa_agreement, tolerance_text
 from attention_core.similarity import asymmetry
 from attention_core.tables import dimension_labels, to_frame
 from ui import cell_click, display, inputs, path
@@ -403,9 +403,11 @@ def context_step(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
         col_title="entry",
         download="qkv_context.csv",
     )
+    check = sdpa_agreement(steps, mask=None, scale=scale)
     st.caption(
-        "Check: PyTorch's torch.nn.functional.scaled_dot_product_attention on the same Q, K, V gives the same "
-        f"context vectors (largest difference {format_number(check_self_attention(steps, mask=None, scale=scale))})."
+        "Check: the context vectors against PyTorch's torch.nn.functional.scaled_dot_product_attention on the "
+        f"same Q, K, V: largest difference {format_number(check.max_difference)}, **{check.verdict}** "
+        f"({tolerance_text(check.tolerance)})."
     )
 
 

@@ -9,7 +9,7 @@ from attention_core.attention import AttentionSteps
 from attention_core.normalization import column_sums, row_sums, softmax_row_steps
 from attention_core.presets import SCALING_EXAMPLE
 from attention_core.projections import MAX_D_K, Comparison, random_projections
-from attention_core.reference import check_self_attention
+from attention_core.reference import sdpa_agreement, tolerance_text
 from attention_core.saturation import (
     SERIES_SCALED,
     SERIES_UNSCALED,
@@ -309,9 +309,11 @@ def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
             explain=cell_click.scores_of(steps, scaled=scale),
             highlight_row=lab.query_label,
         )
+    check = sdpa_agreement(steps, mask=None, scale=scale)
     st.caption(
-        "Check: PyTorch's torch.nn.functional.scaled_dot_product_attention gives the same context vectors "
-        f"(largest difference {format_number(check_self_attention(steps, mask=None, scale=scale))})."
+        "Check: the context vectors against PyTorch's torch.nn.functional.scaled_dot_product_attention on the "
+        f"same Q, K, V: largest difference {format_number(check.max_difference)}, **{check.verdict}** "
+        f"({tolerance_text(check.tolerance)})."
     )
 
 
