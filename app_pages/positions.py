@@ -15,6 +15,7 @@ from attention_core.positions import (
     attention_output,
     encoding_angles,
     equivariance_agreement,
+    output_check,
     identical_rows,
     inverse_permutation,
     learned_positions,
@@ -68,6 +69,7 @@ def render(lab: LabInput) -> None:
         permute_rows,
         attention_output,
         equivariance_agreement,
+        output_check,
         agreement,
         identical_rows,
     )
@@ -223,6 +225,12 @@ def shuffled_input(
     )
     st.metric("Largest difference between the two tables", format_number(gap_none.max_difference), help=VERDICT_HELP)
     st.caption(f"Verdict: {gap_none.verdict} (largest value {format_number(gap_none.scale)}).")
+    check = output_check(lab.X, *params)
+    st.caption(
+        "Check: A(X) against PyTorch's torch.nn.functional.scaled_dot_product_attention on the same Q, K, V: "
+        f"largest difference {format_number(check.max_difference)}, **{check.verdict}** "
+        f"({tolerance_text(check.tolerance)})."
+    )
     moved = int(inverse_permutation(perm)[q])
     st.markdown(
         f"The query “{lab.query_label}” stands at position {q} in the original and at position {moved} "
