@@ -187,7 +187,7 @@ def precision_verdict(
     loop_context: torch.Tensor, context: torch.Tensor, loop_weights: torch.Tensor, weights: torch.Tensor
 ) -> None:
     """Whether the gap is rounding, judged relative to the size of the numbers; the explanation only if it is."""
-    checks = {"context": agreement(loop_context, context), "weights": agreement(loop_weights, weights)}
+    checks = {"context": agreement(context, loop_context), "weights": agreement(weights, loop_weights)}
     gap_text = ", ".join(f"{name} {format_number(check.relative_difference)}" for name, check in checks.items())
     precision = checks["context"].precision
     tolerance = tolerance_text(checks["context"].tolerance)
@@ -195,13 +195,17 @@ def precision_verdict(
         "The loops add in Python floats (float64) and store the result in the input's precision, while the matrix "
         f"version computes in {precision}"
     )
+    verdicts = ", ".join(f"{name} **{check.verdict}**" for name, check in checks.items())
     if all(check.close for check in checks.values()):
-        verdict = f"every cell within {tolerance}, so **the same up to {precision} rounding**"
         why = f"{how}: the gap is that rounding, not a different computation."
     else:
-        verdict = f"some cell beyond {tolerance}: **different**, more than {precision} rounding explains"
-        why = f"{how}; rounding alone stays within the tolerance, so the two computations differ."
-    st.markdown(f"Relative gap (largest difference / largest value): {gap_text}; {verdict}. {why}")
+        why = (
+            f"{how}; rounding alone stays within the tolerance, so the gap is more than {precision} rounding explains."
+        )
+    st.markdown(
+        f"Relative gap (largest difference / largest value): {gap_text}. Compared cell by cell ({tolerance}): "
+        f"{verdicts}. {why}"
+    )
 
 
 def picture_intro() -> None:

@@ -455,7 +455,7 @@ def pytorch_check(
     )
     for column, (label, result, over) in zip(st.columns(3), compared, strict=True):
         column.metric(label, format_number(result.max_difference), help=f"max |difference| over {over}; {tolerance}")
-        column.caption(result.verdict)
+        column.caption(f"**{result.verdict}**")
     mask_sentence = (
         "With no mask every query sees every key"
         if mask is None

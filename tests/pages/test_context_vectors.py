@@ -121,7 +121,8 @@ def test_loop_gap_is_called_precision_with_a_relative_tolerance():
     helps = " ".join(str(m.proto.help) for m in at.metric)
     assert "different order" not in text + helps
     verdict = next(m.value for m in at.markdown if m.value.startswith("Relative gap"))
-    assert "float64" in verdict and "the same up to float32 rounding" in verdict
+    assert "float64" in verdict and "context **equal up to float32 rounding**" in verdict
+    assert "weights **equal up to float32 rounding**" in verdict and "the gap is that rounding" in verdict
     assert "non-negative weights that sum to 1" in text and "positive and sum to 1" not in text
 
 
