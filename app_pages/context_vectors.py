@@ -50,9 +50,11 @@ def printed_preset(lab: LabInput) -> tuple[str | None, str | None]:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def cached_loop_attention(rows: tuple[tuple[float, ...], ...]) -> tuple[torch.Tensor, torch.Tensor]:
-    """The loop version on plain tuples (cached: it is slow for long sentences)."""
-    return loop_self_attention(torch.tensor(rows, dtype=torch.float32))
+def cached_loop_attention(
+    rows: tuple[tuple[float, ...], ...], dtype: torch.dtype = torch.float32
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The loop version on plain tuples, results stored in the input's precision (cached: slow for long sentences)."""
+    return loop_self_attention(torch.tensor(rows, dtype=dtype))
 
 
 def intro(lab: LabInput) -> None:
@@ -166,7 +168,7 @@ one weighted sum at a time), then switch to matrix products because, as tutorial
 every other page uses, the loop version is kept in `attention_core.loops` as an independent check.
 """
     )
-    loop_weights, loop_context = cached_loop_attention(tuple(tuple(r) for r in lab.X.tolist()))
+    loop_weights, loop_context = cached_loop_attention(tuple(tuple(r) for r in lab.X.tolist()), lab.X.dtype)
     left, right = st.columns(2)
     with left:
         st.markdown("**Loops** (`loops.self_attention`)")
@@ -196,7 +198,9 @@ def precision_verdict(
         f"version computes in {precision}"
     )
     verdicts = ", ".join(f"{name} **{check.verdict}**" for name, check in checks.items())
-    if all(check.close for check in checks.values()):
+    if all(check.exact for check in checks.values()):
+        why = f"{how}: here the two agree to the last bit."
+    elif all(check.close for check in checks.values()):
         why = f"{how}: the gap is that rounding, not a different computation."
     else:
         why = (

@@ -85,7 +85,7 @@ def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
             icon=":material/content_cut:",
         )
         X, labels = X[: gen.MAX_STEPPED], labels[: gen.MAX_STEPPED]
-    params = ac.random_projections(lab.d_model, lab.d_model, lab.seed)
+    params = ac.random_projections(lab.d_model, lab.d_model, lab.seed, X.dtype)
     return X, params.W_q, params.W_k, params.W_v, labels
 
 

@@ -28,8 +28,8 @@ def render(lab: LabInput) -> None:
     intro(lab.description)
     wanted_heads, mask_kind, seed = controls()
     num_heads, d_k = heads_or_one(lab.d_model, wanted_heads)
-    projections = random_projections(lab.d_model, lab.d_model, seed)
-    W_o = random_output_projection(lab.d_model, seed)
+    projections = random_projections(lab.d_model, lab.d_model, seed, lab.X.dtype)
+    W_o = random_output_projection(lab.d_model, seed, lab.X.dtype)
     params = {"W_q": projections.W_q, "W_k": projections.W_k, "W_v": projections.W_v, "W_o": W_o}
     mask = ac.causal_mask(lab.T) if mask_kind == "causal" else None
     steps = ac.multi_head_attention(

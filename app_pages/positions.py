@@ -47,7 +47,7 @@ def render(lab: LabInput) -> None:
     display.lesson_title(__file__)
     intro(lab.description)
     seed, order_kind = controls()
-    projections = random_projections(lab.d_model, lab.d_model, seed)
+    projections = random_projections(lab.d_model, lab.d_model, seed, lab.X.dtype)
     params = (projections.W_q, projections.W_k, projections.W_v)
     dog_bites_man(seed)
     perm = new_order(lab.T, order_kind, seed)
@@ -55,8 +55,8 @@ def render(lab: LabInput) -> None:
     gap_none = equivariance_agreement(lab.X, perm, *params)  # A(P X) against P A(X)
     shuffled_input(lab, params, perm, output, gap_none)
     repeated_words(lab, params, output)
-    E_sin = sinusoidal_encoding(lab.T, lab.d_model)  # (T, d_model)
-    E_learned = learned_positions(lab.T, lab.d_model, seed)  # (T, d_model)
+    E_sin = sinusoidal_encoding(lab.T, lab.d_model, dtype=lab.X.dtype)  # (T, d_model)
+    E_learned = learned_positions(lab.T, lab.d_model, seed, lab.X.dtype)  # (T, d_model)
     position_encodings(lab, E_sin)
     weights_with_positions(lab, params, E_sin)
     learned_table(lab, E_learned)
@@ -252,7 +252,9 @@ def repeated_words(lab: LabInput, params: Params, output: torch.Tensor) -> None:
             icon=":material/info:",
         )
         return
-    with_positions = attention_output(lab.X, *params, positions=sinusoidal_encoding(lab.T, lab.d_model))
+    with_positions = attention_output(
+        lab.X, *params, positions=sinusoidal_encoding(lab.T, lab.d_model, dtype=lab.X.dtype)
+    )
     for group in groups:
         names = ", ".join(f"“{labels[i]}”" for i in group)
         st.markdown(

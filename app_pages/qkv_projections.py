@@ -109,7 +109,7 @@ def projection_matrices(lab: LabInput) -> tuple[str, Projections]:
     if source == "002":
         params, residuals = recovered_params(lab.X)
     else:
-        params, residuals = random_params(lab.d_model, source), {}
+        params, residuals = random_params(lab.d_model, source, lab.X.dtype), {}
     if source != "edited":
         params_tables(params, residuals)
     return source, params
@@ -129,7 +129,7 @@ def params_source(d_model: int) -> str:
 
 def recovered_params(X: torch.Tensor) -> tuple[Projections, dict[str, float]]:
     """002's W_q, W_k, W_v recovered by least squares, and how they were found."""
-    params, residuals = recovered_002_projections()
+    params, residuals = recovered_002_projections(X.dtype)
     st.markdown(
         """
 The 002 tutorial draws its weights with unseeded `torch.rand(3, 3)` and never prints them, but it
@@ -148,8 +148,8 @@ one step”). Six tokens give six equations per column for three unknowns, so ea
     return params, residuals
 
 
-def random_params(d_model: int, source: str) -> Projections:
-    """Seeded random W_q, W_k, W_v of a chosen d_k, edited by hand when the source says so."""
+def random_params(d_model: int, source: str, dtype: torch.dtype) -> Projections:
+    """Seeded random W_q, W_k, W_v of a chosen d_k (in the input's precision), edited by hand when asked."""
     seed_column, d_k_column = st.columns(2)
     seed = inputs.seed_input("Seed for W_q, W_k, W_v", key="qkv_seed", container=seed_column)
     d_k = int(
@@ -162,7 +162,7 @@ def random_params(d_model: int, source: str) -> Projections:
             help="The number of columns of each W: queries, keys and values get d_k numbers per token.",
         )
     )
-    params = random_projections(d_model, d_k, seed)
+    params = random_projections(d_model, d_k, seed, dtype)
     st.caption(
         "Random weights stand in for learned ones: entries ~ N(0, 1) / √d_model, drawn in the order "
         "W_q, W_k, W_v from one generator seeded with the number above."
@@ -188,7 +188,7 @@ def edited_params(base: Projections, signature: tuple) -> Projections:
             st.markdown(f"**{name}** ({W.shape[0]} × {W.shape[1]})")
             edited = inputs.matrix_editor(params_frame(W, name), key=f"qkv_editor_{name}")
         try:
-            good[name] = validate_projection_matrix(edited, W.shape[0], W.shape[1], name)
+            good[name] = validate_projection_matrix(edited, W.shape[0], W.shape[1], name, W.dtype)
         except ValueError as error:
             problems.append(f"{error} The numbers below still use the last valid {name}.")
             good[name] = last_good[name]

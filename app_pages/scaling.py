@@ -48,7 +48,7 @@ def render(lab: LabInput) -> None:
     rows_and_columns(example)
     pitfall_other_run(example)
     seed, d_k, scale = your_input_controls()
-    params = random_projections(lab.d_model, d_k, seed)
+    params = random_projections(lab.d_model, d_k, seed, lab.X.dtype)
     steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=scale)
     other_steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=not scale)
     spread_with_and_without(lab, steps, scale)
@@ -89,8 +89,8 @@ def gradient_curves(d_ks: tuple[int, ...], n_keys: int, n_trials: int, seed: int
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def large_d_k_scores(rows: tuple[tuple[float, ...], ...], d_k: int, seed: int):
-    return projected_scores(torch.tensor(rows, dtype=torch.float32), d_k, seed)
+def large_d_k_scores(rows: tuple[tuple[float, ...], ...], d_k: int, seed: int, dtype: torch.dtype = torch.float32):
+    return projected_scores(torch.tensor(rows, dtype=dtype), d_k, seed)
 
 
 def intro(lab: LabInput) -> None:
@@ -242,7 +242,7 @@ def why_it_matters_here(lab: LabInput, steps: AttentionSteps, seed: int) -> None
         f"N(0, 1) / √d_model, an entry of q has about the mean square of the embedding's entries as variance), "
         f"and d_k = {d_k}: " + effect_text(scaling_effect(steps.scores, d_k), d_k)
     )
-    big = large_d_k_scores(tuple(tuple(r) for r in lab.X.tolist()), LARGE_D_K, seed)  # (T, T)
+    big = large_d_k_scores(tuple(tuple(r) for r in lab.X.tolist()), LARGE_D_K, seed, lab.X.dtype)  # (T, T)
     st.markdown(
         f"**The same sentence with d_k = {LARGE_D_K}** (random W_q, W_k drawn the same way, seed {seed}): "
         + effect_text(scaling_effect(big, LARGE_D_K), LARGE_D_K)

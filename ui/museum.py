@@ -9,7 +9,7 @@ is shown.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 import torch
@@ -333,7 +333,7 @@ def exhibit(item: Exhibit, lab, number: int) -> None:
     with code_column:
         st.markdown("**The code**")
         st.code(item.wrong_code, language="python", line_numbers=True, wrap_lines=True)
-    evidence = item.evidence(lab)
+    evidence = item.evidence(replace(lab, X=lab.X.float()))  # the museum's bugs are float32 bugs
     answered = spot_the_bug(item)
     with fix_column:
         st.markdown("**The fix**")
