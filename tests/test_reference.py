@@ -118,3 +118,45 @@ def test_agreement_tolerance_catches_a_relative_bug_of_1e_5_and_passes_float32_r
     assert agreement(exact.weights * (1 + 1e-5), exact.weights).verdict == "different"
     assert agreement(exact.weights + 1e-12, exact.weights).verdict == "equal up to float64 rounding"
     assert TOLERANCE[torch.float32] < 1e-5 / 2  # the bug stands at least twice above the tolerance
+
+
+@pytest.mark.parametrize("d_model", [4, 16])
+def test_no_false_alarm_at_the_largest_typed_sentence(d_model):
+    """Issue 22 item 6c: on 1024 typed tokens (the maximum) every check the pages run reads equal in float32."""
+    from attention_core import causal_mask, multi_head_attention, self_attention
+    from attention_core.embeddings import random_embeddings
+    from attention_core.projections import random_output_projection, random_projections
+    from attention_core.reference import agreement, check_block, sdpa_agreement
+
+    X = random_embeddings([f"w{i % 700}" for i in range(1024)], d_model, 3)  # (1024, d_model), repeated words too
+    P, W_o = random_projections(d_model, d_model, 0), random_output_projection(d_model, 0)
+    mask = causal_mask(1024)
+    for scale, m in ((True, None), (False, None), (True, mask)):
+        steps = self_attention(X, P.W_q, P.W_k, P.W_v, mask=m, scale=scale)
+        assert sdpa_agreement(steps, mask=m, scale=scale).close
+    plain, exact = self_attention(X, scale=False), self_attention(X.double(), scale=False)  # lesson 3 (loops: float64)
+    assert (
+        agreement(plain.context, exact.context.float()).close and agreement(plain.weights, exact.weights.float()).close
+    )
+    for heads in (1, 2, 4):
+        block = multi_head_attention(X, P.W_q, P.W_k, P.W_v, W_o, num_heads=heads, mask=mask)
+        check = check_block(block, X, P.W_q, P.W_k, P.W_v, W_o, mask=mask)
+        assert all(a.close for a in (check.weights, check.output, check.contexts, *check.heads))
+
+
+def test_no_false_alarm_on_hand_edits_near_100():
+    """Issue 22 item 6c: hand edits (float64, up to ±100, scores near 1e5) read equal against PyTorch."""
+    from attention_core import causal_mask, multi_head_attention, self_attention
+    from attention_core.projections import random_output_projection, random_projections
+    from attention_core.reference import check_block, sdpa_agreement
+
+    generator = torch.Generator().manual_seed(0)
+    X = 100 - torch.rand(16, 16, generator=generator, dtype=torch.float64) * 0.01  # edits near 100, 0.001 apart
+    P = random_projections(16, 16, 0, torch.float64)
+    W_o = random_output_projection(16, 0, torch.float64)
+    for m in (None, causal_mask(16)):
+        assert sdpa_agreement(self_attention(X, P.W_q, P.W_k, P.W_v, mask=m), mask=m, scale=True).close
+        assert sdpa_agreement(self_attention(X, mask=m, scale=False), mask=m, scale=False).close
+        block = multi_head_attention(X, P.W_q, P.W_k, P.W_v, W_o, num_heads=4, mask=m)
+        check = check_block(block, X, P.W_q, P.W_k, P.W_v, W_o, mask=m)
+        assert all(a.close for a in (check.weights, check.output, check.contexts, *check.heads))

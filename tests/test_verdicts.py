@@ -18,7 +18,8 @@ import pytest
 import streamlit as st
 import torch
 
-from tests.apptest_helpers import assert_clean, open_page, sentence_params
+from attention_core.presets import PRESETS
+from tests.apptest_helpers import OWN_SENTENCE, assert_clean, open_page, sentence_params
 
 attention = importlib.import_module("attention_core.attention")  # the module (the package exports a function too)
 heads = importlib.import_module("attention_core.heads")
@@ -150,3 +151,22 @@ def test_the_bugs_are_injected_everywhere_and_removed_after():
     with injected("weights x (1 + 1e-5)"):
         assert float(generation.softmax(scores).sum()) == pytest.approx(1 + 1e-5, rel=1e-7)
     assert float(generation.softmax(scores).sum()) == pytest.approx(1.0, rel=1e-7)
+
+
+NEAR_100 = "100_100_100_100~99.999_100_99.999_100~99.998_99.999_100_99.998~99.997_99.999_99.998_99.999"
+NO_BUG_INPUTS = {
+    **{preset.key: {"example": preset.name} for preset in PRESETS},
+    "edited near 100": {"example": OWN_SENTENCE, "sentence": "a b c d", "embedding": "Edit by hand", "edits": NEAR_100},
+    "one-hot typed": sentence_params("the cat sat on the mat", embedding="one-hot"),
+}
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_no_false_alarm_on_presets_and_edited_inputs(page):
+    """Issue 22 item 6c: without a bug no verdict reads "different" on any preset or on edits near ±100."""
+    for name, params in NO_BUG_INPUTS.items():
+        st.cache_data.clear()
+        at = open_page(f"app_pages/{page}.py", params)
+        assert_clean(at)
+        verdicts = shown_verdicts(at)
+        assert verdicts and all(verdict in SAME for verdict in verdicts), (name, verdicts)
