@@ -388,7 +388,8 @@ def torch_check(lab: LabInput, layer: Layer, x_values: tuple[float, ...], heads:
         "The same weights are copied into `torch.nn.MultiheadAttention(d_model, h, bias=False)` (its in_proj_weight "
         "holds W_qᵀ, W_kᵀ, W_vᵀ; out_proj.weight holds W_oᵀ) and its mask is **inverted**, because True means "
         "*blocked* there. Largest absolute differences, and the verdict of a cell-by-cell comparison with a relative "
-        f"tolerance ({tolerance_text(check.output.tolerance)}):"
+        f"tolerance ({tolerance_text(check.output.tolerance)}). This page computes in float64, PyTorch too: an output "
+        "that cancels to about 1e-6 keeps every digit it shows (float32 would get its third digit wrong):"
     )
     st.table(
         {

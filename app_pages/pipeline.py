@@ -447,7 +447,8 @@ def pytorch_check(
     """The block recomputed by F.scaled_dot_product_attention and nn.MultiheadAttention."""
     st.subheader("Checked against PyTorch")
     check = check_block(steps, lab.X, params["W_q"], params["W_k"], params["W_v"], params["W_o"], mask=mask)
-    tolerance = f"equal when {tolerance_text(check.output.tolerance)}, the float32 error measured on these sizes"
+    precision = check.output.precision
+    tolerance = f"equal when {tolerance_text(check.output.tolerance)}, the {precision} error measured on these sizes"
     compared = (
         ("Context vs F.scaled_dot_product_attention", check.contexts, "all heads"),
         ("Weights vs nn.MultiheadAttention", check.weights, "all heads"),
@@ -466,7 +467,7 @@ def pytorch_check(
 Each head's context is recomputed by `torch.nn.functional.scaled_dot_product_attention` on the same Q, K, V
 and mask, and the whole block by `torch.nn.MultiheadAttention` with our W_q, W_k, W_v, W_o copied in (no biases).
 Each verdict compares cell by cell with a tolerance relative to the values ({tolerance}): a gap within it
-is float32 rounding (the sums run in another order), not disagreement.
+is {precision} rounding (the sums run in another order), not disagreement.
 
 Why fully masked rows are compared with SDPA only: a query that may attend to nothing has no valid softmax.
 `nn.MultiheadAttention` called with `need_weights=True` (its default, used here to get the weights) returns
