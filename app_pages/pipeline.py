@@ -16,7 +16,7 @@ from attention_core.export import (
 )
 from attention_core.heads import attention_cost, head_columns
 from attention_core.projections import random_output_projection, random_projections
-from attention_core.reference import ATOL, RTOL, check_block
+from attention_core.reference import check_block, tolerance_text
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, diagrams, display, inputs, path
 from ui.exercises import exercises_section
@@ -29,8 +29,8 @@ def render(lab: LabInput) -> None:
     intro(lab.description)
     wanted_heads, mask_kind, seed = controls()
     num_heads, d_k = heads_or_one(lab.d_model, wanted_heads)
-    projections = random_projections(lab.d_model, lab.d_model, seed)
-    W_o = random_output_projection(lab.d_model, seed)
+    projections = random_projections(lab.d_model, lab.d_model, seed, lab.X.dtype)
+    W_o = random_output_projection(lab.d_model, seed, lab.X.dtype)
     params = {"W_q": projections.W_q, "W_k": projections.W_k, "W_v": projections.W_v, "W_o": W_o}
     mask = ac.causal_mask(lab.T) if mask_kind == "causal" else None
     steps = ac.multi_head_attention(
@@ -451,7 +451,8 @@ def pytorch_check(
     """The block recomputed by F.scaled_dot_product_attention and nn.MultiheadAttention."""
     st.subheader("Checked against PyTorch")
     check = check_block(steps, lab.X, params["W_q"], params["W_k"], params["W_v"], params["W_o"], mask=mask)
-    tolerance = f"equal when |ours − PyTorch| ≤ {ATOL:g} + {RTOL:g} · |PyTorch| in every cell"
+    precision = check.output.precision
+    tolerance = f"equal when {tolerance_text(check.output.tolerance)}, the {precision} error measured on these sizes"
     compared = (
         ("Context vs F.scaled_dot_product_attention", check.contexts, "all heads"),
         ("Weights vs nn.MultiheadAttention", check.weights, "all heads"),
@@ -459,7 +460,7 @@ def pytorch_check(
     )
     for column, (label, result, over) in zip(st.columns(3), compared, strict=True):
         column.metric(label, format_number(result.max_difference), help=f"max |difference| over {over}; {tolerance}")
-        column.caption(result.verdict)
+        column.caption(f"**{result.verdict}**")
     mask_sentence = (
         "With no mask every query sees every key"
         if mask is None
@@ -470,7 +471,7 @@ def pytorch_check(
 Each head's context is recomputed by `torch.nn.functional.scaled_dot_product_attention` on the same Q, K, V
 and mask, and the whole block by `torch.nn.MultiheadAttention` with our W_q, W_k, W_v, W_o copied in (no biases).
 Each verdict compares cell by cell with a tolerance relative to the values ({tolerance}): a gap within it
-is float32 rounding (the sums run in another order), not disagreement.
+is {precision} rounding (the sums run in another order), not disagreement.
 
 Why fully masked rows are compared with SDPA only: a query that may attend to nothing has no valid softmax.
 `nn.MultiheadAttention` called with `need_weights=True` (its default, used here to get the weights) returns

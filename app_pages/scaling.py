@@ -10,7 +10,7 @@ from attention_core.exercises import projected_shown
 from attention_core.normalization import column_sums, row_sums, softmax_row_steps
 from attention_core.presets import SCALING_EXAMPLE
 from attention_core.projections import MAX_D_K, Comparison, random_projections
-from attention_core.reference import check_self_attention
+from attention_core.reference import sdpa_agreement, tolerance_text
 from attention_core.saturation import (
     SERIES_SCALED,
     SERIES_UNSCALED,
@@ -49,7 +49,7 @@ def render(lab: LabInput) -> None:
     rows_and_columns(example)
     pitfall_other_run(example)
     seed, d_k, scale = your_input_controls()
-    params = random_projections(lab.d_model, d_k, seed)
+    params = random_projections(lab.d_model, d_k, seed, lab.X.dtype)
     shown = projected_shown(lab.X, params, scale, "the seeded random W_q, W_k above")
     steps, other_steps = (shown.scaled, shown.raw) if scale else (shown.raw, shown.scaled)
     spread_with_and_without(lab, steps, scale)
@@ -90,8 +90,8 @@ def gradient_curves(d_ks: tuple[int, ...], n_keys: int, n_trials: int, seed: int
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def large_d_k_scores(rows: tuple[tuple[float, ...], ...], d_k: int, seed: int):
-    return projected_scores(torch.tensor(rows, dtype=torch.float32), d_k, seed)
+def large_d_k_scores(rows: tuple[tuple[float, ...], ...], d_k: int, seed: int, dtype: torch.dtype = torch.float32):
+    return projected_scores(torch.tensor(rows, dtype=dtype), d_k, seed)
 
 
 def intro(lab: LabInput) -> None:
@@ -250,7 +250,7 @@ def why_it_matters_here(lab: LabInput, steps: AttentionSteps, seed: int) -> None
         f"N(0, 1) / √d_model, an entry of q has about the mean square of the embedding's entries as variance), "
         f"and d_k = {d_k}: " + effect_text(scaling_effect(steps.scores, d_k), d_k)
     )
-    big = large_d_k_scores(tuple(tuple(r) for r in lab.X.tolist()), LARGE_D_K, seed)  # (T, T)
+    big = large_d_k_scores(tuple(tuple(r) for r in lab.X.tolist()), LARGE_D_K, seed, lab.X.dtype)  # (T, T)
     st.markdown(
         f"**The same sentence with d_k = {LARGE_D_K}** (random W_q, W_k drawn the same way, seed {seed}): "
         + effect_text(scaling_effect(big, LARGE_D_K), LARGE_D_K)
@@ -317,9 +317,11 @@ def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
             explain=cell_click.scores_of(steps, scaled=scale),
             highlight_row=lab.query_label,
         )
+    check = sdpa_agreement(steps, mask=None, scale=scale)
     st.caption(
-        "Check: PyTorch's torch.nn.functional.scaled_dot_product_attention gives the same context vectors "
-        f"(largest difference {format_number(check_self_attention(steps, mask=None, scale=scale))})."
+        "Check: the context vectors against PyTorch's torch.nn.functional.scaled_dot_product_attention on the "
+        f"same Q, K, V: largest difference {format_number(check.max_difference)}, **{check.verdict}** "
+        f"({tolerance_text(check.tolerance)})."
     )
 
 

@@ -11,12 +11,11 @@ from attention_core.normalization import (
     one_hot_weights,
     overflow_demo,
     row_sums,
-    shift_rounding_tolerance,
     softmax_row_steps,
     with_sums,
 )
 from attention_core.presets import JOURNEY, NUMPY_SEED_4, TRANSFORMER
-from attention_core.reference import agreement, max_abs_difference
+from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import to_frame
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
@@ -403,17 +402,12 @@ def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor
         index=list(lab.labels),
     )
     display.frame_table(demo_table, width="stretch", height="auto" if lab.T <= 16 else 420)
-    gap = agreement(demo.stable_weights, weights[q]).relative_difference
-    tolerance = shift_rounding_tolerance(demo.scores)
-    verdict = (
-        f"within the {format_number(tolerance)} that rounding s + c to float32 can cause: the same weights"
-        if gap <= tolerance
-        else f"more than the {format_number(tolerance)} that rounding s + c to float32 explains"
-    )
+    check = agreement(weights[q], demo.stable_weights)  # the lab's softmax of s against the shifted table
     st.markdown(
-        f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The stable weights against the weights "
-        f"of the unshifted scores: largest difference {format_number(max_abs_difference(demo.stable_weights, weights[q]))}, "
-        f"relative gap {format_number(gap)}, {verdict}."
+        f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The lab's weights of the unshifted "
+        f"scores against the stable weights of s + c (kept in float64, so the shift itself rounds nothing): "
+        f"largest difference {format_number(check.max_difference)}, relative gap "
+        f"{format_number(check.relative_difference)}: **{check.verdict}** ({tolerance_text(check.tolerance)})."
     )
 
 

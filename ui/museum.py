@@ -11,7 +11,7 @@ and the learner's answer and its verdict stay on the page.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 import torch
@@ -379,6 +379,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
 def exhibit(item: Exhibit, lab, number: int) -> None:
     """One bug: 'Exhibit N', the code, what it is given and gives, 'spot the bug'; once answered, all the rest."""
     heading = st.empty()  # filled last: it names the bug only once the learner has answered
+    lab = replace(lab, X=lab.X.float())  # the museum's bugs are float32 bugs (hand edits run in float64)
     evidence = item.evidence(lab)
     st.markdown("**The code**")
     st.code(item.wrong_code, language="python", line_numbers=True, wrap_lines=True)

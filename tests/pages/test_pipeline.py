@@ -166,7 +166,7 @@ def test_scaling_sentence_transformer_block_and_verdicts():
     assert "residual stream" in text and "layer norm" in text and "feed-forward" in text
     dots = [chart.proto.spec for chart in at.get("graphviz_chart")]
     assert any("layer norm" in dot and "residual" in dot for dot in dots)
-    verdicts = [c.value for c in at.caption if c.value in {"exactly equal", "equal up to float32 rounding"}]
+    verdicts = [c.value for c in at.caption if c.value in {"**exactly equal**", "**equal up to float32 rounding**"}]
     assert len(verdicts) == 3
     assert "Differences around 10⁻⁷ are float32 rounding" not in text
     assert "`need_weights=True`" in text
