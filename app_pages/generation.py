@@ -36,16 +36,17 @@ def render(lab: LabInput) -> None:
     X, W_q, W_k, W_v, labels = source(lab, run)
     steps = gen.cached_attention(X, W_q, W_k, W_v)
     masked = gen.masked_scores(X, W_q, W_k)  # (T, T)
-    kv_cache(X, W_k, W_v, steps, labels)
+    step = kv_cache(X, W_k, W_v, steps, labels)
     cached_equals_recomputed(X, W_q, W_k, W_v, steps, masked, labels)
     if run is not None:
         trained_model_generates(run)
     multiply_adds(len(labels), X.shape[1], W_k.shape[1])
     cost_of_attention()
-    online_softmax(masked, labels)
+    online_row, block_size = online_softmax(masked, labels)
     display.show_code(gen.cached_step, gen.online_softmax_steps)
-    key = ("trained", *dataclasses.astuple(run.settings)) if run is not None else ("sidebar",)
-    exercises_section(__file__, lab, material=GenerationMaterial(X, W_q, W_k, W_v, tuple(labels)), material_key=key)
+    source_key = ("trained", *dataclasses.astuple(run.settings)) if run is not None else ("sidebar",)
+    material = GenerationMaterial(X, W_q, W_k, W_v, tuple(labels), step, online_row, block_size)
+    exercises_section(__file__, lab, material=material, material_key=(*source_key, step, online_row, block_size))
     path.lesson_footer(__file__)
 
 
@@ -91,8 +92,9 @@ def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
 
 def kv_cache(
     X: torch.Tensor, W_k: torch.Tensor, W_v: torch.Tensor, steps: list[gen.CacheStep], labels: list[str]
-) -> None:
-    """The cache at a chosen step: one K row and one V row per token so far, and the new query's weights."""
+) -> int:
+    """The cache at a chosen step: one K row and one V row per token so far, and the new query's weights;
+    returns the chosen step (0-based)."""
     st.subheader("The KV cache, step by step")
     if len(steps) > 1:
         t = st.slider("Step t (the new token)", 0, len(steps) - 1, len(steps) - 1, key="generation_step")
@@ -136,6 +138,7 @@ def kv_cache(
         st.markdown(f"**Query {labels[t]}** over the cache")
         display.table(row, alt=f"Scores and weights of step {t}")
         display.download_csv(row, f"generation-step-{t}.csv", label="Download this step as CSV")
+    return t
 
 
 def cached_equals_recomputed(
@@ -258,8 +261,9 @@ def cost_of_attention() -> None:
         )
 
 
-def online_softmax(scores: torch.Tensor, labels: list[str]) -> None:
-    """One query row's softmax block by block, with a running max and sum (the idea behind FlashAttention)."""
+def online_softmax(scores: torch.Tensor, labels: list[str]) -> tuple[int, int]:
+    """One query row's softmax block by block, with a running max and sum (the idea behind FlashAttention);
+    returns the chosen row and block size."""
     st.subheader("Online softmax, block by block")
     st.markdown(
         "FlashAttention never holds a whole row of scores: it reads the keys in blocks and keeps a running "
@@ -285,6 +289,7 @@ def online_softmax(scores: torch.Tensor, labels: list[str]) -> None:
     check = agreement(online, plain)
     st.metric("Max difference, online vs plain softmax", format_number(check.max_difference))
     st.caption(f"Online against plain softmax: **{check.verdict}** ({tolerance_text(check.tolerance)}).")
+    return i, block_size
 
 
 render(inputs.current())

@@ -91,7 +91,7 @@ def render(lab: LabInput) -> None:
         check_block,
         agreement,
     )
-    exercises_section(__file__, lab, material=MultiHeadShown(steps, params.W_o, layer.causal, layer.seed))
+    exercises_section(__file__, lab, material=MultiHeadShown(steps, params.W_o, layer.causal))
     path.lesson_footer(__file__)
 
 

@@ -60,7 +60,7 @@ def render(lab: LabInput) -> None:
         check_block,
     )
     exercises_section(
-        __file__, lab, material=MultiHeadShown(steps, W_o, mask_kind == "causal", seed, followed_head=head_index)
+        __file__, lab, material=MultiHeadShown(steps, W_o, mask_kind == "causal", followed_head=head_index)
     )
     path.lesson_footer(__file__)
 

@@ -76,7 +76,7 @@ def render(lab: LabInput) -> None:
         agreement,
         identical_rows,
     )
-    exercises_section(__file__, lab, material=PositionsShown(plain, placed, E_sin, seed))
+    exercises_section(__file__, lab, material=PositionsShown(plain, placed, E_sin))
     path.lesson_footer(__file__)
 
 

@@ -64,9 +64,7 @@ class ExerciseInput:
     labels: tuple[str, ...]
     X: torch.Tensor  # (T, d_model)
     query_index: int = 0
-    seed: int = 0  # seed of the lesson's random W_q, W_k, W_v
-    temperature: float = 0.1  # the what-if temperature
-    material: object = None  # a later lesson's own computation: Trained-, Training- or GenerationMaterial
+    material: object = None  # what the page shows: ProjectedShown, MaskedShown, …, GenerationMaterial
     material_key: tuple = ()  # plain values that determine ``material`` (part of the seed and of the cache key)
 
 
@@ -220,7 +218,7 @@ def _asked(prompt: str, within: float) -> str:
 
 
 def _numbers(*groups) -> tuple[float, ...]:
-    """The numbers a question or its solution reads from the page, flattened (tensors, lists or floats)."""
+    """The finite numbers a question or its solution reads from the page, flattened (tensors, lists or floats)."""
     flat: list[float] = []
     for group in groups:
         if isinstance(group, torch.Tensor):
@@ -229,7 +227,7 @@ def _numbers(*groups) -> tuple[float, ...]:
             flat += [float(v) for v in group]
         else:
             flat.append(float(group))
-    return tuple(flat)
+    return tuple(v for v in flat if math.isfinite(v))  # a masked −∞ is shown as text, not as a number
 
 
 # --- what a page shows, that its exercises are made from -------------------------------------------
@@ -276,7 +274,6 @@ class MultiHeadShown:
     steps: object  # heads.MultiHeadSteps
     W_o: torch.Tensor  # (d_model, d_model)
     masked: bool  # a causal mask on every head
-    seed: int
     followed_head: int = 0  # the head the page follows step by step
 
 
@@ -287,7 +284,6 @@ class PositionsShown:
     plain: AttentionSteps  # X, no positions
     placed: AttentionSteps  # X + E
     E: torch.Tensor  # (T, d_model) sinusoidal encodings
-    seed: int
 
 
 def material_fingerprint(material: object) -> str:
@@ -1171,7 +1167,7 @@ def exercises_for(path: str, inp: ExerciseInput) -> tuple[Exercise, ...]:
         return ()
     # The query is not part of the seed: another query changes only the questions that are about the
     # query, and each question's id is its content's, so the others keep their ids (and the learner's answer).
-    seed = input_seed(inp.labels, inp.X, key, inp.seed, inp.temperature, *inp.material_key)
+    seed = input_seed(inp.labels, inp.X, key, *inp.material_key)
     rng = random.Random(seed)
     return tuple(replace(exercise, id=f"{exercise.id}-{content_tag(exercise)}") for exercise in generator(inp, rng))
 

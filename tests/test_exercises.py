@@ -20,17 +20,20 @@ from ui import lessons
 LESSON_PATHS = [lesson.path for lesson in lessons.numbered()]
 
 
-def input_of(preset=ac.DEFAULT_PRESET, query: int | None = None, seed: int = 0) -> ex.ExerciseInput:
+SEED = 3  # the seed of the pages' random W_q, W_k, W_v, W_o in these tests
+
+
+def input_of(preset=ac.DEFAULT_PRESET, query: int | None = None) -> ex.ExerciseInput:
     """The exercise input of a preset, as the sidebar would give it."""
     labels = tuple(ac.token_labels(preset.tokens))
-    return ex.ExerciseInput(labels, preset.matrix(), preset.query_index if query is None else query, seed)
+    return ex.ExerciseInput(labels, preset.matrix(), preset.query_index if query is None else query)
 
 
 def typed_input(sentence: str, d_model: int, seed: int) -> ex.ExerciseInput:
     """A typed sentence with seeded random embeddings."""
     tokens = ac.tokenize(sentence)
     return ex.ExerciseInput(
-        tuple(ac.token_labels(tokens)), ac.random_embeddings(tokens, d_model, seed), min(1, len(tokens) - 1), seed
+        tuple(ac.token_labels(tokens)), ac.random_embeddings(tokens, d_model, seed), min(1, len(tokens) - 1)
     )
 
 
@@ -78,7 +81,7 @@ def with_material(path: str, inp: ex.ExerciseInput, trained: bool = False) -> ex
     if path in PAGE_MATERIAL:
         return replace_input(inp, PAGE_MATERIAL[path](inp), ())
     if path == "app_pages/generation.py":
-        params = ac.random_projections(inp.X.shape[1], inp.X.shape[1], inp.seed)
+        params = ac.random_projections(inp.X.shape[1], inp.X.shape[1], SEED)
         T = len(inp.labels)
         material = ex.GenerationMaterial(inp.X, params.W_q, params.W_k, params.W_v, inp.labels, T - 1, T // 2, 3)
         return replace_input(inp, material, ("sidebar",))
@@ -87,7 +90,7 @@ def with_material(path: str, inp: ex.ExerciseInput, trained: bool = False) -> ex
 
 def projected(inp: ex.ExerciseInput, d_k: int = 3, scale: bool = True) -> ex.ProjectedShown:
     """Lessons 4 and 5 as their pages draw them: seeded random W_q, W_k, W_v of size d_k."""
-    params = ac.random_projections(inp.X.shape[1], d_k, inp.seed)
+    params = ac.random_projections(inp.X.shape[1], d_k, SEED)
     return ex.projected_shown(inp.X, params, scale, "the seeded random W_q, W_k, W_v above")
 
 
@@ -101,22 +104,22 @@ def multi_head(inp: ex.ExerciseInput, wanted: int = 2, causal: bool = False) -> 
     """Lessons 7 and 9: seeded heads over the input's own width (as many heads as divide it, up to ``wanted``)."""
     d_model = inp.X.shape[1]
     h = max(n for n in range(1, wanted + 1) if d_model % n == 0)
-    params = ac.random_projections(d_model, d_model, inp.seed)
-    W_o = ac.random_output_projection(d_model, inp.seed)
+    params = ac.random_projections(d_model, d_model, SEED)
+    W_o = ac.random_output_projection(d_model, SEED)
     mask = ac.causal_mask(len(inp.labels)) if causal else None
     steps = ac.multi_head_attention(inp.X, params.W_q, params.W_k, params.W_v, W_o, num_heads=h, mask=mask)
-    return ex.MultiHeadShown(steps, W_o, causal, inp.seed)
+    return ex.MultiHeadShown(steps, W_o, causal)
 
 
 def positions(inp: ex.ExerciseInput) -> ex.PositionsShown:
     """Lesson 8: the seeded projections, the weights of X and of X + E."""
     from attention_core.positions import add_positions, sinusoidal_encoding
 
-    P = ac.random_projections(inp.X.shape[1], inp.X.shape[1], inp.seed)
+    P = ac.random_projections(inp.X.shape[1], inp.X.shape[1], SEED)
     E = sinusoidal_encoding(*inp.X.shape)
     plain = ac.self_attention(inp.X, P.W_q, P.W_k, P.W_v)
     placed = ac.self_attention(add_positions(inp.X, E), P.W_q, P.W_k, P.W_v)
-    return ex.PositionsShown(plain, placed, E, inp.seed)
+    return ex.PositionsShown(plain, placed, E)
 
 
 PAGE_MATERIAL = {
@@ -130,7 +133,7 @@ PAGE_MATERIAL = {
 
 
 def replace_input(inp: ex.ExerciseInput, material: object, key: tuple) -> ex.ExerciseInput:
-    return ex.ExerciseInput(inp.labels, inp.X, inp.query_index, inp.seed, inp.temperature, material, key)
+    return ex.ExerciseInput(inp.labels, inp.X, inp.query_index, material, key)
 
 
 def test_every_numbered_lesson_has_a_generator():
@@ -371,14 +374,15 @@ def test_generation_answers_are_the_caches_and_the_counts():
     T, d_model = m.X.shape
     items = ex.exercises_for("app_pages/generation.py", inp)
     numbers = by_id(items, "cache-numbers")
-    t = int(re.search(r"After step (\d+)", numbers.prompt).group(1))
+    t = int(re.search(r"After step (\d+)", numbers.prompt).group(1)) - 1  # steps count from 1
+    assert t == m.step, "the step the page shows"
     steps = gen.cached_attention(m.X, m.W_q, m.W_k, m.W_v)
     assert float(numbers.answer) == steps[t].K.numel() + steps[t].V.numel() == (t + 1) * 2 * d_model
     assert by_id(items, "step-top").answer == m.labels[int(torch.argmax(steps[t].weights))]
     frame = gen.multiply_add_frame(2 * T, d_model, d_model, d_model)
     assert float(by_id(items, "double-length").answer) == frame["without cache"].sum()
     running = by_id(items, "running-max")
-    row_label, size, block = re.search(r"query “(.+)”'s row in blocks of (\d+) keys: .* after block (\d+)",
+    row_label, size, block = re.search(r"query “(.+)”'s row in blocks of (\d+) keys .* after block (\d+)",
                                        running.prompt).groups()  # fmt: skip
     row = gen.masked_scores(m.X, m.W_q, m.W_k)[m.labels.index(row_label)]
     assert float(running.answer) == pytest.approx(float(row[: int(size) * int(block)].max()))

@@ -29,37 +29,28 @@ def cached_exercises(
     labels: tuple[str, ...],
     values: tuple[float, ...],
     shape: tuple[int, int],
+    dtype: str,
     query_index: int,
-    seed: int,
-    temperature: float,
     material_key: tuple = (),
     _material: object = None,
 ) -> tuple[Exercise, ...]:
     """The lesson's exercises for this input, generated once per input (plain arguments as the key).
 
-    ``_material`` (a later lesson's own computation: not hashed, leading underscore) is determined by
-    ``material_key``, which is part of the key.
+    ``_material`` (what the page shows: not hashed, leading underscore) is determined by ``material_key``,
+    which is part of the key. X keeps the page's precision (hand edits run in float64).
     """
     import torch
 
-    X = torch.tensor(values, dtype=torch.float32).reshape(shape)  # (T, d_model)
-    return exercises_for(path, ExerciseInput(labels, X, query_index, seed, temperature, _material, material_key))
+    X = torch.tensor(values, dtype=getattr(torch, dtype)).reshape(shape)  # (T, d_model)
+    return exercises_for(path, ExerciseInput(labels, X, query_index, _material, material_key))
 
 
-def lesson_exercises(
-    lesson_path: str,
-    lab,
-    *,
-    seed: int | None = None,
-    temperature: float = 0.1,
-    material: object = None,
-    material_key: tuple = (),
-):
+def lesson_exercises(lesson_path: str, lab, *, material: object = None, material_key: tuple = ()):
     """The exercises of a lesson on the page's input (a LabInput) and what the page shows (its material).
 
     A material without a ``material_key`` is keyed by a fingerprint of its numbers.
     """
-    X = lab.X.detach().to("cpu").float()
+    X = lab.X.detach().to("cpu")
     if material is not None and not material_key:
         material_key = (material_fingerprint(material),)
     return cached_exercises(
@@ -67,9 +58,8 @@ def lesson_exercises(
         tuple(lab.labels),
         tuple(X.reshape(-1).tolist()),
         tuple(X.shape),
+        str(X.dtype).removeprefix("torch."),
         int(lab.query_index),
-        int(lab.seed if seed is None else seed),
-        float(temperature),
         tuple(material_key),
         material,
     )
@@ -87,8 +77,6 @@ def exercises_section(
     lesson_path: str,
     lab,
     *,
-    seed: int | None = None,
-    temperature: float = 0.1,
     material: object = None,
     material_key: tuple = (),
     made_from: str = "the input in the sidebar",
@@ -99,9 +87,7 @@ def exercises_section(
     and pass it with the plain values that determine it (``material_key``).
     """
     path = lesson_key(lesson_path)
-    exercises = lesson_exercises(
-        path, lab, seed=seed, temperature=temperature, material=material, material_key=material_key
-    )
+    exercises = lesson_exercises(path, lab, material=material, material_key=material_key)
     st.session_state[f"_exercises:{path}"] = exercises  # what this run asked (tests read it, as _lab_input)
     if not exercises:
         return
