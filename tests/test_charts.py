@@ -382,3 +382,25 @@ def test_every_heatmap_variant_is_valid_vega_lite(kind, compact, selectable, hig
         matrix, tokens, kind=kind, compact=compact, selectable=selectable, highlight_row=highlight, domain=domain
     )  # validate=True: raises on an invalid spec
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+
+
+def _fills(node) -> list:
+    """Every fill colour set anywhere in a chart spec (legend fillColor, mark fill, view fill)."""
+    found = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("fill", "fillColor") and isinstance(value, str):
+                found.append(value)
+            found.extend(_fills(value))
+    elif isinstance(node, list):
+        for value in node:
+            found.extend(_fills(value))
+    return found
+
+
+def test_log_log_lines_leave_their_legend_to_the_theme():
+    """Issue 22 part 7: a white legend box (fillColor white) is unreadable in the dark theme (white on white)."""
+    data = pd.DataFrame({"T": [16, 32, 16, 32], "ms": [0.1, 0.4, 0.1, 0.3], "series": ["a", "a", "b", "b"]})
+    spec = charts.log_log_lines(data, x="T", y="ms", color="series").to_dict()
+    assert not [fill for fill in _fills(spec) if fill.lower() in ("white", "#fff", "#ffffff", "black", "#000")]
+    assert spec["encoding"]["color"]["legend"]["orient"] not in ("top-left", "top-right", "bottom-left", "bottom-right")
