@@ -56,7 +56,7 @@ K row and one V row per step, instead of recomputing the whole sequence. The cau
 lesson 6 is built in: the cache holds only the past.
 """
     )
-    st.latex(r"\text{context}_t = \operatorname{softmax}\!\left(\frac{q_t K_{0..t}^\top}{\sqrt{d_k}}\right) V_{0..t}")
+    st.latex(r"\text{context}_t = \operatorname{softmax}\!\left(\frac{q_t K_{1..t}^\top}{\sqrt{d_k}}\right) V_{1..t}")
 
 
 def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
@@ -92,13 +92,14 @@ def kv_cache(
     """The cache at a chosen step: one K row and one V row per token so far, and the new query's weights."""
     st.subheader("The KV cache, step by step")
     if len(steps) > 1:
-        t = st.slider("Step t (the new token)", 0, len(steps) - 1, len(steps) - 1, key="generation_step")
+        number = st.slider("Step t (the new token)", 1, len(steps), len(steps), key="generation_step")
     else:
-        t = 0
+        number = 1
+    t = number - 1  # counted from 1 on screen, an index from 0 here
     step = steps[t]
     seen = labels[: t + 1]
     st.markdown(
-        f"Step {t}: the new token **{labels[t]}** gives q = {vector_text(step.q)}; its k and v are appended, "
+        f"Step {number}: the new token **{labels[t]}** gives q = {vector_text(step.q)}; its k and v are appended, "
         f"so the cache holds {t + 1} K rows and {t + 1} V rows."
     )
     d_k, d_v = step.K.shape[1], step.V.shape[1]
@@ -131,8 +132,8 @@ def kv_cache(
     with right:
         row = pd.DataFrame({"score": step.scores.tolist(), "weight": step.weights.tolist()}, index=seen)
         st.markdown(f"**Query {labels[t]}** over the cache")
-        display.table(row, alt=f"Scores and weights of step {t}")
-        display.download_csv(row, f"generation-step-{t}.csv", label="Download this step as CSV")
+        display.table(row, alt=f"Scores and weights of step {number}")
+        display.download_csv(row, f"generation-step-{number}.csv", label="Download this step as CSV")
 
 
 def cached_equals_recomputed(
@@ -221,6 +222,16 @@ def measured_cost() -> pd.DataFrame:
     return gen.cost_frame()
 
 
+def overhead_sentence(T: int, ratio: float) -> str:
+    """What the measured time at the smallest T says about c·T², as measured (ratio = measured / formula)."""
+    if ratio >= 1:
+        return (
+            f"At T = {T} the measured time is {ratio:.1f}× c·T²: a fixed cost per call (launching the "
+            "operations, allocating the tensors) dominates there, so small T takes longer than T² alone predicts."
+        )
+    return f"At T = {T} the measured time is {ratio:.2f}× c·T²: below the formula at this T."
+
+
 def cost_of_attention() -> None:
     """Time and memory of one head's attention as T grows, measured against T² x 4 bytes."""
     st.subheader("The cost of attention")
@@ -232,7 +243,7 @@ def cost_of_attention() -> None:
     display.frame_table(frame.set_index("T"), column_config=COUNT_FORMAT | TIME_FORMAT)
     st.caption(
         "Time: the fastest of 3 runs of one causal attention head (d_k = 16) on this server; c·T² is the "
-        "formula with c fitted at the largest T. At small T fixed overheads dominate, so time falls short of T²."
+        "formula with c fitted at the largest T. " + overhead_sentence(*gen.smallest_against_formula(frame))
     )
     timing = long_columns(frame, "T", ["ms", "ms (c·T²)"], "series", "milliseconds")
     memory = long_columns(frame, "T", ["bytes (formula)", "measured bytes"], "series", "b")

@@ -474,8 +474,8 @@ def fully_masked_row_demo(lab: LabInput, steps: ac.AttentionSteps, mask: torch.T
     st.markdown(
         f"""
 * **−∞ then torch.softmax → NaN.** Every entry is e^−∞ = 0, so softmax computes 0/0. NaN then spreads into the
-  context vector and, in training, into every gradient. (This NaN is the demonstration; the lab never shows
-  one elsewhere.)
+  context vector and, in training, into every gradient. (This NaN is the demonstration, as in lesson 2's overflow table:
+  the lab's own weights never hold one.)
 * **−1e9 or −9e15 → uniform.** Every score becomes the same constant, and softmax of equal numbers is uniform:
   {format_number(float(uniform[0]))} = 1/{lab.T} each. The query silently attends to everything it was told to ignore
   (padding included) and its context is the plain average of V.

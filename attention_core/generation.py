@@ -242,6 +242,12 @@ def cost_frame(sizes=COST_SIZES, d_k: int = 16) -> pd.DataFrame:
     return frame[["T", "cells", "bytes (formula)", "measured bytes", "ms", "ms (c·T²)"]]
 
 
+def smallest_against_formula(frame: pd.DataFrame) -> tuple[int, float]:
+    """(smallest T, measured ms / c·T² ms there) of a cost_frame: above 1 when a fixed cost per call dominates."""
+    first = frame.iloc[0]
+    return int(first["T"]), float(first["ms"] / first["ms (c·T²)"])
+
+
 # --- online softmax: one row, block by block --------------------------------------------------------
 
 

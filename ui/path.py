@@ -55,7 +55,7 @@ LESSON_PATHS: dict[str, LessonPath] = {
         (
             "A score is the dot product of a query with a key: multiply entry by entry, add up.",
             "With Q = K = X the score matrix is Ω = X Xᵀ, symmetric.",
-            "Large and positive means the two vectors point the same way.",
+            "Positive means the vectors point roughly the same way; the size also grows with their lengths.",
         ),
     ),
     "app_pages/softmax.py": LessonPath(
