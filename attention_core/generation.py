@@ -295,7 +295,7 @@ def online_frame(steps: list[OnlineStep]) -> pd.DataFrame:
     """One row per block: its keys, its max, the running max before and after, the rescale, the sums."""
     return pd.DataFrame(
         {
-            "block": [f"{s.block + 1}: keys {s.start}–{s.start + len(s.values) - 1}" for s in steps],
+            "block": [f"{s.block + 1}: keys {s.start + 1}–{s.start + len(s.values)}" for s in steps],  # from 1
             "block max": [s.block_max for s in steps],
             "m before": [s.old_max for s in steps],
             "m after": [s.new_max for s in steps],
