@@ -37,7 +37,7 @@ from ui.inputs import LabInput
 METHOD_LABELS = {
     "neg_inf": "−∞, then torch.softmax",
     "minus_1e9": "−1e9, then softmax",
-    "minus_9e15": "−9e15, then softmax (003)",
+    "minus_9e15": "−9e15, then softmax (as the scaled_dot_product tutorial)",
     "multiply": "softmax, × mask, renormalise",
     "lab": "the lab (= SDPA)",
 }
@@ -417,7 +417,7 @@ Tutorials mask in different ways. Here are the weights of “{lab.query_label}�
 (including the demo row if it is on):
 
 1. **−∞ before softmax** (the PyTorch way): e^−∞ = 0 exactly.
-2. **A large negative constant** before softmax: −1e9, or −9e15 as the 003 tutorial writes
+2. **A large negative constant** before softmax: −1e9, or −9e15 as the “scaled_dot_product” tutorial writes
    `attn_logits.masked_fill(mask == 0, -9e15)`. e^(−1e9) underflows to exactly 0 in float32, so it works as long
    as the constant is far below every real score.
 3. **Multiply by the mask, then renormalise**: softmax over all keys first, zero the blocked weights, then divide

@@ -186,7 +186,8 @@ Once queries and keys come from different projections (lesson 4, Q = X W_q and K
         )
     else:
         st.caption(
-            "Caveat: tutorial embeddings are made up for illustration (and 000's are random), so similarity "
+            "Caveat: tutorial embeddings are made up for illustration (and those of the “How self attention works "
+            "in Transformer” tutorial are random), so similarity "
             "between them means nothing about the words yet."
         )
 

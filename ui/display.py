@@ -479,7 +479,7 @@ def printed_beside_ours(comparison, row_labels: Sequence[str], col_labels: Seque
     """A tutorial's printed matrix and the lab's own, side by side (a projections.Comparison)."""
     printed_column, ours_column = st.columns(2)
     with printed_column:
-        st.markdown(f"**Printed by {tutorial}** ({comparison.name})")
+        st.markdown(f"**Printed by {tutorial}** ({comparison.name})")  # tutorial: its name, e.g. tutorial_name('002')
         table(comparison.printed, row_labels, col_labels, alt=f"{tutorial}'s printed {comparison.name}")
     with ours_column:
         st.markdown(f"**Computed by the lab** ({comparison.name})")
