@@ -16,14 +16,14 @@ from attention_core.geometry import (
 )
 from attention_core.normalization import one_hot_weights
 from attention_core.presets import JOURNEY, LIGHT, ONE_HOT, TRANSFORMER
-from attention_core.reference import ATOL, RTOL, agreement, max_abs_difference
+from attention_core.reference import agreement, max_abs_difference, tolerance_text
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, vector_text
+from ui.format import format_number, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
 
-MAX_WRITTEN_TERMS = 6  # beyond this many tokens the written-out sum shows its first and last terms
+MAX_WRITTEN_TERMS = 6  # beyond this many tokens the written-out sum sums its other terms as one (together …)
 
 
 def render(lab: LabInput) -> None:
@@ -50,9 +50,11 @@ def printed_preset(lab: LabInput) -> tuple[str | None, str | None]:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def cached_loop_attention(rows: tuple[tuple[float, ...], ...]) -> tuple[torch.Tensor, torch.Tensor]:
-    """The loop version on plain tuples (cached: it is slow for long sentences)."""
-    return loop_self_attention(torch.tensor(rows, dtype=torch.float32))
+def cached_loop_attention(
+    rows: tuple[tuple[float, ...], ...], dtype: torch.dtype = torch.float32
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The loop version on plain tuples, results stored in the input's precision (cached: slow for long sentences)."""
+    return loop_self_attention(torch.tensor(rows, dtype=dtype))
 
 
 def intro(lab: LabInput) -> None:
@@ -88,10 +90,7 @@ def worked_example(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, 
         ["weight w_j", *(f"w_j × x_j {d}" for d in dims)],
         alt=f"Weighted sum for the query {query}",
     )
-    terms = [f"{format_number(weights[q, j].item())} × {vector_text(X[j])}" for j in range(lab.T)]
-    if lab.T > MAX_WRITTEN_TERMS:
-        terms = [*terms[:3], "…", terms[-1]]
-    st.markdown(f"c(“{query}”) = " + " + ".join(terms) + f" = **{vector_text(context[q])}**")
+    st.markdown(f"c(“{query}”) = {weighted_vectors_text(weights[q], X, context[q], limit=MAX_WRITTEN_TERMS)}")
     printed_context_note(lab)
     parts = contributions_frame(weights[q], X, labels)
     totals = pd.DataFrame({"dimension": dims, "total": context[q].tolist()})
@@ -172,7 +171,7 @@ one weighted sum at a time), then switch to matrix products because, as the nump
 every other page uses, the loop version is kept in `attention_core.loops` as an independent check.
 """
     )
-    loop_weights, loop_context = cached_loop_attention(tuple(tuple(r) for r in lab.X.tolist()))
+    loop_weights, loop_context = cached_loop_attention(tuple(tuple(r) for r in lab.X.tolist()), lab.X.dtype)
     left, right = st.columns(2)
     with left:
         st.markdown("**Loops** (`loops.self_attention`)")
@@ -192,18 +191,27 @@ every other page uses, the loop version is kept in `attention_core.loops` as an 
 def precision_verdict(
     loop_context: torch.Tensor, context: torch.Tensor, loop_weights: torch.Tensor, weights: torch.Tensor
 ) -> None:
-    """Whether the gap is float32 precision, judged relative to the size of the numbers."""
-    checks = {"context": agreement(loop_context, context), "weights": agreement(loop_weights, weights)}
+    """Whether the gap is rounding, judged relative to the size of the numbers; the explanation only if it is."""
+    checks = {"context": agreement(context, loop_context), "weights": agreement(weights, loop_weights)}
     gap_text = ", ".join(f"{name} {format_number(check.relative_difference)}" for name, check in checks.items())
-    tolerance = f"{ATOL:g} + {RTOL:g} × the value (torch.isclose's test)"
-    if all(check.close for check in checks.values()):
-        verdict = f"every cell within {tolerance}, so the same up to float32 precision"
+    precision = checks["context"].precision
+    tolerance = tolerance_text(checks["context"].tolerance)
+    how = (
+        "The loops add in Python floats (float64) and store the result in the input's precision, while the matrix "
+        f"version computes in {precision}"
+    )
+    verdicts = ", ".join(f"{name} **{check.verdict}**" for name, check in checks.items())
+    if all(check.exact for check in checks.values()):
+        why = f"{how}: here the two agree to the last bit."
+    elif all(check.close for check in checks.values()):
+        why = f"{how}: the gap is that rounding, not a different computation."
     else:
-        verdict = f"some cell beyond {tolerance}: more than float32 precision explains"
+        why = (
+            f"{how}; rounding alone stays within the tolerance, so the gap is more than {precision} rounding explains."
+        )
     st.markdown(
-        f"Relative gap (largest difference / largest value): {gap_text}; {verdict}. The loops add in Python "
-        "floats (float64) and only store the result in float32, while the matrix version computes in float32, "
-        "which keeps about 7 significant digits: the gap is that precision, not a different computation."
+        f"Relative gap (largest difference / largest value): {gap_text}. Compared cell by cell ({tolerance}): "
+        f"{verdicts}. {why}"
     )
 
 

@@ -12,6 +12,7 @@ from attention_core import generation as gen
 from attention_core import training as tr
 from attention_core.exercises import GenerationMaterial
 from attention_core.masks import causal_mask
+from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import dimension_labels, long_columns
 from ui import cell_click, charts, display, inputs, path, training_runs
 from ui.exercises import exercises_section
@@ -22,8 +23,10 @@ BLOCK_SIZES = (1, 2, 3, 4, 8)
 NARROW_CACHE = 6  # dimensions up to which K, V and the query's row fit side by side
 SIDE_BY_SIDE = 6  # tokens up to which the cached and the recomputed weights fit side by side
 COUNTS = ("with cache", "without cache", "total with cache", "total without cache", "cells", "bytes (formula)")
-COUNT_FORMAT = {name: st.column_config.NumberColumn(format="localized") for name in (*COUNTS, "measured bytes")}
+ALLOCATED = "allocated bytes (measured)"
+COUNT_FORMAT = {name: st.column_config.NumberColumn(format="localized") for name in (*COUNTS, ALLOCATED)}
 TIME_FORMAT = {name: st.column_config.NumberColumn(format="%.4f") for name in ("ms", "ms (c·T²)")}
+RATIO_FORMAT = {"allocated / formula": st.column_config.NumberColumn(format="%.1f")}
 
 
 def render(lab: LabInput) -> None:
@@ -33,16 +36,17 @@ def render(lab: LabInput) -> None:
     X, W_q, W_k, W_v, labels = source(lab, run)
     steps = gen.cached_attention(X, W_q, W_k, W_v)
     masked = gen.masked_scores(X, W_q, W_k)  # (T, T)
-    kv_cache(X, W_k, W_v, steps, labels)
+    step = kv_cache(X, W_k, W_v, steps, labels)
     cached_equals_recomputed(X, W_q, W_k, W_v, steps, masked, labels)
     if run is not None:
         trained_model_generates(run)
     multiply_adds(len(labels), X.shape[1], W_k.shape[1])
     cost_of_attention()
-    online_softmax(masked, labels)
+    online_row, block_size = online_softmax(masked, labels)
     display.show_code(gen.cached_step, gen.online_softmax_steps)
     key = ("trained", *dataclasses.astuple(run.settings)) if run is not None else ("sidebar",)
-    exercises_section(__file__, lab, material=GenerationMaterial(X, W_q, W_k, W_v, tuple(labels)), material_key=key)
+    material = GenerationMaterial(X, W_q, W_k, W_v, tuple(labels), step, online_row, block_size)
+    exercises_section(__file__, lab, material=material, material_key=key)
     path.lesson_footer(__file__)
 
 
@@ -82,14 +86,15 @@ def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
             icon=":material/content_cut:",
         )
         X, labels = X[: gen.MAX_STEPPED], labels[: gen.MAX_STEPPED]
-    params = ac.random_projections(lab.d_model, lab.d_model, lab.seed)
+    params = ac.random_projections(lab.d_model, lab.d_model, lab.seed, X.dtype)
     return X, params.W_q, params.W_k, params.W_v, labels
 
 
 def kv_cache(
     X: torch.Tensor, W_k: torch.Tensor, W_v: torch.Tensor, steps: list[gen.CacheStep], labels: list[str]
-) -> None:
-    """The cache at a chosen step: one K row and one V row per token so far, and the new query's weights."""
+) -> int:
+    """The cache at a chosen step: one K row and one V row per token so far, and the new query's weights;
+    returns the step shown, 0-based (the exercises ask about it)."""
     st.subheader("The KV cache, step by step")
     if len(steps) > 1:
         number = st.slider("Step t (the new token)", 1, len(steps), len(steps), key="generation_step")
@@ -134,6 +139,7 @@ def kv_cache(
         st.markdown(f"**Query {labels[t]}** over the cache")
         display.table(row, alt=f"Scores and weights of step {number}")
         display.download_csv(row, f"generation-step-{number}.csv", label="Download this step as CSV")
+    return t
 
 
 def cached_equals_recomputed(
@@ -167,6 +173,11 @@ def cached_equals_recomputed(
         )
     difference = max(gen.max_difference(cached, weights), gen.max_difference(cached_context, context))
     st.metric("Max difference, cached vs recomputed (weights and context)", format_number(difference))
+    checks = gen.cache_checks(steps, X, W_q, W_k, W_v)
+    st.caption(
+        "; ".join(f"{name}: **{check.verdict}**" for name, check in checks.items())
+        + f" ({tolerance_text(next(iter(checks.values())).tolerance)})."
+    )
 
 
 def weight_or_future(mask: torch.Tensor, row_scores):
@@ -240,24 +251,30 @@ def cost_of_attention() -> None:
         "4 bytes each in float32. Twice the tokens, four times the memory and (roughly) the time."
     )
     frame = measured_cost()
-    display.frame_table(frame.set_index("T"), column_config=COUNT_FORMAT | TIME_FORMAT)
+    display.frame_table(frame.set_index("T"), column_config=COUNT_FORMAT | TIME_FORMAT | RATIO_FORMAT)
     st.caption(
         "Time: the fastest of 3 runs of one causal attention head (d_k = 16) on this server; c·T² is the "
-        "formula with c fitted at the largest T. " + overhead_sentence(*gen.smallest_against_formula(frame))
+        "formula with c fitted at the largest T. " + overhead_sentence(*gen.smallest_against_formula(frame)) + " "
+        "Bytes (formula): one T × T float32 matrix, T² × 4. Allocated bytes (measured): every new tensor one run of "
+        "the head creates, counted operation by operation (the mask, the scores, their scaled and masked copies, "
+        "the exponentials, the weights, the context): several T × T matrices, because each step makes a new one."
     )
     timing = long_columns(frame, "T", ["ms", "ms (c·T²)"], "series", "milliseconds")
-    memory = long_columns(frame, "T", ["bytes (formula)", "measured bytes"], "series", "b")
+    memory = long_columns(frame, "T", ["bytes (formula)", ALLOCATED], "series", "b")
     left, right = st.columns(2)
     with left:
         display.chart(
             charts.log_log_lines, timing, x="T", y="milliseconds", color="series", title="Time, measured vs c·T²"
         )
     with right:
-        display.chart(charts.log_log_lines, memory, x="T", y="b", color="series", title="Bytes of the weights matrix")
+        display.chart(
+            charts.log_log_lines, memory, x="T", y="b", color="series", title="Bytes: one weights matrix vs allocated"
+        )
 
 
-def online_softmax(scores: torch.Tensor, labels: list[str]) -> None:
-    """One query row's softmax block by block, with a running max and sum (the idea behind FlashAttention)."""
+def online_softmax(scores: torch.Tensor, labels: list[str]) -> tuple[int, int]:
+    """One query row's softmax block by block, with a running max and sum (the idea behind FlashAttention);
+    returns the row and block size shown (the exercises ask about them)."""
     st.subheader("Online softmax, block by block")
     st.markdown(
         "FlashAttention never holds a whole row of scores: it reads the keys in blocks and keeps a running "
@@ -280,7 +297,10 @@ def online_softmax(scores: torch.Tensor, labels: list[str]) -> None:
         "At the end, each weight is e^(s_j − m) / l with the final m and l."
     )
     display.table(torch.stack([online, plain], dim=1), labels, ["online", "plain softmax"], alt="Weights of the row")
-    st.metric("Max difference, online vs plain softmax", format_number(gen.max_difference(online, plain)))
+    check = agreement(online, plain)
+    st.metric("Max difference, online vs plain softmax", format_number(check.max_difference))
+    st.caption(f"Online against plain softmax: **{check.verdict}** ({tolerance_text(check.tolerance)}).")
+    return i, block_size
 
 
 render(inputs.current())

@@ -10,6 +10,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core.exercises import MaskedShown
 from attention_core.masks import (
     MASK_TYPES,
     PAD,
@@ -31,7 +32,7 @@ from attention_core.reference import agreement, sdpa_reference
 from attention_core.tables import to_frame, token_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import MAX_TERMS, format_number, vector_text
+from ui.format import MAX_TERMS, format_number, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
 
 METHOD_LABELS = {
@@ -64,7 +65,6 @@ class MaskChoice:
 
 def render(lab: LabInput) -> None:
     display.lesson_title(__file__)
-    sidebar_lab = lab  # the exercises use the sidebar's sentence, without this page's [PAD] tokens
     intro(lab)
     choice = controls(lab)
     padded = pad_to_length(lab.tokens, lab.X, lab.T + choice.pads)  # the sentence + [PAD] tokens (none unless padding)
@@ -96,8 +96,23 @@ def render(lab: LabInput) -> None:
         ac.multiply_and_renormalize,
         blocked_weight,
     )
-    exercises_section(__file__, sidebar_lab)
+    exercises_section(
+        __file__, lab, material=MaskedShown(tuple(lab.labels), active, steps, mask_name(choice), lab.query_index)
+    )
     path.lesson_footer(__file__)
+
+
+def mask_name(choice: MaskChoice) -> str:
+    """The mask the weights use, as the exercises name it."""
+    if not choice.enabled:
+        return "the mask switched off"
+    name = {
+        "none": "no mask",
+        "causal": "the causal mask",
+        "padding": f"the padding mask ({choice.pads} [PAD])",
+        "sliding window": f"the sliding-window mask (w = {choice.window})",
+    }[choice.kind]
+    return f"{name} and the row of the query blocked" if choice.demo_row else name
 
 
 def with_padding(lab: LabInput, padded: Padded) -> LabInput:
@@ -347,16 +362,9 @@ def worked_example(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor
             f"m = largest allowed score = {format_number(row_max)} (subtracted so exp cannot overflow); blocked keys "
             f"give e^−∞ = **0**. Σ e_j = {format_number(total)}, so weight_j = e_j / {format_number(total)}."
         )
-    terms = [
-        f"{format_number(w)} × {vector_text(v)}"
-        for w, v, ok in zip(steps.weights[q].tolist(), steps.V.tolist(), allowed, strict=True)
-        if ok
-    ]
-    shown = " + ".join(terms[:MAX_TERMS]) + (" + …" if len(terms) > MAX_TERMS else "")
-    st.markdown(
-        f"context(“{query}”) = Σ_j weight_j v_j over the allowed keys "
-        f"{'= ' + shown + ' ' if terms else '(none) '}= **{vector_text(steps.context[q])}**"
-    )
+    keys = [j for j, ok in enumerate(allowed) if ok]
+    written = weighted_vectors_text(steps.weights[q, keys], steps.V[keys], steps.context[q], limit=MAX_TERMS)
+    st.markdown(f"context(“{query}”) = Σ_j weight_j v_j over the allowed keys = {written}")
 
 
 def all_contexts(labels: tuple[str, ...], steps: ac.AttentionSteps, active: torch.Tensor) -> None:

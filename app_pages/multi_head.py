@@ -8,6 +8,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core.exercises import MultiHeadShown
 from attention_core.heads import (
     LIFT_WIDTHS,
     MAX_HEADS,
@@ -23,12 +24,11 @@ from attention_core.heads import (
 )
 from attention_core.masks import block_query_row
 from attention_core.reference import (
-    ATOL,
-    RTOL,
     BlockCheck,
     agreement,
     check_block,
     mha_reference,
+    tolerance_text,
     torch_parameter_count,
 )
 from attention_core.tables import dimension_labels
@@ -41,6 +41,8 @@ SIDEBAR = "sidebar"
 WIDTH_OPTIONS = (SIDEBAR, *(str(w) for w in LIFT_WIDTHS))
 GRID_CHART_TOKENS = 48  # above this, each head is drawn as an image (8 charts of 128² cells are too heavy)
 BERT_D_MODEL, BERT_HEADS = 768, 12
+PRECISION = torch.float64  # the heads' outputs are sums that cancel to near 0 (1e-6): float32 gets their 3rd digit
+# wrong (-5.2447e-06 for -5.2539e-06), float64 gets every digit shown right
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def render(lab: LabInput) -> None:
     X_model, W_in = layer_input(x_values, lab.d_model, layer.width, layer.seed)  # (T, d_model)
     d_model = int(X_model.shape[1])
     d_k = head_size_or_stop(d_model, layer.num_heads)
-    params = random_head_params(d_model, layer.seed)
+    params = random_head_params(d_model, layer.seed, PRECISION)
     blocked_row = lab.query_index if layer.demo_row else None
     mask = head_mask(lab.T, layer.causal, blocked_row)
     steps = ac.multi_head_attention(
@@ -89,7 +91,7 @@ def render(lab: LabInput) -> None:
         check_block,
         agreement,
     )
-    exercises_section(__file__, lab)
+    exercises_section(__file__, lab, material=MultiHeadShown(steps, params.W_o, layer.causal, layer.seed))
     path.lesson_footer(__file__)
 
 
@@ -97,10 +99,10 @@ def layer_input(
     x_values: tuple[float, ...], d_in: int, width: str, seed: int
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """X (sidebar) or X W_in (lifted to ``width``), and W_in (None for the sidebar's own width)."""
-    X_in = torch.tensor(x_values, dtype=torch.float32).reshape(-1, d_in)  # (T, d_in)
+    X_in = torch.tensor(x_values, dtype=PRECISION).reshape(-1, d_in)  # (T, d_in)
     if width == SIDEBAR:
         return X_in, None
-    W_in = lift_matrix(d_in, int(width), seed)  # (d_in, d_model)
+    W_in = lift_matrix(d_in, int(width), seed, PRECISION)  # (d_in, d_model)
     return lift_embeddings(X_in, W_in), W_in
 
 
@@ -118,7 +120,7 @@ def torch_checks(
 ) -> BlockCheck:
     """Agreement with nn.MultiheadAttention and, per head, with F.scaled_dot_product_attention (cached)."""
     X_model, _ = layer_input(x_values, d_in, width, seed)
-    params = random_head_params(X_model.shape[1], seed)
+    params = random_head_params(X_model.shape[1], seed, PRECISION)
     mask = head_mask(X_model.shape[0], causal, blocked_row)
     W_q, W_k, W_v, W_o = params.W_q, params.W_k, params.W_v, params.W_o
     steps = ac.multi_head_attention(X_model, W_q, W_k, W_v, W_o, num_heads=num_heads, mask=mask)
@@ -387,7 +389,8 @@ def torch_check(lab: LabInput, layer: Layer, x_values: tuple[float, ...], heads:
         "The same weights are copied into `torch.nn.MultiheadAttention(d_model, h, bias=False)` (its in_proj_weight "
         "holds W_qᵀ, W_kᵀ, W_vᵀ; out_proj.weight holds W_oᵀ) and its mask is **inverted**, because True means "
         "*blocked* there. Largest absolute differences, and the verdict of a cell-by-cell comparison with a relative "
-        f"tolerance (|ours − PyTorch| ≤ {ATOL:g} + {RTOL:g} · |PyTorch|):"
+        f"tolerance ({tolerance_text(check.output.tolerance)}). This page computes in float64, PyTorch too: an output "
+        "that cancels to about 1e-6 keeps every digit it shows (float32 would get its third digit wrong):"
     )
     st.table(
         {

@@ -6,6 +6,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core.exercises import MultiHeadShown
 from attention_core.export import (
     csv_zip,
     intermediate_frames,
@@ -15,11 +16,11 @@ from attention_core.export import (
 )
 from attention_core.heads import attention_cost, head_columns
 from attention_core.projections import random_output_projection, random_projections
-from attention_core.reference import ATOL, RTOL, check_block
+from attention_core.reference import check_block, tolerance_text
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, diagrams, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, plural, vector_text
+from ui.format import format_number, plural, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
 
 
@@ -28,8 +29,8 @@ def render(lab: LabInput) -> None:
     intro(lab.description)
     wanted_heads, mask_kind, seed = controls()
     num_heads, d_k = heads_or_one(lab.d_model, wanted_heads)
-    projections = random_projections(lab.d_model, lab.d_model, seed)
-    W_o = random_output_projection(lab.d_model, seed)
+    projections = random_projections(lab.d_model, lab.d_model, seed, lab.X.dtype)
+    W_o = random_output_projection(lab.d_model, seed, lab.X.dtype)
     params = {"W_q": projections.W_q, "W_k": projections.W_k, "W_v": projections.W_v, "W_o": W_o}
     mask = ac.causal_mask(lab.T) if mask_kind == "causal" else None
     steps = ac.multi_head_attention(
@@ -58,7 +59,9 @@ def render(lab: LabInput) -> None:
         attention_cost,
         check_block,
     )
-    exercises_section(__file__, lab)
+    exercises_section(
+        __file__, lab, material=MultiHeadShown(steps, W_o, mask_kind == "causal", seed, followed_head=head_index)
+    )
     path.lesson_footer(__file__)
 
 
@@ -356,6 +359,7 @@ def step_heads_and_output(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Te
         expanded=True,
     ) as box:
         if box.open:
+            display.matrix(W_o, dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
             cell_click.output_matrix(
                 steps,
                 W_o,
@@ -376,11 +380,11 @@ def one_query(lab: LabInput, head: ac.AttentionSteps, output: torch.Tensor, head
         "then the weight after softmax (0 where the mask blocks the key), and the weight times the value."
     )
     display.table(query_trace(head, q, labels), alt=f"Scores, scaled scores and weights of the query {query}")
-    parts = " + ".join(
-        f"{format_number(w)} · v({label})" for w, label in zip(head.weights[q].tolist(), labels, strict=True) if w != 0
-    )
+    keys = [j for j, w in enumerate(head.weights[q].tolist()) if w != 0]  # the keys the mask lets through
+    d_v = head.V.shape[-1]
+    written = weighted_vectors_text(head.weights[q, keys], head.V[keys], head.context[q], entries=d_v)
     st.markdown(
-        f"context(“{query}”) = {parts if lab.T <= 8 else 'Σ_j weight_j · v_j'} = **{full_vector(head.context[q])}** "
+        f"context(“{query}”) = Σ_j weight_j · v_j (the rows v_j of V) = {written} "
         f"(row “{query}” of step 7), and its output row is **{full_vector(output[q])}**."
     )
 
@@ -447,7 +451,8 @@ def pytorch_check(
     """The block recomputed by F.scaled_dot_product_attention and nn.MultiheadAttention."""
     st.subheader("Checked against PyTorch")
     check = check_block(steps, lab.X, params["W_q"], params["W_k"], params["W_v"], params["W_o"], mask=mask)
-    tolerance = f"equal when |ours − PyTorch| ≤ {ATOL:g} + {RTOL:g} · |PyTorch| in every cell"
+    precision = check.output.precision
+    tolerance = f"equal when {tolerance_text(check.output.tolerance)}, the {precision} error measured on these sizes"
     compared = (
         ("Context vs F.scaled_dot_product_attention", check.contexts, "all heads"),
         ("Weights vs nn.MultiheadAttention", check.weights, "all heads"),
@@ -455,7 +460,7 @@ def pytorch_check(
     )
     for column, (label, result, over) in zip(st.columns(3), compared, strict=True):
         column.metric(label, format_number(result.max_difference), help=f"max |difference| over {over}; {tolerance}")
-        column.caption(result.verdict)
+        column.caption(f"**{result.verdict}**")
     mask_sentence = (
         "With no mask every query sees every key"
         if mask is None
@@ -466,7 +471,7 @@ def pytorch_check(
 Each head's context is recomputed by `torch.nn.functional.scaled_dot_product_attention` on the same Q, K, V
 and mask, and the whole block by `torch.nn.MultiheadAttention` with our W_q, W_k, W_v, W_o copied in (no biases).
 Each verdict compares cell by cell with a tolerance relative to the values ({tolerance}): a gap within it
-is float32 rounding (the sums run in another order), not disagreement.
+is {precision} rounding (the sums run in another order), not disagreement.
 
 Why fully masked rows are compared with SDPA only: a query that may attend to nothing has no valid softmax.
 `nn.MultiheadAttention` called with `need_weights=True` (its default, used here to get the weights) returns

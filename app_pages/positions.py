@@ -8,6 +8,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core.exercises import PositionsShown
 from attention_core.positions import (
     DOG_BITES_MAN,
     MAX_POSITIONS,
@@ -18,6 +19,7 @@ from attention_core.positions import (
     identical_rows,
     inverse_permutation,
     learned_positions,
+    output_check,
     parse_order,
     permute_rows,
     permute_tokens,
@@ -28,7 +30,7 @@ from attention_core.positions import (
     sinusoidal_encoding,
 )
 from attention_core.projections import random_projections
-from attention_core.reference import ATOL, RTOL, Agreement, agreement
+from attention_core.reference import Agreement, agreement, tolerance_text
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
@@ -36,8 +38,8 @@ from ui.format import format_number, vector_text
 from ui.inputs import LabInput
 
 VERDICT_HELP = (
-    f"max |A(P X + E) − P A(X + E)| over all cells. The verdict compares cell by cell: equal up to float32 "
-    f"rounding when |a − b| ≤ {ATOL:g} + {RTOL:g} · |b| in every cell (a tolerance relative to the values)."
+    "max |A(P X + E) − P A(X + E)| over all cells. The verdict compares cell by cell: equal up to float32 "
+    f"rounding when {tolerance_text()} (the tolerance float32 keeps on these sizes, measured)."
 )
 Params = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # W_q, W_k, W_v
 
@@ -46,7 +48,7 @@ def render(lab: LabInput) -> None:
     display.lesson_title(__file__)
     intro(lab.description)
     seed, order_kind = controls()
-    projections = random_projections(lab.d_model, lab.d_model, seed)
+    projections = random_projections(lab.d_model, lab.d_model, seed, lab.X.dtype)
     params = (projections.W_q, projections.W_k, projections.W_v)
     dog_bites_man(seed)
     perm = new_order(lab.T, order_kind, seed)
@@ -54,10 +56,12 @@ def render(lab: LabInput) -> None:
     gap_none = equivariance_agreement(lab.X, perm, *params)  # A(P X) against P A(X)
     shuffled_input(lab, params, perm, output, gap_none)
     repeated_words(lab, params, output)
-    E_sin = sinusoidal_encoding(lab.T, lab.d_model)  # (T, d_model)
-    E_learned = learned_positions(lab.T, lab.d_model, seed)  # (T, d_model)
+    E_sin = sinusoidal_encoding(lab.T, lab.d_model, dtype=lab.X.dtype)  # (T, d_model)
+    E_learned = learned_positions(lab.T, lab.d_model, seed, lab.X.dtype)  # (T, d_model)
+    plain = ac.self_attention(lab.X, *params)  # (T, T) weights of the words alone
+    placed = ac.self_attention(add_positions(lab.X, E_sin), *params)  # (T, T) weights of X + E
     position_encodings(lab, E_sin)
-    weights_with_positions(lab, params, E_sin)
+    weights_with_positions(lab, plain, placed)
     learned_table(lab, E_learned)
     shuffle_with_positions(lab, params, perm, gap_none, E_sin, E_learned)
     display.show_code(
@@ -68,10 +72,11 @@ def render(lab: LabInput) -> None:
         permute_rows,
         attention_output,
         equivariance_agreement,
+        output_check,
         agreement,
         identical_rows,
     )
-    exercises_section(__file__, lab)
+    exercises_section(__file__, lab, material=PositionsShown(plain, placed, E_sin, seed))
     path.lesson_footer(__file__)
 
 
@@ -223,6 +228,12 @@ def shuffled_input(
     )
     st.metric("Largest difference between the two tables", format_number(gap_none.max_difference), help=VERDICT_HELP)
     st.caption(f"Verdict: {gap_none.verdict} (largest value {format_number(gap_none.scale)}).")
+    check = output_check(lab.X, *params)
+    st.caption(
+        "Check: A(X) against PyTorch's torch.nn.functional.scaled_dot_product_attention on the same Q, K, V: "
+        f"largest difference {format_number(check.max_difference)}, **{check.verdict}** "
+        f"({tolerance_text(check.tolerance)})."
+    )
     moved = int(inverse_permutation(perm)[q])
     st.markdown(
         f"The query “{lab.query_label}” stands at position {q + 1} in the original and at position {moved + 1} "
@@ -244,7 +255,9 @@ def repeated_words(lab: LabInput, params: Params, output: torch.Tensor) -> None:
             icon=":material/info:",
         )
         return
-    with_positions = attention_output(lab.X, *params, positions=sinusoidal_encoding(lab.T, lab.d_model))
+    with_positions = attention_output(
+        lab.X, *params, positions=sinusoidal_encoding(lab.T, lab.d_model, dtype=lab.X.dtype)
+    )
     for group in groups:
         names = ", ".join(f"“{labels[i]}”" for i in group)
         st.markdown(
@@ -307,10 +320,8 @@ sentences longer than its row count).
     )
 
 
-def weights_with_positions(lab: LabInput, params: Params, E_sin: torch.Tensor) -> None:
+def weights_with_positions(lab: LabInput, plain: ac.AttentionSteps, placed: ac.AttentionSteps) -> None:
     """The T × T weights of X and of X + E side by side, on one colour scale, each cell clickable."""
-    plain = ac.self_attention(lab.X, *params)  # (T, T) weights of the words alone
-    placed = ac.self_attention(add_positions(lab.X, E_sin), *params)  # (T, T) weights of X + E
     shared = display.weights_domain(plain.weights, placed.weights)
     _, panel_px = charts.head_grid(2)
     st.markdown(

@@ -8,6 +8,7 @@ import torch
 
 import attention_core as ac
 from attention_core.attention import AttentionSteps
+from attention_core.exercises import projected_shown
 from attention_core.presets import JOURNEY
 from attention_core.projections import (
     Projections,
@@ -20,7 +21,7 @@ from attention_core.projections import (
     tutorial_002_pitfall,
     validate_projection_matrix,
 )
-from attention_core.reference import check_self_attention, max_abs_difference
+from attention_core.reference import max_abs_difference, sdpa_agreement, tolerance_text
 from attention_core.similarity import asymmetry
 from attention_core.tables import dimension_labels, to_frame
 from ui import cell_click, display, inputs, path
@@ -31,6 +32,11 @@ from ui.inputs import LabInput
 SOURCES = {"random": "Seeded random", "edited": "Edit by hand", "002": "The journey tutorial's weights (recovered)"}
 NAMES = ("W_q", "W_k", "W_v")
 PREFIXES = {"W_q": "q", "W_k": "k", "W_v": "v"}
+ORIGINS = {  # the weights as the exercises name them
+    "random": "the seeded random W_q, W_k, W_v above",
+    "edited": "your edited W_q, W_k, W_v above",
+    "002": "the journey tutorial's recovered W_q, W_k, W_v above",
+}
 
 
 def render(lab: LabInput) -> None:
@@ -40,7 +46,8 @@ def render(lab: LabInput) -> None:
     what_self_means()
     source, params = projection_matrices(lab)
     scale = scale_choice(source)
-    steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=scale)
+    shown = projected_shown(lab.X, params, scale, ORIGINS[source])
+    steps = shown.steps
     reproduced = source == "002" and matches_002_inputs(lab.X)
     if reproduced:
         reproduced_002(lab, params)
@@ -52,7 +59,7 @@ def render(lab: LabInput) -> None:
     two_kinds_of_weights(lab.T, lab.d_model, params.W_q.shape[1])
     pitfall_002(lab, params if source == "002" else None)
     display.show_code(*code_run(source, scale, reproduced))
-    exercises_section(__file__, lab)
+    exercises_section(__file__, lab, material=shown)
     path.lesson_footer(__file__)
 
 
@@ -109,7 +116,7 @@ def projection_matrices(lab: LabInput) -> tuple[str, Projections]:
     if source == "002":
         params, residuals = recovered_params(lab.X)
     else:
-        params, residuals = random_params(lab.d_model, source), {}
+        params, residuals = random_params(lab.d_model, source, lab.X.dtype), {}
     if source != "edited":
         params_tables(params, residuals)
     return source, params
@@ -129,7 +136,7 @@ def params_source(d_model: int) -> str:
 
 def recovered_params(X: torch.Tensor) -> tuple[Projections, dict[str, float]]:
     """The journey tutorial's W_q, W_k, W_v recovered by least squares, and how they were found."""
-    params, residuals = recovered_002_projections()
+    params, residuals = recovered_002_projections(X.dtype)
     st.markdown(
         """
 The “Your journey starts with one step” tutorial draws its weights with unseeded `torch.rand(3, 3)` and never prints them, but it
@@ -148,8 +155,8 @@ one step”). Six tokens give six equations per column for three unknowns, so ea
     return params, residuals
 
 
-def random_params(d_model: int, source: str) -> Projections:
-    """Seeded random W_q, W_k, W_v of a chosen d_k, edited by hand when the source says so."""
+def random_params(d_model: int, source: str, dtype: torch.dtype) -> Projections:
+    """Seeded random W_q, W_k, W_v of a chosen d_k (in the input's precision), edited by hand when asked."""
     seed_column, d_k_column = st.columns(2)
     seed = inputs.seed_input("Seed for W_q, W_k, W_v", key="qkv_seed", container=seed_column)
     d_k = int(
@@ -162,7 +169,7 @@ def random_params(d_model: int, source: str) -> Projections:
             help="The number of columns of each W: queries, keys and values get d_k numbers per token.",
         )
     )
-    params = random_projections(d_model, d_k, seed)
+    params = random_projections(d_model, d_k, seed, dtype)
     st.caption(
         "Random weights stand in for learned ones: entries ~ N(0, 1) / √d_model, drawn in the order "
         "W_q, W_k, W_v from one generator seeded with the number above."
@@ -188,7 +195,7 @@ def edited_params(base: Projections, signature: tuple) -> Projections:
             st.markdown(f"**{name}** ({W.shape[0]} × {W.shape[1]})")
             edited = inputs.matrix_editor(params_frame(W, name), key=f"qkv_editor_{name}")
         try:
-            good[name] = validate_projection_matrix(edited, W.shape[0], W.shape[1], name)
+            good[name] = validate_projection_matrix(edited, W.shape[0], W.shape[1], name, W.dtype)
         except ValueError as error:
             problems.append(f"{error} The numbers below still use the last valid {name}.")
             good[name] = last_good[name]
@@ -403,9 +410,11 @@ def context_step(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
         col_title="entry",
         download="qkv_context.csv",
     )
+    check = sdpa_agreement(steps, mask=None, scale=scale)
     st.caption(
-        "Check: PyTorch's torch.nn.functional.scaled_dot_product_attention on the same Q, K, V gives the same "
-        f"context vectors (largest difference {format_number(check_self_attention(steps, mask=None, scale=scale))})."
+        "Check: the context vectors against PyTorch's torch.nn.functional.scaled_dot_product_attention on the "
+        f"same Q, K, V: largest difference {format_number(check.max_difference)}, **{check.verdict}** "
+        f"({tolerance_text(check.tolerance)})."
     )
 
 

@@ -6,10 +6,11 @@ import torch
 
 import attention_core as ac
 from attention_core.attention import AttentionSteps
+from attention_core.exercises import projected_shown
 from attention_core.normalization import column_sums, row_sums, softmax_row_steps
 from attention_core.presets import SCALING_EXAMPLE
 from attention_core.projections import MAX_D_K, Comparison, random_projections
-from attention_core.reference import check_self_attention
+from attention_core.reference import sdpa_agreement, tolerance_text
 from attention_core.saturation import (
     SERIES_SCALED,
     SERIES_UNSCALED,
@@ -27,7 +28,7 @@ from attention_core.saturation import (
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, numbers_text, products_sum_text
+from ui.format import format_number, numbers_text, products_sum_text, quotient_text, sum_text
 from ui.inputs import LabInput
 
 N_SAMPLES = 2000  # pairs (q, k) per d_k in the variance simulation
@@ -48,9 +49,9 @@ def render(lab: LabInput) -> None:
     rows_and_columns(example)
     pitfall_other_run(example)
     seed, d_k, scale = your_input_controls()
-    params = random_projections(lab.d_model, d_k, seed)
-    steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=scale)
-    other_steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=not scale)
+    params = random_projections(lab.d_model, d_k, seed, lab.X.dtype)
+    shown = projected_shown(lab.X, params, scale, "the seeded random W_q, W_k above")
+    steps, other_steps = (shown.scaled, shown.raw) if scale else (shown.raw, shown.scaled)
     spread_with_and_without(lab, steps, scale)
     why_it_matters_here(lab, steps, seed)
     query_row(lab, steps, other_steps, scale)
@@ -69,7 +70,7 @@ def render(lab: LabInput) -> None:
         gradient_to_query,
         projected_scores,
     )
-    exercises_section(__file__, lab)
+    exercises_section(__file__, lab, material=shown)
     path.lesson_footer(__file__)
 
 
@@ -89,8 +90,8 @@ def gradient_curves(d_ks: tuple[int, ...], n_keys: int, n_trials: int, seed: int
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def large_d_k_scores(rows: tuple[tuple[float, ...], ...], d_k: int, seed: int):
-    return projected_scores(torch.tensor(rows, dtype=torch.float32), d_k, seed)
+def large_d_k_scores(rows: tuple[tuple[float, ...], ...], d_k: int, seed: int, dtype: torch.dtype = torch.float32):
+    return projected_scores(torch.tensor(rows, dtype=dtype), d_k, seed)
 
 
 def intro(lab: LabInput) -> None:
@@ -132,22 +133,29 @@ def example_003(example: AttentionSteps) -> None:
 
 
 def by_hand(example: AttentionSteps) -> None:
-    """Every step for query t1, written out with its numbers."""
+    """Every step for query t1, written out with its numbers, each result checkable from the numbers before it."""
     row = softmax_row_steps(example.scaled_scores[0])
     first_context = products_sum_text(
         example.weights[0].tolist(), example.V[:, 0].tolist(), example.context[0, 0].item()
+    )
+    score = products_sum_text(example.Q[0].tolist(), example.K[0].tolist(), example.scores[0, 0].item())
+    scaled = quotient_text(example.scores[0, 0].item(), f"√{example.Q.shape[-1]}", example.scaled_scores[0, 0].item())
+    exp_sum = sum_text(row.raw_exps, row.raw_exp_sum)
+    weights = ", ".join(
+        quotient_text(e, row.raw_exp_sum, w)
+        for e, w in zip(row.raw_exps.tolist(), example.weights[0].tolist(), strict=True)
     )
     st.markdown(
         f"""
 **By hand, for query t1:**
 
-1. Score with key t1: q₁ · k₁ = {products_sum_text(example.Q[0].tolist(), example.K[0].tolist(), example.scores[0, 0].item())}
-2. Scaled: {format_number(example.scores[0, 0].item())} / √2 = **{format_number(example.scaled_scores[0, 0].item())}**
+1. Score with key t1: q₁ · k₁ = {score}
+2. Scaled: {scaled}
    (the whole row: {numbers_text(example.scaled_scores[0], ", ")})
 3. Exponentials of the scaled row: {numbers_text(row.raw_exps, ", ")}
    (the tutorial prints {numbers_text(SCALING_EXAMPLE.printed["t1_scaled_exps"], ", ")}); their sum is
-   {format_number(row.raw_exp_sum)}
-4. Weights = each exponential / the sum: **{numbers_text(example.weights[0], ", ")}**
+   {exp_sum}
+4. Weights = each exponential / the sum: {weights}
 5. Context of t1 = Σⱼ wⱼ vⱼ, first entry: {first_context}
 """
     )
@@ -243,7 +251,7 @@ def why_it_matters_here(lab: LabInput, steps: AttentionSteps, seed: int) -> None
         f"N(0, 1) / √d_model, an entry of q has about the mean square of the embedding's entries as variance), "
         f"and d_k = {d_k}: " + effect_text(scaling_effect(steps.scores, d_k), d_k)
     )
-    big = large_d_k_scores(tuple(tuple(r) for r in lab.X.tolist()), LARGE_D_K, seed)  # (T, T)
+    big = large_d_k_scores(tuple(tuple(r) for r in lab.X.tolist()), LARGE_D_K, seed, lab.X.dtype)  # (T, T)
     st.markdown(
         f"**The same sentence with d_k = {LARGE_D_K}** (random W_q, W_k drawn the same way, seed {seed}): "
         + effect_text(scaling_effect(big, LARGE_D_K), LARGE_D_K)
@@ -310,9 +318,11 @@ def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
             explain=cell_click.scores_of(steps, scaled=scale),
             highlight_row=lab.query_label,
         )
+    check = sdpa_agreement(steps, mask=None, scale=scale)
     st.caption(
-        "Check: PyTorch's torch.nn.functional.scaled_dot_product_attention gives the same context vectors "
-        f"(largest difference {format_number(check_self_attention(steps, mask=None, scale=scale))})."
+        "Check: the context vectors against PyTorch's torch.nn.functional.scaled_dot_product_attention on the "
+        f"same Q, K, V: largest difference {format_number(check.max_difference)}, **{check.verdict}** "
+        f"({tolerance_text(check.tolerance)})."
     )
 
 

@@ -13,16 +13,15 @@ from attention_core.normalization import (
     one_hot_weights,
     overflow_demo,
     row_sums,
-    shift_rounding_tolerance,
     softmax_row_steps,
     with_sums,
 )
 from attention_core.presets import JOURNEY, NUMPY_SEED_4, TRANSFORMER
-from attention_core.reference import agreement, max_abs_difference
+from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import to_frame
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, numbers_text, texts
+from ui.format import exp_text, format_number, numbers_text, quotient_text, sum_text, texts
 from ui.inputs import LabInput
 
 SIDE_BY_SIDE_TOKENS = 8  # up to this many tokens, the temperature heatmap and bars share a row
@@ -126,7 +125,7 @@ def worked_example(lab: LabInput, scores_row: torch.Tensor) -> None:
    because it divides the top and the bottom of the fraction by the same e^max; it only keeps the
    exponentials small (see *Stability* below).
 3. Take the exponential of each: all non-negative (a very negative one underflows to 0), the largest is exactly 1.
-4. Add them up: **Σ = {format_number(row.exp_sum)}**.
+4. Add them up: Σ = {sum_text(row.exps, row.exp_sum)}.
 5. Divide each exponential by Σ: those are the weights.
 """
     )
@@ -134,9 +133,9 @@ def worked_example(lab: LabInput, scores_row: torch.Tensor) -> None:
     top, top_weight = max_weight(row.weights)
     first = 0
     st.markdown(
-        f"For example, the weight of “{labels[first]}”: e^({format_number(row.shifted[first].item())}) / "
-        f"{format_number(row.exp_sum)} = {format_number(row.exps[first].item())} / {format_number(row.exp_sum)} "
-        f"= **{format_number(row.weights[first].item())}**. The weights of “{query}” add up to "
+        f"For example, the weight of “{labels[first]}”: e^(s − max) / Σ = "
+        f"{quotient_text(row.exps[first].item(), row.exp_sum, row.weights[first].item())}, where "
+        f"{exp_text(row.scores[first].item(), row.row_max, row.exps[first].item())}. The weights of “{query}” add up to "
         f"**{format_number(row_sums(row.weights).item())}**, and the largest goes to “{labels[top]}” "
         f"({format_number(top_weight)})."
     )
@@ -173,7 +172,7 @@ maximum, their sum is at least 1.
 """
     )
     naive = ac.naive_normalize(scores)[q]  # (T,)
-    st.markdown(f"The scores of “{query}” add up to **Σ s = {format_number(row_sums(scores)[q].item())}**.")
+    st.markdown(f"The scores of “{query}” add up to Σ s = {sum_text(scores[q], row_sums(scores)[q].item())}.")
     if not bool(naive.isfinite().all()):
         st.warning(
             "Demonstration of the pitfall: these scores add up to exactly 0, so dividing by their sum gives "
@@ -230,7 +229,8 @@ def pitfall_beside_000(lab: LabInput, scores_row: torch.Tensor, naive: torch.Ten
         display.table(pitfall_table(lab.labels, scores_row, naive, weights_row), alt="Divide by the sum, this input")
     with right:
         st.markdown(
-            f"**{display.tutorial_name('000', capital=True)}, “{labels_000[q_000]}”**: Σ s = {format_number(row_sums(example.scores)[q_000].item())}"
+            f"**{display.tutorial_name('000', capital=True)}, “{labels_000[q_000]}”**: Σ s = "
+            f"{sum_text(example.scores[q_000], row_sums(example.scores)[q_000].item())}"
         )
         display.table(
             pitfall_table(labels_000, example.scores[q_000], naive_000, example.weights[q_000]),
@@ -412,17 +412,12 @@ def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor
         index=list(lab.labels),
     )
     display.frame_table(demo_table, width="stretch", height="auto" if lab.T <= 16 else 420)
-    gap = agreement(demo.stable_weights, weights[q]).relative_difference
-    tolerance = shift_rounding_tolerance(demo.scores)
-    verdict = (
-        f"within the {format_number(tolerance)} that rounding s + c to float32 can cause: the same weights"
-        if gap <= tolerance
-        else f"more than the {format_number(tolerance)} that rounding s + c to float32 explains"
-    )
+    check = agreement(weights[q], demo.stable_weights)  # the lab's softmax of s against the shifted table
     st.markdown(
-        f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The stable weights against the weights "
-        f"of the unshifted scores: largest difference {format_number(max_abs_difference(demo.stable_weights, weights[q]))}, "
-        f"relative gap {format_number(gap)}, {verdict}."
+        f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The lab's weights of the unshifted "
+        f"scores against the stable weights of s + c (kept in float64, so the shift itself rounds nothing): "
+        f"largest difference {format_number(check.max_difference)}, relative gap "
+        f"{format_number(check.relative_difference)}: **{check.verdict}** ({tolerance_text(check.tolerance)})."
     )
 
 
@@ -457,7 +452,7 @@ query i's "weights" no longer add up to 1, so its output is not an average of th
     )
     st.markdown(
         f'For the query “{lab.query_label}” the pitfall\'s row of "weights" adds up to '
-        f"**{format_number(row_sums(wrong)[lab.query_index].item())}** instead of 1."
+        f"{sum_text(wrong[lab.query_index], row_sums(wrong)[lab.query_index].item())} instead of 1."
     )
     wrong_axis_notes(lab)
 

@@ -44,22 +44,23 @@ def render(lab: LabInput) -> None:
         st.warning(f"{error} The other lessons still work on this sentence.", icon=":material/warning:")
         return
     pieces_section(forward)
-    head_explorer(sentence, forward)
+    chosen = trained.query_piece(lab.tokens, lab.query_index)
+    head_explorer(lab, loaded, forward, chosen)
     what_heads_do(sentence, forward)
+    heads_linking(sentence, forward, chosen)
     caution()
-    display.show_code(tm.head_params, tm.biased_projection, tm.head_by_hand, tm.head_label)
-    material = TrainedMaterial(forward, loaded.model)
-    exercises_section(__file__, lab, material=material, material_key=(sentence,), made_from="your sentence's heads")
-    path.lesson_footer(__file__)
+    display.show_code(tm.head_params, tm.biased_projection, tm.head_by_hand, tm.head_summary, tm.heads_linking)
+    path.lesson_footer(__file__, try_this=try_this(sentence))
 
 
 def intro(lab: LabInput) -> None:
     st.markdown(
-        """
+        f"""
 Every lesson so far ran on made-up numbers, so its heads look alike. Here is a **real trained
-model**: all-MiniLM-L6-v2, a small BERT (6 layers × 12 heads, d_model = 384, d_k = 32) trained
-to map sentences to vectors. You see each of its 72 heads on your sentence, and then one head
-recomputed **by hand with the lab's own functions** from lessons 1 to 5: the same numbers as the model's.
+model**: all-MiniLM-L6-v2, a small BERT ({tm.NUM_LAYERS} layers × {tm.NUM_HEADS} heads, d_model = {tm.D_MODEL},
+d_k = {tm.D_K}) trained to map sentences to vectors. You see each of its {tm.ALL_HEADS} heads on your sentence,
+and then one head recomputed **by hand with the lab's own functions** from lessons 1 to 5: the same numbers as the
+model's.
 """
     )
     st.latex(
@@ -129,29 +130,67 @@ def _pick_from_grid() -> None:
         st.session_state["tm_head"] = int(points[0]["head"])
 
 
+def follow_sidebar(key: str, followed: tuple, piece: int) -> None:
+    """Set the piece picker ``key`` to ``piece`` when the sidebar's sentence or query changed (or the picker is new);
+    otherwise leave the learner's own pick alone."""
+    memory = f"{key}_follows"
+    if st.session_state.get(memory) != followed or key not in st.session_state:
+        st.session_state[memory] = followed
+        st.session_state[key] = piece
+
+
+def chosen_piece_note(word: str, pieces: list[str], chosen: tm.QueryPiece) -> str:
+    """Which piece stands for the sidebar's query word, and why."""
+    if chosen.exact:
+        return f"The query piece follows the sidebar's query “{word}”: the piece “{pieces[chosen.index]}”."
+    if chosen.word_pieces:
+        parts = " + ".join(f"“{pieces[p]}”" for p in chosen.word_pieces)
+        return (
+            f"The sidebar's query “{word}” is not one piece of the model: it is read as {parts}. The query "
+            f"piece starts at its first piece, “{pieces[chosen.index]}”."
+        )
+    return (
+        f"The sidebar's query “{word}” gives no piece of the model; the query piece starts at “{pieces[chosen.index]}”."
+    )
+
+
 @st.fragment
-def head_explorer(sentence: str, forward: tm.Forward) -> None:
-    """Grid, selectors, one head and the same head by hand: a fragment, so picking a head reruns only this part."""
+def head_explorer(lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, chosen: tm.QueryPiece) -> None:
+    """Grid, selectors, one head, the same head by hand and the exercises about that head: a fragment, so picking
+    a head reruns only this part, and the questions are always about the head on screen."""
+    sentence, word, query_index = " ".join(lab.tokens), lab.query_label, lab.query_index
     labels = trained.head_labels(sentence)
     pieces = ac.token_labels(forward.pieces)
-    st.subheader("2. All 72 heads at once")
+    st.subheader(f"2. All {tm.ALL_HEADS} heads at once")
     layer_column, head_column, query_column = st.columns(3)
     layer = layer_column.selectbox("Layer", range(1, tm.NUM_LAYERS + 1), key="tm_layer")
     head = head_column.selectbox("Head", range(1, tm.NUM_HEADS + 1), key="tm_head")
-    query = query_column.selectbox(
-        "Query piece", range(len(pieces)), index=min(1, len(pieces) - 1), format_func=pieces.__getitem__, key="tm_query"
-    )
+    follow_sidebar("tm_query", (sentence, query_index), chosen.index)
+    query = query_column.selectbox("Query piece", range(len(pieces)), format_func=pieces.__getitem__, key="tm_query")
+    st.caption(chosen_piece_note(word, pieces, chosen))
     all_heads(sentence, forward, labels, (layer, head))
     params, steps = trained.head_steps(sentence, layer - 1, head - 1)
+    summary = trained.head_summaries(sentence)[layer - 1][head - 1]
     one_head(forward, pieces, layer, head, query, labels[layer - 1][head - 1], steps)
+    head_figures(pieces, summary)
     by_hand(sentence, forward, pieces, layer, head, params, steps)
+    material = TrainedMaterial(forward, loaded.model, layer - 1, head - 1, query)
+    exercises_section(
+        __file__,
+        lab,
+        material=material,
+        material_key=(sentence, layer, head, query),
+        made_from=f"layer {layer}, head {head} and the query “{pieces[query]}” above",
+    )
 
 
 def all_heads(sentence: str, forward: tm.Forward, labels: list[list[str]], selected: tuple[int, int]) -> None:
     st.markdown(
-        "Rows are layers 1 (nearest the input) to 6, columns heads 1 to 12; each square is one head's "
-        "weights (query down, key across) on one colour scale: weight 0 dark purple, 1 yellow, as in every lesson. Above each head: its label (section 5). "
-        "**Click a head** (or use the selectors) to open it below; the orange frame marks it."
+        f"Rows are layers 1 (nearest the input) to {tm.NUM_LAYERS}, columns heads 1 to {tm.NUM_HEADS}; each square "
+        "is one head's weights (query down, key across) on one colour scale: weight 0 dark purple, 1 yellow, as in "
+        "every lesson. Above each head: its label measured on your sentence (section 5), such as “next 0.62”: the "
+        "average weight a query puts on the next piece. **Click a head** (or use the selectors) to open it below; "
+        "the orange frame marks it."
     )
     T = len(forward.pieces)
     if T <= GRID_CHART_PIECES:
@@ -160,7 +199,8 @@ def all_heads(sentence: str, forward: tm.Forward, labels: list[list[str]], selec
     else:
         st.image(
             charts.head_mosaic(forward.attentions.numpy(), pixels=max(1, 72 // T)),
-            caption="Layers 1-6 down, heads 1-12 across (an image: too many pieces for a clickable chart).",
+            caption=f"Layers 1-{tm.NUM_LAYERS} down, heads 1-{tm.NUM_HEADS} across (an image: too many pieces for "
+            "a clickable chart).",
         )
 
 
@@ -195,6 +235,35 @@ def one_head(
     with row_column:
         st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
         display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt="The query's row of weights")
+        entropy = float(ac.row_entropy(weights[query : query + 1])[0])
+        st.caption(
+            f"Its entropy −Σ w ln w: {format_number(entropy)} nats (a uniform row: ln {len(pieces)} = "
+            f"{format_number(tm.uniform_entropy(len(pieces)))})."
+        )
+
+
+def head_figures(pieces: list[str], summary: tm.HeadSummary) -> None:
+    """What this head does on the learner's sentence, each statement with its measured figure."""
+    rows_on, target = summary.rows_on, trained.PATTERN_WORDS[summary.pattern]
+    lines = [
+        f"Its strongest pattern on your sentence: a query puts on average {format_number(summary.share)} of its "
+        f"weight on {target}; {rows_on.hit} of {rows_on.rows} rows put their largest weight there "
+        f"({rows_on.fraction:.0%}).",
+    ]
+    if summary.label != summary.pattern:
+        spread = "at least" if summary.label == "broad" else "below"
+        lines.append(
+            f"That is below {format_number(tm.LABEL_SHARE, 2)}, so the pattern is **weak**; its mean row entropy is "
+            f"{format_number(summary.entropy_fraction)} of ln T (the entropy of a uniform row), {spread} "
+            f"{format_number(tm.BROAD_FRACTION, 2)}: section 5's label is **{summary.label}**."
+        )
+    if summary.link is not None:
+        query, key, weight = summary.link
+        lines.append(
+            f"Its largest weight off those keys ([CLS], [SEP], the previous, the same and the next piece): "
+            f"“{pieces[query]}” → “{pieces[key]}” {format_number(weight)}."
+        )
+    st.markdown("**Measured on your sentence.** " + " ".join(lines))
 
 
 def by_hand(
@@ -279,21 +348,31 @@ def step_explain(step: str, X: torch.Tensor, params: tm.HeadParams, steps: tm.He
 def agreement(sentence: str, forward: tm.Forward, layer: int, head: int, steps: tm.HeadSteps) -> None:
     weight_gap, context_gap = tm.head_differences(forward, layer - 1, head - 1, steps)
     all_weights, all_contexts = trained.agreement(sentence)
-    left, middle, right = st.columns(3)
-    left.metric("Max |lab − model|, this head's weights", format_number(weight_gap))
-    middle.metric("…this head's context", format_number(context_gap))
-    right.metric(
-        "…over all 72 heads (weights, context)", f"{format_number(all_weights)}, {format_number(all_contexts)}"
+    st.markdown("**Largest |lab − model|**, one number each:")
+    left, right = st.columns(2)
+    left.metric("This head's weights", format_number(weight_gap))
+    right.metric("This head's context", format_number(context_gap))
+    left.metric(f"All {tm.ALL_HEADS} heads' weights", format_number(all_weights))
+    right.metric(f"All {tm.ALL_HEADS} heads' contexts", format_number(all_contexts))
+    checked = (
+        "The model's weights come from transformers' output_attentions, its context from a hook on the "
+        "self-attention module. "
     )
-    verdict = "agree" if max(all_weights, all_contexts) < 1e-5 else "DIFFER"
-    st.caption(
-        f"The model's weights come from transformers' output_attentions, its context from a hook on the "
-        f"self-attention module. Lab and model {verdict} to 1e-5 on all 72 heads; the rest is float32 rounding."
-    )
+    tolerance = format_number(tm.AGREEMENT_TOLERANCE)
+    if tm.agrees(all_weights, all_contexts):
+        st.caption(
+            f"{checked}Lab and model agree to within {tolerance} on all {tm.ALL_HEADS} heads, weights and contexts; "
+            "the rest is float32 rounding."
+        )
+    else:
+        st.caption(
+            f"{checked}Lab and model **DIFFER**: on at least one of the {tm.ALL_HEADS} heads a weight or a context "
+            f"entry differs by {tolerance} or more (the largest differences are above)."
+        )
 
 
 def what_heads_do(sentence: str, forward: tm.Forward) -> None:
-    labels = trained.head_labels(sentence)
+    labels = trained.label_names(sentence)
     st.subheader("5. What heads do")
     st.markdown(
         f"""
@@ -302,20 +381,24 @@ Each head gets a label from its weights on this sentence, averaged over the quer
 **previous**, **next**, **same** when at least {tm.LABEL_SHARE:.0%} goes to the piece just before, just
 after, or the query itself; **broad** when the weights are spread almost evenly (mean row entropy at
 least {tm.BROAD_FRACTION:.0%} of ln T, the entropy of a uniform row); otherwise **mixed**.
+The grid's labels carry the figure: “next 0.62” means a query puts on average 0.62 of its weight on the next
+piece (“prev” is the previous piece); “weak CLS 0.37” or “broad CLS 0.18” names the strongest pattern when it
+is below {format_number(tm.LABEL_SHARE, 2)}. A label is an average: section 3 gives, for the open head, on how many rows
+the pattern holds and the head's largest weight off those keys.
 """
     )
     display.frame_table(tm.label_counts(labels), alt="How many heads of each layer carry each label")
+    sinks = tm.label_total(labels, ("CLS", "SEP"))
     st.markdown(
-        """
+        f"""
 **Attention sinks.** Softmax must give each row weights that sum to 1, so a head that has nothing
 useful to look at for a query still has to put its weight somewhere. Trained heads learn to park
 it on a piece that is always there and carries little meaning: [CLS], [SEP] or punctuation. The value
 vectors of those pieces are small, so the weight parked there changes the output little: a "no-op".
-That is why many heads look like a bright column at [CLS] or [SEP].
+On your sentence {sinks} of the {tm.ALL_HEADS} heads are labelled CLS or SEP: a bright column at [CLS] or [SEP].
 
-**Layers differ.** Heads of the first layers often follow position (previous or next piece, the
-piece itself) or spread broadly; middle layers park much weight on [CLS]/[SEP]; later layers mix.
-The entropy map shows it: low entropy (dark) is a focused head, high (light) a spread-out one.
+**Layers differ.** The table above counts, layer by layer, which labels your sentence gives. The entropy map
+below shows how focused each head is: low entropy (dark) is a focused head, high (light) a spread-out one.
 """
     )
     layers = [f"layer {i + 1}" for i in range(tm.NUM_LAYERS)]
@@ -330,6 +413,48 @@ The entropy map shows it: low entropy (dark) is a focused head, high (light) a s
         ceiling,
         st_width="content",
     )
+
+
+@st.fragment
+def heads_linking(sentence: str, forward: tm.Forward, chosen: tm.QueryPiece) -> None:
+    """Which heads link piece A to piece B on this sentence: all heads ranked by the weight A puts on B."""
+    pieces = ac.token_labels(forward.pieces)
+    st.subheader("6. Which heads link one piece to another?")
+    st.markdown(
+        f"Pick a query piece A and a key piece B: the table ranks all {tm.ALL_HEADS} heads by the weight A puts on "
+        "B on your sentence (a cell of each head's weights, row A, column B)."
+    )
+    follow_sidebar("tm_link_query", (sentence, chosen.index), chosen.index)
+    follow_sidebar("tm_link_key", (sentence, chosen.index), tm.neighbour_piece(chosen.index, len(pieces)))
+    query_column, key_column = st.columns(2)
+    query = query_column.selectbox("A (query piece)", range(len(pieces)), format_func=pieces.__getitem__,
+                                   key="tm_link_query")  # fmt: skip
+    key = key_column.selectbox("B (key piece)", range(len(pieces)), format_func=pieces.__getitem__, key="tm_link_key")
+    ranked = trained.heads_linking(sentence, query, key)
+    st.markdown(
+        f"Strongest: **layer {ranked.at[0, 'layer']}, head {ranked.at[0, 'head']}**, where “{pieces[query]}” puts "
+        f"{format_number(ranked.at[0, 'weight'])} of its weight on “{pieces[key]}”."
+    )
+    names = [f"layer {layer}, head {head}" for layer, head in zip(ranked["layer"], ranked["head"], strict=True)]
+    column = f"weight {pieces[query]} → {pieces[key]}"
+    display.table(ranked[["weight"]].set_axis(names).set_axis([column], axis=1), alt=f"Heads ranked by the {column}")
+
+
+def try_this(sentence: str) -> tuple[path.Experiment, ...]:
+    """Three heads to open, each the one that follows a pattern most on the learner's sentence, with its figure."""
+    experiments = []
+    for pattern, layer, head, rows_on in trained.claims(sentence):
+        target = trained.PATTERN_WORDS[pattern]
+        experiments.append(
+            path.Experiment(
+                f"Layer {layer + 1}, head {head + 1}",
+                f"On your sentence, {rows_on.hit} of {rows_on.rows} rows of this head put most weight on {target} "
+                f"({rows_on.fraction:.0%}); no other of the {tm.ALL_HEADS} heads does so on more rows. Open it and read "
+                "its line view.",
+                (("tm_layer", layer + 1), ("tm_head", head + 1)),
+            )
+        )
+    return tuple(experiments)
 
 
 def caution() -> None:

@@ -13,9 +13,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
 
 from attention_core.attention import apply_mask, attention_scores, context_vectors, scale_scores, softmax
 from attention_core.masks import causal_mask
+from attention_core.reference import Agreement, agreement, sdpa_reference
 from attention_core.training import HALF, TinyTransformer, heads_of, join_heads
 
 FLOAT32_BYTES = 4
@@ -78,6 +81,23 @@ def recomputed_attention(X: torch.Tensor, W_q, W_k, W_v) -> tuple[torch.Tensor, 
     scaled = scale_scores(attention_scores(Q, K), Q.shape[-1])  # (T, T)
     weights = softmax(apply_mask(scaled, causal_mask(X.shape[0])))  # (T, T)
     return weights, context_vectors(weights, V)  # (T, T), (T, d_v)
+
+
+def reference_context(X: torch.Tensor, W_q, W_k, W_v) -> torch.Tensor:
+    """PyTorch's F.scaled_dot_product_attention on X W_q, X W_k, X W_v with the causal mask: (T, d_v)."""
+    mask = torch.tril(torch.ones(X.shape[0], X.shape[0], dtype=torch.bool))  # (T, T), built here, not by the lab
+    return sdpa_reference(X @ W_q, X @ W_k, X @ W_v, mask=mask)  # (T, d_v)
+
+
+def cache_checks(steps: list[CacheStep], X: torch.Tensor, W_q, W_k, W_v) -> dict[str, Agreement]:
+    """The cached and the recomputed context, each against PyTorch's SDPA with the causal mask."""
+    _, context = recomputed_attention(X, W_q, W_k, W_v)  # (T, d_v)
+    cached_context = torch.stack([step.context for step in steps])  # (T, d_v)
+    reference = reference_context(X, W_q, W_k, W_v)  # (T, d_v)
+    return {
+        "cached context vs F.scaled_dot_product_attention": agreement(cached_context, reference),
+        "recomputed context vs F.scaled_dot_product_attention": agreement(context, reference),
+    }
 
 
 def cache_rows_as_matrix(steps: list[CacheStep]) -> torch.Tensor:
@@ -216,30 +236,57 @@ def attention_matrix_bytes(T: int, dtype: torch.dtype = torch.float32) -> int:
     return T * T * torch.empty(0, dtype=dtype).element_size()
 
 
+class AllocationCounter(TorchDispatchMode):
+    """Counts the bytes of every new tensor storage the torch operations inside it create (views and in-place
+    results share their input's storage and are not counted). CPU torch has no allocation statistics of its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bytes = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        inputs = {t.untyped_storage().data_ptr() for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)}
+        result = func(*args, **kwargs)
+        outputs = {t.untyped_storage().data_ptr(): t for t in tree_leaves(result) if isinstance(t, torch.Tensor)}
+        self.bytes += sum(t.untyped_storage().nbytes() for ptr, t in outputs.items() if ptr not in inputs)
+        return result
+
+
+def causal_head(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
+    """One causal attention head as the lab computes it: softmax(mask(Q K^T / sqrt(d_k))) V; (T, d_v)."""
+    weights = softmax(apply_mask(scale_scores(attention_scores(Q, K), Q.shape[-1]), causal_mask(Q.shape[0])))
+    return context_vectors(weights, V)  # (T, T) @ (T, d_v) -> (T, d_v)
+
+
 def measure_attention(T: int, d_k: int, seed: int = 0, repeats: int = 3) -> tuple[float, int]:
-    """(seconds, bytes): the fastest of ``repeats`` causal attentions of T tokens and the bytes of its weights."""
+    """(seconds, bytes): the fastest of ``repeats`` causal attentions of T tokens, and the bytes of every tensor
+    one run allocates (the mask, scores, their scaled and masked copies, exponentials, weights, context)."""
     generator = torch.Generator().manual_seed(seed)
     Q, K, V = (torch.randn(T, d_k, generator=generator) for _ in range(3))  # (T, d_k) each
-    best, weights = math.inf, None
-    mask = causal_mask(T)  # (T, T)
+    best = math.inf
     for _ in range(repeats):
         start = time.perf_counter()
-        weights = softmax(apply_mask(scale_scores(attention_scores(Q, K), d_k), mask))  # (T, T)
-        context_vectors(weights, V)  # (T, d_k)
+        causal_head(Q, K, V)  # (T, d_k)
         best = min(best, time.perf_counter() - start)
-    return best, weights.untyped_storage().nbytes()
+    with AllocationCounter() as counter:
+        causal_head(Q, K, V)
+    return best, counter.bytes
 
 
 def cost_frame(sizes=COST_SIZES, d_k: int = 16) -> pd.DataFrame:
     """T, cells T^2, bytes by formula and measured, milliseconds measured and c T^2 (c fitted at the largest T)."""
     rows = [(T, *measure_attention(T, d_k)) for T in sizes]
-    frame = pd.DataFrame(rows, columns=["T", "seconds", "measured bytes"])
+    frame = pd.DataFrame(rows, columns=["T", "seconds", "allocated bytes (measured)"])
     frame["ms"] = frame["seconds"] * 1000
     frame["cells"] = frame["T"] ** 2
     frame["bytes (formula)"] = [attention_matrix_bytes(T) for T in frame["T"]]
     per_cell = frame["ms"].iloc[-1] / frame["cells"].iloc[-1]
     frame["ms (c·T²)"] = frame["cells"] * per_cell
-    return frame[["T", "cells", "bytes (formula)", "measured bytes", "ms", "ms (c·T²)"]]
+    frame["allocated / formula"] = frame["allocated bytes (measured)"] / frame["bytes (formula)"]
+    return frame[
+        ["T", "cells", "bytes (formula)", "allocated bytes (measured)", "allocated / formula", "ms", "ms (c·T²)"]
+    ]
 
 
 def smallest_against_formula(frame: pd.DataFrame) -> tuple[int, float]:

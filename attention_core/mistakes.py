@@ -53,14 +53,22 @@ def inverted_mask(scores: torch.Tensor, mask: torch.Tensor) -> Outcome:
 
 
 def large_negative_in_half(scores: torch.Tensor, mask: torch.Tensor) -> Outcome:
-    """masked_fill(-1e9) on float16 scores overflows (float16 stops at ±65504); use finfo(dtype).min or -inf."""
+    """masked_fill(-1e9) on float16 scores overflows (float16 stops at ±65504); use finfo(dtype).min or -inf.
+
+    The right result is the exact one: softmax of the masked scores in float64, not the float16 fix's rounding.
+    """
     half = scores.to(torch.float16)  # (T, T)
     try:
         wrong: torch.Tensor | str = torch.softmax(half.masked_fill(~mask, -1e9), dim=-1)
     except RuntimeError as error:
         wrong = f"RuntimeError: {error}"
-    right = torch.softmax(half.masked_fill(~mask, torch.finfo(torch.float16).min).float(), dim=-1)  # (T, T)
-    return wrong, right
+    return wrong, softmax(apply_mask(scores.to(torch.float64), mask))  # (T, T) in float64
+
+
+def finfo_min_in_half(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The fix still in float16: masked_fill(finfo(float16).min) on float16 scores, softmax in float32."""
+    half = scores.to(torch.float16)  # (T, T)
+    return torch.softmax(half.masked_fill(~mask, torch.finfo(torch.float16).min).float(), dim=-1)  # (T, T)
 
 
 def keys_transposed(X: torch.Tensor, W_k: torch.Tensor) -> Outcome:

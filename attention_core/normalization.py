@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from attention_core.attention import check_temperature, naive_softmax, softmax
+from attention_core.attention import check_temperature, naive_softmax
 
 
 @dataclass(frozen=True)
@@ -72,23 +72,29 @@ def max_weight(weights_row: torch.Tensor) -> tuple[int, float]:
 class OverflowDemo:
     """Scores shifted up by a constant, pushed through the naive and the stable softmax."""
 
-    scores: torch.Tensor  # (T,)  s_j + c
-    naive_exps: torch.Tensor  # (T,)  exp(s_j + c): inf in float32 once s_j + c > ~88.7
+    scores: torch.Tensor  # (T,)  s_j + c, in float64: float32 would round it (1000.4567 -> 1000.45667)
+    naive_exps: torch.Tensor  # (T,)  exp(s_j + c) stored in float32: inf once s_j + c > ~88.7
     naive_sum: float  # sum of the above: inf as soon as one term is inf
     naive_weights: torch.Tensor  # (T,)  inf / inf = NaN
     shifted: torch.Tensor  # (T,)  s_j + c - max: the constant cancels
     stable_exps: torch.Tensor  # (T,)  exp(s_j + c - max), in (0, 1]
-    stable_weights: torch.Tensor  # (T,)  the same weights as for the unshifted scores
+    stable_weights: torch.Tensor  # (T,)  stable_exps / their sum: the same weights as for the unshifted scores
 
 
 def overflow_demo(scores_row: torch.Tensor, offset: float = 1000.0) -> OverflowDemo:
-    """For s_j + c: naive exp(s_j + c) / sum overflows; exp(s_j + c - m) / sum with m = max does not."""
-    big = scores_row + offset  # (T,)
-    naive_exps = torch.exp(big)  # (T,)
+    """For s_j + c: naive exp(s_j + c) / sum overflows in float32; exp(s_j + c - m) / sum with m = max does not.
+
+    s + c is kept in float64, so the stable column is exact (every shown digit right) and shows that the shift
+    changes nothing; the naive column is what float32 does with the same numbers.
+    """
+    big = scores_row.to(torch.float64) + offset  # (T,), exact: no float32 rounding of s + c
+    naive = big.to(torch.float32)  # (T,) the same numbers as a float32 model would hold them
+    naive_exps = torch.exp(naive)  # (T,), inf past ~88.7
     shifted = big - big.max()  # (T,)
     stable_exps = torch.exp(shifted)  # (T,)
+    stable_weights = stable_exps / stable_exps.sum()  # (T,)
     return OverflowDemo(
-        big, naive_exps, float(naive_exps.sum()), naive_softmax(big), shifted, stable_exps, softmax(big)
+        big, naive_exps, float(naive_exps.sum()), naive_softmax(naive), shifted, stable_exps, stable_weights
     )
 
 
@@ -117,11 +123,3 @@ def one_hot_weights(T: int) -> tuple[float, float]:
 def all_positive(scores_row: torch.Tensor) -> bool:
     """True when every s_j > 0: then s_j / sum_k s_k happens to be a proper average (divide-by-sum looks fine)."""
     return bool((scores_row > 0).all())
-
-
-def shift_rounding_tolerance(shifted_scores: torch.Tensor) -> float:
-    """Relative change in the weights that storing s + c in float32 can cause: a few eps * max |s + c|."""
-    eps = torch.finfo(torch.float32).eps  # 1.19e-7
-    finite = shifted_scores[shifted_scores.isfinite()]  # (<= T,)
-    size = float(finite.abs().max().item()) if finite.numel() else 0.0
-    return 4 * eps * max(1.0, size)

@@ -14,7 +14,7 @@ import torch
 
 from attention_core.attention import self_attention
 from attention_core.embeddings import check_d_model, check_seed
-from attention_core.reference import Agreement, agreement
+from attention_core.reference import Agreement, agreement, sdpa_agreement
 
 BASE = 10_000.0  # the wavelength base of "Attention Is All You Need"
 MAX_POSITIONS = 1024  # rows of the learned-style table, like GPT-2's 1024 positions
@@ -116,6 +116,11 @@ def attention_output(
 ) -> torch.Tensor:
     """context = softmax((X + PE) W_q ((X + PE) W_k)^T / sqrt(d_k)) (X + PE) W_v; (T, d_v)."""
     return self_attention(add_positions(X, positions), W_q, W_k, W_v).context  # (T, d_v)
+
+
+def output_check(X: torch.Tensor, W_q: torch.Tensor, W_k: torch.Tensor, W_v: torch.Tensor) -> Agreement:
+    """A(X) against PyTorch's F.scaled_dot_product_attention on the same Q, K, V (reference.sdpa_agreement)."""
+    return sdpa_agreement(self_attention(X, W_q, W_k, W_v), mask=None, scale=True)
 
 
 def equivariance_agreement(

@@ -28,6 +28,7 @@ WEIGHTS_FILE = "model.safetensors"
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 REQUIRED_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", WEIGHTS_FILE)
 NUM_LAYERS, NUM_HEADS, D_MODEL, D_K = 6, 12, 384, 32
+ALL_HEADS = NUM_LAYERS * NUM_HEADS  # 72
 MAX_PIECES = 128  # the model was trained on sequences of at most 128 pieces
 MAX_CHARACTERS = 5_000  # longer text is refused before the tokeniser sees it
 # The sentence-transformers README's quick start (github.com/UKPLab/sentence-transformers, README.md,
@@ -39,6 +40,9 @@ PUBLISHED_SIMILARITY = ((1.0, 0.6660, 0.1046), (0.6660, 1.0, 0.1411), (0.1046, 0
 LABEL_SHARE = 0.5
 BROAD_FRACTION = 0.9
 HEAD_LABELS = ("CLS", "SEP", "previous", "next", "same", "broad", "mixed")
+PATTERNS = HEAD_LABELS[:5]  # the patterns whose key is fixed by the query's position
+# lab and model "agree" when every weight and context entry of every head differs by less than this
+AGREEMENT_TOLERANCE = 1e-5
 
 
 class ModelUnavailable(RuntimeError):
@@ -207,6 +211,46 @@ def split_words(forward: Forward) -> dict[int, list[str]]:
     return {word: pieces for word, pieces in groups.items() if len(pieces) > 1}
 
 
+def word_pieces(tokenizer, words: tuple[str, ...] | list[str]) -> list[tuple[int, ...]]:
+    """For each word of the sentence " ".join(words): the indices of its pieces in encode's pieces.
+
+    Found by character offsets, so a word with punctuation attached ("step,") gets its pieces "step" and ",".
+    """
+    encoding = tokenizer(check_sentence(" ".join(words)), add_special_tokens=True, return_offsets_mapping=True)
+    offsets = encoding["offset_mapping"]  # (T,) (start, end) in the sentence; (0, 0) for [CLS] / [SEP]
+    starts = [sum(len(word) + 1 for word in words[:n]) for n in range(len(words))]
+    return [
+        tuple(p for p, (a, b) in enumerate(offsets) if b > a and start <= a and b <= start + len(word))
+        for start, word in zip(starts, words, strict=True)
+    ]
+
+
+@dataclass(frozen=True)
+class QueryPiece:
+    """The model piece that stands for a sidebar word: ``index`` into the pieces, and all of the word's pieces."""
+
+    index: int
+    word_pieces: tuple[int, ...]  # empty if the tokenizer drops the word
+
+    @property
+    def exact(self) -> bool:
+        """The word is exactly one piece of the model."""
+        return len(self.word_pieces) == 1
+
+
+def query_piece(word_piece_lists: list[tuple[int, ...]], query_index: int) -> QueryPiece:
+    """The piece for the sidebar's query word: its only piece, else its first; the first word piece if it has none."""
+    own = word_piece_lists[query_index]
+    if own:
+        return QueryPiece(own[0], own)
+    return QueryPiece(1, ())  # [CLS] is 0; a sentence always has a piece at 1 ([SEP] at worst)
+
+
+def neighbour_piece(index: int, T: int) -> int:
+    """The piece just before ``index`` if it is not [CLS], else the one after it (a default partner piece)."""
+    return index - 1 if index > 1 else min(index + 1, T - 1)
+
+
 # --- one head by hand -----------------------------------------------------------------------------
 
 
@@ -248,6 +292,11 @@ def head_differences(forward: Forward, layer: int, head: int, steps: HeadSteps) 
     model_context = forward.contexts[layer][:, head * D_K : (head + 1) * D_K]  # (T, d_k)
     weight_gap = (steps.weights - forward.attentions[layer, head]).abs().max().item()
     return weight_gap, (steps.context - model_context).abs().max().item()
+
+
+def agrees(*gaps: float) -> bool:
+    """Every gap is below AGREEMENT_TOLERANCE (the lab's verdict on lab vs model)."""
+    return max(gaps) < AGREEMENT_TOLERANCE
 
 
 def max_differences(model, forward: Forward) -> tuple[float, float]:
@@ -296,6 +345,101 @@ def head_label(weights: torch.Tensor) -> str:
 def head_label_grid(attentions: torch.Tensor) -> list[list[str]]:
     """head_label for every layer (rows) and head (columns) of (L, h, T, T) weights."""
     return [[head_label(weights) for weights in layer] for layer in attentions]
+
+
+def pattern_keys(T: int) -> dict[str, torch.Tensor]:
+    """Each pattern's key for every query row: (T,) indices, -1 where the row has no such key."""
+    rows = torch.arange(T)  # (T,)
+    return {
+        "CLS": torch.zeros(T, dtype=torch.long),
+        "SEP": torch.full((T,), T - 1),
+        "previous": rows - 1,  # row 0 has no previous piece: -1
+        "next": torch.where(rows + 1 < T, rows + 1, -1),
+        "same": rows,
+    }
+
+
+@dataclass(frozen=True)
+class RowsOn:
+    """How many query rows of a head put their largest weight on a pattern's key, of the rows that have one."""
+
+    hit: int
+    rows: int
+
+    @property
+    def fraction(self) -> float:
+        """hit / rows (0 when no row has the key)."""
+        return self.hit / self.rows if self.rows else 0.0
+
+
+def pattern_rows(weights: torch.Tensor, pattern: str) -> RowsOn:
+    """The rows of one head's (T, T) weights whose largest weight is on the pattern's key, of those that have it."""
+    keys = pattern_keys(weights.shape[-1])[pattern]  # (T,)
+    has_key = keys >= 0
+    top = weights.argmax(dim=-1)  # (T,)
+    return RowsOn(int((top[has_key] == keys[has_key]).sum()), int(has_key.sum()))
+
+
+@dataclass(frozen=True)
+class HeadSummary:
+    """What one head does on one sentence, measured: its label, its strongest pattern and its strongest other link."""
+
+    label: str  # head_label: one of HEAD_LABELS
+    pattern: str  # the pattern (PATTERNS) with the largest mean share
+    share: float  # that mean share: the weight an average query puts on the pattern's key
+    rows_on: RowsOn  # rows whose largest weight is on the pattern's key
+    entropy_fraction: float  # mean row entropy / ln T (1 = uniform rows; 0 when T = 1)
+    link: tuple[int, int, float] | None  # (query, key, weight): the largest weight off every pattern's key
+
+
+def off_pattern_link(weights: torch.Tensor) -> tuple[int, int, float] | None:
+    """The largest weight whose key is none of the patterns' keys for its row ([CLS], [SEP], previous, same, next)."""
+    T = weights.shape[-1]
+    rows, cols = torch.arange(T).unsqueeze(1), torch.arange(T).unsqueeze(0)  # (T, 1), (1, T)
+    free = ((cols - rows).abs() > 1) & (cols > 0) & (cols < T - 1)  # (T, T)
+    if not free.any():
+        return None
+    masked = torch.where(free, weights, torch.tensor(-1.0))  # (T, T)
+    flat = int(masked.argmax())
+    return flat // T, flat % T, float(weights.reshape(-1)[flat])
+
+
+def head_summary(weights: torch.Tensor) -> HeadSummary:
+    """The measured figures behind a head's label on one sentence, from its (T, T) weights."""
+    shares = head_shares(weights)
+    pattern = max(shares, key=shares.get)
+    T = weights.shape[-1]
+    fraction = row_entropy(weights).mean().item() / math.log(T) if T > 1 else 0.0
+    rows_on = pattern_rows(weights, pattern)
+    return HeadSummary(head_label(weights), pattern, shares[pattern], rows_on, fraction, off_pattern_link(weights))
+
+
+def head_summary_grid(attentions: torch.Tensor) -> list[list[HeadSummary]]:
+    """head_summary of every layer (rows) and head (columns) of (L, h, T, T) weights."""
+    return [[head_summary(weights) for weights in layer] for layer in attentions]
+
+
+def strongest_head(attentions: torch.Tensor, pattern: str) -> tuple[int, int, RowsOn]:
+    """(layer, head, its rows on the pattern), 0-based: the head whose rows most often put their largest weight
+    on the pattern's key (ties: the larger mean share, then the first head)."""
+
+    def strength(place: tuple[int, int]) -> tuple[float, float]:
+        return pattern_rows(attentions[place], pattern).fraction, head_shares(attentions[place])[pattern]
+
+    places = [(layer, head) for layer in range(attentions.shape[0]) for head in range(attentions.shape[1])]
+    layer, head = max(places, key=strength)  # max keeps the first of equal ones
+    return layer, head, pattern_rows(attentions[layer, head], pattern)
+
+
+def heads_linking(attentions: torch.Tensor, query: int, key: int) -> pd.DataFrame:
+    """Every head ranked by the weight the query piece puts on the key piece: layer, head (1-based), weight."""
+    L, h = attentions.shape[:2]
+    weights = attentions[:, :, query, key]  # (L, h)
+    layer, head = torch.meshgrid(torch.arange(1, L + 1), torch.arange(1, h + 1), indexing="ij")  # each (L, h)
+    frame = pd.DataFrame(
+        {"layer": layer.reshape(-1).numpy(), "head": head.reshape(-1).numpy(), "weight": weights.reshape(-1).double()}
+    )
+    return frame.sort_values("weight", ascending=False, kind="stable").reset_index(drop=True)
 
 
 def uniform_entropy(T: int) -> float:
@@ -397,6 +541,11 @@ def label_frame(labels: list[list[str]]) -> pd.DataFrame:
         [(layer + 1, head + 1, label) for layer, row in enumerate(labels) for head, label in enumerate(row)],
         columns=["layer", "head", "label"],
     )
+
+
+def label_total(labels: list[list[str]], names: tuple[str, ...]) -> int:
+    """How many heads carry one of ``names``."""
+    return sum(label in names for row in labels for label in row)
 
 
 def label_counts(labels: list[list[str]]) -> pd.DataFrame:

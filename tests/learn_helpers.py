@@ -7,16 +7,14 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from attention_core.exercises import Exercise, ExerciseInput, exercises_for
-from tests.apptest_helpers import charts, lab_input
+from attention_core.exercises import Exercise
+from tests.apptest_helpers import charts
 from ui.exercises import answer_key, place_name
 
 
-def page_exercises(at: AppTest, path: str, material: object, material_key: tuple) -> dict[str, Exercise]:
-    """The exercises the page shows (same input, same material, same generator), by their short id."""
-    lab = lab_input(at)
-    inp = ExerciseInput(lab.labels, lab.X, lab.query_index, lab.seed, 0.1, material, material_key)
-    return {item.id.rsplit("-", 1)[0]: item for item in exercises_for(path, inp)}
+def page_exercises(at: AppTest, path: str) -> dict[str, Exercise]:
+    """The exercises the page's last run asked (made from what it showed), by their short id."""
+    return {item.id.rsplit("-", 1)[0]: item for item in at.session_state[f"_exercises:{path}"]}
 
 
 def answer(at: AppTest, path: str, item: Exercise, value) -> AppTest:

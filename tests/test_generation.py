@@ -87,7 +87,10 @@ def test_multiply_add_totals_follow_the_formula(T):
 def test_cost_table_bytes_and_cells():
     frame = gen.cost_frame(sizes=(8, 16, 32), d_k=4)
     assert list(frame["cells"]) == [64, 256, 1024]
-    assert list(frame["bytes (formula)"]) == list(frame["measured bytes"]) == [256, 1024, 4096]
+    assert list(frame["bytes (formula)"]) == [256, 1024, 4096]
+    allocated = frame["allocated bytes (measured)"]
+    assert (allocated > 4 * frame["bytes (formula)"]).all()  # scores, scaled, masked, exps, weights: several T²
+    assert (frame["allocated / formula"] == allocated / frame["bytes (formula)"]).all()
     assert (frame["ms"] > 0).all() and frame["ms (c·T²)"].iloc[-1] == frame["ms"].iloc[-1]
 
 
@@ -126,3 +129,17 @@ def test_online_tables_for_the_page():
     bars = gen.block_frame(row, [f"k{j}" for j in range(7)], 3)
     assert bars["score"].isna().tolist() == [False, False, True, False, False, True, True]
     assert bars["block"].tolist() == ["block 1"] * 3 + ["block 2"] * 3 + ["block 3"]
+
+
+def test_allocation_counter_measures_new_storages_only():
+    """Issue 22 item 6b: the measured bytes count what the computation allocates, so they can differ from 4·T²."""
+    x = torch.ones(8, 8)
+    with gen.AllocationCounter() as one:
+        x @ x  # one new (8, 8) float32 matrix
+    with gen.AllocationCounter() as views:
+        x.T[0]  # views share x's storage
+    with gen.AllocationCounter() as two:
+        torch.exp(x @ x)  # two new matrices
+    assert (one.bytes, views.bytes, two.bytes) == (256, 0, 512)
+    seconds, allocated = gen.measure_attention(16, 4)
+    assert allocated > 4 * gen.attention_matrix_bytes(16) and seconds > 0

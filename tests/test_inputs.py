@@ -107,7 +107,8 @@ def test_a_valid_cell_edit_changes_the_embeddings():
     assert_clean(at)
     X = lab_input(at).X
     assert X[0, 0].item() == pytest.approx(2.5)
-    assert torch.equal(X[1:], ac.DEFAULT_PRESET.matrix()[1:])
+    assert X.dtype == torch.float64  # issue 22 item 5a: hand edits are computed in float64, as typed
+    assert torch.equal(X[1:], ac.DEFAULT_PRESET.matrix(torch.float64)[1:])
 
 
 @pytest.mark.parametrize(
@@ -143,7 +144,7 @@ def test_edited_values_beyond_100_are_refused_with_the_reason():
     at.run()
     assert_clean(at)
     message = " ".join(e.value for e in at.error)
-    assert "keep values within ±100" in message and "float32" in message
+    assert "keep values within ±100" in message and "float64" in message  # issue 22 item 5a
     assert lab_input(at) is good
     at.session_state[EDITOR] = edit_state({1: {"d2": "-100"}})
     at.run()
@@ -167,7 +168,7 @@ def test_random_embeddings_stay_the_same_numbers_when_edited():
     at = open_page(params=sentence_params("a b c", seed=5, d_model=3))
     random_X = lab_input(at).X
     at.sidebar.radio(key="embedding").set_value("edited").run()
-    assert torch.equal(lab_input(at).X, random_X)
+    assert torch.equal(lab_input(at).X.float(), random_X)  # the float64 numbers shown read back as the same float32
 
 
 def test_hand_edits_travel_in_the_link():
@@ -186,7 +187,7 @@ def test_hand_edits_travel_in_the_link():
 def test_a_bad_edits_link_is_explained_and_ignored():
     at = open_page(params={"embedding": "Edit by hand", "edits": "1_2~zz"})
     assert_clean(at)
-    assert torch.equal(lab_input(at).X, ac.DEFAULT_PRESET.matrix())
+    assert torch.equal(lab_input(at).X, ac.DEFAULT_PRESET.matrix(torch.float64))
     assert any("hand-edited embeddings cannot be used" in w.value for w in at.warning)
 
 
@@ -200,11 +201,16 @@ def test_edits_beyond_the_link_size_say_the_link_does_not_hold_them():
     assert any("does not hold these edits" in w.value for w in at.sidebar.warning)
 
 
-def test_edits_encode_and_decode_as_float32():
+def test_edits_encode_in_shortest_form_and_decode_as_float64():
     X = torch.tensor([[0.1, -2.5, 1e-7], [100.0, 0.0, 3.0]])
     text = inputs.encode_edits(X)
     assert text == "0.1_-2.5_1e-07~100_0_3"
-    assert torch.equal(inputs.decode_edits(text, 2, 3), X)
+    assert torch.equal(
+        inputs.decode_edits(text, 2, 3), torch.tensor([[0.1, -2.5, 1e-7], [100, 0, 3]], dtype=torch.float64)
+    )
+    typed = torch.tensor([[99.999, 0.123456789, -1e-9]], dtype=torch.float64)  # what a learner types, kept
+    assert inputs.encode_edits(typed) == "99.999_0.123456789_-1e-09"
+    assert torch.equal(inputs.decode_edits(inputs.encode_edits(typed), 1, 3), typed)
     for bad in ("0.1_2~3", "a_b_c~1_2_3", "1_2_3", "1_2_1000~1_1_1"):
         with pytest.raises(ValueError):
             inputs.decode_edits(bad, 2, 3)

@@ -73,10 +73,19 @@ def test_the_inverted_mask_attends_to_the_future_only(scores):
 def test_minus_1e9_does_not_fit_in_float16(scores):
     wrong, right = mistakes.large_negative_in_half(scores, ac.causal_mask(5))
     assert isinstance(wrong, str) and "overflow" in wrong
-    assert torch.isfinite(right).all() and torch.allclose(right.sum(dim=-1), torch.ones(5), atol=1e-3)
-    assert torch.allclose(
-        right, torch.softmax(scores.masked_fill(~ac.causal_mask(5), float("-inf")), dim=-1), atol=2e-3
-    )
+    assert torch.isfinite(right).all() and torch.allclose(right.sum(dim=-1), torch.ones(5, dtype=torch.float64))
+
+
+def test_what_the_float16_exhibit_should_give_is_the_exact_float64_answer(X):
+    """Issue 22 part 5: 'what it should be' is softmax in float64 of the exhibit's inputs, not float16's rounding."""
+    X64 = X.to(torch.float64)
+    mask = ac.causal_mask(5)
+    exact = torch.softmax((X64 @ X64.T).masked_fill(~mask, float("-inf")), dim=-1)  # (T, T) in float64
+    _, right = mistakes.large_negative_in_half(X64 @ X64.T, mask)
+    assert right.dtype == torch.float64
+    assert torch.allclose(right, exact, rtol=0, atol=1e-12)
+    fixed = mistakes.finfo_min_in_half(X64 @ X64.T, mask)  # the fix, still in float16
+    assert torch.allclose(fixed.double(), exact, atol=2e-3) and not torch.allclose(fixed.double(), exact, atol=1e-6)
 
 
 def test_x_times_w_k_transposed_is_not_the_keys(X):

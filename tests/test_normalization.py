@@ -106,14 +106,14 @@ def test_overflow_demo_naive_overflows_stable_does_not():
     assert math.isinf(demo.naive_sum)
     assert bool(torch.isnan(demo.naive_weights).all())
     assert float(demo.shifted.max()) == 0.0
-    assert torch.allclose(demo.stable_weights, torch.softmax(scores, dim=-1), atol=1e-4)  # float32 rounding of s + c
+    assert torch.allclose(demo.stable_weights, torch.softmax(scores.double(), dim=-1), atol=1e-12, rtol=0)
     assert torch.allclose(demo.stable_exps, torch.exp(demo.shifted))
 
 
 def test_overflow_demo_without_offset_agrees():
     scores = torch.tensor([1.0, 2.0, 3.0])
     demo = overflow_demo(scores, 0.0)
-    assert torch.allclose(demo.naive_weights, demo.stable_weights)
+    assert torch.allclose(demo.naive_weights.double(), demo.stable_weights)
     assert demo.naive_sum == pytest.approx(math.e + math.e**2 + math.e**3, rel=1e-6)
 
 
@@ -153,9 +153,13 @@ def test_softmax_row_steps_of_a_fully_masked_row():
     assert row.exps.eq(0).all() and row.weights.eq(0).all()  # zeros, as ac.softmax gives
 
 
-def test_shift_rounding_tolerance_grows_with_the_shifted_scores() -> None:
-    from attention_core.normalization import shift_rounding_tolerance
-
-    small = shift_rounding_tolerance(torch.tensor([0.5, -1.0]))
-    assert small == pytest.approx(4 * torch.finfo(torch.float32).eps)
-    assert shift_rounding_tolerance(torch.tensor([1000.0, 999.0, -math.inf])) == pytest.approx(1000 * small)
+def test_overflow_demo_keeps_s_plus_c_exact():
+    """Issue 22 item 5c: s + c is not rounded to float32, so every stable cell matches float64 to 4 decimals."""
+    scores = ac.self_attention(TRANSFORMER.matrix(), scale=False).scores[1]  # tutorial 000's query row
+    for offset in (0.0, 10.0, 50.0, 80.0, 89.0, 100.0, 1000.0):
+        demo = overflow_demo(scores, offset)
+        exact = scores.double() + offset
+        assert torch.equal(demo.scores, exact)
+        assert torch.equal(demo.shifted, exact - exact.max())
+        assert torch.allclose(demo.stable_weights, torch.softmax(exact, dim=-1), atol=1e-12, rtol=0)
+    assert f"{float(overflow_demo(scores, 1000.0).stable_weights[3]):.4f}" == "0.1329"  # not 0.1330

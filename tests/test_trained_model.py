@@ -230,3 +230,75 @@ def test_missing_package_is_explained(monkeypatch):
     monkeypatch.setattr(tm, "PACKAGE", "no_such_package_for_the_lab")
     with pytest.raises(tm.ModelUnavailable, match="not installed"):
         tm.model_folder()
+
+
+# --- issue 22: measured head figures, the heads linking two pieces, the sidebar word's pieces ---
+
+
+def test_pattern_rows_count_the_rows_whose_top_weight_is_on_the_key():
+    weights = _rows_on([1, 2, 3, 3, 5, 5])  # rows 0-2 and 4 on the next piece; row 5 has no next piece
+    assert tm.pattern_rows(weights, "next") == tm.RowsOn(4, 5)
+    assert tm.pattern_rows(weights, "same") == tm.RowsOn(2, 6)  # rows 3 and 5
+    assert tm.pattern_rows(weights, "previous") == tm.RowsOn(0, 5)
+    assert tm.RowsOn(4, 5).fraction == 0.8 and tm.RowsOn(0, 0).fraction == 0.0
+
+
+def test_head_summary_names_a_strong_link_the_average_hides():
+    """Most rows on [CLS], but row 3 puts 0.55 on piece 1 (not a pattern key for it): the label is CLS and the
+    summary reports that link with its weight."""
+    weights = _rows_on([0] * T)
+    weights[3] = 0.0
+    weights[3, 1], weights[3, 0] = 0.55, 0.45
+    summary = tm.head_summary(weights)
+    assert (summary.label, summary.pattern, summary.rows_on) == ("CLS", "CLS", tm.RowsOn(5, 6))
+    assert summary.share == pytest.approx((5 + 0.45) / 6)
+    assert summary.link == (3, 1, pytest.approx(0.55))
+
+
+def test_head_summary_of_a_uniform_head_is_broad():
+    summary = tm.head_summary(torch.full((T, T), 1 / T))
+    assert summary.label == "broad" and summary.entropy_fraction == pytest.approx(1.0)
+    assert summary.share == pytest.approx(1 / T)
+
+
+def test_strongest_head_is_the_one_with_most_rows_on_the_pattern():
+    attentions = torch.full((2, 3, T, T), 1 / T)
+    attentions[1, 2] = _rows_on([*range(1, T), T - 1])  # every row with a next piece looks at it
+    attentions[0, 1] = _rows_on([1, 2, 3, 0, 0, 0])
+    layer, head, rows_on = tm.strongest_head(attentions, "next")
+    assert (layer, head, rows_on) == (1, 2, tm.RowsOn(T - 1, T - 1))
+
+
+@pytest.mark.parametrize(("query", "key"), [(3, 2), (1, 0), (5, 5)])
+def test_heads_linking_ranks_the_forwards_attentions(trained, query, key):
+    """Checked against transformers' own output_attentions, not against the Forward the function reads."""
+    sentence = "The chef who ran to the store was out of food."
+    ids, _, _ = tm.encode(trained.tokenizer, sentence)
+    with torch.no_grad():
+        attentions = trained.model(input_ids=torch.tensor([ids]), output_attentions=True).attentions
+    weights = torch.stack([a[0, :, query, key] for a in attentions])  # (L, h)
+    ranked = tm.heads_linking(tm.run_forward(trained, sentence).attentions, query, key)
+    assert len(ranked) == tm.ALL_HEADS and ranked["weight"].is_monotonic_decreasing
+    layer, head = divmod(int(weights.argmax()), tm.NUM_HEADS)
+    assert (ranked.at[0, "layer"], ranked.at[0, "head"]) == (layer + 1, head + 1)
+    assert ranked.at[0, "weight"] == pytest.approx(float(weights.max()), abs=1e-6)
+    for row in ranked.itertuples():
+        assert row.weight == pytest.approx(float(weights[row.layer - 1, row.head - 1]), abs=1e-6)
+
+
+def test_word_pieces_follow_the_characters_of_each_word(trained):
+    words = ["I", "saw", "the", "step,", "unbelievably!"]
+    _, pieces, _ = tm.encode(trained.tokenizer, " ".join(words))
+    spans = tm.word_pieces(trained.tokenizer, words)
+    assert [[pieces[p] for p in span] for span in spans] == [
+        ["i"], ["saw"], ["the"], ["step", ","], ["un", "##bel", "##ie", "##va", "##bly", "!"],
+    ]  # fmt: skip
+    assert tm.query_piece(spans, 2) == tm.QueryPiece(3, (3,)) and tm.query_piece(spans, 2).exact
+    chosen = tm.query_piece(spans, 4)
+    assert chosen.index == 6 and not chosen.exact
+    assert tm.query_piece([(), (1,)], 0) == tm.QueryPiece(1, ())
+
+
+def test_agreement_verdict_fails_at_the_tolerance():
+    assert tm.agrees(0.0, tm.AGREEMENT_TOLERANCE / 2)
+    assert not tm.agrees(0.0, tm.AGREEMENT_TOLERANCE)

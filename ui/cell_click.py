@@ -18,7 +18,7 @@ from attention_core import cell_math
 from attention_core.cell_math import CellExplanation, ContextCell, MaskedCell, ProjectionCell, ScoreCell, WeightCell
 from attention_core.tables import to_frame
 from ui import charts, display
-from ui.format import format_number, products_sum_text
+from ui.format import exp_text, format_number, products_sum_text, quotient_text, sum_text
 
 MAX_TERMS = 12  # terms written out before "…"
 
@@ -179,31 +179,21 @@ def render_score(cell: ScoreCell, rows: Sequence[str], cols: Sequence[str]) -> N
             parts.append(f"temperature {format_number(cell.temperature)}")
         st.markdown(
             f"Divided by {' × '.join(parts)} = {format_number(cell.divisor)}: "
-            f"{format_number(cell.dot)} / {format_number(cell.divisor)} = **{format_number(cell.result)}**"
+            f"{quotient_text(cell.dot, cell.divisor, cell.result)}"
         )
 
 
 def render_weight(cell: WeightCell, cols: Sequence[str]) -> None:
-    terms = [
-        f"e^({format_number(s)} − {format_number(cell.row_max)}) = {format_number(e)}"
-        if s != float("-inf")
-        else "e^(−∞) = 0"
-        for s, e in zip(cell.row, cell.exps, strict=True)
-    ]
-    shown = " + ".join(f"{format_number(e)}" for e in cell.exps[:MAX_TERMS])
-    more = f" + … ({len(cell.exps) - MAX_TERMS} more)" if len(cell.exps) > MAX_TERMS else ""
     st.markdown(
         f"**Weight of key {_q(cols[cell.j])}**: softmax of the row, "
         f"e^(s_j − m) / Σ_k e^(s_k − m) with m = the row's largest score = {format_number(cell.row_max)}."
     )
     st.markdown(
-        f"Key {_q(cols[cell.j])}: {terms[cell.j]}. Sum over the row: {shown}{more} = {format_number(cell.total)}."
+        f"Key {_q(cols[cell.j])}: {exp_text(cell.row[cell.j], cell.row_max, cell.exps[cell.j])}. "
+        f"Sum over the row: {sum_text(cell.exps, cell.total, limit=MAX_TERMS, bold=False)}."
     )
     if cell.total > 0:
-        st.markdown(
-            f"Weight = {format_number(cell.exps[cell.j])} / {format_number(cell.total)} = "
-            f"**{format_number(cell.result)}**"
-        )
+        st.markdown(f"Weight = {quotient_text(cell.exps[cell.j], cell.total, cell.result)}")
     else:
         st.markdown("Every key of this row is masked: the row is all zeros (**0**), as PyTorch's SDPA gives.")
 

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attention_core.exercises import Exercise, ExerciseInput, check_answer, exercises_for, lesson_key
+from attention_core.exercises import (
+    Exercise,
+    ExerciseInput,
+    check_answer,
+    exercises_for,
+    lesson_key,
+    material_fingerprint,
+)
 from ui import progress
 from ui.format import format_number
 
@@ -48,8 +55,13 @@ def lesson_exercises(
     material: object = None,
     material_key: tuple = (),
 ):
-    """The exercises of a lesson on the sidebar's input (a LabInput) and the lesson's own material, if any."""
+    """The exercises of a lesson on the page's input (a LabInput) and what the page shows (its material).
+
+    A material without a ``material_key`` is keyed by a fingerprint of its numbers.
+    """
     X = lab.X.detach().to("cpu").float()
+    if material is not None and not material_key:
+        material_key = (material_fingerprint(material),)
     return cached_exercises(
         lesson_key(lesson_path),
         tuple(lab.labels),
@@ -90,6 +102,7 @@ def exercises_section(
     exercises = lesson_exercises(
         path, lab, seed=seed, temperature=temperature, material=material, material_key=material_key
     )
+    st.session_state[f"_exercises:{path}"] = exercises  # what this run asked (tests read it, as _lab_input)
     if not exercises:
         return
     st.subheader("Check yourself", anchor="check-yourself")

@@ -1,64 +1,69 @@
-"""Every number as text, one rule per cell: 4 decimals, scientific notation only for a cell that needs it.
+"""Every number as text, one rule per cell, and every written-out sum checkable by hand: one formatter.
 
-A cell reads in scientific notation by itself when 4 decimals would hide it (0 < |x| < 1e-4)
-or when it is huge (|x| >= 1e6): 1.0000, 0.1390, 3.2100e-07, 1.0226e+36. An exact 0 (a masked
-weight) reads "0". Tables, heatmap cells, tooltips and sentences all use ``format_number``.
+The formatting itself is pure and lives in ``attention_core.numbers`` (the exercise solutions use it
+too); this module re-exports it for the pages and adds the few helpers that are only presentation.
+
+Numbers: 4 decimals, scientific notation only for a cell that needs it. A cell reads in scientific
+notation by itself when 4 decimals would hide it (0 < |x| < 1e-4) or when it is huge (|x| >= 1e6):
+1.0000, 0.1390, 3.2100e-07, 1.0226e+36. An exact 0 (a masked weight) reads "0". Tables, heatmap
+cells, tooltips and sentences all use ``format_number``.
+
+Written arithmetic, the one rule (``products_sum_text``, ``sum_text``, ``quotient_text``,
+``difference_text``, ``exp_text``, ``weighted_vectors_text``): the number written right after "=" is
+the result of the operands as written (their 4-decimal text, computed exactly in decimal arithmetic,
+rounded half up to 4 decimals); where the lab's exact (unrounded) value differs from it at 4 decimals
+it follows in brackets, "= 0.1975 (unrounded: 0.1972)". Cut terms are summarised as one checkable
+number, "+ … (4 more terms, together 0.1234) = r", so every written line adds up by hand. Every
+sum, quotient or difference a page or a clicked cell writes out goes through these functions.
 """
 
 from __future__ import annotations
 
-import math
+from attention_core.numbers import (
+    DECIMALS,
+    HUGE,
+    MAX_TERMS,
+    TINY,
+    difference_text,
+    exp_text,
+    format_number,
+    is_scientific,
+    is_tiny,
+    numbers_text,
+    products_sum_text,
+    quotient_text,
+    result_text,
+    rounded_text,
+    sum_text,
+    texts,
+    vector_text,
+    weighted_vectors_text,
+    written_value,
+)
 
-DECIMALS = 4
-TINY = 10.0**-DECIMALS  # below this (and not 0) a cell goes scientific: 4 decimals would print 0.0000
-HUGE = 1e6  # from this on a cell goes scientific: never a 37-digit number
-
-
-def is_tiny(x: float) -> bool:
-    """True for a non-zero value that 4 decimals would hide."""
-    return x != 0 and abs(x) < TINY
-
-
-def is_scientific(x: float) -> bool:
-    """True where a cell reads in scientific notation: tiny non-zero or huge (finite)."""
-    return math.isfinite(x) and (is_tiny(x) or abs(x) >= HUGE)
-
-
-def format_number(x: float, decimals: int = DECIMALS) -> str:
-    """'0' for exact zero, 'NaN' / '∞', '3.2100e-07' or '1.0226e+36' alone, else 4 decimals ('1.0000')."""
-    x = float(x)
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    if x == 0:
-        return "0"
-    if is_scientific(x):
-        return f"{x:.{decimals}e}"
-    return f"{x:.{decimals}f}"
-
-
-MAX_TERMS = 8  # terms written out in a sum or a vector before "…"
-
-
-def vector_text(values, limit: int = MAX_TERMS) -> str:
-    """A vector as '[0.1234, -0.5678, …]': at most ``limit`` entries (a tensor, array or list)."""
-    numbers = values.tolist() if hasattr(values, "tolist") else list(values)
-    shown = ", ".join(format_number(v) for v in numbers[:limit])
-    return f"[{shown}{', …' if len(numbers) > limit else ''}]"
-
-
-def numbers_text(values, separator: str = " ") -> str:
-    """Numbers side by side, as a tutorial prints them: '0.1390 0.2369 0.2326'."""
-    numbers = values.tolist() if hasattr(values, "tolist") else list(values)
-    return separator.join(format_number(v) for v in numbers)
-
-
-def products_sum_text(left, right, total: float, limit: int = MAX_TERMS) -> str:
-    """'(a × b) + (c × d) + … = **total**' with real numbers, cut after ``limit`` products."""
-    pairs = [f"({format_number(a)} × {format_number(b)})" for a, b in zip(left, right, strict=True)]
-    shown = " + ".join(pairs[:limit]) + (f" + … ({len(pairs) - limit} more)" if len(pairs) > limit else "")
-    return f"{shown} = **{format_number(total)}**"
+__all__ = [
+    "DECIMALS",
+    "HUGE",
+    "MAX_TERMS",
+    "TINY",
+    "difference_text",
+    "exp_text",
+    "format_number",
+    "is_scientific",
+    "is_tiny",
+    "latex_int",
+    "numbers_text",
+    "plural",
+    "products_sum_text",
+    "quotient_text",
+    "result_text",
+    "rounded_text",
+    "sum_text",
+    "texts",
+    "vector_text",
+    "weighted_vectors_text",
+    "written_value",
+]
 
 
 def plural(n: int, noun: str) -> str:
@@ -69,9 +74,3 @@ def plural(n: int, noun: str) -> str:
 def latex_int(n: int) -> str:
     """2,359,296 for LaTeX: a bare comma in math mode is punctuation and renders as '2, 359, 296'."""
     return f"{n:,}".replace(",", "{,}")
-
-
-def texts(values) -> list[str]:
-    """Every number as text, so an inf or NaN in a demonstration reads as ∞ / NaN, not as an empty cell."""
-    numbers = values.tolist() if hasattr(values, "tolist") else list(values)
-    return [format_number(v) for v in numbers]

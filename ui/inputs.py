@@ -38,7 +38,9 @@ EDITOR_KEY = "embedding_editor"
 EDITS_KEY = "edits"  # URL parameter holding hand-edited embeddings
 SOURCE_KEY = "_edit_source"  # the embeddings shown before "Edit by hand": the editor starts from them
 MAX_LINK_NUMBERS = 256  # a link holds hand edits up to T × d_model = 256 numbers
-MAX_EDIT_ABS = 100.0  # hand-edited values beyond this make float32 softmax visibly wrong
+MAX_EDIT_ABS = 100.0  # hand edits are refused beyond this (scores then pass 10^5; exp(s - max) stays exact in float64)
+EDIT_DTYPE = torch.float64  # hand edits are computed in float64: in float32, edits of about 100 that differ by
+# 0.001 give scores of about 4e4 rounded to 0.004, and weights off in the 4th decimal (0.2795 for 0.2802)
 INPUT_KEY = "_lab_input"
 PROBLEM_KEY = "_input_problem"
 LINK_NOTE_KEY = "_link_note"
@@ -167,15 +169,22 @@ def check_edit_bounds(X: torch.Tensor) -> torch.Tensor:
         row, col = too_big[0].tolist()
         raise ValueError(
             f"The cell at row {row + 1}, column {col + 1} is {X[row, col].item():g}; keep values within "
-            f"±{MAX_EDIT_ABS:g}. The lab computes in float32, and with larger values softmax gives visibly "
-            "wrong weights (rows of 1e4 and 1e4 + 2.8 come out 0.5 / 0.5 instead of 0.0004 / 0.9996)."
+            f"±{MAX_EDIT_ABS:g}. Within that range the lab computes hand edits in float64 and every digit it "
+            "shows is right; far beyond it the scores grow so large that even float64 rounds them visibly."
         )
     return X
 
 
+def number_text(x: float) -> str:
+    """The shortest text that reads back as the same float64 ('0.1', '99.999', '-2.5'): what the learner typed."""
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
 def encode_edits(X: torch.Tensor) -> str:
-    """A matrix as compact URL text: values '_'-separated, rows '~'-separated, float32 shortest form."""
-    return "~".join("_".join(float32_text(v) for v in row) for row in X.tolist())
+    """A matrix as compact URL text: values '_'-separated, rows '~'-separated, each in its shortest form."""
+    text = float32_text if X.dtype == torch.float32 else number_text
+    return "~".join("_".join(text(v) for v in row) for row in X.tolist())
 
 
 def decode_edits(text: str, n_tokens: int, d_model: int) -> torch.Tensor:
@@ -185,18 +194,21 @@ def decode_edits(text: str, n_tokens: int, d_model: int) -> torch.Tensor:
     rows = [row.split("_") for row in text.split("~")]
     if len({len(row) for row in rows}) != 1:
         raise ValueError("The link's edits do not form a table.")
-    return check_edit_bounds(ac.validate_embedding_matrix(rows, n_tokens, d_model))
+    return check_edit_bounds(ac.validate_embedding_matrix(rows, n_tokens, d_model, dtype=EDIT_DTYPE))
 
 
 def _editor_start(base: torch.Tensor, link_edits: str | None) -> torch.Tensor:
-    """What the editor shows at first: a link's edits when they fit this input, else the base embeddings."""
+    """What the editor shows at first (float64): a link's edits when they fit this input, else the base embeddings
+    as the numbers their shortest text reads (0.1234567, not float32's 0.12345670163...), so what is shown is
+    exactly what is computed."""
     if link_edits:
         try:
             return decode_edits(link_edits, base.shape[0], base.shape[1])
         except ValueError as error:
             st.session_state[LINK_NOTE_KEY] = f"This link's hand-edited embeddings cannot be used ({error}); the "
             st.session_state[LINK_NOTE_KEY] += "embeddings start from the example's own instead."
-    return base
+    shown = [[float(float32_text(v)) for v in row] for row in base.tolist()]
+    return torch.tensor(shown, dtype=EDIT_DTYPE)  # (T, d_model)
 
 
 def _edited_matrix(base: torch.Tensor, labels: list[str], link_edits: str | None) -> torch.Tensor:
@@ -210,17 +222,18 @@ def _edited_matrix(base: torch.Tensor, labels: list[str], link_edits: str | None
     with st.sidebar:
         st.caption(
             f"Type a number in any cell (within ±{MAX_EDIT_ABS:g}); the pages update when you leave the cell. "
+            "Hand edits are computed in float64, so every digit the pages show is right across that range. "
             "Scroll sideways for more columns."
         )
         edited = matrix_editor(ac.vector_frame(start, labels), key=EDITOR_KEY, digits=None)
-    X = check_edit_bounds(ac.validate_embedding_matrix(edited, len(labels), base.shape[1]))
+    X = check_edit_bounds(ac.validate_embedding_matrix(edited, len(labels), base.shape[1], dtype=EDIT_DTYPE))
     _link_edits(X, base)
     return X
 
 
 def _link_edits(X: torch.Tensor, base: torch.Tensor) -> None:
     """Put the edits in the URL (so a copied link holds them) up to MAX_LINK_NUMBERS numbers; say so."""
-    if torch.equal(X, base):
+    if torch.equal(X.to(base.dtype), base):
         st.query_params.pop(EDITS_KEY, None)
     elif X.numel() <= MAX_LINK_NUMBERS:
         st.query_params[EDITS_KEY] = encode_edits(X)
@@ -417,10 +430,10 @@ def scale_toggle(key: str, label: str = "Divide the scores by √d_k", container
 def matrix_editor(frame: pd.DataFrame, *, key: str, digits: str | None = "{:.4f}") -> pd.DataFrame:
     """One editable matrix (st.data_editor with text cells, so a typo reaches the validator); returns the edit.
 
-    ``digits=None`` shows each number in full (float32 shortest form), so nothing is rounded on entry.
+    ``digits=None`` shows each number in full (its shortest form), so nothing is rounded on entry.
     Every column keeps a readable width; a wide matrix scrolls sideways.
     """
-    shown = frame.map(float32_text if digits is None else digits.format)
+    shown = frame.map(number_text if digits is None else digits.format)
     return st.data_editor(
         shown,
         key=key,

@@ -2,36 +2,43 @@
 
 The numbers come from ``attention_core.mistakes`` (one function per bug); this module holds the
 code snippets, picks what to show of the results (the query's row of a (T, T) matrix) and draws
-one "spot the bug" exhibit: a choice of the wrong code's lines, answered in a form before the fix
-is shown.
+one exhibit. An exhibit asks before it tells: first a neutral "Exhibit N", the code, what it is
+given and what it gives on the learner's input, and "spot the bug"; only once answered the bug's
+name, the fix, the right numbers and the explanation are drawn (never sent to the browser before),
+and the learner's answer and its verdict stay on the page.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 import torch
 
 import attention_core as ac
 from attention_core import mistakes
-from attention_core.tables import dimension_labels
+from attention_core.tables import dimension_labels, to_frame
 from ui import display, progress
-from ui.format import format_number, numbers_text, plural
+from ui.format import format_number, numbers_text, plural, sum_text
 
 PAGE = "app_pages/mistakes.py"
 
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the wrong and the right code give on this input, ready for two tables side by side."""
+    """What the code is given and what it gives on this input (the symptom), and what it should give."""
 
+    given: torch.Tensor  # (given rows, given cols): what the wrong code starts from
+    given_rows: tuple[str, ...]
+    given_cols: tuple[str, ...]
+    given_name: str  # in the code's own names; says nothing of the bug
     wrong: torch.Tensor | str  # (rows, cols), or the error the wrong code raises
     right: torch.Tensor  # (rows, cols)
     rows: tuple[str, ...]
     cols: tuple[str, ...]
-    verdict: str  # one sentence with the real numbers: what went wrong
+    result_name: str  # what the code's result is, in its own names
+    verdict: str  # the explanation, with the real numbers: what went wrong
 
 
 @dataclass(frozen=True)
@@ -45,9 +52,11 @@ class Exhibit:
     right_code: str
     bug_line: int  # 0-based line of wrong_code that is wrong
     evidence: Callable[..., Evidence]
+    function: Callable  # the attention_core.mistakes function that computes both results
 
     @property
     def options(self) -> tuple[str, ...]:
+        """Every line of the wrong code, in its order: the same wording and order whichever line is wrong."""
         return tuple(f"line {n}: {line.strip()}" for n, line in enumerate(self.wrong_code.splitlines(), 1))
 
     @property
@@ -59,8 +68,27 @@ def _row(M: torch.Tensor, i: int) -> torch.Tensor:
     return M[i].unsqueeze(0)  # (1, T)
 
 
-def _sums(M: torch.Tensor) -> str:
-    return numbers_text(M.sum(dim=-1)[:8])
+def _scores_row(lab, scores: torch.Tensor, name: str = "scores = X @ X.T") -> dict:
+    """The Evidence fields of a given scores row: the query's row of ``scores``."""
+    i = lab.query_index
+    return {
+        "given": _row(scores, i),
+        "given_rows": (lab.query_label,),
+        "given_cols": lab.labels,
+        "given_name": f"{name}, row “{lab.query_label}”",
+    }
+
+
+def _weights_row(lab, wrong: torch.Tensor | str, right: torch.Tensor, name: str = "weights") -> dict:
+    """The Evidence fields of a result: the query's row of the wrong and of the right (T, T) weights."""
+    i = lab.query_index
+    return {
+        "wrong": wrong if isinstance(wrong, str) else _row(wrong, i),
+        "right": _row(right, i),
+        "rows": (lab.query_label,),
+        "cols": lab.labels,
+        "result_name": f"{name}, row “{lab.query_label}”",
+    }
 
 
 def wrong_axis(lab) -> Evidence:
@@ -68,12 +96,11 @@ def wrong_axis(lab) -> Evidence:
     wrong, right = mistakes.softmax_wrong_axis(scores)
     i = lab.query_index
     return Evidence(
-        _row(wrong, i),
-        _row(right, i),
-        (lab.query_label,),
-        lab.labels,
-        f"Row “{lab.query_label}” sums to {format_number(float(wrong[i].sum()))} with dim=0 "
-        f"(the columns sum to 1 instead); with dim=-1 every row sums to 1.",
+        **_scores_row(lab, scores),
+        **_weights_row(lab, wrong, right),
+        verdict=f"With dim=0 row “{lab.query_label}” adds up to {sum_text(wrong[i], float(wrong[i].sum()))}: "
+        "softmax normalised each column (the columns sum to 1) instead of each query's row. With dim=-1 every "
+        "row sums to 1.",
     )
 
 
@@ -92,7 +119,7 @@ def divide_by_sum(lab) -> Evidence:
             f"Every score of this row is positive, so the 'weights' ({format_number(low)} to {format_number(high)}) "
             "look plausible, yet they are not softmax's; a negative score (try tutorial 000) makes them negative."
         )
-    return Evidence(_row(wrong, i), _row(right, i), (lab.query_label,), lab.labels, verdict)
+    return Evidence(**_scores_row(lab, scores), **_weights_row(lab, wrong, right), verdict=verdict)
 
 
 def no_scaling(lab) -> Evidence:
@@ -100,11 +127,9 @@ def no_scaling(lab) -> Evidence:
     wrong, right = mistakes.no_scaling(Q, K)
     i = lab.query_index
     return Evidence(
-        _row(wrong, i),
-        _row(right, i),
-        (lab.query_label,),
-        lab.labels,
-        f"Largest weight of the row: {format_number(float(wrong[i].max()))} without √d_k, "
+        **_scores_row(lab, ac.attention_scores(Q, K), f"Q @ K.T (Q = K = X, d_k = {Q.shape[-1]})"),
+        **_weights_row(lab, wrong, right),
+        verdict=f"Largest weight of the row: {format_number(float(wrong[i].max()))} without √d_k, "
         f"{format_number(float(right[i].max()))} with it (d_k = {Q.shape[-1]}); the gap grows with d_k.",
     )
 
@@ -120,12 +145,11 @@ def sqrt_d_model(lab) -> Evidence:
     K_head = ac.split_heads(lab.X @ params.W_k, h)[0]  # (T, d_k)
     wrong, right = mistakes.sqrt_d_model(Q_head, K_head, lab.d_model)
     i = lab.query_index
+    name = f"Q_h @ K_h.T of head 1 (h = {h}, d_model = {lab.d_model})"
     return Evidence(
-        _row(wrong, i),
-        _row(right, i),
-        (lab.query_label,),
-        lab.labels,
-        f"With h = {h} heads each head has d_k = {Q_head.shape[-1]}: dividing by √d_model = "
+        **_scores_row(lab, ac.attention_scores(Q_head, K_head), name),
+        **_weights_row(lab, wrong, right),
+        verdict=f"With h = {h} heads each head has d_k = {Q_head.shape[-1]}: dividing by √d_model = "
         f"{format_number(lab.d_model**0.5)} instead of √d_k = {format_number(Q_head.shape[-1] ** 0.5)} "
         f"flattens head 1's row to a largest weight of {format_number(float(wrong[i].max()))} "
         f"(right: {format_number(float(right[i].max()))}).",
@@ -137,42 +161,42 @@ def mask_after_softmax(lab) -> Evidence:
     wrong, right = mistakes.mask_after_softmax(scores, ac.causal_mask(lab.T))
     i = lab.query_index
     return Evidence(
-        _row(wrong, i),
-        _row(right, i),
-        (lab.query_label,),
-        lab.labels,
-        f"Row “{lab.query_label}” of the causal weights sums to {format_number(float(wrong[i].sum()))} "
-        "when the mask comes after softmax; masking the scores first keeps every row summing to 1.",
+        **_scores_row(lab, scores),
+        **_weights_row(lab, wrong, right, "weights (causal)"),
+        verdict=f"Row “{lab.query_label}” of the causal weights adds up to "
+        f"{sum_text(wrong[i], float(wrong[i].sum()))} when the mask comes after softmax; masking the scores "
+        "first keeps every row summing to 1.",
     )
 
 
 def inverted_mask(lab) -> Evidence:
-    scores = ac.attention_scores(lab.X, lab.X)  # (T, T)
+    scores = ac.scale_scores(ac.attention_scores(lab.X, lab.X), lab.d_model)  # (T, T): what SDPA computes
     wrong, right = mistakes.inverted_mask(scores, ac.causal_mask(lab.T))
     i = lab.query_index
     return Evidence(
-        _row(wrong, i),
-        _row(right, i),
-        (lab.query_label,),
-        lab.labels,
-        f"With the inverted mask “{lab.query_label}” attends only to the future: "
+        **_scores_row(lab, scores, f"Q @ K.T / √d_k (Q = K = V = X, d_k = {lab.d_model})"),
+        **_weights_row(lab, wrong, right, "the attention weights inside"),
+        verdict=f"With the inverted mask “{lab.query_label}” attends only to the future: "
         f"{sum(1 for w in wrong[i].tolist() if w > 0)} non-zero weights on later tokens, "
         "and the last token (nothing after it) gets a row of zeros.",
     )
 
 
 def half_precision(lab) -> Evidence:
-    scores = ac.attention_scores(lab.X, lab.X)  # (T, T)
-    wrong, right = mistakes.large_negative_in_half(scores, ac.causal_mask(lab.T))
+    X = lab.X.to(torch.float64)  # the exact answer is computed in float64 from the exhibit's input
+    scores = ac.attention_scores(X, X)  # (T, T)
+    mask = ac.causal_mask(lab.T)
+    wrong, right = mistakes.large_negative_in_half(scores, mask)
     i = lab.query_index
-    shown = wrong if isinstance(wrong, str) else _row(wrong, i)
+    fixed = mistakes.finfo_min_in_half(scores, mask)  # (T, T): the fix, still rounding the scores to float16
+    gap = float((fixed[i].double() - right[i]).abs().max())
     return Evidence(
-        shown,
-        _row(right, i),
-        (lab.query_label,),
-        lab.labels,
-        "float16 stops at ±65504: -1e9 does not fit, so PyTorch refuses it (or, cast first, it becomes -∞ "
-        "and a fully masked row turns into NaN). torch.finfo(scores.dtype).min fits every dtype.",
+        **_scores_row(lab, scores, "Q @ K.T (Q = K = X) before .half()"),
+        **_weights_row(lab, wrong, right, "weights (causal)"),
+        verdict="float16 stops at ±65504: -1e9 does not fit, so PyTorch refuses it (or, cast first, it becomes -∞ "
+        "and a fully masked row turns into NaN). torch.finfo(scores.dtype).min fits every dtype. What it should "
+        "be is the exact answer (computed in float64); the fixed code, which still rounds the scores to float16, "
+        f"is off from it by up to {format_number(gap)} in this row.",
     )
 
 
@@ -182,11 +206,16 @@ def keys_transposed(lab) -> Evidence:
     i = lab.query_index
     cols = tuple(dimension_labels(lab.d_model))
     return Evidence(
-        _row(wrong, i),
-        _row(right, i),
-        (lab.query_label,),
-        cols,
-        f"X W_kᵀ multiplies by the rows of W_k instead of its columns: the key of “{lab.query_label}” "
+        given=_row(lab.X, i),
+        given_rows=(lab.query_label,),
+        given_cols=cols,
+        given_name=f"X, row “{lab.query_label}”",
+        wrong=_row(wrong, i),
+        right=_row(right, i),
+        rows=(lab.query_label,),
+        cols=cols,
+        result_name=f"K, row “{lab.query_label}”",
+        verdict=f"X W_kᵀ multiplies by the rows of W_k instead of its columns: the key of “{lab.query_label}” "
         f"becomes {numbers_text(wrong[i][:6])} instead of {numbers_text(right[i][:6])}. It only runs "
         "because W_k is square here; with d_k ≠ d_model it fails with a shape error.",
     )
@@ -194,12 +223,18 @@ def keys_transposed(lab) -> Evidence:
 
 def other_run(lab) -> Evidence:
     wrong, right = mistakes.printed_from_another_run()
+    Q, K, _ = ac.SCALING_EXAMPLE.tensors()  # (3, 2) each
     return Evidence(
-        wrong.unsqueeze(0),
-        right.unsqueeze(0),
-        ("row 3",),
-        ac.SCALING_EXAMPLE.tokens,
-        "Tutorial 003 prints row 3 of the weights as "
+        given=torch.cat([Q, K], dim=-1),  # (3, 4)
+        given_rows=ac.SCALING_EXAMPLE.tokens,
+        given_cols=tuple(dimension_labels(2, "Q d")) + tuple(dimension_labels(2, "K d")),
+        given_name="Q and K as tutorial 003 prints them",
+        wrong=wrong.unsqueeze(0),
+        right=right.unsqueeze(0),
+        rows=("row 3",),
+        cols=ac.SCALING_EXAMPLE.tokens,
+        result_name="weights[2] as the tutorial prints it",
+        verdict="Tutorial 003 prints row 3 of the weights as "
         f"{numbers_text(wrong)}, but its own Q and K give {numbers_text(right)}: the printed numbers "
         "come from another run (unseeded random inputs). Print and compute in the same run, with a seed.",
     )
@@ -211,13 +246,19 @@ def forgotten_w_o(lab) -> Evidence:
     W_o = ac.random_output_projection(lab.d_model, lab.seed)
     wrong, right = mistakes.forgotten_output_projection(lab.X, params.W_q, params.W_k, params.W_v, W_o, h)
     i = lab.query_index
+    cols = tuple(dimension_labels(lab.d_model))
     return Evidence(
-        _row(wrong, i),
-        _row(right, i),
-        (lab.query_label,),
-        tuple(dimension_labels(lab.d_model)),
-        f"Without W_o each of the {h} heads keeps its own {plural(lab.d_model // h, 'column')}: nothing mixes what "
-        "the heads found, and the layer loses d_model² learnable weights.",
+        given=_row(lab.X, i),
+        given_rows=(lab.query_label,),
+        given_cols=cols,
+        given_name=f"X, row “{lab.query_label}” ({plural(h, 'head')})",
+        wrong=_row(wrong, i),
+        right=_row(right, i),
+        rows=(lab.query_label,),
+        cols=cols,
+        result_name=f"the returned output, row “{lab.query_label}”",
+        verdict=f"Without W_o each of the {h} heads keeps its own {plural(lab.d_model // h, 'column')}: nothing "
+        "mixes what the heads found, and the layer loses d_model² learnable weights.",
     )
 
 
@@ -230,6 +271,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
         "scores = X @ X.T\nweights = torch.softmax(scores, dim=-1)\ncontext = weights @ X",
         1,
         wrong_axis,
+        mistakes.softmax_wrong_axis,
     ),
     Exhibit(
         "divide-by-sum",
@@ -239,6 +281,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
         "scores = X @ X.T\nweights = torch.softmax(scores, dim=-1)\ncontext = weights @ X",
         1,
         divide_by_sum,
+        mistakes.divide_by_sum,
     ),
     Exhibit(
         "no-scaling",
@@ -248,6 +291,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
         "scores = Q @ K.T / math.sqrt(d_k)\nweights = torch.softmax(scores, dim=-1)\ncontext = weights @ V",
         0,
         no_scaling,
+        mistakes.no_scaling,
     ),
     Exhibit(
         "sqrt-d-model",
@@ -259,6 +303,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
         "weights = torch.softmax(scores, dim=-1)",
         1,
         sqrt_d_model,
+        mistakes.sqrt_d_model,
     ),
     Exhibit(
         "mask-after-softmax",
@@ -269,6 +314,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
         "context = weights @ V",
         1,
         mask_after_softmax,
+        mistakes.mask_after_softmax,
     ),
     Exhibit(
         "inverted-mask",
@@ -280,6 +326,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
         "out = F.scaled_dot_product_attention(Q, K, V, attn_mask=allowed)",
         1,
         inverted_mask,
+        mistakes.inverted_mask,
     ),
     Exhibit(
         "half-precision",
@@ -290,6 +337,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
         "weights = torch.softmax(scores.float(), dim=-1)",
         1,
         half_precision,
+        mistakes.large_negative_in_half,
     ),
     Exhibit(
         "keys-transposed",
@@ -299,6 +347,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
         "Q = X @ W_q\nK = X @ W_k\nscores = Q @ K.T",
         1,
         keys_transposed,
+        mistakes.keys_transposed,
     ),
     Exhibit(
         "other-run",
@@ -310,6 +359,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
         "weights = torch.softmax(Q @ K.T / math.sqrt(2), dim=-1)\nprint(weights[2])",
         0,
         other_run,
+        mistakes.printed_from_another_run,
     ),
     Exhibit(
         "forgotten-w-o",
@@ -321,72 +371,150 @@ EXHIBITS: tuple[Exhibit, ...] = (
         "concat = torch.cat(heads, dim=-1)\nreturn concat @ W_o",
         2,
         forgotten_w_o,
+        mistakes.forgotten_output_projection,
     ),
 )
 
 
 def exhibit(item: Exhibit, lab, number: int) -> None:
-    """One bug: the wrong code, what it does to the numbers, then 'spot the bug' and, once answered, the fix."""
-    st.subheader(f"{number}. {item.title}", anchor=item.key)
-    st.caption(f"Where you meet it: {item.source}.")
-    code_column, fix_column = st.columns(2)
-    with code_column:
-        st.markdown("**The code**")
-        st.code(item.wrong_code, language="python", line_numbers=True, wrap_lines=True)
+    """One bug: 'Exhibit N', the code, what it is given and gives, 'spot the bug'; once answered, all the rest."""
+    heading = st.empty()  # filled last: it names the bug only once the learner has answered
+    lab = replace(lab, X=lab.X.float())  # the museum's bugs are float32 bugs (hand edits run in float64)
     evidence = item.evidence(lab)
-    answered = spot_the_bug(item)
-    with fix_column:
-        st.markdown("**The fix**")
-        if answered:
-            st.code(item.right_code, language="python", line_numbers=True, wrap_lines=True)
+    st.markdown("**The code**")
+    st.code(item.wrong_code, language="python", line_numbers=True, wrap_lines=True)
+    symptom(evidence, number)
+    picture = st.container()  # filled once the answer (if any) is known: the picture names the bug after it
+    entry = spot_the_bug(item, number)
+    if item.key == "wrong-axis":
+        with picture:
+            wrong_axis_picture(lab, number, answered=entry["tries"] > 0)
+    if entry["tries"]:
+        verdict(item, entry)
+        reveal(item, evidence, number)
+    title = f"Exhibit {number}: {item.title}" if entry["tries"] else f"Exhibit {number}"
+    heading.subheader(title, anchor=f"exhibit-{number}")
+
+
+def symptom(evidence: Evidence, number: int) -> None:
+    """What the code is given and, beside it, what it gives: the buggy numbers, nothing that names the bug."""
+    given_column, result_column = st.columns(2)
+    with given_column:
+        st.markdown(f"**It is given** {evidence.given_name}")
+        display.table(
+            evidence.given, evidence.given_rows, evidence.given_cols, alt=f"Exhibit {number}: what the code is given"
+        )
+    with result_column:
+        st.markdown(f"**It gives** {evidence.result_name}")
+        if isinstance(evidence.wrong, str):
+            st.code(evidence.wrong, language="text", wrap_lines=True)
         else:
-            st.caption("Shown once you have picked the wrong line.")
-    if isinstance(evidence.wrong, str) or evidence.wrong.shape != evidence.right.shape:
-        wrong_column, right_column = st.columns(2)
-        with wrong_column:
-            st.markdown("**What the bug gives on your input**")
-            if isinstance(evidence.wrong, str):
-                st.code(evidence.wrong, language="text", wrap_lines=True)
-            else:
-                display.table(evidence.wrong, evidence.rows, evidence.cols, alt=f"{item.title}: wrong result")
-        with right_column:
-            st.markdown("**What it should be**")
-            display.table(evidence.right, evidence.rows, evidence.cols, alt=f"{item.title}: right result")
-    else:  # one table, the bug's rows right above the right ones: each column compares one number
-        st.markdown("**What the bug gives on your input, and what it should be**")
-        both = torch.cat([evidence.wrong, evidence.right])  # (2 rows, cols)
-        labels = [f"bug: {row}" for row in evidence.rows] + [f"right: {row}" for row in evidence.rows]
-        display.table(both, labels, evidence.cols, alt=f"{item.title}: wrong and right results")
-    st.markdown(evidence.verdict)
+            display.table(evidence.wrong, evidence.rows, evidence.cols, alt=f"Exhibit {number}: what the code gives")
 
 
-def spot_the_bug(item: Exhibit) -> bool:
-    """The choice of the wrong line in a form; True once the learner has committed an answer."""
+def spot_the_bug(item: Exhibit, number: int) -> dict:
+    """The choice of the wrong line in a form, until answered; the first answer counts and stays (its record)."""
     entry = progress.record(PAGE, item.key)
-    with st.form(key=f"exf:museum:{item.key}", border=True):
-        choice = st.radio("Spot the bug: which line is wrong?", item.options, index=None, key=f"ex:museum:{item.key}")
+    if entry["tries"]:
+        return entry
+    slot = st.empty()  # the form, gone as soon as it is answered: the first answer counts
+    with slot.container(), st.form(key=f"exf:museum:exhibit-{number}", border=True):
+        choice = st.radio("Spot the bug: which line is wrong?", item.options, index=None, key=f"ex:museum:{number}")
         submitted = st.form_submit_button("Check", icon=":material/task_alt:")
     if submitted:
         if choice is None:
             st.warning("Pick a line first.", icon=":material/edit:")
         else:
             entry = progress.note_try(PAGE, item.key, choice == item.answer)
-            if choice == item.answer:
-                st.success(f"Right: {item.answer}.", icon=":material/check:")
-            else:
-                st.error(f"Not this one: the bug is {item.answer}.", icon=":material/close:")
-    return entry["tries"] > 0
+            entry["choice"] = choice
+            slot.empty()
+    return entry
 
 
-MISTAKE_FUNCTIONS = (
-    mistakes.softmax_wrong_axis,
-    mistakes.divide_by_sum,
-    mistakes.no_scaling,
-    mistakes.sqrt_d_model,
-    mistakes.mask_after_softmax,
-    mistakes.inverted_mask,
-    mistakes.large_negative_in_half,
-    mistakes.keys_transposed,
-    mistakes.printed_from_another_run,
-    mistakes.forgotten_output_projection,
-)
+def verdict(item: Exhibit, entry: dict) -> None:
+    """The learner's answer and whether it was right, on screen for as long as the session keeps it."""
+    if entry["correct"]:
+        st.success(f"Right: {item.answer}.", icon=":material/check:")
+    else:
+        st.error(f"Not this one: you picked {entry.get('choice')}; the bug is {item.answer}.", icon=":material/close:")
+
+
+def reveal(item: Exhibit, evidence: Evidence, number: int) -> None:
+    """Drawn only after an answer: where the bug comes from, the fix, the right numbers and why."""
+    st.caption(f"Where you meet it: {item.source}.")
+    st.markdown("**The fix**")
+    st.code(item.right_code, language="python", line_numbers=True, wrap_lines=True)
+    if isinstance(evidence.wrong, str) or evidence.wrong.shape != evidence.right.shape:
+        st.markdown(f"**What it should be:** {evidence.result_name}")
+        display.table(evidence.right, evidence.rows, evidence.cols, alt=f"{item.title}: right result")
+    else:  # one table, the bug's rows right above the right ones: each column compares one number
+        st.markdown(f"**What the bug gives and what it should be:** {evidence.result_name}")
+        both = torch.cat([evidence.wrong, evidence.right.to(evidence.wrong.dtype)])  # (2 rows, cols)
+        labels = [f"bug: {row}" for row in evidence.rows] + [f"right: {row}" for row in evidence.rows]
+        display.table(both, labels, evidence.cols, alt=f"{item.title}: wrong and right results")
+    st.markdown(evidence.verdict)
+    display.show_code(item.function, title=f"Show the code of exhibit {number}")
+
+
+def wrong_axis_picture(lab, number: int, *, answered: bool) -> None:
+    """Every row of the code's weights as a heatmap; once answered, beside softmax along the rows."""
+    wrong, right = mistakes.softmax_wrong_axis(ac.attention_scores(lab.X, lab.X))
+    if not answered:
+        display.heatmap(
+            wrong,
+            lab.labels,
+            lab.labels,
+            kind="weights",
+            title="It gives: every row of weights",
+            highlight_row=lab.query_label,
+        )
+        return
+    left, right_column = st.columns(2)
+    with left:
+        display.heatmap(
+            wrong,
+            lab.labels,
+            lab.labels,
+            kind="weights",
+            title="softmax(dim=0): columns sum to 1",
+            highlight_row=lab.query_label,
+        )
+    with right_column:
+        display.heatmap(
+            right,
+            lab.labels,
+            lab.labels,
+            kind="weights",
+            title="softmax(dim=-1): rows sum to 1",
+            highlight_row=lab.query_label,
+        )
+    display.download_csv(
+        to_frame(wrong, lab.labels, lab.labels),
+        f"exhibit_{number}_wrong_axis_weights.csv",
+        label="Download the wrong-axis weights as CSV",
+    )
+
+
+def scorecard() -> str:
+    """Which exhibits the learner got right, which wrong, which are still open (markdown)."""
+    right, wrong, open_ = [], [], []
+    for number, item in enumerate(EXHIBITS, 1):
+        entry = progress.record(PAGE, item.key)
+        if not entry["tries"]:
+            open_.append(str(number))
+        elif entry["correct"]:
+            right.append(f"{number} ({item.title})")
+        else:
+            wrong.append(f"{number} ({item.title})")
+    parts = [
+        f"Bugs spotted in this session: **{len(right)} of {len(right) + len(wrong)}** answered.",
+        f"Spotted: {_exhibits(right)}." if right else "",
+        f"Missed: {_exhibits(wrong)}." if wrong else "",
+        f"Not answered yet: {_exhibits(open_)}." if open_ else "",
+    ]
+    return "  \n".join(part for part in parts if part)
+
+
+def _exhibits(names: list[str]) -> str:
+    """'exhibit 3' or 'exhibits 1, 4, 7'."""
+    return f"{'exhibit' if len(names) == 1 else 'exhibits'} {', '.join(names)}"

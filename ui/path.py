@@ -220,17 +220,17 @@ LESSON_PATHS: dict[str, LessonPath] = {
         (
             Experiment(
                 "Layer 1, head 3",
-                "A positional head: on most sentences each piece puts its weight on the piece just before it.",
+                "Open it: section 3 says on how many rows of your sentence it looks at the previous piece.",
                 (("tm_layer", 1), ("tm_head", 3)),
             ),
             Experiment(
                 "Layer 2, head 9",
-                "The mirror image: each piece looks at the next one. Compare its line view with layer 1, head 3.",
+                "Open it: section 3 says on how many rows of your sentence it looks at the next piece.",
                 (("tm_layer", 2), ("tm_head", 9)),
             ),
             Experiment(
                 "Layer 3, head 1",
-                "An attention sink: nearly every row parks its weight on [CLS]; the entropy map shows it dark.",
+                "Open it: section 3 says on how many rows of your sentence it parks its weight on [CLS].",
                 (("tm_layer", 3), ("tm_head", 1)),
             ),
         ),

@@ -16,6 +16,7 @@ from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
 from attention_core import trained_model as tm
 from ui import charts, display
+from ui.format import format_number
 
 FOLDER_VARIABLE = "ATTENTION_LAB_MODEL_DIR"
 EXPLANATION = (
@@ -88,10 +89,67 @@ def agreement(sentence: str) -> tuple[float, float]:
     return tm.max_differences(model().model, forward(sentence))
 
 
+# how a pattern's key reads in a sentence ("put most weight on the next piece")
+PATTERN_WORDS = {
+    "CLS": "[CLS]",
+    "SEP": "[SEP]",
+    "previous": "the previous piece",
+    "next": "the next piece",
+    "same": "the piece itself",
+}
+CLAIM_PATTERNS = ("previous", "next", "CLS")  # the heads the "Try this" box opens
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def head_summaries(sentence: str) -> list[list[tm.HeadSummary]]:
+    """Every head's measured figures on this sentence: (layers, heads) of HeadSummary."""
+    return tm.head_summary_grid(forward(sentence).attentions)
+
+
+SHORT_NAMES = {"previous": "prev"}  # a grid label has about 14 characters of room
+
+
+def label_text(summary: tm.HeadSummary) -> str:
+    """A head's short label with the figure behind it: 'next 0.62' (mean share), 'weak CLS 0.37', 'broad CLS 0.18'."""
+    figure = f"{SHORT_NAMES.get(summary.pattern, summary.pattern)} {format_number(summary.share, 2)}"
+    if summary.label == summary.pattern:
+        return figure
+    return f"{'broad' if summary.label == 'broad' else 'weak'} {figure}"
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def head_labels(sentence: str) -> list[list[str]]:
-    """Every head's label on this sentence: (layers, heads) of strings."""
-    return tm.head_label_grid(forward(sentence).attentions)
+    """Every head's label text on this sentence (label_text): (layers, heads) of strings."""
+    return [[label_text(summary) for summary in row] for row in head_summaries(sentence)]
+
+
+def label_names(sentence: str) -> list[list[str]]:
+    """Every head's label name (one of tm.HEAD_LABELS) on this sentence."""
+    return [[summary.label for summary in row] for row in head_summaries(sentence)]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def claims(sentence: str) -> list[tuple[str, int, int, tm.RowsOn]]:
+    """For each of CLAIM_PATTERNS: (pattern, layer, head, rows on it), the head (0-based) that follows it most."""
+    attentions = forward(sentence).attentions
+    return [(pattern, *tm.strongest_head(attentions, pattern)) for pattern in CLAIM_PATTERNS]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def word_pieces(words: tuple[str, ...]) -> list[tuple[int, ...]]:
+    """Each sidebar word's pieces (indices into the forward's pieces) in the sentence " ".join(words)."""
+    return tm.word_pieces(model().tokenizer, words)
+
+
+def query_piece(words: tuple[str, ...], query_index: int) -> tm.QueryPiece:
+    """The piece that stands for the sidebar's query word."""
+    return tm.query_piece(word_pieces(words), query_index)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def heads_linking(sentence: str, query: int, key: int):
+    """Every head ranked by the weight piece ``query`` puts on piece ``key``: layer, head (1-based), weight."""
+    return tm.heads_linking(forward(sentence).attentions, query, key)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -117,7 +175,7 @@ def grid_spec(sentence: str, pick: str) -> dict:
     forward_result = forward(sentence)
     cells = tm.grid_frame(forward_result.attentions)
     cells = cells.astype({"layer": "int8", "head": "int8", "row_pos": "int16", "col_pos": "int16", "value": "float32"})
-    labels = tm.label_frame(head_labels(sentence))
+    labels = tm.label_frame(head_labels(sentence))  # the label texts, with their figures
     chart = charts.all_heads_grid(cells, labels, len(forward_result.pieces), pick=pick)
     with alt.data_transformers.enable("default", max_rows=None):
         spec = chart.to_dict()

@@ -121,7 +121,8 @@ def test_loop_gap_is_called_precision_with_a_relative_tolerance():
     helps = " ".join(str(m.proto.help) for m in at.metric)
     assert "different order" not in text + helps
     verdict = next(m.value for m in at.markdown if m.value.startswith("Relative gap"))
-    assert "float64" in verdict and "the same up to float32 precision" in verdict
+    assert "float64" in verdict and "context **equal up to float32 rounding**" in verdict
+    assert "weights **equal up to float32 rounding**" in verdict and "the gap is that rounding" in verdict
     assert "non-negative weights that sum to 1" in text and "positive and sum to 1" not in text
 
 
@@ -145,3 +146,39 @@ def test_context_and_weights_are_clickable_and_a_kept_entry_shows_its_weighted_s
     assert f"**Entry “d2” of the context vector of “{labels[1]}”**" in text
     assert format_number(float(steps.context[1, 1])) in text
     assert f"**{format_number(float(steps.weights[0, 2]))}**" in text
+
+
+NEAR_100 = "100_100_100_100~99.999_100_99.999_100~99.998_99.999_100_99.998~99.997_99.999_99.998_99.999"
+
+
+@pytest.mark.parametrize("page", ["app_pages/softmax.py", PAGE])
+def test_hand_edits_near_100_show_every_digit_right(page):
+    """Issue 22 item 5a: edits of about 100 that differ by 0.001 are computed in float64, so the weights and
+    context vectors shown equal a float64 reference to every printed digit (float32 showed 0.2795 for 0.2802),
+    and lesson 3's two sentences agree with the verdict."""
+    params = {"example": "Your own sentence", "sentence": "a b c d", "embedding": "Edit by hand", "edits": NEAR_100}
+    at = open_page(page, params)
+    assert_clean(at)
+    X = torch.tensor([[float(v) for v in row.split("_")] for row in NEAR_100.split("~")], dtype=torch.float64)
+    assert torch.equal(lab_input(at).X, X)
+    exact = torch.softmax(X @ X.T, dim=-1)  # (T, T) float64 reference
+    expected = {"weights": [[f"{w:.4f}" for w in row] for row in exact.tolist()]}
+    expected["context"] = [[f"{c:.4f}" for c in row] for row in (exact @ X).tolist()]
+    assert "0.2802" in expected["weights"][0]
+    shown = [
+        [[f"{v:.4f}" if isinstance(v, float) else v for v in row] for row in df.value.to_numpy().tolist()]
+        for df in at.dataframe
+    ]
+    tokens = ["a", "b", "c", "d"]
+    frames_shown = list(zip(shown, at.dataframe, strict=True))
+    weights_tables = [t for t, df in frames_shown if list(df.value.columns)[:4] == list(df.value.index)[:4] == tokens]
+    transposed = [list(column) for column in zip(*expected["weights"], strict=True)]  # the column-sums view
+    assert weights_tables and all(
+        [row[:4] for row in table[:4]] in (expected["weights"], transposed) for table in weights_tables
+    )
+    if page == PAGE:
+        contexts = [table for table, df in frames_shown if list(df.value.columns)[:1] == ["d1"]]
+        assert expected["context"] in contexts
+        verdict = next(m.value for m in at.markdown if m.value.startswith("Relative gap"))
+        assert "computes in float64" in verdict and "different" not in verdict
+        assert "more than" not in verdict and "float32" not in verdict

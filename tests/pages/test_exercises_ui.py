@@ -86,7 +86,7 @@ def test_numeric_malformed_then_wrong_then_hint_then_solution(at, items):
     assert any(b.label == "Show solution" for b in at.button)
     answer(at, weight, str(float(weight.answer) + 0.3))
     assert weight.solution in texts(at), "a second wrong answer shows the worked solution"
-    answer(at, weight, f"{float(weight.answer):.2f}".replace(".", ","))
+    answer(at, weight, f"{float(weight.answer):.3f}".replace(".", ","))
     assert any("comma" in s.value and s.value.startswith("Right") for s in at.success)
     record = at.session_state[progress.STATE_KEY][LESSON][weight.id]
     assert record == {"tries": 3, "correct": True, "revealed": False}
@@ -109,7 +109,7 @@ def test_what_if_number_and_choice(at, items):
     hot, shift = items["temperature"], items["shift"]
     answer(at, hot, "-inf")
     assert any("too large" in w.value for w in at.warning)
-    answer(at, hot, f"{float(hot.answer):.2f}")
+    answer(at, hot, f"{float(hot.answer):.3f}")
     assert any(s.value.startswith("Right") for s in at.success)
     answer(at, shift, "all grow")
     assert any("Not this one" in e.value for e in at.error)
@@ -134,7 +134,7 @@ def test_another_query_keeps_the_answer_to_a_question_not_about_it():
     (same widget key, so the browser updates it in place) with a blank answer; the other keeps its answer."""
     path = "app_pages/qkv_projections.py"
     at = open_page(path)
-    shown = page_exercises(at, path, None, ())
+    shown = page_exercises(at, path)
     entry, count = shown["query-entry"], shown["parameters"]
     answer_in(at, path, entry, "0")
     answer_in(at, path, count, str(int(float(count.answer))))
@@ -142,7 +142,7 @@ def test_another_query_keeps_the_answer_to_a_question_not_about_it():
     box = at.sidebar.selectbox(key="query")
     box.set_value(next(option for option in box.options if option != box.value)).run()
     assert_clean(at)
-    now = page_exercises(at, path, None, ())
+    now = page_exercises(at, path)
     assert now["parameters"] == count and now["query-entry"] != entry, "only the question about the query changed"
     assert at.text_input(key=answer_key(path, count)).value == str(int(float(count.answer)))
     assert at.text_input(key=answer_key(path, entry)).value == "", "a new question starts blank"

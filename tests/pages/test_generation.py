@@ -79,7 +79,6 @@ def test_the_training_settings_survive_a_visit_and_decide_which_model_is_used():
 
 def test_exercises_footer_and_clickable_cells():
     import attention_core as ac
-    from attention_core.exercises import GenerationMaterial
     from tests.apptest_helpers import lab_input
     from tests.learn_helpers import clickable_keys, has_exercises_and_footer, page_exercises, right_wrong_malformed
     from ui.format import format_number
@@ -93,15 +92,15 @@ def test_exercises_footer_and_clickable_cells():
     }
     lab = lab_input(at)
     params = ac.random_projections(lab.d_model, lab.d_model, lab.seed)
-    material = GenerationMaterial(lab.X, params.W_q, params.W_k, params.W_v, lab.labels)
-    items = page_exercises(at, PAGE, material, ("sidebar",))
+    items = page_exercises(at, PAGE)
     right_wrong_malformed(at, PAGE, items["cache-numbers"])
     at.session_state["_cell:generation_k_cache"] = (lab.labels[1], "d2")  # a kept click: k_1, entry 2
     at.session_state["_cell:generation_recomputed"] = (lab.labels[0], lab.labels[2])  # a future key
     at.run()
     assert_clean(at)
     text = "\n".join(m.value for m in at.markdown)
-    assert f"**{format_number(float((lab.X @ params.W_k)[1, 1]))}**" in text
+    shown = format_number(float((lab.X @ params.W_k)[1, 1]))  # the result, or beside the written operands' one
+    assert f"**{shown}**" in text or f"(unrounded: {shown})" in text
     assert "Causal mask: key 3 comes after query 1" in text
 
 

@@ -140,7 +140,7 @@ def test_verdicts_come_from_the_relative_tolerance_comparison():
     assert captions.count("different: the word order now matters") == 2  # sinusoidal and learned positions
     text = " ".join(m.value for m in at.markdown)
     assert "(float32 rounding: equal)" not in text and "(float32 rounding)" not in " ".join(captions)
-    assert "1e-06 + 1e-05 · |b|" in at.metric[0].proto.help
+    assert "4e-06 × the largest |reference|" in at.metric[0].proto.help  # issue 22 item 6c: measured tolerance
 
 
 def test_causal_mask_exception_and_one_counting_convention():

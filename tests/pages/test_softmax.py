@@ -8,7 +8,7 @@ import torch
 
 import attention_core as ac
 from attention_core.normalization import with_sums
-from attention_core.presets import JOURNEY, NUMPY_SEED_4, PRESETS, TRANSFORMER
+from attention_core.presets import JOURNEY, NUMPY_SEED_4, PRESETS, PRESETS_BY_KEY, TRANSFORMER
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
 from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
 from ui.format import format_number
@@ -113,16 +113,15 @@ def test_overflow_demo_shows_nan_only_when_it_overflows():
     assert demo["naive weight"].tolist() == demo["stable weight"].tolist()
 
 
-def test_overflow_verdict_uses_a_relative_tolerance_that_follows_c():
-    """Issue 9 item 10: the stable-vs-unshifted verdict is judged relative to the rounding of s + c."""
-    at = open_page(PAGE)
-    offset_slider(at).set_value(1000.0).run()
-    verdict = next(m.value for m in at.markdown if m.value.startswith("Naive sum of exponentials"))
-    assert "relative gap" in verdict and "that rounding s + c to float32 can cause: the same weights" in verdict
-    assert "0.0005" in verdict  # 4 eps × ~1001 at c = 1000
-    offset_slider(at).set_value(0.0).run()
-    verdict = next(m.value for m in at.markdown if m.value.startswith("Naive sum of exponentials"))
-    assert "relative gap 0," in verdict and "within the 7.0353e-07" in verdict  # 4 eps × 1.4754, the largest |s|
+def test_overflow_verdict_is_the_labs_agreement_and_the_table_is_exact():
+    """Issue 22 items 5c and 6: s + c is exact, so the stable weight reads 0.1329 and the verdict is the one test."""
+    at = open_page(PAGE, {"example": PRESETS_BY_KEY["transformer"].name})  # the first tutorial's sentence, query "is"
+    for offset in (1000, 0):
+        offset_slider(at).set_value(float(offset)).run()
+        verdict = next(m.value for m in at.markdown if m.value.startswith("Naive sum of exponentials"))
+        assert "**equal up to float32 rounding**" in verdict and "4e-06 × the largest" in verdict
+        table = next(df.value for df in at.dataframe if "stable weight" in df.value.columns)
+        assert list(table["stable weight"])[3] == "0.1329"  # tutorial 000's printed 0.1329, not 0.1330
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import pytest
 
 from attention_core import trained_model as tm
 from attention_core.presets import JOURNEY
-from tests.apptest_helpers import assert_clean, charts, lab_input, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
 from ui import trained
 
 PAGE = "app_pages/trained_model.py"
@@ -120,7 +120,6 @@ def test_grid_highlight_layer_is_valid_vega_lite():
 
 
 def test_exercises_footer_and_clickable_heads(preset_page):
-    from attention_core.exercises import TrainedMaterial
     from tests.learn_helpers import clickable_keys, has_exercises_and_footer, page_exercises, right_wrong_malformed
     from ui.format import format_number
 
@@ -130,8 +129,7 @@ def test_exercises_footer_and_clickable_heads(preset_page):
     has_exercises_and_footer(at)
     assert {"tm_head_weights", "tm_by_hand_square"} <= {key.rsplit("-", 1)[-1] for key in clickable_keys(at)}
     sentence = " ".join(lab_input(at).tokens)
-    forward = tm.run_forward(trained.model(), sentence)
-    items = page_exercises(at, PAGE, TrainedMaterial(forward, trained.model().model), (sentence,))
+    items = page_exercises(at, PAGE)
     right_wrong_malformed(at, PAGE, items["trained-entropy"])
     at.radio(key="tm_step").set_value("K").run()
     at.session_state["_cell:tm_by_hand_wide"] = ("journey", "k3")
@@ -140,7 +138,8 @@ def test_exercises_footer_and_clickable_heads(preset_page):
     assert_clean(at)
     params, steps = trained.head_steps(sentence, 0, 0)
     text = "\n".join(m.value for m in at.markdown)
-    assert f"**{format_number(float(steps.K[2, 2]))}**" in text, "K = X W_k + b_k, the bias included"
+    shown = format_number(float(steps.K[2, 2]))  # the result, or beside the written operands' one
+    assert f"**{shown}**" in text or f"(unrounded: {shown})" in text, "K = X W_k + b_k, the bias included"
     assert f"(1.0000 × {format_number(float(params.b_k[2]))})" in text
     assert f"**{format_number(float(steps.weights[2, 0]))}**" in text
 
@@ -178,3 +177,140 @@ def test_another_head_only_moves_the_frames_data(preset_page):
     assert len(datasets[trained.GRID_CELLS]) == 72 * len(pieces) ** 2
     expected = chart_builders.grid_highlight_frame(4, 7)
     assert datasets["highlight"].to_dict("records") == expected.to_dict("records")
+
+
+# --- issue 22: the sidebar's query, verdicts that can fail, measured claims, the heads linking two pieces ---
+
+SPLIT_SENTENCE = "The river bank flooded, unbelievably!"
+
+
+def _pieces(at) -> list[str]:
+    from attention_core import token_labels
+
+    return token_labels(trained.forward(" ".join(lab_input(at).tokens)).pieces)
+
+
+def test_query_piece_follows_the_sidebar_and_says_which_piece():
+    at = open_page(PAGE, sentence_params(SPLIT_SENTENCE, query="bank"), timeout=300)
+    assert_clean(at)
+    pieces = _pieces(at)
+    assert pieces[at.selectbox(key="tm_query").value] == "bank"
+    assert any("follows the sidebar's query “bank”" in c.value for c in at.caption)
+    at.sidebar.selectbox(key="query").set_value("flooded,").run()
+    assert pieces[at.selectbox(key="tm_query").value] == "flooded"  # "flooded," is read as two pieces
+    note = next(c.value for c in at.caption if "sidebar's query “flooded,”" in c.value)
+    assert "“flooded” + “,”" in note and "first piece, “flooded”" in note
+    at.sidebar.selectbox(key="query").set_value("unbelievably!").run()
+    assert pieces[at.selectbox(key="tm_query").value] == "un"
+    assert any("“un” + “##bel”" in c.value for c in at.caption)
+    at.selectbox(key="tm_query").set_value(pieces.index("river")).run()  # the learner's own pick stays
+    at.selectbox(key="tm_layer").set_value(2).run()
+    assert pieces[at.selectbox(key="tm_query").value] == "river"
+
+
+def test_a_difference_turns_the_verdict_to_differ_and_says_only_what_was_checked(monkeypatch):
+    """A swapped head (layer 3, head 6 recomputed with head 7's parameters) must read DIFFER, without the
+    "float32 rounding" explanation of an agreement."""
+    sentence = "A swapped head must be caught by the check"
+    at = open_page(PAGE, sentence_params(sentence), timeout=300)
+    caption = next(c.value for c in at.caption if "Lab and model" in c.value)
+    assert "agree" in caption and "DIFFER" not in caption
+    original = tm.head_params
+
+    def swapped(model, layer: int, head: int):
+        return original(model, layer, head + 1 if (layer, head) == (2, 5) else head)
+
+    monkeypatch.setattr(tm, "head_params", swapped)
+    trained.agreement.clear()
+    at.run()
+    assert_clean(at)
+    caption = next(c.value for c in at.caption if "Lab and model" in c.value)
+    assert "DIFFER" in caption and "float32" not in caption and "agree" not in caption
+    largest = {m.label: float(m.value) for m in at.metric}
+    assert largest[f"All {tm.ALL_HEADS} heads' weights"] > tm.AGREEMENT_TOLERANCE
+    monkeypatch.undo()
+    trained.agreement.clear()  # no other test sees the injected bug
+
+
+def test_metrics_are_one_readable_number_each(preset_page):
+    at = preset_page
+    labels = [m.label for m in at.metric]
+    assert f"All {tm.ALL_HEADS} heads' weights" in labels and f"All {tm.ALL_HEADS} heads' contexts" in labels
+    for metric in at.metric:
+        assert "," not in metric.value and float(metric.value) < tm.AGREEMENT_TOLERANCE, metric.value
+        assert len(metric.value) <= len("1.0000e-07")
+
+
+def test_head_claims_carry_the_figures_measured_on_the_sentence():
+    import re
+
+    at = open_page(PAGE, sentence_params("The chef who ran to the store was out of food."), timeout=300)
+    assert_clean(at)
+    attentions = trained.forward(" ".join(lab_input(at).tokens)).attentions
+    claims = [m.value for m in at.markdown if "rows of this head put most weight on" in m.value]
+    assert len(claims) == 3
+    for claim, pattern in zip(claims, ("previous", "next", "CLS"), strict=True):
+        layer, head, hit, rows = map(int, re.search(r"Layer (\d+), head (\d+).*?(\d+) of (\d+) rows", claim).groups())
+        measured = tm.pattern_rows(attentions[layer - 1, head - 1], pattern)
+        assert (hit, rows) == (measured.hit, measured.rows)
+        assert f"({measured.fraction:.0%})" in claim
+        best = max(tm.pattern_rows(w, pattern).fraction for layer_weights in attentions for w in layer_weights)
+        assert measured.fraction == best  # "no other head does so on more rows" holds
+
+    at.selectbox(key="tm_layer").set_value(3)
+    at.selectbox(key="tm_head").set_value(1).run()
+    summary = tm.head_summary(attentions[2, 0])
+    heading = next(h.value for h in at.subheader if h.value.startswith("3. Layer 3, head 1"))
+    assert f"{trained.SHORT_NAMES.get(summary.pattern, summary.pattern)} {summary.share:.2f}" in heading
+    figures = next(m.value for m in at.markdown if m.value.startswith("**Measured on your sentence.**"))
+    assert f"{summary.rows_on.hit} of {summary.rows_on.rows} rows" in figures
+    query, key, weight = summary.link
+    pieces = _pieces(at)
+    assert f"“{pieces[query]}” → “{pieces[key]}” {weight:.4f}" in figures
+    assert ("**weak**" in figures) == (summary.share < tm.LABEL_SHARE)
+
+    weak = next((layer, head) for layer in range(6) for head in range(12) if tm.head_label(attentions[layer, head]) in
+                ("broad", "mixed"))  # fmt: skip
+    at.selectbox(key="tm_layer").set_value(weak[0] + 1)
+    at.selectbox(key="tm_head").set_value(weak[1] + 1).run()
+    summary = tm.head_summary(attentions[weak])
+    figures = next(m.value for m in at.markdown if m.value.startswith("**Measured on your sentence.**"))
+    assert "**weak**" in figures and f"label is **{summary.label}**" in figures
+    assert f"{summary.entropy_fraction:.4f} of ln T" in figures
+
+
+def test_grid_labels_are_measured_and_say_when_weak():
+    import json
+
+    at = open_page(PAGE, sentence_params("The chef who ran to the store was out of food."), timeout=300)
+    attentions = trained.forward(" ".join(lab_input(at).tokens)).attentions
+    spec = json.loads(grid_chart(at).proto.spec)
+    shown = {
+        (row["layer"], row["head"]): row["label"]
+        for layer in spec["layer"]
+        for row in layer.get("data", {}).get("values", [])
+        if "label" in row
+    }
+    assert len(shown) == tm.ALL_HEADS
+    for (layer, head), text in shown.items():
+        summary = tm.head_summary(attentions[layer - 1, head - 1])
+        name = trained.SHORT_NAMES.get(summary.pattern, summary.pattern)
+        assert text.endswith(f"{name} {summary.share:.2f}")
+        assert text.startswith(("weak ", "broad ")) == (summary.share < tm.LABEL_SHARE)
+
+
+def test_heads_linking_two_pieces_ranks_every_head():
+    at = open_page(PAGE, sentence_params("The chef who ran to the store was out of food."), timeout=300)
+    pieces = _pieces(at)
+    query, key = pieces.index("who"), pieces.index("chef")
+    at.selectbox(key="tm_link_query").set_value(query)
+    at.selectbox(key="tm_link_key").set_value(key).run()
+    assert_clean(at)
+    forward = trained.forward(" ".join(lab_input(at).tokens))
+    ranked = next(f for f in frames(at) if len(f) == tm.ALL_HEADS and str(f.index[0]).startswith("layer "))
+    weights = forward.attentions[:, :, query, key]  # (L, h)
+    layer, head = divmod(int(weights.argmax()), tm.NUM_HEADS)
+    assert ranked.index[0] == f"layer {layer + 1}, head {head + 1}"
+    assert abs(float(ranked.iloc[0, 0]) - float(weights.max())) < 1e-7
+    assert list(ranked.iloc[:, 0]) == sorted(ranked.iloc[:, 0], reverse=True)
+    assert any(f"layer {layer + 1}, head {head + 1}" in m.value and "“who” puts" in m.value for m in at.markdown)

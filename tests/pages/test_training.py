@@ -74,10 +74,8 @@ def test_a_diverging_learning_rate_is_explained():
 
 
 def test_exercises_footer_and_a_clickable_snapshot():
-    import dataclasses
 
     from attention_core import training as tr
-    from attention_core.exercises import TrainingMaterial
     from tests.learn_helpers import clickable_keys, has_exercises_and_footer, page_exercises, right_wrong_malformed
 
     at = open_page(PAGE)
@@ -86,8 +84,7 @@ def test_exercises_footer_and_a_clickable_snapshot():
     assert [key for key in clickable_keys(at) if key.endswith("training_cell")]
     settings = tr.TrainingSettings()
     example, snapshot = tr.untrained_snapshot(settings)
-    material = TrainingMaterial(settings, example, (snapshot,))
-    items = page_exercises(at, PAGE, material, (*dataclasses.astuple(settings), False))
+    items = page_exercises(at, PAGE)
     right_wrong_malformed(at, PAGE, items["scored-count"])
     labels = tr.position_labels(settings.task, example)
     at.session_state["_cell:training_cell"] = (labels[0], labels[3])

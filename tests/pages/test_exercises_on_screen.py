@@ -1,0 +1,155 @@
+"""Every exercise is answerable from the screen (issue 22, parts 1 and 2).
+
+Each lesson runs in AppTest with page controls away from their defaults (d_k, heads, seed, temperature,
+mask). For every exercise the page asks:
+- a numeric answer (to be computed, not imagined) is one of the numbers the page shows, in a table, a
+  metric, a heatmap's cells or its text, at the precision shown (exact counts are counted on screen, so
+  they are exempt);
+- every number the question and its solution read (``Exercise.uses``) is on the screen as well;
+- grading cannot be passed by guessing: 1/T, 0, 1 and the answer of a neighbouring cell are marked wrong
+  unless they are the answer to the precision asked.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pyarrow as pa
+import pytest
+
+from attention_core.exercises import Exercise, check_answer
+from tests.apptest_helpers import assert_clean, charts, open_page, sentence_params
+from ui.format import format_number
+
+NUMBER = re.compile(r"−?-?\d+\.\d{4}(?:e[+-]\d+)?")
+TEXT_KINDS = ("markdown", "caption", "latex", "info", "success", "warning", "error", "code")
+
+
+def shown_numbers(at) -> set[str]:
+    """Every number the page shows, as the lab writes it (4 decimals, or scientific alone)."""
+    found: set[str] = set()
+    for frame in [df.value for df in at.dataframe] + [t.value for t in at.table]:
+        for value in frame.to_numpy().reshape(-1).tolist():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                found.add(format_number(value))
+            elif isinstance(value, str):
+                found.update(NUMBER.findall(value))
+    for metric in at.metric:
+        found.update(NUMBER.findall(str(metric.value)))
+    for chart in charts(at):
+        for dataset in chart.proto.datasets:
+            table = pa.ipc.open_stream(dataset.data.data).read_all().to_pandas()
+            for column in table.columns:
+                for value in table[column].tolist():
+                    if isinstance(value, float) and math.isfinite(value):
+                        found.add(format_number(value))
+                    elif isinstance(value, str):
+                        found.update(NUMBER.findall(value))
+    for kind in TEXT_KINDS:
+        for element in at.get(kind):
+            found.update(NUMBER.findall(str(element.value)))
+    return {text.replace("−", "-") for text in found}
+
+
+def asked(at, lesson: str) -> tuple[Exercise, ...]:
+    """The exercises the page's last run asked."""
+    return at.session_state[f"_exercises:{lesson}"]
+
+
+def is_count(item: Exercise) -> bool:
+    return item.tolerance == 0
+
+
+def check_on_screen(at, lesson: str) -> None:
+    assert_clean(at)
+    items = asked(at, lesson)
+    assert items, "the lesson asks something"
+    numbers = shown_numbers(at)
+    assert len(numbers) > 20, "the collector reads the page"
+    for item in items:
+        for used in item.uses:
+            assert format_number(used) in numbers, (lesson, item.id, "uses", format_number(used))
+        if item.kind == "numeric" and not is_count(item):
+            assert format_number(float(item.answer)) in numbers, (lesson, item.id, format_number(float(item.answer)))
+
+
+def check_not_guessable(at, lesson: str, T: int) -> None:
+    """1/T, 0, 1 and every number the page shows (the neighbouring cells among them) are marked wrong unless they
+    are the answer to the 3 decimals asked."""
+    shown = [float(text) for text in shown_numbers(at)]
+    for item in asked(at, lesson):
+        if item.is_choice or is_count(item):
+            continue
+        answer = float(item.answer)
+        assert item.tolerance <= 0.005, (item.id, item.tolerance)
+        guesses = [1 / T, 0.0, 1.0, *shown]
+        for guess in guesses:
+            verdict = check_answer(item, repr(guess)).status
+            right = abs(guess - answer) <= item.tolerance
+            assert verdict == ("correct" if right else "wrong"), (item.id, guess, answer)
+            if right:
+                assert round(guess, 3) == pytest.approx(round(answer, 3), abs=0.0011), (item.id, guess)
+
+
+SENTENCE = sentence_params("the chef who ran the kitchen tasted the soup", d_model=6, seed=4, query="kitchen")
+SHORT = sentence_params("dogs chase cats", d_model=4, seed=1, query="cats")
+PRESET = {}  # the default example
+TUTORIAL_001 = {"example": "I can't find the light switch"}
+
+
+def lesson_run(page: str, params: dict, widgets: dict) -> object:
+    """The page with the URL's input, then its own controls set away from their defaults."""
+    at = open_page(page, params)
+    for key, value in widgets.items():
+        widget = next((w for kind in WIDGET_KINDS for w in at.get(kind) if getattr(w, "key", None) == key), None)
+        if widget is None:  # an expander's open state
+            at.session_state[key] = value
+        else:
+            widget.set_value(value)
+        at.run()
+    return at
+
+
+STEP_8 = {"pipeline_step_concat": True}  # the pipeline's step 8, opened
+WIDGET_KINDS = ("slider", "number_input", "toggle", "radio", "selectbox", "select_slider", "text_input")
+
+CASES = [
+    ("app_pages/scores.py", {}),
+    ("app_pages/softmax.py", {"softmax_temperature": 0.1}),
+    ("app_pages/context_vectors.py", {}),
+    ("app_pages/qkv_projections.py", {"qkv_seed": 7, "qkv_d_k": 5}),
+    ("app_pages/qkv_projections.py", {"qkv_seed": 3, "qkv_d_k": 3, "qkv_scale_random": False}),
+    ("app_pages/scaling.py", {"scaling_seed": 5, "scaling_d_k": 9}),
+    ("app_pages/scaling.py", {"scaling_seed": 2, "scaling_d_k": 4, "scaling_scale": False}),
+    ("app_pages/masking.py", {"masking_type": "sliding window", "masking_window": 2}),
+    ("app_pages/masking.py", {"masking_type": "padding", "masking_pads": 3}),
+    ("app_pages/masking.py", {"masking_enabled": False}),
+    ("app_pages/multi_head.py", {"multi_head_seed": 6, "multi_head_heads": 4, "multi_head_causal": True}),
+    ("app_pages/positions.py", {"positions_seed": 9}),
+    ("app_pages/pipeline.py", {"pipeline_seed": 4, "pipeline_heads": 3, "pipeline_mask": "causal", **STEP_8}),
+]
+
+
+@pytest.mark.parametrize("inputs", [PRESET, TUTORIAL_001, SENTENCE, SHORT], ids=["preset", "001", "typed", "short"])
+@pytest.mark.parametrize(("page", "widgets"), CASES, ids=[f"{p[10:-3]}-{i}" for i, (p, _) in enumerate(CASES)])
+def test_every_exercise_is_answerable_from_the_screen(page, widgets, inputs):
+    at = lesson_run(page, inputs, widgets)
+    for key, value in widgets.items():
+        assert at.session_state[key] == value, "the control was really moved"
+    check_on_screen(at, page)
+    check_not_guessable(at, page, len(at.session_state["_lab_input"].labels))
+
+
+LATER_CASES = [
+    ("app_pages/trained_model.py", {"tm_layer": 2, "tm_head": 5}),
+    ("app_pages/training.py", {}),
+    ("app_pages/generation.py", {}),
+]
+
+
+@pytest.mark.parametrize(("page", "widgets"), LATER_CASES, ids=[p[10:-3] for p, _ in LATER_CASES])
+def test_later_lessons_exercises_are_answerable_from_the_screen(page, widgets):
+    at = lesson_run(page, PRESET, widgets)
+    check_on_screen(at, page)
+    check_not_guessable(at, page, len(at.session_state["_lab_input"].labels))
