@@ -111,13 +111,19 @@ def printed_context_note(lab: LabInput) -> None:
         st.caption(f"The tutorial prints the context vector of “{tutorial_query}”: pick it as the query to compare.")
     elif preset_key == "transformer":
         st.caption(
-            f"Tutorial 000 computes this by a loop and prints {vector_text(TRANSFORMER.printed['query_context'])} "
+            f"{display.tutorial_name('000', capital=True)} computes this by a loop and prints {vector_text(TRANSFORMER.printed['query_context'])} "
             "for “self” (the lab's last digits can differ by 1: it starts from the 4-decimal embeddings)."
         )
     elif preset_key == "light":
-        st.caption(f"Tutorial 001 prints {vector_text(LIGHT.printed['query_context'])} for “light”.")
+        st.caption(
+            f"{display.tutorial_name('001', capital=True)} prints {vector_text(LIGHT.printed['query_context'])} "
+            "for “light”."
+        )
     elif preset_key == "journey":
-        st.caption(f"Tutorial 002 prints {vector_text(JOURNEY.printed['query_context'])} for “starts”.")
+        st.caption(
+            f"{display.tutorial_name('002', capital=True)} prints {vector_text(JOURNEY.printed['query_context'])} "
+            "for “starts”."
+        )
 
 
 def all_context_vectors(lab: LabInput, steps: ac.AttentionSteps, dims: list[str]) -> None:
@@ -160,7 +166,7 @@ def loops_and_matrices(lab: LabInput, weights: torch.Tensor, context: torch.Tens
     st.markdown(
         """
 The tutorials first build each context vector with Python loops (one dot product, one exponential,
-one weighted sum at a time), then switch to matrix products because, as tutorial 004 puts it,
+one weighted sum at a time), then switch to matrix products because, as the numpy “Self Attention is good” tutorial puts it,
 *“we hate loops!”*. The two must agree. Here both run on the same input; the matrix version is what
 every other page uses, the loop version is kept in `attention_core.loops` as an independent check.
 """
@@ -261,12 +267,12 @@ def picture_section(lab: LabInput, context: torch.Tensor) -> None:
 
 
 def one_hot_inputs(lab: LabInput) -> None:
-    """Tutorial 004's one-hot inputs: every output resembles its own input."""
+    """The numpy tutorial's one-hot inputs: every output resembles its own input."""
     q, query = lab.query_index, lab.query_label
     st.subheader("Why one-hot inputs give outputs that look like the inputs")
     st.markdown(
         """
-Tutorial 004 starts with one-hot vectors (“Self Attention is good”: four words, four dimensions, a
+The numpy “Self Attention is good” tutorial starts with one-hot vectors (four words, four dimensions, a
 single 1 each). Two different one-hot vectors have dot product 0 and a vector with itself has 1, so
 every score row is a 1 at the query's own position and 0 elsewhere. The softmax gives the query
 e / (e + T − 1) and every other word 1 / (e + T − 1), and since x_j = e_j the context vector **is**

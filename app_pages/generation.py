@@ -60,7 +60,7 @@ K row and one V row per step, instead of recomputing the whole sequence. The cau
 lesson 6 is built in: the cache holds only the past.
 """
     )
-    st.latex(r"\text{context}_t = \operatorname{softmax}\!\left(\frac{q_t K_{0..t}^\top}{\sqrt{d_k}}\right) V_{0..t}")
+    st.latex(r"\text{context}_t = \operatorname{softmax}\!\left(\frac{q_t K_{1..t}^\top}{\sqrt{d_k}}\right) V_{1..t}")
 
 
 def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
@@ -94,16 +94,17 @@ def kv_cache(
     X: torch.Tensor, W_k: torch.Tensor, W_v: torch.Tensor, steps: list[gen.CacheStep], labels: list[str]
 ) -> int:
     """The cache at a chosen step: one K row and one V row per token so far, and the new query's weights;
-    returns the chosen step (0-based)."""
+    returns the step shown, 0-based (the exercises ask about it)."""
     st.subheader("The KV cache, step by step")
     if len(steps) > 1:
-        t = st.slider("Step t (the new token)", 0, len(steps) - 1, len(steps) - 1, key="generation_step")
+        number = st.slider("Step t (the new token)", 1, len(steps), len(steps), key="generation_step")
     else:
-        t = 0
+        number = 1
+    t = number - 1  # counted from 1 on screen, an index from 0 here
     step = steps[t]
     seen = labels[: t + 1]
     st.markdown(
-        f"Step {t}: the new token **{labels[t]}** gives q = {vector_text(step.q)}; its k and v are appended, "
+        f"Step {number}: the new token **{labels[t]}** gives q = {vector_text(step.q)}; its k and v are appended, "
         f"so the cache holds {t + 1} K rows and {t + 1} V rows."
     )
     d_k, d_v = step.K.shape[1], step.V.shape[1]
@@ -136,8 +137,8 @@ def kv_cache(
     with right:
         row = pd.DataFrame({"score": step.scores.tolist(), "weight": step.weights.tolist()}, index=seen)
         st.markdown(f"**Query {labels[t]}** over the cache")
-        display.table(row, alt=f"Scores and weights of step {t}")
-        display.download_csv(row, f"generation-step-{t}.csv", label="Download this step as CSV")
+        display.table(row, alt=f"Scores and weights of step {number}")
+        display.download_csv(row, f"generation-step-{number}.csv", label="Download this step as CSV")
     return t
 
 
@@ -232,6 +233,16 @@ def measured_cost() -> pd.DataFrame:
     return gen.cost_frame()
 
 
+def overhead_sentence(T: int, ratio: float) -> str:
+    """What the measured time at the smallest T says about c·T², as measured (ratio = measured / formula)."""
+    if ratio >= 1:
+        return (
+            f"At T = {T} the measured time is {ratio:.1f}× c·T²: a fixed cost per call (launching the "
+            "operations, allocating the tensors) dominates there, so small T takes longer than T² alone predicts."
+        )
+    return f"At T = {T} the measured time is {ratio:.2f}× c·T²: below the formula at this T."
+
+
 def cost_of_attention() -> None:
     """Time and memory of one head's attention as T grows, measured against T² x 4 bytes."""
     st.subheader("The cost of attention")
@@ -243,7 +254,7 @@ def cost_of_attention() -> None:
     display.frame_table(frame.set_index("T"), column_config=COUNT_FORMAT | TIME_FORMAT | RATIO_FORMAT)
     st.caption(
         "Time: the fastest of 3 runs of one causal attention head (d_k = 16) on this server; c·T² is the "
-        "formula with c fitted at the largest T. At small T fixed overheads dominate, so time falls short of T². "
+        "formula with c fitted at the largest T. " + overhead_sentence(*gen.smallest_against_formula(frame)) + " "
         "Bytes (formula): one T × T float32 matrix, T² × 4. Allocated bytes (measured): every new tensor one run of "
         "the head creates, counted operation by operation (the mask, the scores, their scaled and masked copies, "
         "the exponentials, the weights, the context): several T × T matrices, because each step makes a new one."
@@ -263,7 +274,7 @@ def cost_of_attention() -> None:
 
 def online_softmax(scores: torch.Tensor, labels: list[str]) -> tuple[int, int]:
     """One query row's softmax block by block, with a running max and sum (the idea behind FlashAttention);
-    returns the chosen row and block size."""
+    returns the row and block size shown (the exercises ask about them)."""
     st.subheader("Online softmax, block by block")
     st.markdown(
         "FlashAttention never holds a whole row of scores: it reads the keys in blocks and keeps a running "

@@ -38,7 +38,7 @@ from ui.inputs import LabInput
 METHOD_LABELS = {
     "neg_inf": "−∞, then torch.softmax",
     "minus_1e9": "−1e9, then softmax",
-    "minus_9e15": "−9e15, then softmax (003)",
+    "minus_9e15": "−9e15, then softmax (as the scaled_dot_product tutorial)",
     "multiply": "softmax, × mask, renormalise",
     "lab": "the lab (= SDPA)",
 }
@@ -425,7 +425,7 @@ Tutorials mask in different ways. Here are the weights of “{lab.query_label}�
 (including the demo row if it is on):
 
 1. **−∞ before softmax** (the PyTorch way): e^−∞ = 0 exactly.
-2. **A large negative constant** before softmax: −1e9, or −9e15 as the 003 tutorial writes
+2. **A large negative constant** before softmax: −1e9, or −9e15 as the “scaled_dot_product” tutorial writes
    `attn_logits.masked_fill(mask == 0, -9e15)`. e^(−1e9) underflows to exactly 0 in float32, so it works as long
    as the constant is far below every real score.
 3. **Multiply by the mask, then renormalise**: softmax over all keys first, zero the blocked weights, then divide
@@ -482,8 +482,8 @@ def fully_masked_row_demo(lab: LabInput, steps: ac.AttentionSteps, mask: torch.T
     st.markdown(
         f"""
 * **−∞ then torch.softmax → NaN.** Every entry is e^−∞ = 0, so softmax computes 0/0. NaN then spreads into the
-  context vector and, in training, into every gradient. (This NaN is the demonstration; the lab never shows
-  one elsewhere.)
+  context vector and, in training, into every gradient. (This NaN is the demonstration, as in lesson 2's overflow table:
+  the lab's own weights never hold one.)
 * **−1e9 or −9e15 → uniform.** Every score becomes the same constant, and softmax of equal numbers is uniform:
   {format_number(float(uniform[0]))} = 1/{lab.T} each. The query silently attends to everything it was told to ignore
   (padding included) and its context is the plain average of V.

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import diagrams, inputs, lessons, progress
+from ui import diagrams, display, inputs, lessons, progress
 from ui.inputs import LabInput
 
 TITLE = "Attention Lab"  # the overview keeps the lab's name as its title, not its registry label
@@ -32,10 +32,12 @@ def render(lab: LabInput) -> None:
     intro()
     symbols(SYMBOLS)
     pipeline_diagram()
+    counting()
     lesson_list(lessons.numbered(), lessons.sections()[lessons.PRACTICE])
     your_progress()
     how_to_use(lab.description)
-    prerequisites()
+    prerequisites(lessons.lesson_for("app_pages/training.py").number)
+    tutorials(display.TUTORIALS)
     glossary(SYMBOLS | GLOSSARY)
 
 
@@ -45,8 +47,8 @@ def intro() -> None:
 Self-attention is how a transformer lets every word of a sentence look at every other word
 and mix in what it finds. This lab takes it apart **one step per page**, with every number
 computed live from the input in the sidebar, so you can check each one by hand.
-The examples come from five tutorial notebooks; where a tutorial made a mistake, the lab
-shows the right numbers and labels the mistake as a pitfall.
+The examples come from five tutorial notebooks (listed below); where a tutorial made a mistake, the
+lab shows the right numbers and labels the mistake as a pitfall.
 """
     )
     st.latex(r"\text{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
@@ -60,6 +62,14 @@ def symbols(terms: dict[str, str]) -> None:
 def pipeline_diagram() -> None:
     st.subheader("The pipeline")
     st.graphviz_chart(diagrams.attention_steps(), width="content")
+
+
+def counting() -> None:
+    """The lab's one counting convention, said once."""
+    st.markdown(
+        "**Counting:** everything you read counts from 1 (the first token, position, dimension d1, head, layer "
+        "and step is number 1); only the Python code shown indexes from 0, as Python does."
+    )
 
 
 def lesson_list(entries: tuple[lessons.Lesson, ...], practice: list[lessons.Lesson]) -> None:
@@ -93,17 +103,24 @@ def how_to_use(description: str) -> None:
     )
 
 
-def prerequisites() -> None:
+def prerequisites(training_lesson: int) -> None:
     st.subheader("Before you start")
     st.markdown(
-        """
+        f"""
 You need vectors and the **dot product** (multiply matching entries and add them up), matrix
 multiplication (each entry of `A @ B` is a dot product of a row of `A` with a column of `B`),
-and the exponential function. The lab shows a single attention step with fixed numbers, no
-training. Only one part uses calculus: lesson 5 explains *why* scaling helps with gradients,
+and the exponential function. Every lesson runs attention with fixed numbers (seeded, typed by
+hand or from a trained model) except lesson {training_lesson}, which trains a tiny model live so you
+can watch its attention form. Only one part uses calculus: lesson 5 explains *why* scaling helps with gradients,
 and that part is **optional**; skip it and the rest still reads.
 """
     )
+
+
+def tutorials(names: dict[str, tuple[str, str]]) -> None:
+    """One line per tutorial notebook the examples come from, named by its example."""
+    st.subheader("The five tutorials")
+    st.markdown("\n".join(f"- **“{name}”**: {what}." for name, what in names.values()))
 
 
 def glossary(terms: dict[str, str]) -> None:

@@ -111,8 +111,9 @@ One exception: lesson 6's **causal mask** does depend on order (token *i* sees o
 so with it on, shuffling changes the outputs. It tells a token which words came before it, but not how far
 back each one stands. This page uses no mask.
 
-**Counting:** on this page positions and dimensions are counted **from 0**, as in the formula below: the
-first word is position 0 and the first column is d0.
+**Counting:** as everywhere in the lab, positions and dimensions count **from 1**: the first word is
+position 1 and the first column is d1. Only the sinusoidal formula below counts from 0: position 1 has
+pos = 0 in the formula, and column d1 has index 2i = 0.
 """
     )
     st.latex(
@@ -144,7 +145,7 @@ def dog_bites_man(seed: int) -> None:
     """The built-in demo: without positions, 'dog' gets the same output in both sentences."""
     st.subheader("“dog bites man” vs “man bites dog”")
     n = len(DOG_BITES_MAN)
-    dims = dimension_labels(n, start=0)
+    dims = dimension_labels(n)
     demo_X = ac.one_hot_embeddings(DOG_BITES_MAN)  # (3, 3) one-hot rows for dog, bites, man
     flip = reversal_permutation(n)
     flipped = permute_tokens(DOG_BITES_MAN, flip)
@@ -187,11 +188,10 @@ def new_order(T: int, order_kind: str, seed: int) -> torch.Tensor:
     st.subheader("Your input, shuffled")
     if order_kind == "type an order":
         typed = st.text_input(
-            f"New order: the positions 0 to {T - 1} in any order",
-            value=" ".join(str(i) for i in range(T - 1, -1, -1)),
+            f"New order: the positions 1 to {T} in any order",
+            value=" ".join(str(i) for i in range(T, 0, -1)),
             key="positions_typed_order",
-            help="Positions count from 0: '2 0 1' puts the third word (position 2) first, then the first, "
-            "then the second.",
+            help="Positions count from 1: '3 1 2' puts the third word first, then the first, then the second.",
         )
         try:
             return parse_order(typed, T)
@@ -208,7 +208,7 @@ def shuffled_input(
 ) -> None:
     """A(P X) beside P A(X): equal, so shuffling the words only shuffles the outputs."""
     labels = list(lab.labels)
-    dims = dimension_labels(lab.d_model, start=0)
+    dims = dimension_labels(lab.d_model)
     q = lab.query_index
     shuffled_labels = permute_tokens(labels, perm)
     if lab.T == 1:
@@ -217,8 +217,8 @@ def shuffled_input(
             icon=":material/info:",
         )
     st.markdown(
-        f"Original: {' · '.join(f'{i}: {label}' for i, label in enumerate(labels))}  \n"
-        f"Shuffled: {' · '.join(f'{i}: {label}' for i, label in enumerate(shuffled_labels))}"
+        f"Original: {' · '.join(f'{i}: {label}' for i, label in enumerate(labels, 1))}  \n"
+        f"Shuffled: {' · '.join(f'{i}: {label}' for i, label in enumerate(shuffled_labels, 1))}"
     )
     shuffled_output = attention_output(permute_rows(lab.X, perm), *params)  # (T, d_model)
     side_by_side(
@@ -236,7 +236,7 @@ def shuffled_input(
     )
     moved = int(inverse_permutation(perm)[q])
     st.markdown(
-        f"The query “{lab.query_label}” stands at position {q} in the original and at position {moved} "
+        f"The query “{lab.query_label}” stands at position {q + 1} in the original and at position {moved + 1} "
         f"in the shuffled sentence. Its output is {full_vector(output[q])} in the original and "
         f"{full_vector(shuffled_output[moved])} after the shuffle: {gap_none.verdict}. Differences within the "
         "tolerance come from float32 sums taken in another order, not from the word order."
@@ -269,7 +269,7 @@ def repeated_words(lab: LabInput, params: Params, output: torch.Tensor) -> None:
         display.table(
             output[group],
             group_labels,
-            dimension_labels(lab.d_model, start=0),
+            dimension_labels(lab.d_model),
             alt=f"Outputs of {names} without positions",
         )
 
@@ -277,7 +277,7 @@ def repeated_words(lab: LabInput, params: Params, output: torch.Tensor) -> None:
 def position_encodings(lab: LabInput, E_sin: torch.Tensor) -> None:
     """The sinusoidal formula, its table for this input, and one row worked out."""
     T, d_model, q = lab.T, lab.d_model, lab.query_index
-    dims = dimension_labels(d_model, start=0)
+    dims = dimension_labels(d_model)
     st.subheader("Adding positions")
     st.markdown(
         """
@@ -293,8 +293,11 @@ sentences longer than its row count).
         r"E_{pos,\,2i} = \sin\!\Big(\frac{pos}{10000^{2i/d_\text{model}}}\Big), \qquad "
         r"E_{pos,\,2i+1} = \cos\!\Big(\frac{pos}{10000^{2i/d_\text{model}}}\Big)"
     )
-    pos_labels = [f"{i}: {label}" for i, label in enumerate(lab.labels)]
-    st.markdown(f"**Sinusoidal encodings for T = {T}, d_model = {d_model}** (rows: position *pos*, counting from 0)")
+    pos_labels = [f"{i}: {label}" for i, label in enumerate(lab.labels, 1)]
+    st.markdown(
+        f"**Sinusoidal encodings for T = {T}, d_model = {d_model}** (rows: positions 1 to {T}; position p has "
+        "*pos* = p − 1 in the formula)"
+    )
     display.matrix(
         E_sin,
         pos_labels,
@@ -306,13 +309,14 @@ sentences longer than its row count).
         download="sinusoidal_positions.csv",
     )
     st.markdown(
-        f"Row {q} (the query “{lab.query_label}”), column by column: the angle is {q} / 10000^(2i/{d_model}), "
-        "then sin for even columns and cos for odd ones."
+        f"Position {q + 1} (the query “{lab.query_label}”, pos = {q}), column by column: the angle is "
+        f"{q} / 10000^(2i/{d_model}), then sin for d1, d3, … and cos for d2, d4, …"
     )
-    display.table(position_breakdown(q, d_model), alt=f"Sinusoidal encoding of position {q}, column by column")
+    display.table(position_breakdown(q, d_model), alt=f"Sinusoidal encoding of position {q + 1}, column by column")
     first_angle = format_number(float(encoding_angles(q + 1, d_model)[q, 0]))
     st.caption(
-        f"For example E[{q}, d0] = sin({q} / 10000⁰) = sin({first_angle}) = {format_number(float(E_sin[q, 0]))}."
+        f"For example position {q + 1}, d1 (pos = {q}, 2i = 0): sin({q} / 10000⁰) = sin({first_angle}) = "
+        f"{format_number(float(E_sin[q, 0]))}."
     )
 
 
@@ -348,12 +352,12 @@ def weights_with_positions(lab: LabInput, plain: ac.AttentionSteps, placed: ac.A
 
 def learned_table(lab: LabInput, E_learned: torch.Tensor) -> None:
     """The learned-style position table (a seeded random stand-in), folded away."""
-    pos_labels = [f"{i}: {label}" for i, label in enumerate(lab.labels)]
+    pos_labels = [f"{i}: {label}" for i, label in enumerate(lab.labels, 1)]
     with st.expander("The learned-style position table (seeded random)", icon=":material/table_rows:"):
         display.matrix(
             E_learned,
             pos_labels,
-            dimension_labels(lab.d_model, start=0),
+            dimension_labels(lab.d_model),
             kind="values",
             title="Learned-style position table",
             row_title="position",
@@ -371,7 +375,7 @@ def shuffle_with_positions(
 ) -> None:
     """The same shuffle with positions added: A(P X + E) differs from P A(X + E), so order now matters."""
     q = lab.query_index
-    dims = dimension_labels(lab.d_model, start=0)
+    dims = dimension_labels(lab.d_model)
     shuffled_labels = permute_tokens(list(lab.labels), perm)
     st.markdown("**The same shuffle, now with positions added** (the positions stay with the slots, the words move)")
     kind = st.radio("Positions to add", ["sinusoidal", "learned (seeded)"], horizontal=True, key="positions_kind")
@@ -394,11 +398,11 @@ def shuffle_with_positions(
     if lab.T > 1:
         moved = int(inverse_permutation(perm)[q])
         where = (
-            f"at position {q} and {full_vector(pos_shuffled[moved])} at position {moved}: its output now "
+            f"at position {q + 1} and {full_vector(pos_shuffled[moved])} at position {moved + 1}: its output now "
             "depends on where it stands."
             if moved != q
             else f"in the original and {full_vector(pos_shuffled[moved])} after the shuffle. It stays at position "
-            f"{q}, but the other words moved to other positions, so its output changes anyway."
+            f"{q + 1}, but the other words moved to other positions, so its output changes anyway."
         )
         st.markdown(f"With positions, the query “{lab.query_label}” gives {full_vector(pos_output[q])} {where}")
 

@@ -29,13 +29,13 @@ from ui.exercises import exercises_section
 from ui.format import format_number, numbers_text, products_sum_text
 from ui.inputs import LabInput
 
-SOURCES = {"random": "Seeded random", "edited": "Edit by hand", "002": "002's weights (recovered)"}
+SOURCES = {"random": "Seeded random", "edited": "Edit by hand", "002": "The journey tutorial's weights (recovered)"}
 NAMES = ("W_q", "W_k", "W_v")
 PREFIXES = {"W_q": "q", "W_k": "k", "W_v": "v"}
 ORIGINS = {  # the weights as the exercises name them
     "random": "the seeded random W_q, W_k, W_v above",
     "edited": "your edited W_q, W_k, W_v above",
-    "002": "002's recovered W_q, W_k, W_v above",
+    "002": "the journey tutorial's recovered W_q, W_k, W_v above",
 }
 
 
@@ -123,23 +123,23 @@ def projection_matrices(lab: LabInput) -> tuple[str, Projections]:
 
 
 def params_source(d_model: int) -> str:
-    """Where W_q, W_k, W_v come from: seeded random, edited by hand, or 002's (for 3-dimensional embeddings)."""
+    """Where W_q, W_k, W_v come from: seeded random, edited by hand, or the journey tutorial's (for 3-dimensional embeddings)."""
     return st.radio(
         "Where the weights come from",
         ["random", "edited", *(["002"] if d_model == 3 else [])],
         format_func=SOURCES.get,
         horizontal=True,
         key="qkv_source",
-        help="002's weights are 3 × 3, so they are offered when the embeddings have 3 columns (d_model = 3).",
+        help="The journey tutorial's weights are 3 × 3, so they are offered when the embeddings have 3 columns (d_model = 3).",
     )
 
 
 def recovered_params(X: torch.Tensor) -> tuple[Projections, dict[str, float]]:
-    """002's W_q, W_k, W_v recovered by least squares, and how they were found."""
+    """The journey tutorial's W_q, W_k, W_v recovered by least squares, and how they were found."""
     params, residuals = recovered_002_projections(X.dtype)
     st.markdown(
         """
-The 002 tutorial draws its weights with unseeded `torch.rand(3, 3)` and never prints them, but it
+The “Your journey starts with one step” tutorial draws its weights with unseeded `torch.rand(3, 3)` and never prints them, but it
 does print Q = X W_q, K = X W_k and V = X W_v for **the journey sentence** (“Your journey starts with
 one step”). Six tokens give six equations per column for three unknowns, so each W can be
 **recovered by least squares**, W = argmin ‖X W − P‖, from X and the printed matrix P.
@@ -148,7 +148,7 @@ one step”). Six tokens give six equations per column for three unknowns, so ea
     if not matches_002_inputs(X):
         st.info(
             "These weights were recovered for the journey sentence. They work on any 3-dimensional "
-            "embeddings, but only the journey sentence with its printed embeddings has 002's numbers "
+            "embeddings, but only the journey sentence with its printed embeddings has the tutorial's numbers "
             "to compare with.",
             icon=":material/info:",
         )
@@ -206,7 +206,7 @@ def edited_params(base: Projections, signature: tuple) -> Projections:
 
 
 def params_tables(params: Projections, residuals: dict[str, float]) -> None:
-    """W_q, W_k, W_v side by side (with 002's residuals when they were recovered)."""
+    """W_q, W_k, W_v side by side (with the journey tutorial's residuals when they were recovered)."""
     for column, name in zip(st.columns(3), NAMES, strict=True):
         with column:
             W = getattr(params, name)
@@ -214,12 +214,12 @@ def params_tables(params: Projections, residuals: dict[str, float]) -> None:
             display.table(params_frame(W, name), alt=f"Weight matrix {name}")
             if name in residuals:
                 st.caption(
-                    f"Recovered from 002's printed {name[-1].upper()}: largest residual "
+                    f"Recovered from the journey tutorial's printed {name[-1].upper()}: largest residual "
                     f"max|X {name} − {name[-1].upper()}| = {format_number(residuals[name])}"
                 )
     if residuals:
         st.caption(
-            "The residuals are tiny but not 0 because 002 prints Q, K and V rounded to 4 decimals; "
+            "The residuals are tiny but not 0 because the journey tutorial prints Q, K and V rounded to 4 decimals; "
             "the entries all lie in [0, 1), as torch.rand's do."
         )
 
@@ -232,22 +232,22 @@ def scale_choice(source: str) -> bool:
         "Divide the scores by √d_k",
         value=False,
         key="qkv_scale_002",
-        help="002 does not scale: its printed scores and weights are unscaled, so this starts off.",
+        help="The journey tutorial does not scale: its printed scores and weights are unscaled, so this starts off.",
     )
     st.caption(
-        "002 computes softmax(Q Kᵀ) without dividing by √d_k. Switch scaling on to see what it changes "
+        "The journey tutorial computes softmax(Q Kᵀ) without dividing by √d_k. Switch scaling on to see what it changes "
         "(lesson 5 explains why transformers scale)."
     )
     return scale
 
 
 def reproduced_002(lab: LabInput, params: Projections) -> None:
-    """Every matrix of 002's section 2.3 recomputed with the recovered weights, beside the printout."""
+    """Every matrix of the journey tutorial's section 2.3 recomputed with the recovered weights, beside the printout."""
     labels = lab.labels
-    st.subheader("002's printed numbers, reproduced")
+    st.subheader("The journey tutorial's printed numbers, reproduced")
     comparisons = reproduce_002(params, lab.X)
     st.markdown(
-        "With the recovered weights the lab recomputes 002's section 2.3 (unscaled, as 002 does) and "
+        "With the recovered weights the lab recomputes the journey tutorial's section 2.3 (unscaled, as the tutorial does) and "
         "compares every matrix with the printout:"
     )
     display.table(
@@ -255,13 +255,13 @@ def reproduced_002(lab: LabInput, params: Projections) -> None:
             {"largest |lab − printed|": [c.max_difference for c in comparisons]},
             index=[c.name for c in comparisons],
         ),
-        alt="Largest difference between the lab and 002's printed matrices",
+        alt="Largest difference between the lab and the journey tutorial's printed matrices",
     )
-    st.caption("Differences below 0.0005 are rounding: 002 prints 4 decimals.")
+    st.caption("Differences below 0.0005 are rounding: the journey tutorial prints 4 decimals.")
     for tab, comparison in zip(st.tabs([c.name for c in comparisons[3:]]), comparisons[3:], strict=True):
         columns = labels if comparison.ours.shape[1] == lab.T else dimension_labels(comparison.ours.shape[1], "c")
         with tab:
-            display.printed_beside_ours(comparison, labels, columns, "002")
+            display.printed_beside_ours(comparison, labels, columns, display.tutorial_name("002"))
             st.caption(f"Largest difference: {format_number(comparison.max_difference)}")
 
 
@@ -438,11 +438,13 @@ Change the sentence in the sidebar (with the same d_model): the tables of W abov
 
 
 def pitfall_002(lab: LabInput, recovered: Projections | None) -> None:
-    """Where 002 goes wrong in 2.2.4-2.2.6, run on the current input when its weights are chosen."""
-    with st.expander("Pitfall: where the 002 tutorial goes wrong in sections 2.2.4–2.2.6", icon=":material/warning:"):
+    """Where the journey tutorial goes wrong in 2.2.4-2.2.6, run on the current input when its weights are chosen."""
+    with st.expander(
+        "Pitfall: where the journey tutorial goes wrong in sections 2.2.4–2.2.6", icon=":material/warning:"
+    ):
         st.markdown(
             """
-After computing q, k and v for “journey” correctly (2.2.2–2.2.3), 002 goes off track:
+After computing q, k and v for “journey” correctly (2.2.2–2.2.3), the tutorial goes off track:
 
 * **2.2.4** computes `inputs @ Wk.T` and calls it the scores of “journey”. It never uses the query and
   multiplies the inputs by the transposed key weight matrix W_kᵀ: a (6, 3) table, not 6 scores. The
@@ -458,22 +460,22 @@ After computing q, k and v for “journey” correctly (2.2.2–2.2.3), 002 goes
         if matches_002_inputs(lab.X):
             journey = JOURNEY.tokens.index("journey")
             st.markdown(
-                "The right scores for “journey” (002's own section 2.3.3, row “journey”): "
+                "The right scores for “journey” (the journey tutorial's own section 2.3.3, row “journey”): "
                 + numbers_text(JOURNEY.printed["projected_scores"][journey], ", ")
             )
 
 
 def pitfall_002_on_input(lab: LabInput, W_k: torch.Tensor) -> None:
-    """002's three wrong steps on the current input with the recovered W_k."""
+    """The journey tutorial's three wrong steps on the current input with the recovered W_k."""
     wrong_scores, column_weights, fake_context = tutorial_002_pitfall(lab.X, W_k)
     st.markdown("The same three steps on the current input with the recovered W_k (labelled wrong on purpose):")
     wrong_columns = dimension_labels(W_k.shape[1], "entry ")
     display.table(wrong_scores, lab.labels, wrong_columns, alt="Wrong: X W_k transposed")
-    st.caption("Wrong: X W_kᵀ (002's 2.2.4); with the journey sentence these are 002's printed numbers.")
+    st.caption("Wrong: X W_kᵀ (the journey tutorial's 2.2.4); with the journey sentence these are its printed numbers.")
     display.table(column_weights, lab.labels, wrong_columns, alt="Wrong: softmax down columns")
-    st.caption("Wrong: softmax down columns (002's 2.2.5): each column sums to 1.")
+    st.caption("Wrong: softmax down columns (the journey tutorial's 2.2.5): each column sums to 1.")
     st.markdown(
-        f"002's 2.2.6 then returns X itself: largest |result − X| = {format_number(max_abs_difference(fake_context, lab.X))}."
+        f"The journey tutorial's 2.2.6 then returns X itself: largest |result − X| = {format_number(max_abs_difference(fake_context, lab.X))}."
     )
 
 

@@ -116,18 +116,19 @@ initialisation, so rows do not saturate; training can still make scores larger w
 
 
 def example_003(example: AttentionSteps) -> None:
-    """003's given Q, K and V."""
-    st.subheader("003's worked example: Q, K and V given, d_k = 2")
+    """The scaled_dot_product tutorial's given Q, K and V."""
+    st.subheader("The “scaled_dot_product” tutorial's example: Q, K and V given, d_k = 2")
     st.markdown(
-        "The 003 tutorial skips the projections and starts from three tokens' Q, K and V (d_k = 2). "
-        "The lab runs every step on them and puts its numbers beside 003's printout."
+        "The “scaled_dot_product” tutorial skips the projections and starts from three tokens' Q, K and V (d_k = 2). "
+        "The lab runs every step on them and puts its numbers beside the tutorial's printout."
     )
     matrices = (("Q", example.Q), ("K", example.K), ("V", example.V))
     for column, (name, matrix) in zip(st.columns(3), matrices, strict=True):
         with column:
             st.markdown(f"**{name}** (3 × 2)")
             display.table(
-                ac.vector_frame(matrix, list(SCALING_EXAMPLE.tokens), prefix=name.lower()), alt=f"003's {name}"
+                ac.vector_frame(matrix, list(SCALING_EXAMPLE.tokens), prefix=name.lower()),
+                alt=f"The scaled_dot_product tutorial's {name}",
             )
 
 
@@ -152,7 +153,7 @@ def by_hand(example: AttentionSteps) -> None:
 2. Scaled: {scaled}
    (the whole row: {numbers_text(example.scaled_scores[0], ", ")})
 3. Exponentials of the scaled row: {numbers_text(row.raw_exps, ", ")}
-   (003 prints {numbers_text(SCALING_EXAMPLE.printed["t1_scaled_exps"], ", ")}); their sum is
+   (the tutorial prints {numbers_text(SCALING_EXAMPLE.printed["t1_scaled_exps"], ", ")}); their sum is
    {exp_sum}
 4. Weights = each exponential / the sum: {weights}
 5. Context of t1 = Σⱼ wⱼ vⱼ, first entry: {first_context}
@@ -161,20 +162,20 @@ def by_hand(example: AttentionSteps) -> None:
 
 
 def beside_printout(comparisons: list[Comparison]) -> None:
-    """Every step for all three queries, beside 003's printout."""
+    """Every step for all three queries, beside the tutorial's printout."""
     labels = list(SCALING_EXAMPLE.tokens)
-    st.markdown("Every step for all three queries, beside 003's printout:")
+    st.markdown("Every step for all three queries, beside the “scaled_dot_product” tutorial's printout:")
     display.table(
         pd.DataFrame(
             {"largest |lab − printed|": [c.max_difference for c in comparisons]}, index=[c.name for c in comparisons]
         ),
-        alt="Largest difference between the lab and 003's printed numbers",
+        alt="Largest difference between the lab and the tutorial's printed numbers",
     )
-    st.caption("Differences below 0.0005 are rounding: 003 prints 4 decimals.")
+    st.caption("Differences below 0.0005 are rounding: the tutorial prints 4 decimals.")
     for tab, comparison in zip(st.tabs([c.name for c in comparisons]), comparisons, strict=True):
         columns = labels if comparison.ours.shape[1] == len(labels) else dimension_labels(2, "c")
         with tab:
-            display.printed_beside_ours(comparison, labels, columns, "003")
+            display.printed_beside_ours(comparison, labels, columns, display.tutorial_name("003"))
 
 
 def rows_and_columns(example: AttentionSteps) -> None:
@@ -182,18 +183,18 @@ def rows_and_columns(example: AttentionSteps) -> None:
     st.markdown(
         f"Softmax runs along each **row** (`dim=-1`): the rows sum to "
         f"{numbers_text(row_sums(example.weights), ', ')}, while the columns sum to "
-        f"{numbers_text(column_sums(example.weights), ', ')} (003 prints "
+        f"{numbers_text(column_sums(example.weights), ', ')} (the tutorial prints "
         f"{format_number(SCALING_EXAMPLE.printed['t2_column_sum'][0])} for the second column). A column says how much "
         "attention one key receives in total, which is not a probability."
     )
 
 
 def pitfall_other_run(example: AttentionSteps) -> None:
-    """003's last cells come from a run whose inputs are not shown."""
-    with st.expander("Pitfall: 003's last cells come from another run", icon=":material/warning:"):
+    """The tutorial's last cells come from a run whose inputs are not shown."""
+    with st.expander("Pitfall: the tutorial's last cells come from another run", icon=":material/warning:"):
         st.markdown(
             f"""
-Near its end 003 prints `exp(attn_logits[2, :]) / sum(...)` = **{numbers_text(SCALING_EXAMPLE.printed["other_run_t3_weights"], ", ")}**,
+Near its end the “scaled_dot_product” tutorial prints `exp(attn_logits[2, :]) / sum(...)` = **{numbers_text(SCALING_EXAMPLE.printed["other_run_t3_weights"], ", ")}**,
 but row t3 of its own weights (printed a few cells earlier, and recomputed here) is
 **{numbers_text(example.weights[2], ", ")}**. The cells that follow use a lowercase
 `v` whose numbers differ from V and print `attention[0, :]` = 0.2965, 0.3237, 0.3798 and context vectors

@@ -37,8 +37,10 @@ def intro(lab: LabInput) -> None:
         """
 Attention starts by asking, for one word (the **query**), how much every word of the sentence
 has in common with it. The simplest measure is the **dot product** of their embeddings: multiply
-the vectors entry by entry and add the products up. Large and positive means the two vectors
-point the same way; near zero means unrelated; negative means opposite.
+the vectors entry by entry and add the products up. The sign follows the angle: positive when the two
+vectors point roughly the same way, near zero when they are at right angles, negative when they point
+apart. The size also grows with the vectors' lengths, so a large score can come from long vectors as much
+as from a shared direction (the next section separates the two).
 """
     )
     st.latex(r"\omega_{ij} = x_i \cdot x_j = \sum_{d=1}^{d_\text{model}} x_{i,d}\, x_{j,d} \qquad \Omega = X X^\top")
@@ -184,7 +186,8 @@ Once queries and keys come from different projections (lesson 4, Q = X W_q and K
         )
     else:
         st.caption(
-            "Caveat: tutorial embeddings are made up for illustration (and 000's are random), so similarity "
+            "Caveat: tutorial embeddings are made up for illustration (and those of the “How self attention works "
+            "in Transformer” tutorial are random), so similarity "
             "between them means nothing about the words yet."
         )
 

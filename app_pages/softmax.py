@@ -7,7 +7,9 @@ import torch
 import attention_core as ac
 from attention_core.normalization import (
     all_positive,
+    first_overflow_offset,
     max_weight,
+    offset_choices,
     one_hot_weights,
     overflow_demo,
     row_sums,
@@ -161,7 +163,7 @@ def pitfall_divide_by_sum(lab: LabInput, scores: torch.Tensor, weights: torch.Te
     st.subheader("Pitfall: why not just divide by the sum?")
     st.markdown(
         """
-Tutorial 000 first tries the obvious normalisation, s_j / Σ_k s_k. The results do add up to 1,
+The “How self attention works in Transformer” tutorial first tries the obvious normalisation, s_j / Σ_k s_k. The results do add up to 1,
 but scores can be **negative**, so the "weights" can be negative too, and when the scores nearly
 cancel out, the sum is close to 0 and the division makes them **explode**. A weighted average with
 negative or huge weights is no longer an average: it can land far outside the input vectors.
@@ -181,7 +183,8 @@ maximum, their sum is at least 1.
     elif all_positive(scores[q]):
         st.markdown(
             f"Every score of “{query}” is positive, so here dividing by the sum happens to give a proper "
-            "average. Tutorial 000's example (query “self”, computed live beside it) has negative scores:"
+            f"average. {display.tutorial_name('000', capital=True)}'s example (query “self”, computed live beside it) "
+            "has negative scores:"
         )
         pitfall_beside_000(lab, scores[q], naive, weights[q])
     else:
@@ -215,7 +218,7 @@ def pitfall_bars(labels: tuple[str, ...], naive: torch.Tensor, weights_row: torc
 
 
 def pitfall_beside_000(lab: LabInput, scores_row: torch.Tensor, naive: torch.Tensor, weights_row: torch.Tensor) -> None:
-    """The current query (all scores positive) beside tutorial 000's “self”, whose negative scores break it."""
+    """The current query (all scores positive) beside the first tutorial's “self”, whose negative scores break it."""
     example = ac.self_attention(TRANSFORMER.matrix(), scale=False)  # 000's sentence, Q = K = V = X
     q_000 = TRANSFORMER.query_index
     labels_000 = tuple(ac.token_labels(TRANSFORMER.tokens))
@@ -226,22 +229,22 @@ def pitfall_beside_000(lab: LabInput, scores_row: torch.Tensor, naive: torch.Ten
         display.table(pitfall_table(lab.labels, scores_row, naive, weights_row), alt="Divide by the sum, this input")
     with right:
         st.markdown(
-            f"**Tutorial 000, “{labels_000[q_000]}”**: Σ s = "
+            f"**{display.tutorial_name('000', capital=True)}, “{labels_000[q_000]}”**: Σ s = "
             f"{sum_text(example.scores[q_000], row_sums(example.scores)[q_000].item())}"
         )
         display.table(
             pitfall_table(labels_000, example.scores[q_000], naive_000, example.weights[q_000]),
-            alt="Divide by the sum, tutorial 000's self",
+            alt="Divide by the sum, the “How self attention works in Transformer” tutorial's self",
         )
-    pitfall_bars(labels_000, naive_000, example.weights[q_000])
+    pitfall_bars(lab.labels, naive, weights_row)  # the learner's query, as the chart's title says
     st.caption(
-        "000's scores are negative for some keys and nearly cancel, so dividing by their small sum gives "
+        f"The bars show “{lab.query_label}”. The tutorial's scores are negative for some keys and nearly cancel, so dividing by their small sum gives "
         "negative and exploding “weights”; softmax's stay between 0 and 1."
     )
 
 
 def printed_pitfall_note(lab: LabInput) -> None:
-    """Tutorial 000's printed pitfall values, and why the lab's differ."""
+    """The tutorial's printed pitfall values, and why the lab's differ."""
     preset_key, tutorial_query = printed_preset(lab)
     if preset_key == "transformer" and lab.query_label == tutorial_query:
         display.tutorial_note(
@@ -262,7 +265,7 @@ def all_rows(lab: LabInput, steps: ac.AttentionSteps) -> None:
         """
 Softmax is taken **along each row** (over the keys, `dim=-1`): every query shares out exactly one unit of
 attention. Nothing constrains the columns: a column sum is the total attention one key *receives* from
-all queries, anywhere between 0 and T. Tutorial 003 checks this with its own numbers (a column sum of 0.8194).
+all queries, anywhere between 0 and T. The “scaled_dot_product” tutorial checks this with its own numbers (a column sum of 0.8194).
 """
     )
     cell_click.clickable_matrix(
@@ -333,8 +336,12 @@ def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
     col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
     # the title names neither the query nor t (the legend and the caption do): a new t swaps the data only
     hot_title = "The query's weights at t = 1 and at the t above"
-    hot_rows = {"t = 1": weights[q], f"t = {temperature:g}": hot[q]}
-    st.caption(f"Bars: the weights of “{query}” at t = 1 and at t = {temperature:g}.")
+    hot_rows = {"t = 1": weights[q], f"t = {temperature:g}": hot[q]}  # one series at t = 1
+    st.caption(
+        f"Bars: the weights of “{query}” at t = 1; move t to set another temperature's bars beside them."
+        if temperature == 1
+        else f"Bars: the weights of “{query}” at t = 1 and at t = {temperature:g}."
+    )
     if lab.T <= SIDE_BY_SIDE_TOKENS:
         hot_left, hot_right = st.columns(2)
         with hot_left:
@@ -378,16 +385,19 @@ shifted up by c to show it.
 def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor) -> None:
     """The overflow demonstration for one constant c: a fragment, so changing c reruns only this part."""
     q = lab.query_index
+    first = first_overflow_offset(scores[q])  # the largest score just overflows: a few ∞, not a wall of them
     offset = st.select_slider(
         "Add this constant c to every score",
-        options=[0, 10, 50, 80, 89, 100, 1000],
-        value=1000,
-        key="softmax_offset",
+        options=offset_choices(scores[q]),
+        value=first,
+        format_func=lambda c: f"{c:g}",
+        key=f"softmax_offset_{first:g}",  # a new row brings its own first overflowing c
+        help=f"At c = {first:g} the largest score plus c first passes 88.72, where exp overflows in float32.",
     )
     demo = overflow_demo(scores[q], float(offset))
     st.info(
-        "Demonstration on purpose: the naive columns below may show ∞ (overflow) and NaN (not a number). "
-        "No other table in the lab does.",
+        "Demonstration on purpose: the naive columns below may show ∞ (overflow) and NaN (not a number), "
+        "which the stable columns never do.",
         icon=":material/science:",
     )
     demo_table = pd.DataFrame(
@@ -412,12 +422,12 @@ def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor
 
 
 def pitfall_wrong_axis(lab: LabInput, scores: torch.Tensor) -> None:
-    """Softmax down the columns (tutorial 004): columns sum to 1, rows do not."""
+    """Softmax down the columns (the numpy tutorial): columns sum to 1, rows do not."""
     labels = lab.labels
     st.subheader("Pitfall: softmax along the wrong axis")
     st.markdown(
         """
-Tutorial 004 writes `np.exp(w) / np.sum(np.exp(w), axis=0)`: that divides by **column** sums, so each
+The numpy “Self Attention is good” tutorial writes `np.exp(w) / np.sum(np.exp(w), axis=0)`: that divides by **column** sums, so each
 column sums to 1 and the rows do not. It then reads the rows as if they were each query's weights.
 With a symmetric score matrix like X Xᵀ the mistake is easy to miss (the matrix looks plausible), but
 query i's "weights" no longer add up to 1, so its output is not an average of the inputs.
@@ -448,7 +458,7 @@ query i's "weights" no longer add up to 1, so its output is not an average of th
 
 
 def wrong_axis_notes(lab: LabInput) -> None:
-    """Tutorial 004's printed row, and why distinct one-hot inputs hide the mistake."""
+    """The numpy tutorial's printed row, and why distinct one-hot inputs hide the mistake."""
     preset_key, _ = printed_preset(lab)
     if preset_key == "numpy-seed-4":
         display.tutorial_note(

@@ -289,6 +289,12 @@ def cost_frame(sizes=COST_SIZES, d_k: int = 16) -> pd.DataFrame:
     ]
 
 
+def smallest_against_formula(frame: pd.DataFrame) -> tuple[int, float]:
+    """(smallest T, measured ms / c·T² ms there) of a cost_frame: above 1 when a fixed cost per call dominates."""
+    first = frame.iloc[0]
+    return int(first["T"]), float(first["ms"] / first["ms (c·T²)"])
+
+
 # --- online softmax: one row, block by block --------------------------------------------------------
 
 
@@ -336,7 +342,7 @@ def online_frame(steps: list[OnlineStep]) -> pd.DataFrame:
     """One row per block: its keys, its max, the running max before and after, the rescale, the sums."""
     return pd.DataFrame(
         {
-            "block": [f"{s.block + 1}: keys {s.start}–{s.start + len(s.values) - 1}" for s in steps],
+            "block": [f"{s.block + 1}: keys {s.start + 1}–{s.start + len(s.values)}" for s in steps],  # from 1
             "block max": [s.block_max for s in steps],
             "m before": [s.old_max for s in steps],
             "m after": [s.new_max for s in steps],

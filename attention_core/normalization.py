@@ -98,6 +98,20 @@ def overflow_demo(scores_row: torch.Tensor, offset: float = 1000.0) -> OverflowD
     )
 
 
+FLOAT32_EXP_LIMIT = math.log(torch.finfo(torch.float32).max)  # about 88.72: exp overflows to inf past it
+OFFSET_CHOICES = (0.0, 10.0, 50.0, 80.0, 100.0, 1000.0)
+
+
+def first_overflow_offset(scores_row: torch.Tensor) -> float:
+    """The constant c, to 0.1, at which exp(max_j s_j + c) first overflows float32: max s + c just past 88.72."""
+    return math.floor((FLOAT32_EXP_LIMIT - float(scores_row.max())) * 10 + 1) / 10
+
+
+def offset_choices(scores_row: torch.Tensor) -> tuple[float, ...]:
+    """The constants c the stability demo offers: a few round ones and the row's first overflowing c."""
+    return tuple(sorted({*OFFSET_CHOICES, first_overflow_offset(scores_row)}))
+
+
 def one_hot_weights(T: int) -> tuple[float, float]:
     """For T distinct one-hot tokens: w_ii = e / (e + T - 1) and w_ij = 1 / (e + T - 1) for j != i."""
     if T < 1:

@@ -41,7 +41,7 @@ def position_breakdown(pos: int, d_model: int, base: float = BASE) -> pd.DataFra
     angles = encoding_angles(pos + 1, d_model, base)[pos]  # (d_model,)
     values = sinusoidal_encoding(pos + 1, d_model, base, torch.float64)[pos]  # (d_model,)
     two_i = 2 * torch.div(torch.arange(d_model), 2, rounding_mode="floor")  # (d_model,)
-    index = [f"d{c} = {'sin' if c % 2 == 0 else 'cos'}" for c in range(d_model)]  # columns counted from 0, as 2i
+    index = [f"d{c + 1} = {'sin' if c % 2 == 0 else 'cos'}" for c in range(d_model)]  # d1 = sin: counted from 1
     return pd.DataFrame(
         {"2i / d_model": (two_i / d_model).tolist(), "angle": angles.tolist(), "PE value": values.tolist()}, index=index
     )
@@ -85,11 +85,15 @@ def reversal_permutation(T: int) -> torch.Tensor:
 
 
 def parse_order(text: str, T: int) -> torch.Tensor:
-    """'2 0 1' (positions counted from 0, as pos in the encoding; spaces or commas) -> perm (T,), or a ValueError."""
+    """'3 1 2' (positions counted from 1, as the learner reads them; spaces or commas) -> perm (T,) counted
+    from 0, or a ValueError."""
     parts = text.replace(",", " ").split()
     if not all(part.isdigit() for part in parts):
-        raise ValueError("Type the new order as positions counted from 0, separated by spaces, e.g. '2 0 1'.")
-    return check_permutation([int(part) for part in parts], T)  # (T,)
+        raise ValueError("Type the new order as positions counted from 1, separated by spaces, e.g. '3 1 2'.")
+    positions = [int(part) for part in parts]
+    if sorted(positions) != list(range(1, T + 1)):
+        raise ValueError(f"An order must list each of the positions 1 to {T} exactly once.")
+    return check_permutation([p - 1 for p in positions], T)  # (T,)
 
 
 def inverse_permutation(perm: torch.Tensor) -> torch.Tensor:

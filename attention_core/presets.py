@@ -72,7 +72,7 @@ JOURNEY = Preset(
     ),
     source="002_e66620563d46e9c6.txt",
     origin="The running example of Sebastian Raschka's book Build a Large Language Model (From Scratch), "
-    "chapter 3, as used in the 002 tutorial notebook.",
+    "chapter 3, as used in the “Your journey starts with one step” tutorial notebook.",
     lesson="Simplified attention for the query 'starts', then trainable W_q, W_k, W_v turn the same "
     "inputs into queries, keys and values.",
     query_index=2,
@@ -194,7 +194,8 @@ LIGHT = Preset(
         (0.22, 0.77, 0.08),
     ),
     source="001_5dc6ea26df512a1c.txt",
-    origin="Arbitrary 3-d embeddings made up for illustration in the 001 tutorial notebook.",
+    origin="Arbitrary 3-d embeddings made up for illustration in the “I can't find the light switch” "
+    "tutorial notebook.",
     lesson="The three steps (scores, softmax, context vector) for the query 'light', then for all "
     "tokens at once with a matrix product.",
     query_index=4,
@@ -241,8 +242,8 @@ TRANSFORMER = Preset(
         (-1.2233, -0.2219, -1.2253),
     ),
     source="000_58c4ba59d63ddc63.txt",
-    origin="Random embeddings (torch.randn(6, 3), unseeded) printed in the 000 tutorial notebook; "
-    "the lab keeps the printed values.",
+    origin="Random embeddings (torch.randn(6, 3), unseeded) printed in the “How self attention works in "
+    "Transformer” tutorial notebook; the lab keeps the printed values.",
     lesson="Why dividing scores by their sum fails (negative, exploding 'weights') and softmax works.",
     query_index=1,
     printed={
@@ -288,7 +289,7 @@ ONE_HOT = Preset(
         (0.0, 0.0, 0.0, 1.0),
     ),
     source="004_9f552c0b9e145459.txt",
-    origin="One-hot vectors for a four-word sentence, from the 004 numpy tutorial notebook.",
+    origin="One-hot vectors for a four-word sentence, from the numpy “Self Attention is good” tutorial notebook.",
     lesson="With one-hot inputs no two words are similar, so every output resembles its own input.",
     query_index=0,
     printed={
@@ -309,8 +310,8 @@ NUMPY_SEED_4 = Preset(
         (-0.98299165, 0.05443274, 0.15989294, -1.20894816),
     ),
     source="004_9f552c0b9e145459.txt",
-    origin="Six random 4-d vectors from numpy's legacy generator with seed 4, printed in the 004 "
-    "tutorial notebook ('We hate loops!').",
+    origin="Six random 4-d vectors from numpy's legacy generator with seed 4, printed in the numpy "
+    "“Self Attention is good” tutorial notebook ('We hate loops!').",
     lesson="Loops and matrices give the same attention; the tutorial's softmax down columns "
     "(axis=0) is the wrong axis.",
     query_index=0,
@@ -345,13 +346,13 @@ DEFAULT_PRESET = JOURNEY
 
 SCALING_EXAMPLE = WorkedExample(
     key="scaled-dot-product",
-    name="003's scaled dot product (Q, K, V given)",
+    name="The scaled_dot_product tutorial's Q, K, V (given directly)",
     tokens=("t1", "t2", "t3"),
     Q=((1.0463, -1.2652), (0.0063, 0.9499), (-0.7820, -0.7173)),
     K=((-1.1701, -1.6579), (-0.9172, -0.2540), (-0.1772, 0.1998)),
     V=((-0.5293, 0.1230), (-0.7970, 1.0645), (-0.6991, 0.2718)),
     source="003_0f5cd8518664bcc3.txt",
-    origin="Random Q, K, V (seq_len 3, d_k 2) printed in the 003 tutorial notebook, in the style of "
+    origin="Random Q, K, V (seq_len 3, d_k 2) printed in the “scaled_dot_product” tutorial notebook, in the style of "
     "the UvA deep learning tutorial on transformers.",
     lesson="Q K^T, division by sqrt(d_k), softmax by rows (rows sum to 1, columns do not), weights times V.",
     printed={

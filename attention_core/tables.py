@@ -21,14 +21,21 @@ def short_label(token: str, limit: int = MAX_LABEL_CHARS) -> str:
 
 
 def token_labels(tokens: Sequence[str]) -> list[str]:
-    """Unique, readable labels: a repeated token gets its position, e.g. 'the (1)', 'the (5)'."""
+    """Unique, readable labels: a repeated token gets its occurrence, e.g. 'the (1)', 'the (2)'.
+
+    The k-th 'the' is 'the (k)' whatever comes before it, so a sentence labels its words alike in the
+    lessons (words) and in lesson 10 (word pieces with [CLS] first)."""
     shortened = [short_label(token) for token in tokens]
     counts = Counter(shortened)
-    labels = [f"{label} ({i + 1})" if counts[label] > 1 else label for i, label in enumerate(shortened)]
+    seen: Counter[str] = Counter()
+    labels = []
+    for label in shortened:
+        seen[label] += 1
+        labels.append(f"{label} ({seen[label]})" if counts[label] > 1 else label)
     taken: set[str] = set()
     unique = []
     for i, label in enumerate(labels):
-        while label in taken:  # e.g. a typed token that already reads "the (5)"
+        while label in taken:  # e.g. a typed token that already reads "the (2)"
             label = f"{label} [{i + 1}]"
         taken.add(label)
         unique.append(label)

@@ -91,9 +91,10 @@ def vocabulary(task: str) -> list[str]:
 
 
 def position_labels(task: str, tokens: torch.Tensor) -> list[str]:
-    """Row and column labels of a sequence: '0:a', '1:b', … (position first, so repeats stay distinct)."""
+    """Row and column labels of a sequence: '1:a', '2:b', … (position first, counted from 1 as everywhere in
+    the lab, so repeats stay distinct)."""
     symbols = vocabulary(task)
-    return [f"{i}:{symbols[int(token)]}" for i, token in enumerate(tokens)]
+    return [f"{i}:{symbols[int(token)]}" for i, token in enumerate(tokens, 1)]
 
 
 def sequence_length(task: str) -> int:

@@ -57,7 +57,7 @@ def weights() -> torch.Tensor:
 def test_heatmap_keeps_sentence_order_on_both_axes(sentence, weights):
     spec = heatmap_spec(weights, sentence)
     labels = token_labels(sentence)
-    assert labels == ["the (1)", "zebra", "ate", "the (4)", "mango"]
+    assert labels == ["the (1)", "zebra", "ate", "the (2)", "mango"]
     for layer in layers(spec)[1:3]:  # the cells and their text
         assert layer["encoding"]["x"]["sort"] == labels
         assert layer["encoding"]["y"]["sort"] == labels
@@ -202,7 +202,7 @@ def test_mask_heatmap(sentence):
     assert colour["scale"]["domain"] == ["may attend", "blocked"]
     assert colour["scale"]["range"] == list(charts.MASK_COLOURS)
     allowed = {(r["row"], r["col"]): r["allowed"] for r in dataset(spec)}
-    assert allowed[("the (4)", "zebra")] == "may attend" and allowed[("zebra", "the (4)")] == "blocked"
+    assert allowed[("the (2)", "zebra")] == "may attend" and allowed[("zebra", "the (2)")] == "blocked"
 
 
 def test_heatmap_of_a_rectangular_matrix(sentence):
@@ -360,9 +360,71 @@ def test_scatter_labels_do_not_overlap():
         }
     )
     shown = charts.spaced_labels(data)
-    assert list(shown.index) == [0, 1, 3, 5]  # c (input) is next to b, b (context) next to a (context)
+    assert {"lx", "ly"} <= set(shown.columns) and len(shown) >= 3  # the inputs' labels find a place
     labels = charts.scatter_2d(data).to_dict()["layer"][2]
     assert labels["mark"]["type"] == "text" and {"label", "kind"} <= {t["field"] for t in labels["encoding"]["tooltip"]}
+
+
+def _layer_rows(spec: dict, layer: dict) -> list[dict]:
+    return spec["datasets"][layer["data"]["name"]]
+
+
+def _label_overlaps(spec: dict, width: float = 440.0, height: float = 380.0) -> list[str]:
+    """Labels whose text box (11 px font, 0.6 em a character) covers another point's marker or another label,
+    read from a scatter_2d spec: the text layer's position fields, its dx/dy/align, and the axes' domains."""
+    _, points_layer, labels_layer = spec["layer"]
+    points, labels = _layer_rows(spec, points_layer), _layer_rows(spec, labels_layer)
+
+    def domain(axis: str) -> list[float]:
+        scale = points_layer["encoding"][axis].get("scale", {})
+        if "domain" in scale:
+            return scale["domain"]
+        values = [row[axis] for row in points]
+        return [min(0.0, *values), max(0.0, *values)]  # Vega-Lite's default: the range with zero in it
+
+    (x0, x1), (y0, y1) = domain("x"), domain("y")
+
+    def px(x: float, y: float) -> tuple[float, float]:
+        return (x - x0) / (x1 - x0) * width, (1 - (y - y0) / (y1 - y0)) * height
+
+    mark, encoding = labels_layer["mark"], labels_layer["encoding"]
+    x_field, y_field = encoding["x"]["field"], encoding["y"]["field"]
+    boxes = []
+    for row in labels:
+        ax, ay = px(row[x_field], row[y_field])
+        ax, ay = ax + mark.get("dx", 0), ay + mark.get("dy", 0)
+        text_px = 0.6 * 11 * len(row["label"])
+        left = {"left": ax, "right": ax - text_px}.get(mark.get("align", "center"), ax - text_px / 2)
+        top = {"middle": ay - 5.5, "top": ay}.get(mark.get("baseline", "alphabetic"), ay - 9)
+        boxes.append((row, (left, top, left + text_px, top + 11)))
+    found = []
+    for i, (row, box) in enumerate(boxes):
+        for point in points:
+            if point["label"] == row["label"] and point["kind"] == row["kind"]:
+                continue  # its own point
+            cx, cy = px(point["x"], point["y"])
+            if box[0] < cx + 4 and cx - 4 < box[2] and box[1] < cy + 4 and cy - 4 < box[3]:
+                found.append(f"{row['label']} ({row['kind']}) covers {point['label']} ({point['kind']})")
+        for other, other_box in boxes[i + 1 :]:
+            if box[0] < other_box[2] and other_box[0] < box[2] and box[1] < other_box[3] and other_box[1] < box[3]:
+                found.append(f"{row['label']} ({row['kind']}) and {other['label']} ({other['kind']}) overlap")
+    return found
+
+
+@pytest.mark.parametrize("preset", ["transformer", "light", "journey", "one-hot", "numpy-seed-4"])
+def test_context_picture_labels_cover_no_point_and_no_label(preset):
+    """Issue 22 part 7: lesson 3's 2-D picture, where the context vectors crowd together near the middle."""
+    import attention_core as ac
+    from attention_core.geometry import project_2d, scatter_frame
+    from attention_core.presets import PRESETS_BY_KEY
+
+    X = PRESETS_BY_KEY[preset].matrix()
+    picture = project_2d(X, ac.self_attention(X, scale=False).context, "pca")
+    data = scatter_frame(picture, ac.token_labels(PRESETS_BY_KEY[preset].tokens))
+    with alt.data_transformers.enable("default", max_rows=None):
+        spec = charts.scatter_2d(data, title="Inputs and their context vectors").to_dict()
+    assert not _label_overlaps(spec)
+    assert len(_layer_rows(spec, spec["layer"][2])) >= len(data) // 2  # most points keep their name on screen
 
 
 @pytest.mark.parametrize("kind", ["weights", "scores", "mask", "values"])
@@ -382,3 +444,25 @@ def test_every_heatmap_variant_is_valid_vega_lite(kind, compact, selectable, hig
         matrix, tokens, kind=kind, compact=compact, selectable=selectable, highlight_row=highlight, domain=domain
     )  # validate=True: raises on an invalid spec
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+
+
+def _fills(node) -> list:
+    """Every fill colour set anywhere in a chart spec (legend fillColor, mark fill, view fill)."""
+    found = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("fill", "fillColor") and isinstance(value, str):
+                found.append(value)
+            found.extend(_fills(value))
+    elif isinstance(node, list):
+        for value in node:
+            found.extend(_fills(value))
+    return found
+
+
+def test_log_log_lines_leave_their_legend_to_the_theme():
+    """Issue 22 part 7: a white legend box (fillColor white) is unreadable in the dark theme (white on white)."""
+    data = pd.DataFrame({"T": [16, 32, 16, 32], "ms": [0.1, 0.4, 0.1, 0.3], "series": ["a", "a", "b", "b"]})
+    spec = charts.log_log_lines(data, x="T", y="ms", color="series").to_dict()
+    assert not [fill for fill in _fills(spec) if fill.lower() in ("white", "#fff", "#ffffff", "black", "#000")]
+    assert "fillColor" not in spec["encoding"]["color"]["legend"]  # the theme's background shows through

@@ -119,7 +119,7 @@ def test_plain_decimals_only_when_every_cell_reads_at_4_decimals():
 
 
 def test_heatmap_spec_and_data_are_apart_and_in_sentence_order():
-    labels = ("the (1)", "cat", "the (3)")
+    labels = ("the (1)", "cat", "the (2)")
     values = np.array([[1.0, 0.0, 2e-7], [0.5, 0.25, 0.25], [0.1, 0.2, 0.7]])
     spec = display.heatmap_spec.__wrapped__(labels, labels, "weights", "w", "query", "key", "weight (fixed 0–1)")
     cells = (values.tobytes(), values.shape, labels, labels)

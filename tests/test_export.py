@@ -46,7 +46,7 @@ def test_intermediate_frames_hold_every_step_labelled(block):
     assert names[:6] == ["X", "W_q", "W_k", "W_v", "W_o", "mask"]
     assert names[-2:] == ["concat", "output"]
     assert len(names) == 8 + 8 * h
-    assert list(frames["X"].index) == ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
+    assert list(frames["X"].index) == ["the (1)", "cat", "sat", "on", "the (2)", "mat"]
     assert np.array_equal(frames["output"].to_numpy(), steps.output.double().numpy())
     assert np.array_equal(frames[f"head{h}_weights"].to_numpy(), steps.heads[-1].weights.double().numpy())
     expected_mask = np.ones((6, 6)) if mask is None else mask.double().numpy()
@@ -77,7 +77,7 @@ def test_npz_loads_without_pickle(block):
     frames = intermediate_frames(TOKENS, X, weights, steps, mask)
     with np.load(io.BytesIO(npz_bytes(frames, TOKENS)), allow_pickle=False) as archive:
         assert set(archive.files) == set(frames) | {"tokens"}
-        assert archive["tokens"].tolist() == ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
+        assert archive["tokens"].tolist() == ["the (1)", "cat", "sat", "on", "the (2)", "mat"]
         assert np.array_equal(archive["output"], steps.output.double().numpy())
         assert np.array_equal(archive["W_q"], weights["W_q"].double().numpy())
 

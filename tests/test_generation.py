@@ -124,7 +124,7 @@ def test_online_softmax_of_a_fully_masked_row_is_zeros_and_block_size_is_checked
 def test_online_tables_for_the_page():
     row = ROWS["masked"]
     frame = gen.online_frame(gen.online_softmax_steps(row, 3))
-    assert list(frame.index) == ["1: keys 0–2", "2: keys 3–5", "3: keys 6–6"]
+    assert list(frame.index) == ["1: keys 1–3", "2: keys 4–6", "3: keys 7–7"]  # counted from 1 (issue 22)
     assert frame["running sum l"].iloc[-1] == gen.online_softmax_steps(row, 3)[-1].running_sum
     bars = gen.block_frame(row, [f"k{j}" for j in range(7)], 3)
     assert bars["score"].isna().tolist() == [False, False, True, False, False, True, True]

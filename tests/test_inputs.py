@@ -83,7 +83,7 @@ def test_typed_sentence_switches_to_random_embeddings():
     assert_clean(at)
     assert at.sidebar.radio(key="embedding").value == "random"
     assert lab_input(at).tokens == tuple(["the", "cat", "sat", "on", "the", "mat"])
-    assert lab_input(at).labels[0] == "the (1)" and lab_input(at).labels[4] == "the (5)"
+    assert lab_input(at).labels[0] == "the (1)" and lab_input(at).labels[4] == "the (2)"
 
 
 def test_one_hot_embeddings_from_the_sidebar():

@@ -124,3 +124,22 @@ def test_a_page_control_moves_no_element(page, kind, label, value):
     assert_clean(at)
     assert not at.error, [e.value for e in at.error]
     assert_nothing_moved(before, layout(at.main), f"setting {label} to {value}")
+
+
+def test_overview_states_the_counting_convention_once():
+    """Issue 22 part 3: one counting convention (from 1; code from 0), said once on the overview."""
+    at = open_page("app_pages/overview.py")
+    assert_clean(at)
+    said = [m.value for m in at.markdown if "count" in m.value.lower() and "from 1" in m.value]
+    assert len(said) == 1 and "from 0" in said[0] and "d1" in said[0]
+
+
+def test_overview_names_the_tutorials_and_does_not_deny_training():
+    """Issue 22 part 7: one line per tutorial, named by its example (no file numbers); lesson 11 trains."""
+    at = open_page("app_pages/overview.py")
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    for name in ("Your journey starts with one step", "I can't find the light switch", "Self Attention is good"):
+        assert f"- **“{name}”**:" in text
+    assert "no\ntraining" not in text and "no training" not in text
+    assert "lesson 11, which trains" in " ".join(text.split())

@@ -86,7 +86,7 @@ def test_encoding_angles_pair_columns():
 def test_position_breakdown_matches_the_encoding():
     """The per-column table of one position holds that row of the encoding and its angles."""
     frame = position_breakdown(3, 5)
-    assert list(frame.index) == ["d0 = sin", "d1 = cos", "d2 = sin", "d3 = cos", "d4 = sin"]  # counted from 0
+    assert list(frame.index) == ["d1 = sin", "d2 = cos", "d3 = sin", "d4 = cos", "d5 = sin"]  # counted from 1
     assert torch.allclose(torch.tensor(frame["PE value"].to_numpy()), sinusoidal_encoding(4, 5, dtype=torch.float64)[3])
     assert frame["angle"].iloc[2] == pytest.approx(3 / 10000 ** (2 / 5))
 
@@ -110,9 +110,11 @@ def test_permutations():
             assert sorted(perm.tolist()) == list(range(T))
             assert not torch.equal(perm, torch.arange(T))
     assert shuffle_permutation(1, 0).tolist() == [0]
-    assert parse_order("2 0 1", 3).tolist() == [2, 0, 1]  # positions counted from 0, as in the encoding
-    assert parse_order("1,0", 2).tolist() == [1, 0]
-    for bad in ("1 1 2", "1 2", "1 2 3", "a b c", "0 1 2 3", "-1 0 1"):
+    assert parse_order("3 1 2", 3).tolist() == [2, 0, 1]  # typed from 1, as the learner counts; perm from 0
+    assert parse_order("2,1", 2).tolist() == [1, 0]
+    with pytest.raises(ValueError, match="positions 1 to 3 exactly once"):
+        parse_order("0 1 2", 3)
+    for bad in ("1 1 2", "1 2", "0 1 2", "a b c", "1 2 3 4", "-1 0 1"):
         with pytest.raises(ValueError):
             parse_order(bad, 3)
     with pytest.raises(ValueError, match="exactly once"):

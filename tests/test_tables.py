@@ -34,10 +34,44 @@ def test_labels_of_distinct_tokens_are_the_tokens():
     assert token_labels(["Your", "journey", "starts"]) == ["Your", "journey", "starts"]
 
 
-def test_repeated_tokens_get_their_position(tokens):
+def test_repeated_tokens_get_their_occurrence(tokens):
     labels = token_labels(tokens)
-    assert labels == ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
+    assert labels == ["the (1)", "cat", "sat", "on", "the (2)", "mat"]
     assert len(set(labels)) == len(labels)
+
+
+def test_a_word_keeps_its_label_with_cls_in_front():
+    """The k-th 'the' is 'the (k)' whether [CLS] comes first (lesson 10's pieces) or not (the lessons)."""
+    words = ["the", "cat", "sat", "on", "the", "mat", "by", "the", "door"]
+    assert token_labels(["[CLS]", *words, "[SEP]"])[1:-1] == token_labels(words)
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    """Lesson 10's WordPiece tokenizer, from the local model folder only (no network)."""
+    from transformers import AutoTokenizer
+
+    from attention_core import trained_model as tm
+
+    return AutoTokenizer.from_pretrained(tm.model_folder(), local_files_only=True)
+
+
+@pytest.mark.parametrize(
+    "sentence", ["the cat sat on the mat by the door", "attention is all you need and it is all we have"]
+)
+def test_the_lessons_and_lesson_10_label_the_same_word_alike(tokenizer, sentence):
+    """Same sentence through both label paths: the lessons' words and lesson 10's pieces ([CLS] ... [SEP])."""
+    from attention_core import tokenize
+    from attention_core import trained_model as tm
+
+    lesson_labels = token_labels(tokenize(sentence))
+    _, pieces, word_ids = tm.encode(tokenizer, sentence)
+    piece_labels = token_labels(pieces)
+    assert pieces[0] == "[CLS]" and len(pieces) == len(lesson_labels) + 2  # one piece per word here
+    for label, word in zip(piece_labels, word_ids, strict=True):
+        if word is not None:
+            assert label == lesson_labels[word]
+    assert any("(2)" in label for label in lesson_labels)  # the sentence does repeat a word
 
 
 def test_long_tokens_are_shortened():
@@ -46,7 +80,7 @@ def test_long_tokens_are_shortened():
     assert len(short_label(long)) == MAX_LABEL_CHARS
     assert short_label("short") == "short"
     labels = token_labels([long, "b", long[:-1] + "y"])  # two long tokens that differ only at the end
-    assert labels == [short_label(long) + " (1)", "b", short_label(long) + " (3)"]
+    assert labels == [short_label(long) + " (1)", "b", short_label(long) + " (2)"]
     assert all(len(label) <= MAX_LABEL_CHARS + 6 for label in labels)
 
 
@@ -73,7 +107,7 @@ def test_to_frame_of_a_token_matrix(tokens, matrix):
     assert frame.shape == (6, 6)
     assert list(frame.index) == labels and list(frame.columns) == labels
     assert (frame.dtypes == "float64").all()
-    assert frame.loc["the (5)", "cat"] == 41.0  # rows are queries, columns are keys
+    assert frame.loc["the (2)", "cat"] == 41.0  # rows are queries, columns are keys
     assert (frame.to_numpy() == matrix.numpy()).all()
 
 

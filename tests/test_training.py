@@ -152,3 +152,14 @@ def test_a_nan_loss_stops_training(monkeypatch):
     run = tr.train(dataclasses.replace(FAST, steps=20))
     assert run.diverged_at == 4 and len(run.losses) == 4
     assert run.snapshots[-1].step == 3 and math.isfinite(run.snapshots[-1].loss)
+
+
+@pytest.mark.parametrize("task", list(tr.TASKS))
+def test_position_labels_count_from_1(task):
+    """Issue 22 part 3: the heatmaps' rows read '1:c', '2:f', … as every count the learner reads."""
+    settings = tr.DEFAULTS[task]
+    example, _ = tr.untrained_snapshot(settings)
+    labels = tr.position_labels(task, example)
+    symbols = tr.vocabulary(task)
+    assert labels == [f"{i + 1}:{symbols[int(token)]}" for i, token in enumerate(example)]
+    assert labels[0].startswith("1:") and not any(label.startswith("0:") for label in labels)

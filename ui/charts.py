@@ -587,19 +587,69 @@ def log_x_lines(
 
 # A point closer than this share of the plot's extent to a labelled point is named in its tooltip only.
 LABEL_GAP = 0.06
+# The label layout's model of the plot: the drawing area (px; the page is at least this wide), the text size
+# and the marker radius. A label is placed where its box covers no marker and no other label.
+SCATTER_PX = (440.0, 380.0)
+LABEL_FONT = 11
+CHAR_PX = 0.62 * LABEL_FONT  # the width of an average character of the sans-serif font
+POINT_RADIUS_PX = 6.0
+LABEL_OFFSET_PX = 7.0
+SCATTER_PAD = 0.1  # the domain reaches this share of the data's extent beyond it on every side
 
 
-def spaced_labels(data: pd.DataFrame, gap: float = LABEL_GAP) -> pd.DataFrame:
-    """The points that get a text label: a point too close to an already labelled one is skipped (no overlap)."""
-    extent = max(float(np.ptp(data["x"])), float(np.ptp(data["y"])), 1e-12)
-    kept: list[tuple[float, float]] = []
-    keep = []
-    for x, y in zip(data["x"], data["y"], strict=True):
-        free = all(max(abs(x - kx), abs(y - ky)) >= gap * extent for kx, ky in kept)
-        keep.append(free)
-        if free:
-            kept.append((x, y))
-    return data[keep]
+def scatter_domain(values: pd.Series) -> list[float]:
+    """[low, high] of an axis: the data's range padded by SCATTER_PAD on each side (never empty)."""
+    low, high = float(values.min()), float(values.max())
+    pad = max(high - low, 1e-9) * SCATTER_PAD
+    return [low - pad, high + pad]
+
+
+def label_box(px: float, py: float, text: str) -> tuple[float, float, float, float]:
+    """(left, top, right, bottom) in px of a left-aligned, vertically centred label anchored at (px, py)."""
+    return px, py - LABEL_FONT / 2 - 1, px + CHAR_PX * len(text), py + LABEL_FONT / 2 + 1
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def spaced_labels(data: pd.DataFrame) -> pd.DataFrame:
+    """The labels that fit: for each point (inputs first) the first of right, left, above or below whose box
+    covers no marker and no label already placed; a point with no free place is named in its tooltip only.
+    Columns label, kind, x, y (the point) and lx, ly (the label's left-centre anchor, in data units)."""
+    width, height = SCATTER_PX
+    (x0, x1), (y0, y1) = scatter_domain(data["x"]), scatter_domain(data["y"])
+    to_px = [
+        ((x - x0) / (x1 - x0) * width, (1 - (y - y0) / (y1 - y0)) * height)
+        for x, y in zip(data["x"], data["y"], strict=True)
+    ]
+    r = POINT_RADIUS_PX
+    boxes = [(px - r, py - r, px + r, py + r) for px, py in to_px]  # every marker
+    rows = []
+    order = sorted(range(len(data)), key=lambda i: data["kind"].iloc[i] != "input")
+    for i in order:
+        text = str(data["label"].iloc[i])
+        px, py = to_px[i]
+        length, gap = CHAR_PX * len(text), LABEL_OFFSET_PX
+        for ax, ay in (
+            (px + gap, py),
+            (px - gap - length, py),
+            (px - length / 2, py - gap - 6),
+            (px - length / 2, py + gap + 6),
+        ):
+            box = label_box(ax, ay, text)
+            inside = box[0] >= 0 and box[2] <= width and box[1] >= 0 and box[3] <= height
+            if inside and not any(_overlap(box, other) for other in boxes):
+                boxes.append(box)
+                rows.append(
+                    {
+                        **data.iloc[i][["label", "kind", "x", "y"]].to_dict(),
+                        "lx": x0 + ax / width * (x1 - x0),
+                        "ly": y0 + (1 - ay / height) * (y1 - y0),
+                    }
+                )
+                break
+    return pd.DataFrame(rows, columns=["label", "kind", "x", "y", "lx", "ly"])
 
 
 def scatter_2d(
@@ -607,28 +657,32 @@ def scatter_2d(
 ) -> alt.LayerChart:
     """Points with columns x, y, label, kind ('input' / 'context'); arrows drawn as rules from input to context.
 
-    Labels that would overlap are left out (the point's tooltip still names it).
+    Each label sits beside its point where it covers no other point or label; one with no free place is
+    left out (the point's tooltip still names it).
     """
-    encoding = {
-        "x": alt.X("x:Q", title=x_title),
-        "y": alt.Y("y:Q", title=y_title),
-        "tooltip": ["label:N", "kind:N", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")],
-    }
+    x_scale = alt.Scale(domain=scatter_domain(data["x"]), zero=False, nice=False)
+    y_scale = alt.Scale(domain=scatter_domain(data["y"]), zero=False, nice=False)
+    tooltip = ["label:N", "kind:N", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")]
+    encoding = {"x": alt.X("x:Q", title=x_title, scale=x_scale), "y": alt.Y("y:Q", title=y_title, scale=y_scale)}
     points = (
         alt.Chart(data)
         .mark_point(filled=True, size=90)
-        .encode(**encoding, color=alt.Color("kind:N", title="vector"), shape=alt.Shape("kind:N"))
+        .encode(**encoding, tooltip=tooltip, color=alt.Color("kind:N", title="vector"), shape=alt.Shape("kind:N"))
     )
     labels = (
         alt.Chart(spaced_labels(data))
-        .mark_text(dx=8, dy=-8, align="left", fontSize=11, color=NEUTRAL)
-        .encode(**encoding, text="label:N")
+        .mark_text(align="left", baseline="middle", fontSize=LABEL_FONT, color=NEUTRAL)
+        .encode(x=alt.X("lx:Q", scale=x_scale), y=alt.Y("ly:Q", scale=y_scale), text="label:N", tooltip=tooltip)
     )
     inputs = data[data["kind"] == "input"][["label", "x", "y"]]
     contexts = data[data["kind"] == "context"][["label", "x", "y"]].rename(columns={"x": "x2", "y": "y2"})
     pairs = inputs.merge(contexts, on="label")
-    arrows = alt.Chart(pairs).mark_rule(strokeDash=[4, 3], color=NEUTRAL).encode(x="x:Q", y="y:Q", x2="x2:Q", y2="y2:Q")
-    return (arrows + points + labels).properties(title=title, height=380, description=title)
+    arrows = (
+        alt.Chart(pairs)
+        .mark_rule(strokeDash=[4, 3], color=NEUTRAL)
+        .encode(x=alt.X("x:Q", scale=x_scale), y=alt.Y("y:Q", scale=y_scale), x2="x2:Q", y2="y2:Q")
+    )
+    return (arrows + points + labels).properties(title=title, height=SCATTER_PX[1], description=title)
 
 
 # --- line view ------------------------------------------------------------------------------------
@@ -731,7 +785,8 @@ def log_log_lines(
         .encode(
             x=alt.X(f"{x}:Q", title=x_title or x, scale=alt.Scale(type="log", base=2), axis=alt.Axis(format="d")),
             y=alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log")),
-            color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="top-left", fillColor="white")),
+            # no fill: the theme's background and text colours show (a white box read white on white in dark)
+            color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="top-left")),
             tooltip=[alt.Tooltip(f"{x}:Q", title=x_title or x), alt.Tooltip(f"{y}:Q", format=".3e"), f"{color}:N"],
         )
         .properties(height=260, description=title)

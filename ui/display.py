@@ -23,7 +23,7 @@ from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
 from attention_core.tables import long_frame, to_frame
 from ui import charts, lessons
-from ui.format import HUGE, TINY, format_number, numbers_text
+from ui.format import HUGE, TINY, format_number
 
 
 def plain_decimals(frame: pd.DataFrame) -> bool:
@@ -479,7 +479,7 @@ def printed_beside_ours(comparison, row_labels: Sequence[str], col_labels: Seque
     """A tutorial's printed matrix and the lab's own, side by side (a projections.Comparison)."""
     printed_column, ours_column = st.columns(2)
     with printed_column:
-        st.markdown(f"**Printed by {tutorial}** ({comparison.name})")
+        st.markdown(f"**Printed by {tutorial}** ({comparison.name})")  # tutorial: its name, e.g. tutorial_name('002')
         table(comparison.printed, row_labels, col_labels, alt=f"{tutorial}'s printed {comparison.name}")
     with ours_column:
         st.markdown(f"**Computed by the lab** ({comparison.name})")
@@ -518,10 +518,42 @@ def slot():
     return st.container()
 
 
+# The five tutorials the lab teaches from, named by their example (a learner never sees their file numbers);
+# key -> (name, what it teaches). The keys are the presets' internal ids.
+TUTORIALS = {
+    "000": (
+        "How self attention works in Transformer",
+        "scores by dot products, dividing by the sum vs softmax, a context vector by a loop, then the matrix form",
+    ),
+    "001": ("I can't find the light switch", "the same three steps for the query “light”, then for all tokens with @"),
+    "002": ("Your journey starts with one step", "trainable W_q, W_k, W_v: queries, keys, values, weights, context"),
+    "003": ("scaled_dot_product", "Q, K and V given directly: Q Kᵀ / √d_k, masking, row sums and column sums"),
+    "004": (
+        "Self Attention is good",
+        "numpy only: loops first, then matrices, on one-hot vectors and seeded random ones",
+    ),
+}
+
+
+def tutorial_name(tutorial: str, capital: bool = False) -> str:
+    """'the “Your journey starts with one step” tutorial' for '002' (capital: 'The …' to start a sentence)."""
+    return f"{'The' if capital else 'the'} “{TUTORIALS[tutorial][0]}” tutorial"
+
+
+def printed_text(values) -> str:
+    """Numbers as the tutorial printed them: every number with the most decimals any of them has (at least 4),
+    as numpy and torch print a row: (0.41676423, 0.0258166) -> '0.41676423 0.02581660'."""
+    numbers = [float(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
+    decimals = max([4] + [len(repr(v).split(".")[1]) for v in numbers if "e" not in repr(v) and "." in repr(v)])
+    return " ".join(f"{v:.{decimals}f}" for v in numbers)
+
+
 def tutorial_note(tutorial: str, what: str, printed, comment: str = "") -> None:
-    """One caption: 'Tutorial 002 prints <what> as 0.1390 0.2369 …: <comment>' (printed numbers as given)."""
-    shown = numbers_text(printed) if not isinstance(printed, str) else printed
-    st.caption(f"Tutorial {tutorial} prints {what} as {shown}" + (f": {comment}" if comment else "."))
+    """One caption: 'The “…” tutorial prints <what> as 0.1390 0.2369 …: <comment>' (printed numbers as printed)."""
+    shown = printed_text(printed) if not isinstance(printed, str) else printed
+    st.caption(
+        f"{tutorial_name(tutorial, capital=True)} prints {what} as {shown}" + (f": {comment}" if comment else ".")
+    )
 
 
 def lesson_caption(description: str) -> None:

@@ -39,12 +39,12 @@ LESSON_PATHS: dict[str, LessonPath] = {
     "app_pages/scores.py": LessonPath(
         (
             Experiment(
-                "Switch to tutorial 004 (one-hot)",
+                "Switch to “Self Attention is good” (one-hot)",
                 "One-hot vectors: a word scores 1 with itself and with its repeats, 0 with every other word.",
                 _preset("one-hot"),
             ),
             Experiment(
-                "Switch to tutorial 000 (large scores)",
+                "Switch to “How self attention works in Transformer” (large scores)",
                 "Scores well above 1: watch which word each query likes most.",
                 _preset("transformer"),
             ),
@@ -55,7 +55,7 @@ LESSON_PATHS: dict[str, LessonPath] = {
         (
             "A score is the dot product of a query with a key: multiply entry by entry, add up.",
             "With Q = K = X the score matrix is Ω = X Xᵀ, symmetric.",
-            "Large and positive means the two vectors point the same way.",
+            "Positive means the vectors point roughly the same way; the size also grows with their lengths.",
         ),
     ),
     "app_pages/softmax.py": LessonPath(
@@ -71,7 +71,7 @@ LESSON_PATHS: dict[str, LessonPath] = {
                 (("softmax_temperature", 5.0),),
             ),
             Experiment(
-                "Switch to tutorial 000",
+                "Switch to “How self attention works in Transformer”",
                 "Its scores reach 6: compare dividing by the sum with softmax.",
                 _preset("transformer"),
             ),
@@ -85,12 +85,12 @@ LESSON_PATHS: dict[str, LessonPath] = {
     "app_pages/context_vectors.py": LessonPath(
         (
             Experiment(
-                "Switch to tutorial 001",
+                "Switch to “I can't find the light switch”",
                 "Similar embeddings give flat weights, so every context vector is close to the average.",
                 _preset("light"),
             ),
             Experiment(
-                "Switch to tutorial 004 (one-hot)",
+                "Switch to “Self Attention is good” (one-hot)",
                 "Each context vector is a blend of one-hot rows: its entries are the weights themselves.",
                 _preset("one-hot"),
             ),
@@ -112,7 +112,7 @@ LESSON_PATHS: dict[str, LessonPath] = {
                 "d_k = 1", "Each query and key is a single number: the scores become products.", (("qkv_d_k", 1),)
             ),
             Experiment(
-                "Switch to tutorial 002",
+                "Switch to “Your journey starts with one step”",
                 "The tutorial's printed weights, recovered and recomputed.",
                 _preset("journey"),
             ),
@@ -205,7 +205,9 @@ LESSON_PATHS: dict[str, LessonPath] = {
                 "Another seed", "Different W_q, W_k, W_v, W_o: still equal to PyTorch's.", (("pipeline_seed", 5),)
             ),
             Experiment(
-                "Switch to tutorial 000", "The same pipeline on the 000 tutorial's sentence.", _preset("transformer")
+                "Switch to “How self attention works in Transformer”",
+                "The same pipeline on that tutorial's sentence.",
+                _preset("transformer"),
             ),
         ),
         (
@@ -287,7 +289,7 @@ LESSON_PATHS: dict[str, LessonPath] = {
                 (("generation_block", 1),),
             ),
             Experiment(
-                "Switch to tutorial 000",
+                "Switch to “How self attention works in Transformer”",
                 "A longer sentence: watch the multiply-adds without the cache grow like T³.",
                 _preset("transformer"),
             ),

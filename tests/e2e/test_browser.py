@@ -143,7 +143,7 @@ def test_a_copied_link_opens_the_same_numbers(browser, app_url):
     no_exception(second)
     assert breakdown(second) == expected_text
     assert downloaded_csv(second) == expected_csv
-    assert expected_csv.splitlines()[0] == ",attention,is (2),all,you,need,is (6),it"
+    assert expected_csv.splitlines()[0] == ",attention,is (1),all,you,need,is (2),it"
     assert second.get_by_text("A shared link contains the sentence you type here.").count() == 1
     screenshot(second, "scores-from-copied-link")
 

@@ -60,3 +60,36 @@ def test_the_dark_theme_is_offered_and_charts_draw_on_it(browser, app_url):
     assert page.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg").count() > 0
     screenshot(page, "dark-softmax")
     context.close()
+
+
+def solid_white_box(image, height: int = 10, width: int = 24) -> bool:
+    """True when some height x width block of the image is all (near) white: a filled box, not text."""
+    import numpy as np
+
+    white = (np.asarray(image.convert("RGB")) >= 245).all(axis=2).astype(np.int32)  # (rows, cols)
+    summed = np.pad(white.cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+    blocks = summed[height:, width:] - summed[:-height, width:] - summed[height:, :-width] + summed[:-height, :-width]
+    return bool((blocks == height * width).any())
+
+
+@pytest.mark.browser
+def test_lesson_12_charts_have_no_white_legend_box_in_the_dark_theme(browser, app_url):
+    """Issue 22 part 7: "Time, measured vs c·T²" and "Bytes" had white legend boxes (white text on white)."""
+    import io
+
+    from PIL import Image
+
+    context = browser.new_context(viewport={"width": 1400, "height": 2400}, color_scheme="dark")
+    page = context.new_page()
+    page.goto(f"{app_url}/generation")
+    wait_for_app(page)
+    no_exception(page)
+    drawn = page.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg.marks")
+    boxes = []
+    for index in range(drawn.count()):
+        chart = drawn.nth(index)
+        chart.scroll_into_view_if_needed()
+        boxes.append(solid_white_box(Image.open(io.BytesIO(chart.screenshot()))))
+    screenshot(page, "dark-generation")
+    context.close()
+    assert len(boxes) >= 2 and not any(boxes), f"charts with a solid white box in the dark theme: {boxes}"

@@ -37,7 +37,8 @@ def test_page_runs_on_the_sidebar_input_with_equal_cached_and_recomputed():
 
 def test_step_slider_and_block_size_change_what_is_shown():
     at = open_page(PAGE)
-    at.slider(key="generation_step").set_value(1).run()
+    at.slider(key="generation_step").set_value(2).run()
+    assert any(m.value.startswith("Step 2: the new token") for m in at.markdown)
     assert any("the cache holds 2 K rows and 2 V rows" in m.value for m in at.markdown)
     for block_size in (1, 3, 8):
         at.selectbox(key="generation_block").set_value(block_size).run()
@@ -101,3 +102,24 @@ def test_exercises_footer_and_clickable_cells():
     shown = format_number(float((lab.X @ params.W_k)[1, 1]))  # the result, or beside the written operands' one
     assert f"**{shown}**" in text or f"(unrounded: {shown})" in text
     assert "Causal mask: key 3 comes after query 1" in text
+
+
+def test_steps_count_from_1():
+    """Issue 22 part 3: the first step is step 1 (it holds 1 K row), as every count the learner reads."""
+    at = open_page(PAGE)
+    slider = at.slider(key="generation_step")
+    assert slider.min == 1
+    slider.set_value(1).run()
+    assert any(m.value.startswith("Step 1: the new token") and "holds 1 K rows" in m.value for m in at.markdown)
+
+
+def test_the_cost_caption_follows_the_measured_times():
+    """Issue 22 part 7: the sentence under the cost table states the measured ratio at the smallest T."""
+    at = open_page(PAGE)
+    table = next(f for f in frames(at) if "ms (c·T²)" in f.columns)
+    smallest = table.iloc[0]
+    caption = next(c.value for c in at.caption if c.value.startswith("Time: the fastest of 3 runs"))
+    assert "falls short of T²" not in caption
+    ratio = float(smallest["ms"]) / float(smallest["ms (c·T²)"])
+    assert f"At T = {int(table.index[0])} the measured time is " in caption
+    assert (f"{ratio:.1f}× c·T²" if ratio >= 1 else f"{ratio:.2f}× c·T²") in caption

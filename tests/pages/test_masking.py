@@ -62,7 +62,7 @@ def expected_steps(at, kind: str, pads: int = 0, window: int = 3, demo: bool = F
 def padded_labels(at, pads: int) -> list[str]:
     """The page's row and column labels: the sidebar's labels, then the [PAD] tokens."""
     current = lab_input(at)
-    return [*current.labels, *([PAD] if pads == 1 else [f"{PAD} ({current.T + i + 1})" for i in range(pads)])]
+    return [*current.labels, *([PAD] if pads == 1 else [f"{PAD} ({i + 1})" for i in range(pads)])]
 
 
 # every preset once, each with a different mask type
@@ -269,3 +269,11 @@ def test_every_square_heatmap_is_clickable_and_outlines_the_query_then_explains_
     text = markdown(at)
     assert "Causal mask: key 3 comes after query 1" in text
     assert f"**{format_number(float(steps.weights[2, 1]))}**" in text
+
+
+def test_no_sentence_claims_the_lab_never_shows_nan_elsewhere():
+    """Issue 22 part 7: lesson 2's overflow table shows NaN too; the sentence says so instead."""
+    at = open_page(PAGE)
+    text = " ".join(m.value for m in at.markdown)
+    assert "never shows\n  one elsewhere" not in text and "never shows one elsewhere" not in text
+    assert "lesson 2's overflow table" in text

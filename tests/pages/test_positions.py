@@ -85,10 +85,10 @@ def test_typed_sentence_with_a_repeated_word():
     """'the cat sat on the mat': the two 'the' rows are named and identical without positions."""
     at = open_page(PAGE, sentence_params("the cat sat on the mat", d_model=8))
     assert_clean(at)
-    assert any("“the (1)”, “the (5)” have the same embedding" in md.value for md in at.markdown)
+    assert any("“the (1)”, “the (2)” have the same embedding" in md.value for md in at.markdown)
     X, W = weights_for(at)
     out = attention_output(X, *W)
-    assert has_frame(frames(at), out[[0, 4]], ["the (1)", "the (5)"])
+    assert has_frame(frames(at), out[[0, 4]], ["the (1)", "the (2)"])
 
 
 @pytest.mark.parametrize("sentence", ["solo", " ".join(f"w{i}" for i in range(32))])
@@ -110,12 +110,13 @@ def test_order_controls_and_learned_positions():
     assert has_frame(frames(at), attention_output(permute_rows(X, perm), *W), labels[::-1])
 
     at.radio(key="positions_order").set_value("type an order").run()
-    at.text_input(key="positions_typed_order").set_value("1 0 2 3 5 4").run()  # positions counted from 0
+    at.text_input(key="positions_typed_order").set_value("2 1 3 4 6 5").run()  # positions counted from 1
     assert_clean(at)
-    perm = parse_order("1 0 2 3 5 4", len(labels))
+    perm = parse_order("2 1 3 4 6 5", len(labels))
+    assert perm.tolist() == [1, 0, 2, 3, 5, 4]
     assert has_frame(frames(at), attention_output(permute_rows(X, perm), *W), [labels[int(p)] for p in perm])
 
-    at.text_input(key="positions_typed_order").set_value("0 0 1").run()
+    at.text_input(key="positions_typed_order").set_value("1 1 2").run()
     assert_clean(at)
     assert at.error and "exactly once" in at.error[0].value
 
@@ -143,22 +144,26 @@ def test_verdicts_come_from_the_relative_tolerance_comparison():
 
 
 def test_causal_mask_exception_and_one_counting_convention():
-    """Issue 9: word order matters once lesson 6's causal mask is on; positions and dimensions count from 0."""
+    """Issue 9: word order matters once lesson 6's causal mask is on. Issue 22: positions and dimensions count
+    from 1 as everywhere in the lab, and the formula's pos = position - 1 is said."""
     at = open_page(PAGE)
     text = " ".join(m.value for m in at.markdown)
     assert "causal mask" in text and "shuffling changes the outputs" in text
     assert "nothing so far" not in text.lower()
-    assert "counted **from 0**" in text
+    assert "Original: 1: " in text and "count **from 1**" in text and "position 1 has\npos = 0 in the formula" in text
     current = lab_input(at)
     E = sinusoidal_encoding(current.T, current.d_model)
     encodings = [f for f in frames(at) if f.shape == tuple(E.shape) and np.allclose(f.to_numpy(float), E.numpy())]
-    assert list(encodings[0].columns) == [f"d{i}" for i in range(current.d_model)]
-    assert str(encodings[0].index[0]).startswith("0: ")
+    assert list(encodings[0].columns) == [f"d{i}" for i in range(1, current.d_model + 1)]
+    assert str(encodings[0].index[0]).startswith("1: ")
     breakdown = next(f for f in frames(at) if str(f.index[0]).endswith("= sin"))
-    assert breakdown.index[0] == "d0 = sin"
+    assert breakdown.index[0] == "d1 = sin"
     q = current.query_index
-    assert any(f"E[{q}, d0] = sin(" in c.value for c in at.caption)
-    assert all("d1 = sin" not in c.value for c in at.caption)
+    assert any(
+        f"For example position {q + 1}, d1 (pos = {q}, 2i = 0): sin({q} / 10000⁰)" in c.value for c in at.caption
+    )
+    assert all("d0" not in f.columns for f in frames(at))
+    assert all("d0" not in str(index) for f in frames(at) for index in f.index)
 
 
 def test_the_weights_with_and_without_positions_are_clickable_and_outline_the_query():

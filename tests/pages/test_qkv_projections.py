@@ -53,7 +53,7 @@ def test_every_preset_shows_the_core_numbers(preset) -> None:
     assert close(weights, steps.weights)
     assert close(table_with_columns(at, "c"), steps.context)
     assert len(chart_specs(at)) >= 4  # Q K^T, X X^T, weights, context
-    assert at.radio(key="qkv_source").options[-1].startswith("002") == (current.d_model == 3)
+    assert at.radio(key="qkv_source").options[-1].startswith("The journey tutorial") == (current.d_model == 3)
 
 
 def test_typed_sentence_with_32_tokens() -> None:

@@ -87,3 +87,11 @@ def test_the_score_heatmap_is_clickable_outlines_the_query_and_explains_a_kept_c
     text = markdown(at)
     assert f"**Score of query “{labels[1]}” with key “{labels[2]}”**" in text
     assert format_number(float(score)) in text
+
+
+def test_the_intro_does_not_say_a_large_score_means_the_same_direction():
+    """Issue 22 part 7: length counts too (the page's own next section shows it)."""
+    at = open_page(PAGE)
+    text = " ".join(" ".join(m.value for m in at.markdown).split())
+    assert "Large and positive means the two vectors point the same way" not in text
+    assert "grows with the vectors' lengths" in text

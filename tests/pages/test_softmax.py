@@ -86,12 +86,28 @@ def test_temperature_slider_changes_entropy_and_max_weight():
     assert largest == f"{hot.max().item():.4f}"
 
 
+def offset_slider(at):
+    """The stability demo's select_slider of c (its key names the row's first overflowing c)."""
+    return next(s for s in at.select_slider if s.key.startswith("softmax_offset"))
+
+
+@pytest.mark.parametrize("example", [TRANSFORMER.name, JOURNEY.name, NUMPY_SEED_4.name])
+def test_overflow_demo_starts_where_overflow_begins_not_at_a_wall_of_infinities(example):
+    """Issue 22 part 7: the first table seen shows the largest exponential overflowing, the rest finite."""
+    at = open_page(PAGE, {"example": example})
+    demo = frame_with(at, "naive exp(s_j + c)")
+    assert "∞" in set(demo["naive exp(s_j + c)"])
+    assert set(demo["naive exp(s_j + c)"]) != {"∞"} and set(demo["naive weight"]) != {"NaN"}
+    assert "NaN" not in set(demo["stable weight"])
+
+
 def test_overflow_demo_shows_nan_only_when_it_overflows():
     at = open_page(PAGE, {"example": TRANSFORMER.name})
+    offset_slider(at).set_value(1000.0).run()
     demo = frame_with(at, "naive weight")
     assert set(demo["naive weight"]) == {"NaN"}
     assert set(demo["naive exp(s_j + c)"]) == {"∞"}
-    at.select_slider(key="softmax_offset").set_value(0).run()
+    offset_slider(at).set_value(0.0).run()
     demo = frame_with(at, "naive weight")
     assert "NaN" not in set(demo["naive weight"])
     assert demo["naive weight"].tolist() == demo["stable weight"].tolist()
@@ -99,9 +115,9 @@ def test_overflow_demo_shows_nan_only_when_it_overflows():
 
 def test_overflow_verdict_is_the_labs_agreement_and_the_table_is_exact():
     """Issue 22 items 5c and 6: s + c is exact, so the stable weight reads 0.1329 and the verdict is the one test."""
-    at = open_page(PAGE, {"example": PRESETS_BY_KEY["transformer"].name})  # tutorial 000's sentence, query "is"
+    at = open_page(PAGE, {"example": PRESETS_BY_KEY["transformer"].name})  # the first tutorial's sentence, query "is"
     for offset in (1000, 0):
-        at.select_slider(key="softmax_offset").set_value(offset).run()
+        offset_slider(at).set_value(float(offset)).run()
         verdict = next(m.value for m in at.markdown if m.value.startswith("Naive sum of exponentials"))
         assert "**equal up to float32 rounding**" in verdict and "4e-06 × the largest" in verdict
         table = next(df.value for df in at.dataframe if "stable weight" in df.value.columns)
@@ -186,3 +202,34 @@ def test_weight_heatmaps_are_clickable_outline_the_query_and_explain_a_kept_cell
     text = markdown(at)
     assert f"**{format_number(float(ac.softmax(scores)[0, 1]))}**" in text
     assert f"**{format_number(float(ac.softmax(scores, temperature=0.1)[2, 0]))}**" in text
+
+
+def test_the_numpy_tutorial_is_quoted_as_printed_and_by_name():
+    """Issue 22 part 7: its row is quoted with the 8 decimals it prints, and the tutorial named by its example."""
+    at = open_page(PAGE, {"example": NUMPY_SEED_4.name})
+    captions = " ".join(c.value for c in at.caption)
+    assert "0.41676423 0.03317058 0.02581661 0.36795706 0.03431829 0.02264204" in captions
+    assert "The “Self Attention is good” tutorial prints" in captions and "Tutorial 004" not in captions
+
+
+def test_no_sentence_says_no_other_table_shows_nan():
+    at = open_page(PAGE)
+    assert not any("No other table" in block.value for block in at.info)
+
+
+def test_the_temperature_caption_names_t_once_at_t_1():
+    at = open_page(PAGE, {"example": JOURNEY.name})
+    caption = next(c.value for c in at.caption if c.value.startswith("Bars: the weights of"))
+    assert "at t = 1 and at t = 1" not in caption and "“starts” at t = 1" in caption
+    at.slider(key="softmax_temperature").set_value(2.0).run()
+    caption = next(c.value for c in at.caption if c.value.startswith("Bars: the weights of"))
+    assert caption == "Bars: the weights of “starts” at t = 1 and at t = 2."
+
+
+def test_the_query_row_chart_shows_the_learners_query_beside_the_first_tutorials_table():
+    """On an all-positive query the pitfall shows the tutorial's “self” as a table; the bars are the learner's."""
+    at = open_page(PAGE, {"example": JOURNEY.name})
+    spec = next(c.proto.spec for c in charts(at) if "The query's row: divide by the sum vs softmax" in c.proto.spec)
+    tokens = set(JOURNEY.tokens)
+    assert "starts" in spec and "journey" in spec
+    assert not (set(TRANSFORMER.tokens) - tokens) & {t for t in TRANSFORMER.tokens if f'"{t}"' in spec}
