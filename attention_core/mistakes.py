@@ -19,7 +19,8 @@ Outcome = tuple[torch.Tensor | str, torch.Tensor]
 
 
 def softmax_wrong_axis(scores: torch.Tensor) -> Outcome:
-    """softmax(dim=0) normalises each column (tutorial 004); softmax(dim=-1) normalises each query's row."""
+    """softmax(dim=0) normalises each column (the “Self Attention is good” tutorial); softmax(dim=-1) normalises
+    each query's row."""
     return column_softmax(scores), softmax(scores)  # (T, T), (T, T)
 
 
@@ -72,12 +73,14 @@ def finfo_min_in_half(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def keys_transposed(X: torch.Tensor, W_k: torch.Tensor) -> Outcome:
-    """X W_kᵀ (tutorial 002's section 2.2.4) instead of K = X W_k; only runs when W_k is square."""
+    """X W_kᵀ (section 2.2.4 of the “Your journey starts with one step” tutorial) instead of K = X W_k; only runs
+    when W_k is square."""
     return X @ W_k.T, X @ W_k  # (T, d_model) @ (d_model, d_model) -> (T, d_model), twice
 
 
 def printed_from_another_run() -> Outcome:
-    """Tutorial 003 prints row 3 of the weights from a run whose inputs are not shown; recomputing gives another row."""
+    """The “scaled_dot_product” tutorial prints row 3 of the weights from a run whose inputs are not shown;
+    recomputing gives another row."""
     Q, K, _ = SCALING_EXAMPLE.tensors()  # (3, 2) each
     weights = softmax(attention_scores(Q, K) / math.sqrt(Q.shape[-1]))  # (3, 3)
     return torch.tensor(SCALING_EXAMPLE.printed["other_run_t3_weights"]), weights[2]

@@ -20,6 +20,7 @@ import attention_core as ac
 from attention_core import mistakes
 from attention_core.tables import dimension_labels, to_frame
 from ui import display, progress
+from ui.display import tutorial_name
 from ui.format import format_number, numbers_text, plural, sum_text
 
 PAGE = "app_pages/mistakes.py"
@@ -117,7 +118,8 @@ def divide_by_sum(lab) -> Evidence:
     else:
         verdict = (
             f"Every score of this row is positive, so the 'weights' ({format_number(low)} to {format_number(high)}) "
-            "look plausible, yet they are not softmax's; a negative score (try tutorial 000) makes them negative."
+            "look plausible, yet they are not softmax's; a negative score "
+            f"(try {tutorial_name('000')}) makes them negative."
         )
     return Evidence(**_scores_row(lab, scores), **_weights_row(lab, wrong, right), verdict=verdict)
 
@@ -228,13 +230,13 @@ def other_run(lab) -> Evidence:
         given=torch.cat([Q, K], dim=-1),  # (3, 4)
         given_rows=ac.SCALING_EXAMPLE.tokens,
         given_cols=tuple(dimension_labels(2, "Q d")) + tuple(dimension_labels(2, "K d")),
-        given_name="Q and K as tutorial 003 prints them",
+        given_name=f"Q and K as {tutorial_name('003')} prints them",
         wrong=wrong.unsqueeze(0),
         right=right.unsqueeze(0),
         rows=("row 3",),
         cols=ac.SCALING_EXAMPLE.tokens,
         result_name="weights[2] as the tutorial prints it",
-        verdict="Tutorial 003 prints row 3 of the weights as "
+        verdict=f"{tutorial_name('003', capital=True)} prints row 3 of the weights as "
         f"{numbers_text(wrong)}, but its own Q and K give {numbers_text(right)}: the printed numbers "
         "come from another run (unseeded random inputs). Print and compute in the same run, with a seed.",
     )
@@ -266,7 +268,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
     Exhibit(
         "wrong-axis",
         "Softmax over the wrong axis",
-        "tutorial 004 (and 002's section 2.2.5)",
+        f"{tutorial_name('004')} (and section 2.2.5 of {tutorial_name('002')})",
         "scores = X @ X.T\nweights = torch.softmax(scores, dim=0)\ncontext = weights @ X",
         "scores = X @ X.T\nweights = torch.softmax(scores, dim=-1)\ncontext = weights @ X",
         1,
@@ -276,7 +278,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
     Exhibit(
         "divide-by-sum",
         "Dividing by the sum instead of softmax",
-        "tutorial 000's first attempt",
+        f"the first attempt of {tutorial_name('000')}",
         "scores = X @ X.T\nweights = scores / scores.sum(dim=-1, keepdim=True)\ncontext = weights @ X",
         "scores = X @ X.T\nweights = torch.softmax(scores, dim=-1)\ncontext = weights @ X",
         1,
@@ -286,7 +288,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
     Exhibit(
         "no-scaling",
         "No scaling by √d_k",
-        "tutorials 000-002 (simplified attention)",
+        "the simplified attention of the first three tutorials",
         "scores = Q @ K.T\nweights = torch.softmax(scores, dim=-1)\ncontext = weights @ V",
         "scores = Q @ K.T / math.sqrt(d_k)\nweights = torch.softmax(scores, dim=-1)\ncontext = weights @ V",
         0,
@@ -342,7 +344,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
     Exhibit(
         "keys-transposed",
         "X W_kᵀ instead of X W_k",
-        "tutorial 002, section 2.2.4",
+        f"{tutorial_name('002')}, section 2.2.4",
         "Q = X @ W_q\nK = X @ W_k.T\nscores = Q @ K.T",
         "Q = X @ W_q\nK = X @ W_k\nscores = Q @ K.T",
         1,
@@ -352,7 +354,7 @@ EXHIBITS: tuple[Exhibit, ...] = (
     Exhibit(
         "other-run",
         "Printed values from another run",
-        "tutorial 003, last cells",
+        f"{tutorial_name('003')}, last cells",
         "Q, K = torch.randn(3, 2), torch.randn(3, 2)\nweights = torch.softmax(Q @ K.T / math.sqrt(2), dim=-1)\n"
         "print(weights[2])",
         "torch.manual_seed(0)\nQ, K = torch.randn(3, 2), torch.randn(3, 2)\n"
