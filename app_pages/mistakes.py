@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+import attention_core as ac
+from attention_core.tables import dimension_labels, to_frame
 from ui import display, inputs, museum, path
 from ui.inputs import LabInput
 
@@ -12,6 +14,7 @@ def render(lab: LabInput) -> None:
     for number, item in enumerate(museum.EXHIBITS, 1):
         museum.exhibit(item, lab, number)
     st.markdown(museum.scorecard())
+    display.show_code(ac.attention_scores, ac.softmax, title="The lab's own scores and softmax, to compare with")
     path.lesson_footer(__file__)  # its spot-the-bug forms are its exercises: only the previous / next links
 
 
@@ -22,6 +25,11 @@ def intro(lab: LabInput) -> None:
         "Your first answer counts."
     )
     display.lesson_caption(lab.description)
+    display.download_csv(
+        to_frame(lab.X, lab.labels, dimension_labels(lab.d_model)),
+        "museum_input.csv",
+        label="Download the input X as CSV",
+    )
 
 
 render(inputs.current())

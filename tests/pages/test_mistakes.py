@@ -88,7 +88,10 @@ def test_before_an_answer_each_exhibit_shows_its_symptom_and_nothing_of_its_bug(
         assert error or f"Exhibit {number}: what the code gives" in alts, "the buggy numbers beside the input"
     assert any("overflow" in code.value for code in at.code), "the real float16 error message"
     assert not any(str(i).startswith(("bug: ", "right: ")) for frame in at.dataframe for i in frame.value.index)
-    assert not at.success and not at.expander
+    assert not at.success
+    assert [box.label for box in at.expander] == ["The lab's own scores and softmax, to compare with"], (
+        "no exhibit's code"
+    )
 
 
 def test_the_answer_options_are_the_code_lines_in_their_order():
