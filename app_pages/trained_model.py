@@ -8,7 +8,7 @@ from attention_core import cell_math
 from attention_core import trained_model as tm
 from attention_core.exercises import TrainedMaterial
 from attention_core.tables import to_frame
-from ui import cell_click, charts, display, inputs, path, trained
+from ui import cell_click, charts, display, inputs, lessons, path, trained
 from ui.exercises import exercises_section
 from ui.format import format_number, plural
 from ui.inputs import LabInput
@@ -440,13 +440,13 @@ def heads_linking(sentence: str, forward: tm.Forward, chosen: tm.QueryPiece) -> 
     display.table(ranked[["weight"]].set_axis(names).set_axis([column], axis=1), alt=f"Heads ranked by the {column}")
 
 
-def try_this(sentence: str) -> tuple[path.Experiment, ...]:
+def try_this(sentence: str) -> tuple[lessons.Experiment, ...]:
     """Three heads to open, each the one that follows a pattern most on the learner's sentence, with its figure."""
     experiments = []
     for pattern, layer, head, rows_on in trained.claims(sentence):
         target = trained.PATTERN_WORDS[pattern]
         experiments.append(
-            path.Experiment(
+            lessons.Experiment(
                 f"Layer {layer + 1}, head {head + 1}",
                 f"On your sentence, {rows_on.hit} of {rows_on.rows} rows of this head put most weight on {target} "
                 f"({rows_on.fraction:.0%}); no other of the {tm.ALL_HEADS} heads does so on more rows. Open it and read "

@@ -9,12 +9,14 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core.exercises import Exercise
 from tests.apptest_helpers import charts
+from ui import lessons
 from ui.exercises import answer_key, place_name
 
 
 def page_exercises(at: AppTest, path: str) -> dict[str, Exercise]:
     """The exercises the page's last run asked (made from what it showed), by their short id."""
-    return {item.id.rsplit("-", 1)[0]: item for item in at.session_state[f"_exercises:{path}"]}
+    name = lessons.lesson_for(path).name
+    return {item.id.rsplit("-", 1)[0]: item for item in at.session_state[f"_exercises:{name}"]}
 
 
 def answer(at: AppTest, path: str, item: Exercise, value) -> AppTest:
@@ -22,7 +24,8 @@ def answer(at: AppTest, path: str, item: Exercise, value) -> AppTest:
     key = answer_key(path, item)
     widget = at.radio(key=key) if item.is_choice else at.text_input(key=key)
     widget.set_value(value)
-    return next(b for b in at.button if b.proto.form_id == f"exf:{path}:{place_name(item)}").click().run()
+    form = f"exf:{lessons.lesson_for(path).name}:{place_name(item)}"
+    return next(b for b in at.button if b.proto.form_id == form).click().run()
 
 
 def right_wrong_malformed(at: AppTest, path: str, item: Exercise) -> None:

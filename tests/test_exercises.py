@@ -136,15 +136,20 @@ def replace_input(inp: ex.ExerciseInput, material: object, key: tuple) -> ex.Exe
     return ex.ExerciseInput(inp.labels, inp.X, inp.query_index, material, key)
 
 
+def lesson_exercises(path: str, inp: ex.ExerciseInput) -> tuple[ex.Exercise, ...]:
+    """The exercises of the lesson at ``path`` on this input, with the generator the registry names."""
+    lesson = lessons.lesson_for(path)
+    return ex.exercises_for(lesson.name, lesson.exercises, inp)
+
+
 def test_every_numbered_lesson_has_a_generator():
-    assert set(LESSON_PATHS) <= set(ex.GENERATORS)
-    assert set(ex.GENERATORS) <= set(lessons.BY_PATH)
+    assert all(lesson.exercises is not None for lesson in lessons.numbered())
 
 
 @pytest.mark.parametrize("path", LESSON_PATHS)
 @pytest.mark.parametrize("inp", INPUTS, ids=lambda inp: " ".join(inp.labels)[:20])
 def test_three_kinds_with_valid_answers(path, inp):
-    items = ex.exercises_for(path, with_material(path, inp))
+    items = lesson_exercises(path, with_material(path, inp))
     assert len(items) >= 3
     assert {item.kind for item in items} == set(ex.KINDS), "numeric, choice and what-if in every lesson"
     assert len({item.id for item in items}) == len(items)
@@ -166,10 +171,10 @@ def test_three_kinds_with_valid_answers(path, inp):
 
 @pytest.mark.parametrize("path", LESSON_PATHS)
 def test_deterministic_for_one_input_and_new_for_another(path):
-    first = ex.exercises_for(path, with_material(path, input_of()))
-    again = ex.exercises_for(path, with_material(path, input_of()))
+    first = lesson_exercises(path, with_material(path, input_of()))
+    again = lesson_exercises(path, with_material(path, input_of()))
     assert first == again
-    other = ex.exercises_for(path, with_material(path, typed_input("the cat sat on the mat", 4, 1)))
+    other = lesson_exercises(path, with_material(path, typed_input("the cat sat on the mat", 4, 1)))
     assert [item.id for item in first] != [item.id for item in other]
     assert [item.prompt for item in first] != [item.prompt for item in other]
 
@@ -180,15 +185,15 @@ def test_another_query_keeps_the_questions_that_are_not_about_it():
     kept = {}
     for path in LESSON_PATHS:
         inp = input_of()
-        first = ex.exercises_for(path, with_material(path, inp))
+        first = lesson_exercises(path, with_material(path, inp))
         other = input_of(query=(inp.query_index + 1) % len(inp.labels))
-        second = ex.exercises_for(path, with_material(path, other))
+        second = lesson_exercises(path, with_material(path, other))
         assert [item.id.rsplit("-", 1)[0] for item in first] == [item.id.rsplit("-", 1)[0] for item in second]
         for a, b in zip(first, second, strict=True):
             assert (a.id == b.id) == (a == b), (path, a.id, b.id)
         kept[path] = sum(a == b for a, b in zip(first, second, strict=True))
     assert sum(kept.values()) >= 5, kept
-    assert any(count < len(ex.exercises_for(path, with_material(path, input_of()))) for path, count in kept.items())
+    assert any(count < len(lesson_exercises(path, with_material(path, input_of()))) for path, count in kept.items())
 
 
 def test_the_seed_is_a_stable_hash_not_pythons_hash():
@@ -208,7 +213,7 @@ def by_id(items, prefix: str) -> ex.Exercise:
 
 def test_softmax_answers_are_the_cores_weights():
     inp = input_of()
-    items = ex.exercises_for("app_pages/softmax.py", inp)
+    items = lesson_exercises("app_pages/softmax.py", inp)
     steps = ac.self_attention(inp.X, scale=False)
     row = steps.weights[inp.query_index]
     assert float(by_id(items, "weight").answer) in [pytest.approx(float(w)) for w in row]
@@ -222,31 +227,31 @@ def test_softmax_answers_are_the_cores_weights():
 def test_masking_multi_head_and_pipeline_counts_are_the_cores():
     inp = input_of()
     T = len(inp.labels)
-    masking = ex.exercises_for("app_pages/masking.py", with_material("app_pages/masking.py", inp))
+    masking = lesson_exercises("app_pages/masking.py", with_material("app_pages/masking.py", inp))
     causal = ac.self_attention(inp.X, mask=ac.causal_mask(T))
     i = inp.query_index
     assert float(by_id(masking, "non-zero").answer) == int((causal.weights[i] > 0).sum()) == i + 1
-    heads = ex.exercises_for("app_pages/multi_head.py", with_material("app_pages/multi_head.py", inp))
+    heads = lesson_exercises("app_pages/multi_head.py", with_material("app_pages/multi_head.py", inp))
     assert float(by_id(heads, "head-size").answer) == ac.head_size(inp.X.shape[1], 1)
-    pipeline = ex.exercises_for("app_pages/pipeline.py", with_material("app_pages/pipeline.py", inp))
+    pipeline = lesson_exercises("app_pages/pipeline.py", with_material("app_pages/pipeline.py", inp))
     assert float(by_id(pipeline, "causal-count").answer) == T * (T + 1) / 2
 
 
 def test_context_and_score_answers_are_the_cores():
     inp = input_of()
     steps = ac.self_attention(inp.X, scale=False)
-    context = ex.exercises_for("app_pages/context_vectors.py", inp)
+    context = lesson_exercises("app_pages/context_vectors.py", inp)
     entry = float(by_id(context, "context-entry").answer)
     assert entry in [pytest.approx(float(v)) for v in steps.context[inp.query_index]]
-    scores = ex.exercises_for("app_pages/scores.py", inp)
+    scores = lesson_exercises("app_pages/scores.py", inp)
     score = float(by_id(scores, "score").answer)
     assert score in [pytest.approx(float(v)) for v in steps.scores[inp.query_index]]
     assert float(by_id(scores, "double-key").answer) == pytest.approx(2 * score)
 
 
 def test_a_lesson_without_exercises_yet_gives_none():
-    assert ex.exercises_for("app_pages/overview.py", input_of()) == ()
-    assert ex.lesson_key("/somewhere/app_pages/softmax.py") == "app_pages/softmax.py"
+    assert lesson_exercises("app_pages/overview.py", input_of()) == ()
+    assert lessons.lesson_for("/somewhere/app_pages/softmax.py") is lessons.lesson_for("softmax")
 
 
 @pytest.mark.parametrize(
@@ -316,16 +321,16 @@ def where(item: ex.Exercise) -> tuple[int, int]:
     return int(layer) - 1, int(head) - 1
 
 
-def test_later_lessons_without_their_material_give_none():
-    for path in ("app_pages/trained_model.py", "app_pages/training.py", "app_pages/generation.py"):
-        assert ex.exercises_for(path, input_of()) == ()
+def test_lessons_without_what_their_page_shows_give_none():
+    for path in LESSON_PATHS[3:]:  # lessons 4-12 are made from the page's own state
+        assert lesson_exercises(path, input_of()) == ()
 
 
 def test_trained_model_answers_are_the_models():
     inp = with_material("app_pages/trained_model.py", input_of())
     forward = inp.material.forward
     pieces = ac.token_labels(forward.pieces)
-    items = ex.exercises_for("app_pages/trained_model.py", inp)
+    items = lesson_exercises("app_pages/trained_model.py", inp)
     top, label, entropy, no_bias = (by_id(items, name) for name in ("trained-top", "trained-label",
                                                                      "trained-entropy", "trained-no-bias"))  # fmt: skip
     layer, head = where(top)
@@ -347,7 +352,7 @@ def test_training_answers_are_the_tasks_and_the_runs():
     settings, example = inp.material.settings, inp.material.example
     labels = tr.position_labels(settings.task, example)
     keys = tr.ideal_keys(settings.task, example)
-    items = ex.exercises_for("app_pages/training.py", inp)
+    items = lesson_exercises("app_pages/training.py", inp)
     ideal_key = by_id(items, "ideal-key")
     q = next(n for n, label in enumerate(labels) if f"query “{label}”" in ideal_key.prompt)
     assert ideal_key.answer == labels[int(keys[q])]
@@ -364,7 +369,7 @@ def test_training_answers_are_the_tasks_and_the_runs():
     start = tr.closeness(run.snapshots[0].weights[layer, head], ideal)
     end = tr.closeness(run.snapshots[-1].weights[layer, head], ideal)
     assert closer.answer == (f"step {run.snapshots[-1].step}" if end > start else "step 0")
-    untrained = ex.exercises_for("app_pages/training.py", with_material("app_pages/training.py", input_of()))
+    untrained = lesson_exercises("app_pages/training.py", with_material("app_pages/training.py", input_of()))
     assert not any(item.id.startswith("closer-") for item in untrained), "one snapshot: nothing to compare"
 
 
@@ -372,7 +377,7 @@ def test_generation_answers_are_the_caches_and_the_counts():
     inp = with_material("app_pages/generation.py", input_of())
     m = inp.material
     T, d_model = m.X.shape
-    items = ex.exercises_for("app_pages/generation.py", inp)
+    items = lesson_exercises("app_pages/generation.py", inp)
     numbers = by_id(items, "cache-numbers")
     t = int(re.search(r"After step (\d+)", numbers.prompt).group(1)) - 1  # steps count from 1
     assert t == m.step, "the step the page shows"
@@ -396,7 +401,7 @@ def test_every_written_sum_of_a_solution_checks_by_hand(path, inp):
     test recomputes every sum, product sum, quotient and e^(a − b) from its printed operands."""
     from tests.test_written_sums import written_arithmetic
 
-    items = ex.exercises_for(path, with_material(path, inp))
+    items = lesson_exercises(path, with_material(path, inp))
     found, problems = written_arithmetic("\n".join(item.solution for item in items))
     assert not problems, problems
     if path in ("app_pages/scores.py", "app_pages/context_vectors.py", "app_pages/qkv_projections.py"):

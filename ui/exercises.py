@@ -9,15 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attention_core.exercises import (
-    Exercise,
-    ExerciseInput,
-    check_answer,
-    exercises_for,
-    lesson_key,
-    material_fingerprint,
-)
-from ui import progress
+from attention_core.exercises import Exercise, ExerciseInput, check_answer, exercises_for, material_fingerprint
+from ui import lessons, progress
 from ui.format import format_number
 
 KIND_LABELS = {"numeric": "Compute", "choice": "Choose", "what-if": "What if?"}
@@ -25,7 +18,7 @@ KIND_LABELS = {"numeric": "Compute", "choice": "Choose", "what-if": "What if?"}
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_exercises(
-    path: str,
+    lesson: str,
     labels: tuple[str, ...],
     values: tuple[float, ...],
     shape: tuple[int, int],
@@ -42,10 +35,11 @@ def cached_exercises(
     import torch
 
     X = torch.tensor(values, dtype=getattr(torch, dtype)).reshape(shape)  # (T, d_model)
-    return exercises_for(path, ExerciseInput(labels, X, query_index, _material, material_key))
+    generator = lessons.lesson_for(lesson).exercises
+    return exercises_for(lesson, generator, ExerciseInput(labels, X, query_index, _material, material_key))
 
 
-def lesson_exercises(lesson_path: str, lab, *, material: object = None, material_key: tuple = ()):
+def lesson_exercises(page: str, lab, *, material: object = None, material_key: tuple = ()):
     """The exercises of a lesson on the page's input (a LabInput) and what the page shows (its material).
 
     A material without a ``material_key`` is keyed by a fingerprint of its numbers.
@@ -54,7 +48,7 @@ def lesson_exercises(lesson_path: str, lab, *, material: object = None, material
     if material is not None and not material_key:
         material_key = (material_fingerprint(material),)
     return cached_exercises(
-        lesson_key(lesson_path),
+        lessons.lesson_for(page).name,
         tuple(lab.labels),
         tuple(X.reshape(-1).tolist()),
         tuple(X.shape),
@@ -74,7 +68,7 @@ def answer_text(exercise: Exercise) -> str:
 
 
 def exercises_section(
-    lesson_path: str,
+    page: str,
     lab,
     *,
     material: object = None,
@@ -86,28 +80,28 @@ def exercises_section(
     Lessons 10-12 compute their own material (a forward pass, a training run, a generation source)
     and pass it with the plain values that determine it (``material_key``).
     """
-    path = lesson_key(lesson_path)
-    exercises = lesson_exercises(path, lab, material=material, material_key=material_key)
-    st.session_state[f"_exercises:{path}"] = exercises  # what this run asked (tests read it, as _lab_input)
+    lesson = lessons.lesson_for(page).name
+    exercises = lesson_exercises(lesson, lab, material=material, material_key=material_key)
+    st.session_state[f"_exercises:{lesson}"] = exercises  # what this run asked (tests read it, as _lab_input)
     if not exercises:
         return
     st.subheader("Check yourself", anchor="check-yourself")
     caption = st.empty()  # filled after the forms, so it counts this run's answer too
     for number, exercise in enumerate(exercises, 1):
-        exercise_card(path, number, exercise)
-    answered, correct = progress.counts(path)
+        exercise_card(lesson, number, exercise)
+    answered, correct = progress.counts(lesson)
     caption.caption(
         f"Predict first, then check. These questions are made from {made_from}: a new input "
         f"gives new ones. This lesson so far: {correct} right of {answered} answered."
     )
 
 
-def exercise_card(path: str, number: int, exercise: Exercise) -> None:
+def exercise_card(lesson: str, number: int, exercise: Exercise) -> None:
     """One exercise: the prompt, a form to answer it, then the verdict, the hint and the solution as earned."""
     with st.container(border=True):
         st.markdown(f"**{number}. {KIND_LABELS[exercise.kind]}** {exercise.prompt}")
-        verdict = answer_form(path, exercise)
-        entry = progress.record(path, exercise.id)
+        verdict = answer_form(lesson, exercise)
+        entry = progress.record(lesson, exercise.id)
         if verdict is not None and verdict.status == "invalid":
             st.warning(verdict.message, icon=":material/edit:")
         elif verdict is not None and verdict.status == "wrong":
@@ -123,9 +117,9 @@ def exercise_card(path: str, number: int, exercise: Exercise) -> None:
         elif entry["tries"] >= 1:
             st.button(
                 "Show solution",
-                key=f"exs:{path}:{exercise.id}",
+                key=f"exs:{lesson}:{exercise.id}",
                 on_click=progress.note_revealed,
-                args=(path, exercise.id),
+                args=(lesson, exercise.id),
                 icon=":material/visibility:",
             )
 
@@ -135,30 +129,31 @@ def place_name(exercise: Exercise) -> str:
     return exercise.id.rsplit("-", 1)[0]
 
 
-def answer_key(path: str, exercise: Exercise) -> str:
-    """The answer widget's key. It names the exercise's place, not the question: when another query asks
-    another question in the same place, the browser updates the form instead of replacing it."""
-    return f"ex:{path}:{place_name(exercise)}"
+def answer_key(lesson: str, exercise: Exercise) -> str:
+    """The answer widget's key (``lesson``: its name, path or ``__file__``). It names the exercise's place, not
+    the question: when another query asks another question in the same place, the browser updates the form
+    instead of replacing it."""
+    return f"ex:{lessons.lesson_for(lesson).name}:{place_name(exercise)}"
 
 
-def blank_if_new(path: str, exercise: Exercise) -> None:
+def blank_if_new(lesson: str, exercise: Exercise) -> None:
     """A new question in this place starts with a blank answer (the widget keeps its key)."""
-    asked = f"exq:{path}:{place_name(exercise)}"
+    asked = f"exq:{lesson}:{place_name(exercise)}"
     if st.session_state.get(asked) != exercise.id:
         st.session_state[asked] = exercise.id
-        st.session_state[answer_key(path, exercise)] = None if exercise.is_choice else ""
+        st.session_state[answer_key(lesson, exercise)] = None if exercise.is_choice else ""
 
 
-def answer_form(path: str, exercise: Exercise):
+def answer_form(lesson: str, exercise: Exercise):
     """The answer widget in a form (no rerun while typing); the Check of this run, or None."""
-    blank_if_new(path, exercise)
-    with st.form(key=f"exf:{path}:{place_name(exercise)}", border=False):
+    blank_if_new(lesson, exercise)
+    with st.form(key=f"exf:{lesson}:{place_name(exercise)}", border=False):
         if exercise.is_choice:
-            answer = st.radio("Your answer", exercise.options, index=None, key=answer_key(path, exercise))
+            answer = st.radio("Your answer", exercise.options, index=None, key=answer_key(lesson, exercise))
         else:
             answer = st.text_input(
                 "Your answer",
-                key=answer_key(path, exercise),
+                key=answer_key(lesson, exercise),
                 placeholder="a number, e.g. 0.25",
                 max_chars=60,
                 help="A dot or a comma as the decimal mark."
@@ -169,12 +164,12 @@ def answer_form(path: str, exercise: Exercise):
                 ),
             )
         submitted = st.form_submit_button("Check", icon=":material/task_alt:")
-    last_key = f"exv:{path}:{exercise.id}"  # the last verdict stays on screen across reruns
+    last_key = f"exv:{lesson}:{exercise.id}"  # the last verdict stays on screen across reruns
     if not submitted:
         return st.session_state.get(last_key)
     verdict = check_answer(exercise, answer)
     if verdict.status != "invalid":
-        progress.note_try(path, exercise.id, verdict.status == "correct")
+        progress.note_try(lesson, exercise.id, verdict.status == "correct")
     st.session_state[last_key] = verdict
     return verdict
 

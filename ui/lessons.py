@@ -1,20 +1,35 @@
-"""The one lesson registry: every page of the lab, in order, with its number, title, icon and summary.
+"""The one lesson registry, keyed by lesson name: every page of the lab, in order, with what it needs.
 
-``lab.py`` builds the navigation from it, the overview lists it, each page takes its
-``st.title`` from it, the tests read it, and previous/next links follow it. Adding a lesson is one
-entry here plus one file in ``app_pages/``.
+Each entry names its page (``app_pages/<name>.py``), its number, title, icon and summary, its
+"Try this" experiments and three-line "What you just learned", and its exercise generator (from
+``attention_core.exercises``). ``lab.py`` builds the navigation from it, the overview lists it, each
+page takes its title, footer and exercises from it, and the tests read it. Adding a lesson is one
+entry here, its page, its core functions and its tests.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from attention_core import exercises as ex
+from attention_core.exercises import Generator
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One concrete thing to try: what to do, what to look for, and the widget values that set it up."""
+
+    label: str  # the button text: what to do
+    look_for: str  # what to watch once it is set up
+    settings: tuple[tuple[str, object], ...] = field(default=())  # (session_state key, value); empty: do it by hand
 
 
 @dataclass(frozen=True)
 class Lesson:
     """One page of the lab."""
 
-    path: str  # the script, relative to the repository root
+    name: str  # the page is app_pages/<name>.py, served at /<name>
     number: int | None  # lessons are numbered; the overview and extra pages are not
     title: str  # as in the navigation, without the number
     icon: str  # a :material/...: icon
@@ -22,16 +37,23 @@ class Lesson:
     teaches: str  # one line: the idea they leave with
     section: str  # navigation group
     default: bool = False  # the page the app opens on (only the overview)
+    try_this: tuple[Experiment, ...] = ()  # two or three experiments, each set up by one click
+    learned: tuple[str, ...] = ()  # "What you just learned": three lines
+    exercises: Generator | None = None  # "Check yourself": made from what the page shows
 
     @property
-    def name(self) -> str:
-        """The page's URL path segment (Streamlit derives it from the file name)."""
-        return self.path.removeprefix("app_pages/").removesuffix(".py")
+    def path(self) -> str:
+        """The page script, relative to the repository root (st.Page and st.page_link take it)."""
+        return f"app_pages/{self.name}.py"
 
     @property
     def label(self) -> str:
         """'3. Context vectors' for a lesson, 'Overview' for an unnumbered page."""
         return f"{self.number}. {self.title}" if self.number is not None else self.title
+
+
+def _preset(key: str) -> tuple[tuple[str, object], ...]:
+    return (("example", key),)
 
 
 START = "Start"
@@ -42,141 +64,392 @@ PRACTICE = "Practice"
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
-        "app_pages/overview.py",
-        None,
-        "Overview",
-        ":material/home:",
-        "What self-attention is, the lessons, how to use the lab, a glossary.",
-        "Where each step sits in the pipeline.",
-        START,
+        name="overview",
+        number=None,
+        title="Overview",
+        icon=":material/home:",
+        summary="What self-attention is, the lessons, how to use the lab, a glossary.",
+        teaches="Where each step sits in the pipeline.",
+        section=START,
         default=True,
     ),
     Lesson(
-        "app_pages/scores.py",
-        1,
-        "Attention scores",
-        ":material/grid_on:",
-        "How similar is each word to the query? Dot products, term by term.",
-        "A score is the dot product of a query with a key: Ω = X Xᵀ.",
-        STEPS,
+        name="scores",
+        number=1,
+        title="Attention scores",
+        icon=":material/grid_on:",
+        summary="How similar is each word to the query? Dot products, term by term.",
+        teaches="A score is the dot product of a query with a key: Ω = X Xᵀ.",
+        section=STEPS,
+        try_this=(
+            Experiment(
+                "Switch to “Self Attention is good” (one-hot)",
+                "One-hot vectors: a word scores 1 with itself and with its repeats, 0 with every other word.",
+                _preset("one-hot"),
+            ),
+            Experiment(
+                "Switch to “How self attention works in Transformer” (large scores)",
+                "Scores well above 1: watch which word each query likes most.",
+                _preset("transformer"),
+            ),
+            Experiment(
+                "Pick another query token in the sidebar", "Its row of scores is its own column too: Ω is symmetric."
+            ),
+        ),
+        learned=(
+            "A score is the dot product of a query with a key: multiply entry by entry, add up.",
+            "With Q = K = X the score matrix is Ω = X Xᵀ, symmetric.",
+            "Positive means the vectors point roughly the same way; the size also grows with their lengths.",
+        ),
+        exercises=ex.scores_exercises,
     ),
     Lesson(
-        "app_pages/softmax.py",
-        2,
-        "Softmax",
-        ":material/functions:",
-        "Turning scores into weights that are non-negative and sum to 1, and why dividing by the sum fails.",
-        "Softmax along each row turns scores into attention weights.",
-        STEPS,
+        name="softmax",
+        number=2,
+        title="Softmax",
+        icon=":material/functions:",
+        summary="Turning scores into weights that are non-negative and sum to 1, and why dividing by the sum fails.",
+        teaches="Softmax along each row turns scores into attention weights.",
+        section=STEPS,
+        try_this=(
+            Experiment(
+                "Temperature 0.1",
+                "The largest score takes almost all the weight: softmax becomes nearly argmax.",
+                (("softmax_temperature", 0.1),),
+            ),
+            Experiment(
+                "Temperature 5",
+                "Every weight moves towards 1/T: a high temperature flattens the row.",
+                (("softmax_temperature", 5.0),),
+            ),
+            Experiment(
+                "Switch to “How self attention works in Transformer”",
+                "Its scores reach 6: compare dividing by the sum with softmax.",
+                _preset("transformer"),
+            ),
+        ),
+        learned=(
+            "Softmax: exp of each score divided by the row's sum of exps.",
+            "Weights are positive and each row sums to 1; the order of the scores is kept.",
+            "Subtracting the row maximum first changes nothing but avoids overflow.",
+        ),
+        exercises=ex.softmax_exercises,
     ),
     Lesson(
-        "app_pages/context_vectors.py",
-        3,
-        "Context vectors",
-        ":material/merge:",
-        "Each output is a weighted blend of the inputs.",
-        "A context vector is the weighted sum of the values.",
-        STEPS,
+        name="context_vectors",
+        number=3,
+        title="Context vectors",
+        icon=":material/merge:",
+        summary="Each output is a weighted blend of the inputs.",
+        teaches="A context vector is the weighted sum of the values.",
+        section=STEPS,
+        try_this=(
+            Experiment(
+                "Switch to “I can't find the light switch”",
+                "Similar embeddings give flat weights, so every context vector is close to the average.",
+                _preset("light"),
+            ),
+            Experiment(
+                "Switch to “Self Attention is good” (one-hot)",
+                "Each context vector is a blend of one-hot rows: its entries are the weights themselves.",
+                _preset("one-hot"),
+            ),
+        ),
+        learned=(
+            "A context vector is the weighted sum of the value vectors.",
+            "The weights of a query's row say how much of each token it mixes in.",
+            "context = weights V: one matrix product for every token at once.",
+        ),
+        exercises=ex.context_exercises,
     ),
     Lesson(
-        "app_pages/qkv_projections.py",
-        4,
-        "Queries, keys, values",
-        ":material/key:",
-        "Trainable matrices W_q, W_k, W_v give each word three roles.",
-        "Q = X W_q, K = X W_k, V = X W_v: three projections of the same input.",
-        STEPS,
+        name="qkv_projections",
+        number=4,
+        title="Queries, keys, values",
+        icon=":material/key:",
+        summary="Trainable matrices W_q, W_k, W_v give each word three roles.",
+        teaches="Q = X W_q, K = X W_k, V = X W_v: three projections of the same input.",
+        section=STEPS,
+        try_this=(
+            Experiment(
+                "Another seed for W_q, W_k, W_v",
+                "New projections, new scores: the same X, different roles.",
+                (("qkv_seed", 7),),
+            ),
+            Experiment(
+                "d_k = 1", "Each query and key is a single number: the scores become products.", (("qkv_d_k", 1),)
+            ),
+            Experiment(
+                "Switch to “Your journey starts with one step”",
+                "The tutorial's printed weights, recovered and recomputed.",
+                _preset("journey"),
+            ),
+        ),
+        learned=(
+            "Q = X W_q, K = X W_k, V = X W_v: three projections of the same input.",
+            "Scores compare queries with keys, so they are no longer symmetric.",
+            "W_q, W_k, W_v are what training learns: 3 d_model d_k numbers.",
+        ),
+        exercises=ex.qkv_exercises,
     ),
     Lesson(
-        "app_pages/scaling.py",
-        5,
-        "Scaling by √d_k",
-        ":material/straighten:",
-        "Why the scores are divided by √d_k before softmax.",
-        "Dividing by √d_k stops the scores' spread growing with d_k.",
-        STEPS,
+        name="scaling",
+        number=5,
+        title="Scaling by √d_k",
+        icon=":material/straighten:",
+        summary="Why the scores are divided by √d_k before softmax.",
+        teaches="Dividing by √d_k stops the scores' spread growing with d_k.",
+        section=STEPS,
+        try_this=(
+            Experiment(
+                "Switch scaling off",
+                "The weights sharpen: with large d_k one key takes everything.",
+                (("scaling_scale", False),),
+            ),
+            Experiment("d_k = 64", "Unscaled scores spread like √64 = 8 times wider.", (("scaling_d_k", 64),)),
+        ),
+        learned=(
+            "A score adds d_k products, so its variance grows like d_k.",
+            "Dividing by √d_k brings the spread back to about 1.",
+            "Without it softmax saturates: one weight near 1, tiny gradients for the rest.",
+        ),
+        exercises=ex.scaling_exercises,
     ),
     Lesson(
-        "app_pages/masking.py",
-        6,
-        "Masking",
-        ":material/visibility_off:",
-        "Hiding the future (causal), padding and far-away tokens.",
-        "Blocked scores become −∞, so their weights are exactly 0.",
-        BLOCK,
+        name="masking",
+        number=6,
+        title="Masking",
+        icon=":material/visibility_off:",
+        summary="Hiding the future (causal), padding and far-away tokens.",
+        teaches="Blocked scores become −∞, so their weights are exactly 0.",
+        section=BLOCK,
+        try_this=(
+            Experiment(
+                "Sliding window mask",
+                "Each token sees only its w − 1 predecessors.",
+                (("masking_type", "sliding window"),),
+            ),
+            Experiment(
+                "Padding mask",
+                "Padded keys are hidden from every query: whole columns of zeros.",
+                (("masking_type", "padding"),),
+            ),
+            Experiment(
+                "Causal mask", "Row 1 attends only to itself: its single weight is 1.", (("masking_type", "causal"),)
+            ),
+        ),
+        learned=(
+            "A mask says which keys each query may see (True = may attend).",
+            "Blocked scores become −∞ before softmax, so their weights are exactly 0.",
+            "Causal masks hide the future; padding masks hide filler tokens.",
+        ),
+        exercises=ex.masking_exercises,
     ),
     Lesson(
-        "app_pages/multi_head.py",
-        7,
-        "Multi-head attention",
-        ":material/view_column:",
-        "Several small heads side by side, checked against PyTorch.",
-        "h heads of size d_model / h, concatenated and mixed by W_o.",
-        BLOCK,
+        name="multi_head",
+        number=7,
+        title="Multi-head attention",
+        icon=":material/view_column:",
+        summary="Several small heads side by side, checked against PyTorch.",
+        teaches="h heads of size d_model / h, concatenated and mixed by W_o.",
+        section=BLOCK,
+        try_this=(
+            Experiment(
+                "Causal mask in every head",
+                "Each head keeps its own pattern, all of them lower-triangular.",
+                (("multi_head_causal", True),),
+            ),
+            Experiment("Another weight seed", "New heads look at different things.", (("multi_head_seed", 3),)),
+        ),
+        learned=(
+            "h heads of size d_k = d_model / h run side by side on slices of W_q, W_k, W_v.",
+            "Their outputs are concatenated and mixed by W_o.",
+            "The parameter count, 4 d_model², does not depend on h.",
+        ),
+        exercises=ex.multi_head_exercises,
     ),
     Lesson(
-        "app_pages/positions.py",
-        8,
-        "Word order and positions",
-        ":material/format_list_numbered:",
-        "Attention alone does not know word order; positional encodings fix that.",
-        "Without positions, attention is permutation-equivariant.",
-        BLOCK,
+        name="positions",
+        number=8,
+        title="Word order and positions",
+        icon=":material/format_list_numbered:",
+        summary="Attention alone does not know word order; positional encodings fix that.",
+        teaches="Without positions, attention is permutation-equivariant.",
+        section=BLOCK,
+        try_this=(
+            Experiment(
+                "Reverse the word order",
+                "Without positions the outputs only move rows: nothing else changes.",
+                (("positions_order", "reverse"),),
+            ),
+            Experiment(
+                "Learned positions",
+                "Adding positions breaks the symmetry: the order now matters.",
+                (("positions_kind", "learned (seeded)"),),
+            ),
+        ),
+        learned=(
+            "Attention alone is permutation-equivariant: shuffling words shuffles the outputs.",
+            "Positional encodings are added to X so the same word differs by position.",
+            "Sinusoidal encodings use sin and cos at geometric frequencies.",
+        ),
+        exercises=ex.positions_exercises,
     ),
     Lesson(
-        "app_pages/pipeline.py",
-        9,
-        "The full pipeline",
-        ":material/account_tree:",
-        "The whole block on one page, with downloads and code to reproduce it.",
-        "softmax(Q Kᵀ / √d_k + M) V, end to end, equal to PyTorch's.",
-        BLOCK,
+        name="pipeline",
+        number=9,
+        title="The full pipeline",
+        icon=":material/account_tree:",
+        summary="The whole block on one page, with downloads and code to reproduce it.",
+        teaches="softmax(Q Kᵀ / √d_k + M) V, end to end, equal to PyTorch's.",
+        section=BLOCK,
+        try_this=(
+            Experiment(
+                "Causal mask",
+                "The pipeline of a decoder: every row of weights ends at the diagonal.",
+                (("pipeline_mask", "causal"),),
+            ),
+            Experiment(
+                "Another seed", "Different W_q, W_k, W_v, W_o: still equal to PyTorch's.", (("pipeline_seed", 5),)
+            ),
+            Experiment(
+                "Switch to “How self attention works in Transformer”",
+                "The same pipeline on that tutorial's sentence.",
+                _preset("transformer"),
+            ),
+        ),
+        learned=(
+            "softmax(Q Kᵀ / √d_k + M) V, then W_o: the whole attention layer.",
+            "Every step is a small function; together they equal PyTorch's implementation.",
+            "The downloads and the code reproduce every number outside the lab.",
+        ),
+        exercises=ex.pipeline_exercises,
     ),
     Lesson(
-        "app_pages/trained_model.py",
-        10,
-        "Inside a trained model",
-        ":material/psychology:",
-        "Every head of a real trained model (all-MiniLM-L6-v2) on your sentence, recomputed by hand.",
-        "Trained heads specialise (previous word, [CLS], [SEP], broad); the same formula computes them all.",
-        BEYOND,
+        name="trained_model",
+        number=10,
+        title="Inside a trained model",
+        icon=":material/psychology:",
+        summary="Every head of a real trained model (all-MiniLM-L6-v2) on your sentence, recomputed by hand.",
+        teaches="Trained heads specialise (previous word, [CLS], [SEP], broad); the same formula computes them all.",
+        section=BEYOND,
+        try_this=(
+            Experiment(
+                "Layer 1, head 3",
+                "Open it: section 3 says on how many rows of your sentence it looks at the previous piece.",
+                (("tm_layer", 1), ("tm_head", 3)),
+            ),
+            Experiment(
+                "Layer 2, head 9",
+                "Open it: section 3 says on how many rows of your sentence it looks at the next piece.",
+                (("tm_layer", 2), ("tm_head", 9)),
+            ),
+            Experiment(
+                "Layer 3, head 1",
+                "Open it: section 3 says on how many rows of your sentence it parks its weight on [CLS].",
+                (("tm_layer", 3), ("tm_head", 1)),
+            ),
+        ),
+        learned=(
+            "A trained head is lessons 1-5 with learned W_q, W_k, W_v and a bias: the lab recomputes it exactly.",
+            "Heads specialise: previous / next piece, [CLS] or [SEP] sinks, broad averaging, mixtures.",
+            "A weight says where a head reads, not why the model decides: attention is not explanation.",
+        ),
+        exercises=ex.trained_exercises,
     ),
     Lesson(
-        "app_pages/training.py",
-        11,
-        "How attention is learned",
-        ":material/model_training:",
-        "Train a tiny transformer live on a toy task and watch its attention pattern form.",
-        "Gradient descent shapes W_q and W_k until each query finds the key the task needs.",
-        BEYOND,
+        name="training",
+        number=11,
+        title="How attention is learned",
+        icon=":material/model_training:",
+        summary="Train a tiny transformer live on a toy task and watch its attention pattern form.",
+        teaches="Gradient descent shapes W_q and W_k until each query finds the key the task needs.",
+        section=BEYOND,
+        try_this=(
+            Experiment(
+                "Reverse task, 2 heads",
+                "Train it: the right pattern is an anti-diagonal, and one head learns it step by step.",
+                (
+                    ("training_task", "reverse"),
+                    ("training_layers", 1),
+                    ("training_heads", 2),
+                    ("training_steps", 300),
+                    ("training_learning_rate", 0.003),
+                ),
+            ),
+            Experiment(
+                "Learning rate 10",
+                "Train it: the loss blows up within a few steps and the page says where it diverged.",
+                (("training_learning_rate", 10.0),),
+            ),
+            Experiment(
+                "Induction, 2 layers",
+                "Train it: one layer alone cannot do it; the first layer learns a helper pattern for the second.",
+                (
+                    ("training_task", "induction"),
+                    ("training_layers", 2),
+                    ("training_heads", 2),
+                    ("training_steps", 500),
+                    ("training_learning_rate", 0.003),
+                ),
+            ),
+        ),
+        learned=(
+            "W_q, W_k, W_v start random; gradient descent changes them a little at every step.",
+            "Untrained attention is near uniform over the keys the causal mask allows.",
+            "Training moves the weight onto the key the task needs; a too large learning rate diverges.",
+        ),
+        exercises=ex.training_exercises,
     ),
     Lesson(
-        "app_pages/generation.py",
-        12,
-        "Generation, step by step",
-        ":material/keyboard_double_arrow_right:",
-        "Token-by-token decoding with a KV cache, the T² cost of attention, and online softmax.",
-        "A cache turns each step into one query row; attention still costs T² cells in all.",
-        BEYOND,
+        name="generation",
+        number=12,
+        title="Generation, step by step",
+        icon=":material/keyboard_double_arrow_right:",
+        summary="Token-by-token decoding with a KV cache, the T² cost of attention, and online softmax.",
+        teaches="A cache turns each step into one query row; attention still costs T² cells in all.",
+        section=BEYOND,
+        try_this=(
+            Experiment(
+                "Step 1",
+                "The cache holds one K row and one V row: the first token can only attend to itself (weight 1).",
+                (("generation_step", 1),),
+            ),
+            Experiment(
+                "Block size 1",
+                "Online softmax key by key: every larger score raises m and rescales the running sum.",
+                (("generation_block", 1),),
+            ),
+            Experiment(
+                "Switch to “How self attention works in Transformer”",
+                "A longer sentence: watch the multiply-adds without the cache grow like T³.",
+                _preset("transformer"),
+            ),
+        ),
+        learned=(
+            "At each step only the new token's query attends, over the cached K and V of the tokens so far.",
+            "The cache gives the same numbers as recomputing with a causal mask, with far fewer multiply-adds.",
+            "Online softmax keeps a running max and sum, so a row never has to be held whole.",
+        ),
+        exercises=ex.generation_exercises,
     ),
     Lesson(
-        "app_pages/mistakes.py",
-        None,
-        "Mistakes museum",
-        ":material/bug_report:",
-        "Every classic attention bug: spot the wrong line, then see what it does to your numbers.",
-        "Each bug leaves a fingerprint in the numbers: rows that do not sum to 1, weights on the future, NaN.",
-        PRACTICE,
+        name="mistakes",
+        number=None,
+        title="Mistakes museum",
+        icon=":material/bug_report:",
+        summary="Every classic attention bug: spot the wrong line, then see what it does to your numbers.",
+        teaches="Each bug leaves a fingerprint in the numbers: rows that do not sum to 1, weights on the future, NaN.",
+        section=PRACTICE,
     ),
 )
 
-BY_PATH: dict[str, Lesson] = {lesson.path: lesson for lesson in LESSONS}
+BY_NAME: dict[str, Lesson] = {lesson.name: lesson for lesson in LESSONS}
 
 
-def lesson_for(path: str) -> Lesson:
-    """The registry entry of a page script (``__file__`` or ``app_pages/x.py``)."""
-    key = "app_pages/" + path.replace("\\", "/").rsplit("/", 1)[-1]
-    return BY_PATH[key]
+def lesson_for(page: str) -> Lesson:
+    """The registry entry of a page: its name, its script path or its ``__file__`` (the one place that reads them)."""
+    return BY_NAME[PurePath(page.replace("\\", "/")).stem]
 
 
 def numbered() -> tuple[Lesson, ...]:
@@ -192,9 +465,9 @@ def sections() -> dict[str, list[Lesson]]:
     return groups
 
 
-def neighbours(path: str) -> tuple[Lesson | None, Lesson | None]:
-    """The previous and next page of ``path`` in registry order (None at either end)."""
-    index = LESSONS.index(lesson_for(path))
+def neighbours(page: str) -> tuple[Lesson | None, Lesson | None]:
+    """The previous and next page of ``page`` in registry order (None at either end)."""
+    index = LESSONS.index(lesson_for(page))
     previous = LESSONS[index - 1] if index > 0 else None
     following = LESSONS[index + 1] if index + 1 < len(LESSONS) else None
     return previous, following

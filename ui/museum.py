@@ -23,7 +23,7 @@ from ui import display, progress
 from ui.display import tutorial_name
 from ui.format import format_number, numbers_text, plural, sum_text
 
-PAGE = "app_pages/mistakes.py"
+PAGE = "mistakes"  # the lesson name its answers are recorded under
 
 
 @dataclass(frozen=True)

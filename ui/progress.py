@@ -10,36 +10,34 @@ import streamlit as st
 
 from ui import lessons
 
-STATE_KEY = "_exercise_progress"  # {lesson path: {exercise id: {"tries": int, "correct": bool, "revealed": bool}}}
+STATE_KEY = "_exercise_progress"  # {lesson name: {exercise id: {"tries": int, "correct": bool, "revealed": bool}}}
 
 
 def _book() -> dict[str, dict[str, dict]]:
     return st.session_state.setdefault(STATE_KEY, {})
 
 
-def record(lesson_path: str, exercise_id: str) -> dict:
+def record(lesson: str, exercise_id: str) -> dict:
     """The record of one exercise (created empty on first use): tries, correct, revealed."""
-    return (
-        _book().setdefault(lesson_path, {}).setdefault(exercise_id, {"tries": 0, "correct": False, "revealed": False})
-    )
+    return _book().setdefault(lesson, {}).setdefault(exercise_id, {"tries": 0, "correct": False, "revealed": False})
 
 
-def note_try(lesson_path: str, exercise_id: str, correct: bool) -> dict:
+def note_try(lesson: str, exercise_id: str, correct: bool) -> dict:
     """Count one checked answer; a right answer stays right."""
-    entry = record(lesson_path, exercise_id)
+    entry = record(lesson, exercise_id)
     entry["tries"] += 1
     entry["correct"] = entry["correct"] or correct
     return entry
 
 
-def note_revealed(lesson_path: str, exercise_id: str) -> None:
+def note_revealed(lesson: str, exercise_id: str) -> None:
     """The learner asked for the solution."""
-    record(lesson_path, exercise_id)["revealed"] = True
+    record(lesson, exercise_id)["revealed"] = True
 
 
-def counts(lesson_path: str) -> tuple[int, int]:
+def counts(lesson: str) -> tuple[int, int]:
     """(answered, correct) exercises of one lesson in this session."""
-    entries = _book().get(lesson_path, {}).values()
+    entries = _book().get(lesson, {}).values()
     answered = sum(1 for entry in entries if entry["tries"] > 0 or entry["revealed"])
     return answered, sum(1 for entry in entries if entry["correct"])
 
@@ -62,7 +60,7 @@ def progress_frame() -> pd.DataFrame:
     """One row per page with exercises: answered and correct in this session."""
     rows = []
     for lesson in lessons.LESSONS:
-        answered, correct = counts(lesson.path)
+        answered, correct = counts(lesson.name)
         if lesson.number is not None or answered:
             rows.append({"lesson": lesson.label, "answered": answered, "correct": correct})
     return pd.DataFrame(rows).set_index("lesson")

@@ -20,6 +20,7 @@ import pytest
 
 from attention_core.exercises import MAX_ANSWER, Exercise, check_answer
 from tests.apptest_helpers import assert_clean, charts, open_page, sentence_params
+from ui import lessons
 from ui.format import format_number
 
 NUMBER = re.compile(r"−?-?\d+\.\d{4}(?:e[+-]\d+)?")
@@ -54,7 +55,7 @@ def shown_numbers(at) -> set[str]:
 
 def asked(at, lesson: str) -> tuple[Exercise, ...]:
     """The exercises the page's last run asked."""
-    return at.session_state[f"_exercises:{lesson}"]
+    return at.session_state[f"_exercises:{lessons.lesson_for(lesson).name}"]
 
 
 def is_count(item: Exercise) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attention_core.exercises import ExerciseInput, exercises_for
+from attention_core.exercises import ExerciseInput, exercises_for, softmax_exercises
 from tests.apptest_helpers import assert_clean, open_page
 from tests.learn_helpers import answer as answer_in
 from tests.learn_helpers import page_exercises
@@ -40,7 +40,7 @@ def items():
     lab = inputs.default_input()
     return {
         item.id.rsplit("-", 1)[0]: item
-        for item in exercises_for(LESSON, ExerciseInput(lab.labels, lab.X, lab.query_index))
+        for item in exercises_for("softmax", softmax_exercises, ExerciseInput(lab.labels, lab.X, lab.query_index))
     }
 
 
@@ -56,7 +56,7 @@ def answer(at, item, value):
     key = answer_key(LESSON, item)
     widget = at.radio(key=key) if item.is_choice else at.text_input(key=key)
     widget.set_value(value)
-    return next(b for b in at.button if b.proto.form_id == f"exf:{LESSON}:{place_name(item)}").click().run()
+    return next(b for b in at.button if b.proto.form_id == f"exf:softmax:{place_name(item)}").click().run()
 
 
 def test_the_section_lists_every_kind_and_gives_nothing_away(at, items):
@@ -78,7 +78,7 @@ def test_numeric_malformed_then_wrong_then_hint_then_solution(at, items):
         answer(at, weight, bad)
         assert_clean(at)
         assert any(reason in w.value for w in at.warning), bad
-        assert at.session_state[progress.STATE_KEY][LESSON][weight.id]["tries"] == 0, "a malformed answer is not a try"
+        assert at.session_state[progress.STATE_KEY]["softmax"][weight.id]["tries"] == 0, "a malformed answer is not a try"
     answer(at, weight, str(float(weight.answer) + 0.3))
     assert any("Not quite" in e.value for e in at.error)
     assert any(weight.hint in i.value for i in at.info), "a first wrong answer gets the hint"
@@ -88,7 +88,7 @@ def test_numeric_malformed_then_wrong_then_hint_then_solution(at, items):
     assert weight.solution in texts(at), "a second wrong answer shows the worked solution"
     answer(at, weight, f"{float(weight.answer):.3f}".replace(".", ","))
     assert any("comma" in s.value and s.value.startswith("Right") for s in at.success)
-    record = at.session_state[progress.STATE_KEY][LESSON][weight.id]
+    record = at.session_state[progress.STATE_KEY]["softmax"][weight.id]
     assert record == {"tries": 3, "correct": True, "revealed": False}
 
 

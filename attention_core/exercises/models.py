@@ -1,0 +1,303 @@
+"""Exercises of lessons 10-12: a trained encoder, training attention live, generation with a KV cache."""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, replace
+
+import torch
+
+import attention_core as ac
+from attention_core.exercises.base import (
+    SHOWN_HALF_UNIT,
+    Exercise,
+    ExerciseInput,
+    asked,
+    fmt,
+    joined,
+    labelled_values,
+    pick_options,
+    quote,
+    shown_numbers,
+    tolerance,
+    top_index,
+)
+
+
+@dataclass(frozen=True)
+class TrainedMaterial:
+    """Lesson 10: the sentence through all-MiniLM-L6-v2, and the model (read-only) for one head's parameters."""
+
+    forward: object  # trained_model.Forward
+    model: object  # transformers.BertModel
+    layer: int = 0  # the head the page shows, 0-based (the page reads them 1-based)
+    head: int = 0
+    query: int = 1  # the query piece the page outlines
+
+
+@dataclass(frozen=True)
+class TrainingMaterial:
+    """Lesson 11: the toy task's settings, its held-out example and the snapshots so far (step 0 only if untrained)."""
+
+    settings: object  # training.TrainingSettings
+    example: torch.Tensor  # (T,)
+    snapshots: tuple  # training.Snapshot, step 0 first
+
+
+@dataclass(frozen=True)
+class GenerationMaterial:
+    """Lesson 12: the head the page generates with: X (T, d_model), W_q, W_k, W_v (d_model, d_k), labels."""
+
+    X: torch.Tensor
+    W_q: torch.Tensor
+    W_k: torch.Tensor
+    W_v: torch.Tensor
+    labels: tuple[str, ...]
+    step: int  # the step the page's slider shows, 0-based (the page counts from 1)
+    online_row: int  # the query row and block size of the page's online softmax
+    block_size: int
+
+
+def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
+    from attention_core import trained_model as tm  # only this lesson needs it (transformers stays unimported)
+
+    if not isinstance(inp.material, TrainedMaterial):
+        return []
+    forward = inp.material.forward
+    P = tuple(ac.token_labels(forward.pieces))
+    T = len(P)
+    layer, head = inp.material.layer, inp.material.head
+    i = min(inp.material.query, T - 1)
+    where = f"layer {layer + 1}, head {head + 1} (the head shown above)"
+    params = tm.head_params(inp.material.model, layer, head)
+    X = forward.hidden_states[layer]  # (T, d_model)
+    steps = tm.head_by_hand(X, params)
+    weights = steps.weights  # (T, T)
+    row = weights[i]  # (T,)
+    top = top_index(row)
+    label = tm.head_label(weights)
+    shares = tm.head_shares(weights)
+    entropy = float(ac.row_entropy(row.unsqueeze(0))[0])
+    # reading each weight at 4 decimals moves -w ln w by at most |ln w + 1| per half unit
+    entropy_within = tolerance(sum(abs(math.log(w) + 1) * SHOWN_HALF_UNIT for w in row.tolist() if w > 1e-4))
+    bias_term = float(steps.Q[i] @ params.b_k) / math.sqrt(tm.D_K)
+    no_bias = tm.head_by_hand(X, replace(params, b_k=torch.zeros_like(params.b_k)))
+    gap = float((no_bias.weights[i] - row).abs().max())
+    return [
+        Exercise(
+            id="trained-top",
+            kind="choice",
+            prompt=f"In {where} of all-MiniLM-L6-v2, which piece does the query {quote(P[i])} attend to most?",
+            answer=P[top],
+            hint="Read the query's row in section 3: the brightest cell.",
+            solution=f"Row {quote(P[i])} of {where}: {labelled_values(P, row)}: the largest is {quote(P[top])}.",
+            options=pick_options(P, top, rng),
+            uses=shown_numbers(row),
+        ),
+        Exercise(
+            id="trained-label",
+            kind="choice",
+            prompt=f"Which label does {where} get on this sentence (section 5's rules)?",
+            answer=label,
+            hint=f"Average over the queries the weight on [CLS], [SEP], the previous, next and same piece; "
+            f"a share of at least {tm.LABEL_SHARE:g} names the head, else look at the entropy.",
+            solution=f"Mean shares: {', '.join(f'{name} {fmt(value)}' for name, value in shares.items())}; "
+            f"mean row entropy {fmt(float(ac.row_entropy(weights).mean()))} of ln T = {fmt(math.log(T))}: "
+            f"the label is {quote(label)}.",
+            options=tm.HEAD_LABELS,
+        ),
+        Exercise(
+            id="trained-entropy",
+            kind="numeric",
+            prompt=asked(
+                f"From the row of the query {quote(P[i])} in {where}, compute its entropy −Σ w ln w (in nats), then "
+                "check it under the row's table.",
+                entropy_within,
+            ),
+            answer=entropy,
+            hint=f"Add −w ln w over the row's {T} weights (a weight of 0 adds 0); a uniform row would give ln {T}.",
+            solution=f"Weights {labelled_values(P, row)}; −Σ w ln w = {fmt(entropy)} "
+            f"(uniform: ln {T} = {fmt(math.log(T))}).",
+            tolerance=entropy_within,
+            uses=shown_numbers(row),
+        ),
+        Exercise(
+            id="trained-no-bias",
+            kind="what-if",
+            prompt=f"What if the key bias b_k of {where} were dropped (K = X W_k instead of X W_k + b_k)? "
+            f"The weights of the query {quote(P[i])} would …",
+            answer="stay the same",
+            hint="The bias adds q · b_k to the score of every key of the row: the same number for every key.",
+            solution=f"q · b_k / √{tm.D_K} = {fmt(bias_term)} is added to every score of row {quote(P[i])}; softmax "
+            "ignores a constant added to a whole row (recomputed without b_k: the weights move by at most "
+            f"{fmt(gap)}).",
+            options=("stay the same", "all become 1/T", "move towards [CLS]", "change unpredictably"),
+        ),
+    ]
+
+
+def training_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
+    from attention_core import training as tr
+
+    if not isinstance(inp.material, TrainingMaterial):
+        return []
+    settings, example, snapshots = inp.material.settings, inp.material.example, inp.material.snapshots
+    labels = tr.position_labels(settings.task, example)
+    T = len(labels)
+    keys = tr.ideal_keys(settings.task, example)  # (T,)
+    ideal = tr.ideal_pattern(settings.task, example)  # (T, T)
+    scored = [q for q in range(T) if int(keys[q]) >= 0]
+    q = rng.choice(scored)
+    right = int(keys[q])
+    uniform = torch.tril(torch.ones(T, T)) / torch.arange(1, T + 1).unsqueeze(1)  # (T, T) 1/(i+1) up to i
+    uniform_close = tr.closeness(uniform, ideal)
+    ahead = rng.randrange(T - 1)
+    head = rng.randrange(settings.heads)
+    last_layer = snapshots[-1].weights.shape[0] - 1
+    items = [
+        Exercise(
+            id="ideal-key",
+            kind="choice",
+            prompt=f"{tr.TASKS[settings.task]}: in the right pattern, which key should the query {quote(labels[q])} "
+            "attend to (in the last layer)?",
+            answer=labels[right],
+            hint="Ask what the query must predict, and which earlier position holds that token.",
+            solution=f"Query {quote(labels[q])} must predict the token at {quote(labels[right])}, so its row of the "
+            "right "
+            "pattern is 1 there and 0 elsewhere.",
+            options=pick_options(labels[: q + 1], right, rng),
+        ),
+        Exercise(
+            id="uniform-closeness",
+            kind="what-if",
+            prompt=asked(
+                "What if every query spread its weight evenly over the keys the causal mask lets it see? What would "
+                "the mean weight on the right key (over the scored queries) be?",
+                tolerance(),
+            ),
+            answer=uniform_close,
+            hint="The query at position p (counted from 1) sees keys 1 to p, so each gets 1/p; average that over the "
+            "scored queries.",
+            solution=f"Scored positions {', '.join(str(s + 1) for s in scored)}: mean of "
+            f"{joined([f'1/{s + 1}' for s in scored], ', ')} = {fmt(uniform_close)}.",
+            tolerance=tolerance(),
+        ),
+        Exercise(
+            id="causal-future",
+            kind="what-if",
+            prompt=f"The model is causal. Can the query {quote(labels[ahead])} put any weight on the key "
+            f"{quote(labels[ahead + 1])}?",
+            answer="no: the key is in its future",
+            hint="Compare the two positions: a causal mask hides every key after the query.",
+            solution=f"Key {ahead + 2} comes after query {ahead + 1}: its score is −∞ before softmax, so its weight is "
+            "exactly 0 at every step of training.",
+            options=("yes, once trained", "yes, a little", "no: the key is in its future"),
+        ),
+        Exercise(
+            id="scored-count",
+            kind="numeric",
+            prompt="How many positions of the example are scored (have a target)? Exact count.",
+            answer=float(len(scored)),
+            hint="Count the positions whose target is not '·' in the task's table.",
+            solution=f"Positions {', '.join(str(s + 1) for s in scored)}: {len(scored)} scored.",
+        ),
+    ]
+    if len(snapshots) > 1 and snapshots[0].step != snapshots[-1].step:
+        first, last = snapshots[0], snapshots[-1]
+        start = tr.closeness(first.weights[last_layer, head], ideal)
+        end = tr.closeness(last.weights[last_layer, head], ideal)
+        answer = f"step {last.step}" if end > start else f"step {first.step}"
+        items.append(
+            Exercise(
+                id="closer",
+                kind="choice",
+                prompt=f"Layer {last_layer + 1}, head {head + 1}: is its pattern closer to the right one at step "
+                f"{first.step} or at step {last.step}?",
+                answer=answer,
+                hint="Compare the mean weight on the right key at both steps (move the step slider).",
+                solution=f"Weight on the right key: {fmt(start)} at step {first.step}, {fmt(end)} at step {last.step}.",
+                options=(f"step {first.step}", f"step {last.step}"),
+            )
+        )
+    return items
+
+
+def generation_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
+    from attention_core import generation as gen
+
+    if not isinstance(inp.material, GenerationMaterial):
+        return []
+    m = inp.material
+    L = m.labels
+    T, d_model = m.X.shape
+    d_k, d_v = m.W_k.shape[1], m.W_v.shape[1]
+    steps = gen.cached_attention(m.X, m.W_q, m.W_k, m.W_v)
+    t = min(m.step, T - 1)
+    cached_numbers = steps[t].K.numel() + steps[t].V.numel()
+    top = top_index(steps[t].weights)
+    row_index, block_size = min(m.online_row, T - 1), m.block_size
+    online = gen.online_softmax_steps(gen.masked_scores(m.X, m.W_q, m.W_k)[row_index], block_size)
+    b = rng.randrange(len(online))
+    doubled = gen.total_multiply_adds(2 * T, d_model, d_k, d_v, cached=False)
+    doubled_cached = gen.total_multiply_adds(2 * T, d_model, d_k, d_v, cached=True)
+    blocks = ", ".join(f"block {s.block + 1}: max {fmt(s.block_max)} → m = {fmt(s.new_max)}" for s in online[: b + 1])
+    return [
+        Exercise(
+            id="cache-numbers",
+            kind="numeric",
+            prompt=f"After step {t + 1} (the new token {quote(L[t])}, the step slider above), how many numbers do "
+            "the K "
+            f"and V caches hold together (d_k = {d_k}, d_v = {d_v})? Exact count.",
+            answer=float(cached_numbers),
+            hint="One K row and one V row per token so far.",
+            solution=f"{t + 1} tokens × (d_k + d_v) = {t + 1} × ({d_k} + {d_v}) = {cached_numbers}.",
+        ),
+        Exercise(
+            id="step-top",
+            kind="choice",
+            prompt=f"At step {t + 1}, which cached key gets the most weight from the new token {quote(L[t])}'s query?",
+            answer=L[top],
+            hint="Only the keys of steps 1 to t are in the cache; the largest scaled score q · k / √d_k wins.",
+            solution=f"Scores q · k / √{d_k}: {labelled_values(L[: t + 1], steps[t].scores)}; weights "
+            f"{labelled_values(L[: t + 1], steps[t].weights)}.",
+            options=pick_options(L[: t + 1], top, rng),
+            uses=shown_numbers(steps[t].weights),
+        ),
+        Exercise(
+            id="running-max",
+            kind="numeric",
+            prompt=asked(
+                f"Online softmax of the query {quote(L[row_index])}'s row in blocks of {block_size} keys (the table "
+                f"“Online softmax, block by block”): what is the running maximum m after block {b + 1}?",
+                tolerance(SHOWN_HALF_UNIT),
+            ),
+            answer=online[b].new_max,
+            hint="m starts at −∞; after each block, m′ = max(m, the block's largest score). Masked keys are −∞.",
+            solution=f"{blocks}.",
+            tolerance=tolerance(SHOWN_HALF_UNIT),
+            uses=shown_numbers(*[s.block_max for s in online[: b + 1]]),
+        ),
+        Exercise(
+            id="double-length",
+            kind="what-if",
+            prompt=f"What if the sequence had {2 * T} tokens instead of {T}? How many multiply-adds would one head "
+            f"need in total without the cache (d_model = {d_model}, d_k = {d_k}, d_v = {d_v})? Exact count.",
+            answer=float(doubled),
+            hint="Step n (n tokens so far) redoes every projection and the whole n × n scores and context.",
+            solution=f"Σ over n = 1..{2 * T} of n · {d_model}·(2·{d_k} + {d_v}) + n² · ({d_k} + {d_v}) = {doubled:,}; "
+            f"with the cache it would be {doubled_cached:,}.",
+        ),
+        Exercise(
+            id="cache-unchanged",
+            kind="what-if",
+            prompt=f"What if the token at step {t + 1} had been another word? Which rows already in the cache would "
+            "change?",
+            answer="none: earlier rows never change",
+            hint="A cache row depends only on its own token: k_j = x_j W_k.",
+            solution=f"Rows 1 to {t} are x_j W_k and x_j W_v of earlier tokens: the new token only appends row {t + 1}."
+            if t
+            else "At step 1 the cache is empty before the new row is appended.",
+            options=("none: earlier rows never change", "the last row only", "all of them"),
+        ),
+    ]
