@@ -60,6 +60,7 @@ class GenerationMaterial:
 
 
 def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
+    """Lesson 10: the shown head's favourite key, its label, the query row's entropy, and dropping b_k."""
     from attention_core import trained_model as tm  # only this lesson needs it (transformers stays unimported)
 
     if not isinstance(inp.material, TrainedMaterial):
@@ -138,6 +139,7 @@ def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
 
 
 def training_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
+    """Lesson 11: the key the task needs, spread-out weights, the causal future, the scored count, progress."""
     from attention_core import training as tr
 
     if not isinstance(inp.material, TrainingMaterial):
@@ -224,6 +226,7 @@ def training_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
 
 
 def generation_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
+    """Lesson 12: the cache's size and favourite key at the shown step, a running max, cost, and the cache's past."""
     from attention_core import generation as gen
 
     if not isinstance(inp.material, GenerationMaterial):

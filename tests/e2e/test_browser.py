@@ -11,19 +11,9 @@ import re
 import pytest
 
 from tests.e2e.conftest import screenshot, wait_for_app
+from ui import lessons
 
-PAGES = {
-    "": "Attention Lab",
-    "scores": "1. Attention scores",
-    "softmax": "2. Softmax",
-    "context_vectors": "3. Context vectors",
-    "qkv_projections": "4. Queries, keys, values",
-    "scaling": "5. Scaling by √d_k",
-    "masking": "6. Masking",
-    "multi_head": "7. Multi-head attention",
-    "positions": "8. Word order and positions",
-    "pipeline": "9. The full pipeline",
-}
+PAGES = {"": "Attention Lab"} | {lesson.name: lesson.label for lesson in lessons.numbered() if lesson.number <= 9}
 LONG_SENTENCE = " ".join(f"w{i}" for i in range(32))
 
 
