@@ -2,7 +2,8 @@
 
 Shape letters: T tokens, d_model embedding size, h heads, d_k = d_model / h.
 Head h uses columns h*d_k:(h+1)*d_k of W_q, W_k and W_v, as nn.MultiheadAttention does.
-Also the multi-head page's helpers: seeded HeadParams, lifting small embeddings, shapes, counts.
+Also the pages' state in one call each: lesson 9's Block (pipeline_block) and lesson 7's MultiHeadLayer
+(multi_head_layer), and lesson 7's helpers: seeded HeadParams, lifting small embeddings, shapes, counts.
 """
 
 from __future__ import annotations

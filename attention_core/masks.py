@@ -2,7 +2,8 @@
 
 Shape letters: T tokens. PyTorch's scaled_dot_product_attention uses this convention;
 nn.MultiheadAttention uses the opposite one (True = blocked): see ``to_blocked``.
-Also the masking page's comparison of five ways to mask (-inf, -1e9, -9e15, multiply, the lab's).
+Also the masking page's comparison of five ways to mask (-inf, -1e9, -9e15, multiply, the lab's), and its
+state in one call (masked_attention).
 """
 
 from __future__ import annotations
