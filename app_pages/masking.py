@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
@@ -15,12 +15,14 @@ from attention_core.masks import (
     MASK_TYPES,
     PAD,
     UNDERFLOW_GAP,
+    MaskChoice,
     Padded,
     block_query_row,
     blocked_count,
     blocked_weight,
     fully_masked_rows,
     mask_by_kind,
+    masked_attention,
     masking_methods,
     method_differences,
     pad_to_length,
@@ -52,52 +54,39 @@ MASK_CODE = {  # the functions that build each mask type, shown only when that t
 }
 
 
-@dataclass(frozen=True)
-class MaskChoice:
-    """What the learner chose on this page: the mask type and its settings, and the two toggles."""
-
-    kind: str
-    pads: int  # [PAD] tokens appended (padding mask only)
-    window: int
-    enabled: bool
-    demo_row: bool
-
-
 def render(lab: LabInput) -> None:
     display.lesson_title(__file__)
     intro(lab)
     choice = controls(lab)
-    padded = pad_to_length(lab.tokens, lab.X, lab.T + choice.pads)  # the sentence + [PAD] tokens (none unless padding)
-    lab = with_padding(lab, padded)
-    mask = mask_by_kind(choice.kind, lab.T, padded=padded.padded, window=choice.window)  # (T, T), True = may attend
-    if choice.demo_row:
-        mask = block_query_row(mask, lab.query_index)
-    active = mask if choice.enabled else ac.no_mask(lab.T)
-    steps = ac.self_attention(lab.X, mask=active, scale=True)
-    empty_rows = fully_masked_rows(active)  # (T,) True where a query may attend to nothing
+    masked = masked_attention(lab.tokens, lab.X, choice, lab.query_index)  # padded X, the masks and every step
+    lab = with_padding(lab, masked.padded)  # the [PAD] tokens get rows and columns like the words
     with display.slot():
-        status(lab.labels, choice.enabled, empty_rows)
-    mask_view(lab, steps, mask, choice)
-    conventions(lab.labels, mask, choice, padded)
-    masked_scores(lab, steps, active)
-    masked_weights(lab, steps, empty_rows)
-    worked_example(lab, steps, active, empty_rows)
-    all_contexts(lab.labels, steps, active)
-    pitfall_mask_off(lab, mask, choice)
-    methods_compared(lab, steps, mask)
+        status(lab.labels, choice.enabled, masked.empty_rows)
+    mask_view(lab, masked.steps, masked.mask, choice)
+    conventions(lab.labels, masked.mask, choice, masked.padded)
+    masked_scores(lab, masked.steps, masked.active)
+    masked_weights(lab, masked.steps, masked.empty_rows)
+    worked_example(lab, masked.steps, masked.active, masked.empty_rows)
+    all_contexts(lab.labels, masked.steps, masked.active)
+    pitfall_mask_off(lab, masked.mask, choice)
+    methods_compared(lab, masked.steps, masked.mask)
     underflow_demo()
-    fully_masked_row_demo(lab, steps, mask)
+    fully_masked_row_demo(lab, masked.steps, masked.mask)
     display.show_code(
+        masked_attention,
         mask_by_kind,
         *MASK_CODE[choice.kind],
         ac.apply_mask,
         ac.softmax,
+        masked_attention,
         masking_methods,
         ac.multiply_and_renormalize,
         blocked_weight,
     )
     exercises_section(
-        __file__, lab, material=MaskedShown(tuple(lab.labels), active, steps, mask_name(choice), lab.query_index)
+        __file__,
+        lab,
+        material=MaskedShown(tuple(lab.labels), masked.active, masked.steps, mask_name(choice), lab.query_index),
     )
     path.lesson_footer(__file__)
 

@@ -15,14 +15,11 @@ from attention_core.heads import (
     head_column_labels,
     head_output_parts,
     head_shapes,
-    lift_embeddings,
-    lift_matrix,
+    multi_head_layer,
     parameter_counts,
-    random_head_params,
     split_cost,
     valid_head_counts,
 )
-from attention_core.masks import block_query_row
 from attention_core.reference import (
     BlockCheck,
     agreement,
@@ -49,38 +46,36 @@ PRECISION = torch.float64  # the heads' outputs are sums that cancel to near 0 (
 class Layer:
     """The page's own settings: the layer's width, its number of heads, the seed and the mask."""
 
-    width: str  # SIDEBAR or a lift width such as "8"
+    width: int | None  # the d_model X is lifted to, None for the sidebar's own width
     num_heads: int
     seed: int
     causal: bool
-    demo_row: bool
+    blocked_row: int | None  # the query row blocked to show a fully masked row, None when the demo is off
 
 
 def render(lab: LabInput) -> None:
     display.lesson_title(__file__)
     intro(lab.description)
-    layer = controls(lab)
-    x_values = tuple(lab.X.reshape(-1).tolist())
-    X_model, W_in = layer_input(x_values, lab.d_model, layer.width, layer.seed)  # (T, d_model)
-    d_model = int(X_model.shape[1])
-    d_k = head_size_or_stop(d_model, layer.num_heads)
-    params = random_head_params(d_model, layer.seed, PRECISION)
-    blocked_row = lab.query_index if layer.demo_row else None
-    mask = head_mask(lab.T, layer.causal, blocked_row)
-    steps = ac.multi_head_attention(
-        X_model, params.W_q, params.W_k, params.W_v, params.W_o, num_heads=layer.num_heads, mask=mask
-    )
-    heads = [f"head {h + 1}" for h in range(layer.num_heads)]
-    if W_in is not None:
-        lifted_input(lab, X_model, W_in)
-    shapes(lab.labels, X_model, params, layer.num_heads, d_k)
-    split_costs(lab.T, d_model, layer.num_heads)
-    weights_of_every_head(lab.labels, lab.query_label, steps, heads)
-    worked_example(lab, steps, params.W_o, heads, d_k)
-    concat_and_output(lab.labels, steps, params.W_o, layer.num_heads)
-    parameter_count(d_model)
-    torch_check(lab, layer, x_values, heads)
+    layer = controls(lab)  # stops the page with an error while h does not divide d_model
+    mha = multi_head_layer(
+        lab.X,
+        layer.num_heads,
+        layer.seed,
+        width=layer.width,
+        causal=layer.causal,
+        blocked_row=layer.blocked_row,
+        dtype=PRECISION,
+    )  # X (lifted or not), W_q, W_k, W_v, W_o, the mask and every head
+    lifted_input(lab, mha.X, mha.W_in)
+    shapes(lab.labels, mha.X, mha.params, layer.num_heads, mha.d_k)
+    split_costs(lab.T, mha.d_model, layer.num_heads)
+    weights_of_every_head(lab.labels, lab.query_label, mha.steps, mha.head_names)
+    worked_example(lab, mha.steps, mha.params.W_o, mha.head_names, mha.d_k)
+    concat_and_output(lab.labels, mha.steps, mha.params.W_o, layer.num_heads)
+    parameter_count(mha.d_model)
+    torch_check(lab, layer, mha.head_names)
     display.show_code(
+        multi_head_layer,
         ac.multi_head_attention,
         ac.split_heads,
         ac.merge_heads,
@@ -91,40 +86,25 @@ def render(lab: LabInput) -> None:
         check_block,
         agreement,
     )
-    exercises_section(__file__, lab, material=MultiHeadShown(steps, params.W_o, layer.causal))
+    exercises_section(__file__, lab, material=MultiHeadShown(mha.steps, mha.params.W_o, layer.causal))
     path.lesson_footer(__file__)
-
-
-def layer_input(
-    x_values: tuple[float, ...], d_in: int, width: str, seed: int
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """X (sidebar) or X W_in (lifted to ``width``), and W_in (None for the sidebar's own width)."""
-    X_in = torch.tensor(x_values, dtype=PRECISION).reshape(-1, d_in)  # (T, d_in)
-    if width == SIDEBAR:
-        return X_in, None
-    W_in = lift_matrix(d_in, int(width), seed, PRECISION)  # (d_in, d_model)
-    return lift_embeddings(X_in, W_in), W_in
-
-
-def head_mask(T: int, causal: bool, blocked_row: int | None) -> torch.Tensor | None:
-    """The mask every head shares: causal or none, optionally with one query row fully blocked."""
-    mask = ac.causal_mask(T) if causal else None
-    if blocked_row is None:
-        return mask
-    return block_query_row(ac.no_mask(T) if mask is None else mask, blocked_row)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def torch_checks(
-    x_values: tuple[float, ...], d_in: int, width: str, seed: int, num_heads: int, causal: bool, blocked_row: int | None
+    x_values: tuple[float, ...],
+    d_in: int,
+    width: int | None,
+    seed: int,
+    num_heads: int,
+    causal: bool,
+    blocked_row: int | None,
 ) -> BlockCheck:
     """Agreement with nn.MultiheadAttention and, per head, with F.scaled_dot_product_attention (cached)."""
-    X_model, _ = layer_input(x_values, d_in, width, seed)
-    params = random_head_params(X_model.shape[1], seed, PRECISION)
-    mask = head_mask(X_model.shape[0], causal, blocked_row)
-    W_q, W_k, W_v, W_o = params.W_q, params.W_k, params.W_v, params.W_o
-    steps = ac.multi_head_attention(X_model, W_q, W_k, W_v, W_o, num_heads=num_heads, mask=mask)
-    return check_block(steps, X_model, W_q, W_k, W_v, W_o, mask=mask)
+    X = torch.tensor(x_values, dtype=PRECISION).reshape(-1, d_in)  # (T, d_in)
+    mha = multi_head_layer(X, num_heads, seed, width=width, causal=causal, blocked_row=blocked_row, dtype=PRECISION)
+    W_q, W_k, W_v, W_o = mha.params.W_q, mha.params.W_k, mha.params.W_v, mha.params.W_o
+    return check_block(mha.steps, mha.X, W_q, W_k, W_v, W_o, mask=mha.mask)
 
 
 @st.cache_data(show_spinner=False)
@@ -200,7 +180,9 @@ def controls(lab: LabInput) -> Layer:
             key="multi_head_full_row",
             help="A fully masked row, to see how PyTorch's two functions treat it.",
         )
-    return Layer(width, num_heads, seed, causal, demo_row)
+    d_model = lab.d_model if width == SIDEBAR else int(width)
+    head_size_or_stop(d_model, num_heads)
+    return Layer(None if width == SIDEBAR else d_model, num_heads, seed, causal, lab.query_index if demo_row else None)
 
 
 def head_size_or_stop(d_model: int, num_heads: int) -> int:
@@ -213,8 +195,10 @@ def head_size_or_stop(d_model: int, num_heads: int) -> int:
         st.stop()
 
 
-def lifted_input(lab: LabInput, X_model: torch.Tensor, W_in: torch.Tensor) -> None:
-    """The layer's input X W_in when the sidebar's embeddings are lifted to a wider d_model."""
+def lifted_input(lab: LabInput, X_model: torch.Tensor, W_in: torch.Tensor | None) -> None:
+    """The layer's input X W_in when the sidebar's embeddings are lifted to a wider d_model (nothing otherwise)."""
+    if W_in is None:
+        return
     d_model = int(X_model.shape[1])
     st.markdown(
         f"**Input.** X has {lab.d_model} columns; X W_in (W_in is {lab.d_model} × {d_model}, seeded random "
@@ -380,11 +364,13 @@ def parameter_count(d_model: int) -> None:
     )
 
 
-def torch_check(lab: LabInput, layer: Layer, x_values: tuple[float, ...], heads: list[str]) -> None:
+def torch_check(lab: LabInput, layer: Layer, heads: list[str]) -> None:
     """The lab's layer against nn.MultiheadAttention and, head by head, F.scaled_dot_product_attention."""
     st.subheader("Check against PyTorch")
-    blocked_row = lab.query_index if layer.demo_row else None
-    check = torch_checks(x_values, lab.d_model, layer.width, layer.seed, layer.num_heads, layer.causal, blocked_row)
+    x_values = tuple(lab.X.reshape(-1).tolist())  # plain numbers: the cache's key
+    check = torch_checks(
+        x_values, lab.d_model, layer.width, layer.seed, layer.num_heads, layer.causal, layer.blocked_row
+    )
     st.markdown(
         "The same weights are copied into `torch.nn.MultiheadAttention(d_model, h, bias=False)` (its in_proj_weight "
         "holds W_qᵀ, W_kᵀ, W_vᵀ; out_proj.weight holds W_oᵀ) and its mask is **inverted**, because True means "

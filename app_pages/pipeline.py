@@ -14,7 +14,7 @@ from attention_core.export import (
     query_trace,
     reproduction_code,
 )
-from attention_core.heads import attention_cost, head_columns
+from attention_core.heads import attention_cost, head_columns, pipeline_block
 from attention_core.projections import random_output_projection, random_projections
 from attention_core.reference import check_block, tolerance_text
 from attention_core.tables import dimension_labels
@@ -28,27 +28,21 @@ def render(lab: LabInput) -> None:
     display.lesson_title(__file__)
     intro(lab.description)
     wanted_heads, mask_kind, seed = controls()
-    num_heads, d_k = heads_or_one(lab.d_model, wanted_heads)
-    projections = random_projections(lab.d_model, lab.d_model, seed, lab.X.dtype)
-    W_o = random_output_projection(lab.d_model, seed, lab.X.dtype)
-    params = {"W_q": projections.W_q, "W_k": projections.W_k, "W_v": projections.W_v, "W_o": W_o}
-    mask = ac.causal_mask(lab.T) if mask_kind == "causal" else None
-    steps = ac.multi_head_attention(
-        lab.X, projections.W_q, projections.W_k, projections.W_v, W_o, num_heads=num_heads, mask=mask
-    )
-    head_index = head_to_follow(num_heads, d_k)
-    head = steps.heads[head_index]
-    head_name = f"head {head_index + 1}" if num_heads > 1 else "the head"
-    settings_caption(lab, num_heads, d_k, mask_kind, seed)
+    num_heads = heads_or_one(lab.d_model, wanted_heads)
+    block = pipeline_block(lab.X, num_heads, mask_kind, seed)  # W_q, W_k, W_v, W_o, the mask and every step
+    head_index = head_to_follow(num_heads, block.d_k)
+    head, name = block.steps.heads[head_index], head_name(head_index, num_heads)
+    settings_caption(lab, num_heads, block.d_k, mask_kind, seed)
     flow_diagram(lab.T, lab.d_model, num_heads, mask_kind)
-    step_by_step(lab, steps, params, mask, mask_kind, head_index, head_name, d_k)
-    one_query(lab, head, steps.output, head_name, d_k)
-    who_attends_to_whom(lab, head, head_name)
+    step_by_step(lab, block.steps, block.params, block.mask, mask_kind, head_index, name, block.d_k)
+    one_query(lab, head, block.steps.output, name, block.d_k)
+    who_attends_to_whom(lab, head, name)
     in_a_transformer(lab.T, lab.d_model)
     cost(lab.T, num_heads)
-    pytorch_check(lab, steps, params, mask)
-    downloads(lab, steps, params, mask, num_heads)
+    pytorch_check(lab, block.steps, block.params, block.mask)
+    downloads(lab, block.steps, block.params, block.mask, num_heads)
     display.show_code(
+        pipeline_block,
         random_projections,
         random_output_projection,
         ac.multi_head_attention,
@@ -60,7 +54,9 @@ def render(lab: LabInput) -> None:
         check_block,
     )
     exercises_section(
-        __file__, lab, material=MultiHeadShown(steps, W_o, mask_kind == "causal", followed_head=head_index)
+        __file__,
+        lab,
+        material=MultiHeadShown(block.steps, block.W_o, mask_kind == "causal", followed_head=head_index),
     )
     path.lesson_footer(__file__)
 
@@ -117,13 +113,14 @@ def controls() -> tuple[int, str, int]:
     return int(wanted_heads), mask_kind, seed
 
 
-def heads_or_one(d_model: int, wanted_heads: int) -> tuple[int, int]:
-    """(h, d_k) for the wanted heads, or a single head with an error while h does not divide d_model."""
+def heads_or_one(d_model: int, wanted_heads: int) -> int:
+    """The wanted number of heads, or a single head with an error while h does not divide d_model."""
     try:
-        return wanted_heads, ac.head_size(d_model, wanted_heads)
+        ac.head_size(d_model, wanted_heads)
     except ValueError as error:
         st.error(f"{error} The page shows a single head (h = 1) until then.", icon=":material/error:")
-        return 1, ac.head_size(d_model, 1)
+        return 1
+    return wanted_heads
 
 
 def head_to_follow(num_heads: int, d_k: int) -> int:
@@ -136,6 +133,11 @@ def head_to_follow(num_heads: int, d_k: int) -> int:
         format_func=lambda h: f"head {h + 1} ({column_range(h, d_k)} of W_q, W_k, W_v)",
         key="pipeline_head",
     )
+
+
+def head_name(head_index: int, num_heads: int) -> str:
+    """How the steps name the followed head: 'head 2', or 'the head' when there is only one."""
+    return f"head {head_index + 1}" if num_heads > 1 else "the head"
 
 
 def settings_caption(lab: LabInput, num_heads: int, d_k: int, mask_kind: str, seed: int) -> None:

@@ -14,16 +14,8 @@ from ui.format import format_number, plural
 from ui.inputs import LabInput
 
 GRID_KEY, PICK = "tm_grid", "head_pick"
-GRID_CHART_PIECES = 24  # above this, the 72 heads are drawn as one image (an interactive grid gets too heavy)
-STEP_NAMES = {
-    "Q": "Q",
-    "K": "K",
-    "V": "V",
-    "scores": "scores",
-    "scaled scores": "scaled_scores",
-    "weights": "weights",
-    "context": "context",
-}
+GRID_CHART_PIECES = 24  # above this, all heads are drawn as one image (an interactive grid gets too heavy)
+MOSAIC_HEAD_PX = 72  # the side of one head's square in that image, in pixels (at least 1 pixel per cell)
 LINE_VIEW_ALL_PIECES = 16  # above this, the line view draws the query's lines only (T² lines are slow to build)
 SLICE = 8  # columns of a 384- or 32-wide matrix shown in the tables
 
@@ -64,7 +56,9 @@ model's.
 """
     )
     st.latex(
-        r"\text{head}(X) = \operatorname{softmax}\!\Big(\frac{(XW_q + b_q)(XW_k + b_k)^\top}{\sqrt{32}}\Big)(XW_v + b_v)"
+        r"\text{head}(X) = \operatorname{softmax}\!\Big(\frac{(XW_q + b_q)(XW_k + b_k)^\top}{\sqrt{"
+        + str(tm.D_K)
+        + r"}}\Big)(XW_v + b_v)"
     )
     display.lesson_caption(lab.description + " (this page reads only the sentence)")
 
@@ -163,18 +157,19 @@ def head_explorer(lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, c
     pieces = ac.token_labels(forward.pieces)
     st.subheader(f"2. All {tm.ALL_HEADS} heads at once")
     layer_column, head_column, query_column = st.columns(3)
-    layer = layer_column.selectbox("Layer", range(1, tm.NUM_LAYERS + 1), key="tm_layer")
-    head = head_column.selectbox("Head", range(1, tm.NUM_HEADS + 1), key="tm_head")
+    layer = layer_column.selectbox("Layer", tm.LAYER_NUMBERS, key="tm_layer")  # numbered from 1, as shown
+    head = head_column.selectbox("Head", tm.HEAD_NUMBERS, key="tm_head")
     follow_sidebar("tm_query", (sentence, query_index), chosen.index)
     query = query_column.selectbox("Query piece", range(len(pieces)), format_func=pieces.__getitem__, key="tm_query")
     st.caption(chosen_piece_note(word, pieces, chosen))
-    all_heads(sentence, forward, labels, (layer, head))
-    params, steps = trained.head_steps(sentence, layer - 1, head - 1)
-    summary = trained.head_summaries(sentence)[layer - 1][head - 1]
-    one_head(forward, pieces, layer, head, query, labels[layer - 1][head - 1], steps)
+    ref = tm.HeadRef.numbered(layer, head)  # zero-based from here on
+    all_heads(sentence, forward, labels, ref)
+    params, steps = trained.head_steps(sentence, ref.layer, ref.head)
+    summary = trained.head_summaries(sentence)[ref.layer][ref.head]
+    one_head(forward, pieces, ref, query, labels[ref.layer][ref.head], steps)
     head_figures(pieces, summary)
-    by_hand(sentence, forward, pieces, layer, head, params, steps)
-    material = TrainedMaterial(forward, loaded.model, layer - 1, head - 1, query)
+    by_hand(sentence, forward, pieces, ref, params, steps)
+    material = TrainedMaterial(forward, loaded.model, ref.layer, ref.head, query)
     exercises_section(
         __file__,
         lab,
@@ -184,7 +179,7 @@ def head_explorer(lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, c
     )
 
 
-def all_heads(sentence: str, forward: tm.Forward, labels: list[list[str]], selected: tuple[int, int]) -> None:
+def all_heads(sentence: str, forward: tm.Forward, labels: list[list[str]], selected: tm.HeadRef) -> None:
     st.markdown(
         f"Rows are layers 1 (nearest the input) to {tm.NUM_LAYERS}, columns heads 1 to {tm.NUM_HEADS}; each square "
         "is one head's weights (query down, key across) on one colour scale: weight 0 dark purple, 1 yellow, as in "
@@ -194,22 +189,22 @@ def all_heads(sentence: str, forward: tm.Forward, labels: list[list[str]], selec
     )
     T = len(forward.pieces)
     if T <= GRID_CHART_PIECES:
-        spec = trained.grid_with_highlight(sentence, PICK, *selected)
+        spec = trained.grid_with_highlight(sentence, PICK, selected.layer_number, selected.head_number)
         st.vega_lite_chart(spec=spec, key=GRID_KEY, on_select=_pick_from_grid, selection_mode=PICK, width="content")
     else:
         st.image(
-            charts.head_mosaic(forward.attentions.numpy(), pixels=max(1, 72 // T)),
+            charts.head_mosaic(forward.attentions.numpy(), pixels=max(1, MOSAIC_HEAD_PX // T)),
             caption=f"Layers 1-{tm.NUM_LAYERS} down, heads 1-{tm.NUM_HEADS} across (an image: too many pieces for "
             "a clickable chart).",
         )
 
 
 def one_head(
-    forward: tm.Forward, pieces: list[str], layer: int, head: int, query: int, label: str, steps: tm.HeadSteps
+    forward: tm.Forward, pieces: list[str], ref: tm.HeadRef, query: int, label: str, steps: tm.HeadSteps
 ) -> None:
-    weights = forward.attentions[layer - 1, head - 1]  # (T, T)
-    st.subheader(f"3. Layer {layer}, head {head}: “{label}”")
-    title = f"Weights of layer {layer}, head {head}"
+    weights = forward.attentions[ref.layer, ref.head]  # (T, T)
+    st.subheader(f"3. {ref.name.capitalize()}: “{label}”")
+    title = f"Weights of {ref.name}"
     cell_click.clickable_heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
         weights,
         pieces,
@@ -222,7 +217,7 @@ def one_head(
     )
     display.download_csv(
         to_frame(weights, pieces, pieces),
-        f"minilm_layer{layer}_head{head}_weights.csv",
+        f"minilm_layer{ref.layer_number}_head{ref.head_number}_weights.csv",
         label=f"Download {title} as CSV",
     )
     line_column, row_column = st.columns(2)
@@ -270,22 +265,22 @@ def by_hand(
     sentence: str,
     forward: tm.Forward,
     pieces: list[str],
-    layer: int,
-    head: int,
+    ref: tm.HeadRef,
     params: tm.HeadParams,
     steps: tm.HeadSteps,
 ) -> None:
-    X = forward.hidden_states[layer - 1]  # (T, d_model)
-    st.subheader(f"4. The same head by hand (layer {layer}, head {head})")
+    X = forward.hidden_states[ref.layer]  # (T, d_model)
+    st.subheader(f"4. The same head by hand ({ref.name})")
     st.markdown(
-        f"**X entering layer {layer}**: {X.shape[0]} × {X.shape[1]} (a row per piece; the first {SLICE} of "
+        f"**X entering layer {ref.layer_number}**: {X.shape[0]} × {X.shape[1]} (a row per piece; the first {SLICE} of "
         f"{X.shape[1]} columns shown). Layer 1 gets the embeddings (word + position + segment, normalised); "
         "every later layer gets the previous layer's output."
     )
     dims = [f"d{i + 1}" for i in range(SLICE)]
     display.table(X[:, :SLICE], pieces, dims, alt="Hidden state slice")
+    first_row, last_row = ref.weight_rows
     st.markdown(
-        f"**This head's weights**: rows {(head - 1) * tm.D_K + 1} to {head * tm.D_K} of the layer's query, key and "
+        f"**This head's weights**: rows {first_row} to {last_row} of the layer's query, key and "
         f"value Linear layers, transposed to {tm.D_MODEL} × {tm.D_K} (W_q, W_k, W_v), plus a bias of {tm.D_K} "
         f"numbers each (b_q, b_k, b_v). First {SLICE} rows and columns shown."
     )
@@ -298,10 +293,19 @@ def by_hand(
         display.table(W[:SLICE, :SLICE], dims, k_dims, alt=f"{shown} slice")
     st.markdown(
         "Then lessons 4, 1, 5, 2 and 3 in order: Q = X W_q + b_q (and K, V alike), scores = Q Kᵀ, "
-        "scaled by √32, softmax along each row, context = weights V."
+        f"scaled by √{tm.D_K}, softmax along each row, context = weights V."
     )
-    step = st.radio("Step", list(STEP_NAMES), horizontal=True, key="tm_step", index=len(STEP_NAMES) - 2)
-    matrix = getattr(steps, STEP_NAMES[step])
+    shown_steps = {  # the step as the radio names it -> its matrix
+        "Q": steps.Q,
+        "K": steps.K,
+        "V": steps.V,
+        "scores": steps.scores,
+        "scaled scores": steps.scaled_scores,
+        "weights": steps.weights,
+        "context": steps.context,
+    }
+    step = st.radio("Step", list(shown_steps), horizontal=True, key="tm_step", index=list(shown_steps).index("weights"))
+    matrix = shown_steps[step]
     explain = step_explain(step, X, params, steps)
     if step in ("scores", "scaled scores", "weights"):  # (T, T)
         kind = "weights" if step == "weights" else "scores"
@@ -324,7 +328,7 @@ def by_hand(
             st.caption(
                 f"The first term is 1 × the bias: {step} = X W + b is computed as [1, x] · [b; W] (a Linear layer)."
             )
-    agreement(sentence, forward, layer, head, steps)
+    agreement(sentence, forward, ref, steps)
 
 
 def weight_of(steps: tm.HeadSteps):
@@ -345,8 +349,8 @@ def step_explain(step: str, X: torch.Tensor, params: tm.HeadParams, steps: tm.He
     return lambda i, d: cell_math.explain_context(steps.weights, steps.V, i, d)
 
 
-def agreement(sentence: str, forward: tm.Forward, layer: int, head: int, steps: tm.HeadSteps) -> None:
-    weight_gap, context_gap = tm.head_differences(forward, layer - 1, head - 1, steps)
+def agreement(sentence: str, forward: tm.Forward, ref: tm.HeadRef, steps: tm.HeadSteps) -> None:
+    weight_gap, context_gap = tm.head_differences(forward, ref.layer, ref.head, steps)
     all_weights, all_contexts = trained.agreement(sentence)
     st.markdown("**Largest |lab − model|**, one number each:")
     left, right = st.columns(2)

@@ -2,7 +2,8 @@
 
 Shape letters: T tokens, d_model embedding size, h heads, d_k = d_model / h.
 Head h uses columns h*d_k:(h+1)*d_k of W_q, W_k and W_v, as nn.MultiheadAttention does.
-Also the multi-head page's helpers: seeded HeadParams, lifting small embeddings, shapes, counts.
+Also the pages' state in one call each: lesson 9's Block (pipeline_block) and lesson 7's MultiHeadLayer
+(multi_head_layer), and lesson 7's helpers: seeded HeadParams, lifting small embeddings, shapes, counts.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import torch
 
 from attention_core.attention import AttentionSteps, attention, project_qkv
 from attention_core.embeddings import check_seed
+from attention_core.masks import block_query_row, causal_mask, no_mask
 from attention_core.projections import random_matrix, random_output_projection, random_projections
 
 
@@ -90,6 +92,46 @@ def parameter_count(d_model: int, *, in_bias: bool = False, out_bias: bool = Fal
     return 4 * d_model * d_model + (3 * d_model if in_bias else 0) + (d_model if out_bias else 0)
 
 
+# --- lesson 9 (pipeline page): the whole block for the sidebar's input ---
+
+BLOCK_MASKS = ("none", "causal")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One attention block on X: its seeded weights, its mask and every intermediate (lesson 9 draws them all)."""
+
+    params: dict[str, torch.Tensor]  # W_q, W_k, W_v, W_o: (d_model, d_model) each
+    mask: torch.Tensor | None  # (T, T), True = may attend; None = no mask
+    steps: MultiHeadSteps  # h heads of (T, d_k), their concat and the output (T, d_model)
+    d_k: int
+
+    @property
+    def W_o(self) -> torch.Tensor:
+        """The output projection, (d_model, d_model)."""
+        return self.params["W_o"]
+
+    @property
+    def num_heads(self) -> int:
+        return len(self.steps.heads)
+
+
+def pipeline_block(X: torch.Tensor, num_heads: int, mask_kind: str, seed: int) -> Block:
+    """output = concat_h(softmax(Q_h K_h^T / sqrt(d_k) + M) V_h) W_o, with W ~ N(0, 1/d_model) drawn from ``seed``."""
+    if mask_kind not in BLOCK_MASKS:
+        raise ValueError(f"Unknown mask {mask_kind!r}: choose one of {', '.join(BLOCK_MASKS)}.")
+    T, d_model = X.shape
+    d_k = head_size(d_model, num_heads)
+    projections = random_projections(d_model, d_model, seed, X.dtype)  # 3 x (d_model, d_model)
+    W_o = random_output_projection(d_model, seed, X.dtype)  # (d_model, d_model)
+    params = {"W_q": projections.W_q, "W_k": projections.W_k, "W_v": projections.W_v, "W_o": W_o}
+    mask = causal_mask(T) if mask_kind == "causal" else None  # (T, T) or None
+    steps = multi_head_attention(
+        X, projections.W_q, projections.W_k, projections.W_v, W_o, num_heads=num_heads, mask=mask
+    )  # heads (T, d_k) each, output (T, d_model)
+    return Block(params, mask, steps, d_k)
+
+
 # --- lesson 7 (multi-head page): seeded params, lifting small embeddings, shapes, parameters ---
 
 LIFT_WIDTHS = (8, 12, 16)  # widths the page can lift the sidebar's small embeddings to
@@ -122,6 +164,58 @@ def lift_matrix(d_in: int, d_model: int, seed: int, dtype: torch.dtype = torch.f
 def lift_embeddings(X: torch.Tensor, W_in: torch.Tensor) -> torch.Tensor:
     """X' = X W_in: the same tokens described by d_model numbers instead of d_in."""
     return X @ W_in  # (T, d_in) @ (d_in, d_model) -> (T, d_model)
+
+
+def head_mask(T: int, causal: bool, blocked_row: int | None = None) -> torch.Tensor | None:
+    """The mask every head shares: causal (j <= i) or none, with query row ``blocked_row`` all False if given."""
+    mask = causal_mask(T) if causal else None  # (T, T) or None
+    if blocked_row is None:
+        return mask
+    return block_query_row(no_mask(T) if mask is None else mask, blocked_row)  # (T, T)
+
+
+@dataclass(frozen=True)
+class MultiHeadLayer:
+    """Lesson 7's layer: its input (X, or X W_in when lifted), the four W, the shared mask and every head's steps."""
+
+    X: torch.Tensor  # (T, d_model): the layer's input
+    W_in: torch.Tensor | None  # (d_in, d_model), None when X enters as it is
+    params: HeadParams  # W_q, W_k, W_v, W_o: (d_model, d_model) each
+    mask: torch.Tensor | None  # (T, T), True = may attend; None = no mask
+    steps: MultiHeadSteps  # h heads of (T, d_k), their concat and the output (T, d_model)
+    d_k: int
+
+    @property
+    def d_model(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def head_names(self) -> list[str]:
+        """'head 1', 'head 2', ...: how the page names the heads (1-based, as shown)."""
+        return [f"head {h + 1}" for h in range(len(self.steps.heads))]
+
+
+def multi_head_layer(
+    X: torch.Tensor,
+    num_heads: int,
+    seed: int,
+    *,
+    width: int | None = None,
+    causal: bool = False,
+    blocked_row: int | None = None,
+    dtype: torch.dtype = torch.float64,
+) -> MultiHeadLayer:
+    """MultiHead(X') = concat_h(softmax(Q_h K_h^T / sqrt(d_k) + M) V_h) W_o, X' = X W_in lifted to ``width`` or X."""
+    X_in = X.to(dtype)  # (T, d_in)
+    W_in = None if width is None else lift_matrix(X.shape[1], width, seed, dtype)  # (d_in, d_model)
+    X_model = X_in if W_in is None else lift_embeddings(X_in, W_in)  # (T, d_in) @ (d_in, d_model) -> (T, d_model)
+    d_k = head_size(X_model.shape[1], num_heads)
+    params = random_head_params(X_model.shape[1], seed, dtype)  # 4 x (d_model, d_model)
+    mask = head_mask(X_model.shape[0], causal, blocked_row)  # (T, T) or None
+    steps = multi_head_attention(
+        X_model, params.W_q, params.W_k, params.W_v, params.W_o, num_heads=num_heads, mask=mask
+    )  # heads (T, d_k) each, output (T, d_model)
+    return MultiHeadLayer(X_model, W_in, params, mask, steps, d_k)
 
 
 def valid_head_counts(d_model: int, max_heads: int = MAX_HEADS) -> list[int]:

@@ -2,7 +2,8 @@
 
 Shape letters: T tokens. PyTorch's scaled_dot_product_attention uses this convention;
 nn.MultiheadAttention uses the opposite one (True = blocked): see ``to_blocked``.
-Also the masking page's comparison of five ways to mask (-inf, -1e9, -9e15, multiply, the lab's).
+Also the masking page's comparison of five ways to mask (-inf, -1e9, -9e15, multiply, the lab's), and its
+state in one call (masked_attention).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from attention_core.attention import apply_mask, softmax
+from attention_core.attention import AttentionSteps, apply_mask, self_attention, softmax
 
 LARGE_NEGATIVE = -1e9
 
@@ -172,6 +173,44 @@ def pad_to_length(
     pad = X.new_zeros(d_model) if pad_vector is None else pad_vector.to(X.dtype)  # (d_model,)
     rows = pad.expand(length - T, d_model)  # (length - T, d_model)
     return Padded((*tokens, *[PAD] * (length - T)), torch.cat([X, rows]), tuple(range(T, length)))
+
+
+# --- lesson 6's state: the chosen mask on the padded sentence, in one call ---
+
+
+@dataclass(frozen=True)
+class MaskChoice:
+    """What the learner chose on lesson 6: the mask type and its settings, and the two toggles."""
+
+    kind: str  # one of MASK_TYPES
+    pads: int  # [PAD] tokens appended (padding mask only)
+    window: int  # the sliding window's width w
+    enabled: bool  # False: the weights use no mask, to show what the mask prevents
+    demo_row: bool  # True: the query's row is blocked entirely (a fully masked row)
+
+
+@dataclass(frozen=True)
+class MaskedAttention:
+    """Lesson 6's state: the padded input, the chosen mask, the mask the weights use, every step, the empty rows."""
+
+    padded: Padded  # the sentence + [PAD] tokens: N = T + pads rows
+    mask: torch.Tensor  # (N, N) the chosen mask, True = may attend
+    active: torch.Tensor  # (N, N) the mask applied: ``mask``, or every cell True while the mask is off
+    steps: AttentionSteps  # Q = K = V = X, scaled: scores, weights (N, N), context (N, d_model)
+    empty_rows: torch.Tensor  # (N,) True where a query may attend to nothing
+
+
+def masked_attention(tokens: Sequence[str], X: torch.Tensor, choice: MaskChoice, query_index: int) -> MaskedAttention:
+    """weights = softmax(X Xᵀ / sqrt(d_model) + M) on X padded with choice.pads [PAD] rows, M from ``choice``."""
+    T = X.shape[0]
+    padded = pad_to_length(tokens, X, T + choice.pads)  # X: (T, d_model) -> (N, d_model)
+    N = padded.X.shape[0]
+    mask = mask_by_kind(choice.kind, N, padded=padded.padded, window=choice.window)  # (N, N)
+    if choice.demo_row:
+        mask = block_query_row(mask, query_index)  # (N, N), row query_index all False
+    active = mask if choice.enabled else no_mask(N)  # (N, N)
+    steps = self_attention(padded.X, mask=active, scale=True)  # weights (N, N), context (N, d_model)
+    return MaskedAttention(padded, mask, active, steps, fully_masked_rows(active))
 
 
 UNDERFLOW_GAP = 200.0  # the allowed key scores this much below a blocked one: e^-200 underflows in float32

@@ -29,6 +29,8 @@ WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9
 REQUIRED_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", WEIGHTS_FILE)
 NUM_LAYERS, NUM_HEADS, D_MODEL, D_K = 6, 12, 384, 32
 ALL_HEADS = NUM_LAYERS * NUM_HEADS  # 72
+LAYER_NUMBERS = tuple(range(1, NUM_LAYERS + 1))  # the layers as a learner numbers them: 1 nearest the input
+HEAD_NUMBERS = tuple(range(1, NUM_HEADS + 1))  # the heads of a layer as a learner numbers them
 MAX_PIECES = 128  # the model was trained on sequences of at most 128 pieces
 MAX_CHARACTERS = 5_000  # longer text is refused before the tokeniser sees it
 # The sentence-transformers README's quick start (github.com/UKPLab/sentence-transformers, README.md,
@@ -254,10 +256,47 @@ def neighbour_piece(index: int, T: int) -> int:
 # --- one head by hand -----------------------------------------------------------------------------
 
 
+def head_slice(head: int) -> slice:
+    """Columns h*d_k:(h+1)*d_k of a layer's Q, K, V and context (rows of its Linear weights): head ``head``'s."""
+    return slice(head * D_K, (head + 1) * D_K)
+
+
+@dataclass(frozen=True)
+class HeadRef:
+    """One head, zero-based as the tensors index it (attentions[layer, head]); numbered from 1 only in text."""
+
+    layer: int  # 0 .. NUM_LAYERS - 1
+    head: int  # 0 .. NUM_HEADS - 1
+
+    @classmethod
+    def numbered(cls, layer_number: int, head_number: int) -> HeadRef:
+        """The head a learner calls 'layer 3, head 7' (LAYER_NUMBERS, HEAD_NUMBERS) is HeadRef(2, 6)."""
+        return cls(LAYER_NUMBERS.index(layer_number), HEAD_NUMBERS.index(head_number))
+
+    @property
+    def layer_number(self) -> int:
+        return LAYER_NUMBERS[self.layer]
+
+    @property
+    def head_number(self) -> int:
+        return HEAD_NUMBERS[self.head]
+
+    @property
+    def name(self) -> str:
+        """'layer 3, head 7': the head as the page names it."""
+        return f"layer {self.layer_number}, head {self.head_number}"
+
+    @property
+    def weight_rows(self) -> tuple[int, int]:
+        """The first and last row, counted from 1, of this head's part of a query, key or value Linear weight."""
+        rows = head_slice(self.head)
+        return rows.start + 1, rows.stop
+
+
 def head_params(model, layer: int, head: int) -> HeadParams:
     """Head ``head`` of layer ``layer``: rows h*d_k..(h+1)*d_k of each Linear's (out, in) weight, transposed."""
     attention = model.encoder.layer[layer].attention.self
-    rows = slice(head * D_K, (head + 1) * D_K)
+    rows = head_slice(head)
 
     def part(linear) -> tuple[torch.Tensor, torch.Tensor]:
         return linear.weight.detach()[rows, :].T, linear.bias.detach()[rows]  # (d_model, d_k), (d_k,)
@@ -289,7 +328,7 @@ def bias_rows(params: HeadParams) -> torch.Tensor:
 
 def head_differences(forward: Forward, layer: int, head: int, steps: HeadSteps) -> tuple[float, float]:
     """max |lab - model| of one head's weights (vs output_attentions) and context (vs the hooked output)."""
-    model_context = forward.contexts[layer][:, head * D_K : (head + 1) * D_K]  # (T, d_k)
+    model_context = forward.contexts[layer][:, head_slice(head)]  # (T, d_k)
     weight_gap = (steps.weights - forward.attentions[layer, head]).abs().max().item()
     return weight_gap, (steps.context - model_context).abs().max().item()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -13,6 +14,7 @@ from attention_core.heads import (
     LIFT_WIDTHS,
     MultiHeadSteps,
     head_column_labels,
+    head_mask,
     head_output_parts,
     head_shapes,
     head_size,
@@ -20,13 +22,16 @@ from attention_core.heads import (
     lift_matrix,
     merge_heads,
     multi_head_attention,
+    multi_head_layer,
     parameter_count,
     parameter_counts,
+    pipeline_block,
     random_head_params,
     split_heads,
     valid_head_counts,
 )
 from attention_core.masks import block_query_row, causal_mask, fully_masked_rows
+from attention_core.projections import random_output_projection, random_projections
 from attention_core.reference import (
     check_heads_with_sdpa,
     check_multi_head,
@@ -332,3 +337,87 @@ def test_sdpa_check_detects_a_wrong_context(X):
     )
     wrong = type(steps)((broken, steps.heads[1]), steps.concat, steps.output)
     assert check_heads_with_sdpa(wrong, mask=None)[0] == pytest.approx(0.01, abs=1e-6)
+
+
+# --- lesson 9's block and lesson 7's layer: one call each, the same numbers as the steps written out ---
+
+
+def frozen(instance) -> bool:
+    return dataclasses.is_dataclass(instance) and type(instance).__dataclass_params__.frozen
+
+
+@pytest.mark.parametrize(("num_heads", "mask_kind", "seed"), [(1, "none", 0), (2, "causal", 3), (4, "none", 7)])
+def test_pipeline_block_is_the_block_written_out(X, num_heads, mask_kind, seed):
+    """pipeline_block = the seeded W_q, W_k, W_v, W_o, the mask and multi_head_attention, as lesson 9 wrote them."""
+    T, d_model = X.shape
+    projections = random_projections(d_model, d_model, seed, X.dtype)
+    W_o = random_output_projection(d_model, seed, X.dtype)
+    mask = causal_mask(T) if mask_kind == "causal" else None
+    expected = multi_head_attention(
+        X, projections.W_q, projections.W_k, projections.W_v, W_o, num_heads=num_heads, mask=mask
+    )
+    block = pipeline_block(X, num_heads, mask_kind, seed)
+    assert frozen(block)
+    assert block.d_k == d_model // num_heads and block.num_heads == num_heads
+    assert list(block.params) == ["W_q", "W_k", "W_v", "W_o"]
+    for W, want in zip(block.params.values(), (projections.W_q, projections.W_k, projections.W_v, W_o), strict=True):
+        assert torch.equal(W, want)
+    assert torch.equal(block.W_o, W_o)
+    assert (block.mask is None) == (mask is None) and (mask is None or torch.equal(block.mask, mask))
+    assert torch.equal(block.steps.output, expected.output)
+    assert torch.equal(block.steps.weights, expected.weights)
+    assert torch.equal(block.steps.concat, expected.concat)
+
+
+def test_pipeline_block_refuses_an_unknown_mask_and_a_bad_head_count(X):
+    with pytest.raises(ValueError, match="Unknown mask"):
+        pipeline_block(X, 1, "padding", 0)
+    with pytest.raises(ValueError, match="cannot be split"):
+        pipeline_block(X, 5, "none", 0)
+
+
+@pytest.mark.parametrize(
+    ("width", "num_heads", "causal", "blocked_row"),
+    [(None, 1, False, None), (8, 2, True, None), (12, 3, False, 2), (16, 4, True, 0)],
+)
+def test_multi_head_layer_is_the_layer_written_out(width, num_heads, causal, blocked_row):
+    """multi_head_layer = X in float64 (lifted by W_in), seeded W, the shared mask and multi_head_attention."""
+    small = ac.PRESETS_BY_KEY["journey"].matrix()  # (6, 3), float32
+    d_in = small.shape[1]
+    X_in = torch.tensor(tuple(small.reshape(-1).tolist()), dtype=torch.float64).reshape(-1, d_in)  # as lesson 7 did
+    W_in = None if width is None else lift_matrix(d_in, width, 4, torch.float64)
+    X_model = X_in if W_in is None else lift_embeddings(X_in, W_in)
+    params = random_head_params(X_model.shape[1], 4, torch.float64)
+    mask = causal_mask(6) if causal else None
+    if blocked_row is not None:
+        mask = block_query_row(ac.no_mask(6) if mask is None else mask, blocked_row)
+    expected = multi_head_attention(
+        X_model, params.W_q, params.W_k, params.W_v, params.W_o, num_heads=num_heads, mask=mask
+    )
+    layer = multi_head_layer(small, num_heads, 4, width=width, causal=causal, blocked_row=blocked_row)
+    assert frozen(layer)
+    assert torch.equal(layer.X, X_model) and layer.X.dtype == torch.float64
+    assert (layer.W_in is None) == (W_in is None) and (W_in is None or torch.equal(layer.W_in, W_in))
+    assert layer.d_model == X_model.shape[1] and layer.d_k == X_model.shape[1] // num_heads
+    assert all(torch.equal(getattr(layer.params, n), getattr(params, n)) for n in ("W_q", "W_k", "W_v", "W_o"))
+    assert (layer.mask is None) == (mask is None) and (mask is None or torch.equal(layer.mask, mask))
+    assert torch.equal(layer.steps.weights, expected.weights)
+    assert torch.equal(layer.steps.output, expected.output)
+    assert layer.head_names == [f"head {h + 1}" for h in range(num_heads)]
+
+
+def test_multi_head_layer_refuses_heads_that_do_not_divide_d_model():
+    with pytest.raises(ValueError, match="cannot be split"):
+        multi_head_layer(ac.PRESETS_BY_KEY["journey"].matrix(), 3, 0, width=8)
+
+
+@pytest.mark.parametrize(("causal", "blocked_row"), [(False, None), (True, None), (False, 1), (True, 3)])
+def test_head_mask_is_causal_or_none_with_one_row_blocked(causal, blocked_row):
+    mask = head_mask(5, causal, blocked_row)
+    if not causal and blocked_row is None:
+        assert mask is None
+        return
+    expected = causal_mask(5) if causal else ac.no_mask(5)
+    if blocked_row is not None:
+        expected[blocked_row] = False
+    assert torch.equal(mask, expected)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -16,6 +17,7 @@ from attention_core.masks import (
     MASK_TYPES,
     MASKING_METHODS,
     VERY_LARGE_NEGATIVE,
+    MaskChoice,
     block_query_row,
     blocked_count,
     blocked_weight,
@@ -24,10 +26,12 @@ from attention_core.masks import (
     key_padding_vector,
     mask_by_kind,
     mask_with_constant,
+    masked_attention,
     masking_methods,
     method_differences,
     multiply_and_renormalize,
     no_mask,
+    pad_to_length,
     padding_mask,
     sliding_window_mask,
     softmax_after_constant,
@@ -307,3 +311,33 @@ def test_what_each_method_does_to_a_fully_masked_row(page_scores):
 def test_method_differences_with_no_row_that_may_attend(page_scores):
     mask = ac.padding_mask(T, range(T))
     assert set(method_differences(masking_methods(page_scores, mask), mask).values()) == {0.0}
+
+
+# --- lesson 6's state in one call ---
+
+WORDS = ("your", "journey", "starts", "with", "one")
+
+
+@pytest.mark.parametrize("kind", MASK_TYPES)
+@pytest.mark.parametrize(("pads", "enabled", "demo_row"), [(0, True, False), (2, True, True), (3, False, False)])
+def test_masked_attention_is_the_masking_page_written_out(X, kind, pads, enabled, demo_row):
+    """masked_attention = pad, mask by kind, block the query's row, switch off, self-attention, as lesson 6 did."""
+    choice = MaskChoice(kind, pads, window=2, enabled=enabled, demo_row=demo_row)
+    padded = pad_to_length(WORDS, X, T + pads)
+    N = T + pads
+    mask = mask_by_kind(kind, N, padded=padded.padded, window=2)
+    if demo_row:
+        mask = block_query_row(mask, 1)
+    active = mask if enabled else ac.no_mask(N)
+    steps = ac.self_attention(padded.X, mask=active, scale=True)
+
+    masked = masked_attention(WORDS, X, choice, query_index=1)
+    assert dataclasses.is_dataclass(masked) and type(masked).__dataclass_params__.frozen
+    assert masked.padded.tokens == padded.tokens and torch.equal(masked.padded.X, padded.X)
+    assert torch.equal(masked.mask, mask)
+    assert torch.equal(masked.active, active)
+    assert torch.equal(masked.steps.weights, steps.weights)
+    assert torch.equal(masked.steps.context, steps.context)
+    assert torch.equal(masked.steps.masked_scores, steps.masked_scores)
+    assert torch.equal(masked.empty_rows, fully_masked_rows(active))
+    assert bool(masked.empty_rows[1]) == (demo_row and enabled)

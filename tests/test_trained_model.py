@@ -302,3 +302,29 @@ def test_word_pieces_follow_the_characters_of_each_word(trained):
 def test_agreement_verdict_fails_at_the_tolerance():
     assert tm.agrees(0.0, tm.AGREEMENT_TOLERANCE / 2)
     assert not tm.agrees(0.0, tm.AGREEMENT_TOLERANCE)
+
+
+# --- a head by reference: zero-based inside, numbered from 1 in text ---
+
+
+@pytest.mark.parametrize(("layer_number", "head_number"), [(1, 1), (3, 7), (tm.NUM_LAYERS, tm.NUM_HEADS)])
+def test_head_ref_is_zero_based_and_named_from_one(layer_number, head_number):
+    ref = tm.HeadRef.numbered(layer_number, head_number)
+    assert (ref.layer, ref.head) == (layer_number - 1, head_number - 1)  # what attentions[layer, head] indexes
+    assert (ref.layer_number, ref.head_number) == (layer_number, head_number)
+    assert ref.name == f"layer {layer_number}, head {head_number}"
+    assert ref.weight_rows == ((head_number - 1) * tm.D_K + 1, head_number * tm.D_K)
+
+
+@pytest.mark.parametrize(("layer_number", "head_number"), [(0, 1), (1, 0), (tm.NUM_LAYERS + 1, 1), (1, 13)])
+def test_head_ref_refuses_a_number_the_selectors_do_not_offer(layer_number, head_number):
+    with pytest.raises(ValueError):
+        tm.HeadRef.numbered(layer_number, head_number)
+
+
+def test_head_slice_is_the_heads_rows_of_the_linear_weight(trained):
+    """head_slice(h) picks the rows head_params transposes: W_q of head h is query.weight[head_slice(h)].T."""
+    query = trained.model.encoder.layer[2].attention.self.query
+    for head in (0, 6, tm.NUM_HEADS - 1):
+        assert torch.equal(tm.head_params(trained.model, 2, head).W_q, query.weight.detach()[tm.head_slice(head)].T)
+    assert [tm.head_slice(h).stop - tm.head_slice(h).start for h in range(tm.NUM_HEADS)] == [tm.D_K] * tm.NUM_HEADS
