@@ -78,7 +78,8 @@ def test_numeric_malformed_then_wrong_then_hint_then_solution(at, items):
         answer(at, weight, bad)
         assert_clean(at)
         assert any(reason in w.value for w in at.warning), bad
-        assert at.session_state[progress.STATE_KEY]["softmax"][weight.id]["tries"] == 0, "a malformed answer is not a try"
+        record = at.session_state[progress.STATE_KEY]["softmax"][weight.id]
+        assert record["tries"] == 0, "a malformed answer is not a try"
     answer(at, weight, str(float(weight.answer) + 0.3))
     assert any("Not quite" in e.value for e in at.error)
     assert any(weight.hint in i.value for i in at.info), "a first wrong answer gets the hint"
