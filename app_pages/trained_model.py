@@ -8,7 +8,7 @@ from attention_core import cell_math
 from attention_core import trained_model as tm
 from attention_core.exercises import TrainedMaterial
 from attention_core.tables import to_frame
-from ui import cell_click, charts, display, inputs, path, trained
+from ui import charts, display, inputs, path, trained
 from ui.exercises import exercises_section
 from ui.format import format_number, plural
 from ui.inputs import LabInput
@@ -101,7 +101,7 @@ def model_card(loaded: tm.TrainedModel) -> None:
             f"then unit length) gives these; largest difference from the printed numbers: {format_number(gap)} "
             "(they are printed to 4 decimals)."
         )
-        display.table(similarity, tm.PUBLISHED_SENTENCES, tm.PUBLISHED_SENTENCES, alt="Reproduced similarities")
+        display.table(similarity, tm.PUBLISHED_SENTENCES, tm.PUBLISHED_SENTENCES, alt_text="Reproduced similarities")
 
 
 def pieces_section(forward: tm.Forward) -> None:
@@ -210,7 +210,7 @@ def one_head(
     weights = forward.attentions[layer - 1, head - 1]  # (T, T)
     st.subheader(f"3. Layer {layer}, head {head}: “{label}”")
     title = f"Weights of layer {layer}, head {head}"
-    cell_click.clickable_heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
+    display.heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
         weights,
         pieces,
         pieces,
@@ -234,7 +234,7 @@ def one_head(
         display.line_view(weights, pieces, title="Lines of this head", focus=focus)
     with row_column:
         st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
-        display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt="The query's row of weights")
+        display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt_text="The query's row of weights")
         entropy = float(ac.row_entropy(weights[query : query + 1])[0])
         st.caption(
             f"Its entropy −Σ w ln w: {format_number(entropy)} nats (a uniform row: ln {len(pieces)} = "
@@ -283,7 +283,7 @@ def by_hand(
         "every later layer gets the previous layer's output."
     )
     dims = [f"d{i + 1}" for i in range(SLICE)]
-    display.table(X[:, :SLICE], pieces, dims, alt="Hidden state slice")
+    display.table(X[:, :SLICE], pieces, dims, alt_text="Hidden state slice")
     st.markdown(
         f"**This head's weights**: rows {(head - 1) * tm.D_K + 1} to {head * tm.D_K} of the layer's query, key and "
         f"value Linear layers, transposed to {tm.D_MODEL} × {tm.D_K} (W_q, W_k, W_v), plus a bias of {tm.D_K} "
@@ -292,10 +292,10 @@ def by_hand(
     k_dims = [f"k{i + 1}" for i in range(SLICE)]
     shown = st.radio("Show", ["W_q", "W_k", "W_v", "biases"], horizontal=True, key="tm_param")
     if shown == "biases":
-        display.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], k_dims, alt="Bias slices")
+        display.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], k_dims, alt_text="Bias slices")
     else:
         W = {"W_q": params.W_q, "W_k": params.W_k, "W_v": params.W_v}[shown]  # (d_model, d_k)
-        display.table(W[:SLICE, :SLICE], dims, k_dims, alt=f"{shown} slice")
+        display.table(W[:SLICE, :SLICE], dims, k_dims, alt_text=f"{shown} slice")
     st.markdown(
         "Then lessons 4, 1, 5, 2 and 3 in order: Q = X W_q + b_q (and K, V alike), scores = Q Kᵀ, "
         "scaled by √32, softmax along each row, context = weights V."
@@ -305,11 +305,11 @@ def by_hand(
     explain = step_explain(step, X, params, steps)
     if step in ("scores", "scaled scores", "weights"):  # (T, T)
         kind = "weights" if step == "weights" else "scores"
-        cell_click.clickable_heatmap(
+        display.heatmap(
             matrix, pieces, pieces, kind=kind, title=f"{step} by hand", key="tm_by_hand_square", explain=explain
         )
     else:  # Q, K, V, context: (T, d_k), first columns
-        cell_click.clickable_heatmap(
+        display.heatmap(
             matrix[:, :SLICE],
             pieces,
             k_dims,
@@ -437,7 +437,9 @@ def heads_linking(sentence: str, forward: tm.Forward, chosen: tm.QueryPiece) -> 
     )
     names = [f"layer {layer}, head {head}" for layer, head in zip(ranked["layer"], ranked["head"], strict=True)]
     column = f"weight {pieces[query]} → {pieces[key]}"
-    display.table(ranked[["weight"]].set_axis(names).set_axis([column], axis=1), alt=f"Heads ranked by the {column}")
+    display.table(
+        ranked[["weight"]].set_axis(names).set_axis([column], axis=1), alt_text=f"Heads ranked by the {column}"
+    )
 
 
 def try_this(sentence: str) -> tuple[path.Experiment, ...]:
