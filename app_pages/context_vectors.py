@@ -95,12 +95,14 @@ def worked_example(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, 
     parts = contributions_frame(weights[q], X, labels)
     totals = pd.DataFrame({"dimension": dims, "total": context[q].tolist()})
     display.chart(
-        charts.contributions_with_totals, parts, totals, labels, title="What each token adds to the query's c"
-    )  # the title does not name the query: another query swaps the chart's data, not the chart
-    st.caption(
-        f"The query is “{query}”. "
+        charts.contributions_with_totals,
+        parts,
+        totals,
+        labels,
+        title="What each token adds to the query's c",
+        caption=f"The query is “{query}”. "
         "One bar per dimension; each coloured piece is one token's weight × value. Pieces below zero stack "
-        "downwards, so read the context vector at the tick mark with its value: it is the signed sum of the pieces."
+        "downwards, so read the context vector at the tick mark with its value: it is the signed sum of the pieces.",
     )
 
 

@@ -296,9 +296,7 @@ def query_row(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSteps,
 def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
     """The weights and the scores softmax sees (each cell explains itself), and PyTorch's check."""
     labels, d_k = lab.labels, steps.Q.shape[1]
-    # no d_k in the title (the caption has it): a new d_k swaps the chart's data, not the chart
     title = f"Attention weights ({'scaled' if scale else 'unscaled'})"
-    st.caption(f"The weights below are at d_k = {d_k}, the value of the slider above.")
     display.matrix(
         steps.weights,
         labels,
@@ -307,6 +305,7 @@ def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
         title=title,
         key="scaling_weights_chart",
         explain=cell_click.weights_of(steps),
+        caption=f"The weights below are at d_k = {d_k}, the value of the slider above.",
         download="scaled_attention_weights.csv",
         highlight_row=lab.query_label,
     )

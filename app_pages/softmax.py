@@ -214,7 +214,7 @@ def pitfall_bars(labels: tuple[str, ...], naive: torch.Tensor, weights_row: torc
     row_bars(
         labels,
         {"s / Σ s (pitfall)": naive, "softmax": weights_row},
-        title="The query's row: divide by the sum vs softmax",  # no token in it: another query swaps data only
+        title="The query's row: divide by the sum vs softmax",
         y_title="weight",
     )
 
@@ -338,7 +338,6 @@ def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
         help="The entropy when every weight is 1/T.",
     )
     col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
-    # the title names neither the query nor t (the legend and the caption do): a new t swaps the data only
     hot_title = "The query's weights at t = 1 and at the t above"
     hot_rows = {"t = 1": weights[q], f"t = {temperature:g}": hot[q]}  # one series at t = 1
     st.caption(
@@ -364,7 +363,7 @@ def hot_heatmap(lab: LabInput, hot_steps: ac.AttentionSteps) -> None:
         lab.labels,
         lab.labels,
         kind="weights",
-        title="Weights at the temperature t above",  # no number: a new t swaps the chart's data, not the chart
+        title="Weights at the temperature t above",
         key="softmax_temperature_chart",
         explain=cell_click.weights_of(hot_steps),
         highlight_row=lab.query_label,

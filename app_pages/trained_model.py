@@ -215,7 +215,7 @@ def one_head(
         pieces,
         pieces,
         kind="weights",
-        title="Weights of this head",  # the same chart for every head (the heading names it): only its data change
+        title="Weights of this head",
         key="tm_head_weights",
         explain=weight_of(steps),
         highlight_row=pieces[query],
@@ -230,7 +230,6 @@ def one_head(
         focus = pieces[query] if len(pieces) > LINE_VIEW_ALL_PIECES else None
         shown = f"the lines of “{pieces[query]}” only (long sentence)" if focus else "hover a piece to see its lines"
         st.markdown(f"**Line view** (as BertViz draws it): {shown}.")
-        # the same title for every head (the heading names it): a new head only swaps the lines' data
         display.line_view(weights, pieces, title="Lines of this head", focus=focus)
     with row_column:
         st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")

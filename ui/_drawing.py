@@ -343,7 +343,7 @@ def heatmap_template(row_labels: tuple[str, ...], col_labels: tuple[str, ...], s
     chart = charts.heatmap_chart(placeholder, row_labels, col_labels, **dataclasses.asdict(style))
     with alt.data_transformers.enable("default", max_rows=None):  # st.altair_chart has no row limit either
         # Not validated again here: every variant of charts.heatmap is validated against the Vega-Lite schema in
-        # tests/test_charts.py (test_every_heatmap_variant_is_valid_vega_lite); validation was half the cost.
+        # tests/test_charts.py (test_every_heatmap_variant_is_valid_vega_lite); validation is half the cost of a build.
         spec = chart.to_dict(validate=False)
     spec, _ = split_data(spec)
     return {**spec, "data": {"name": charts.CELLS_DATA}}  # the cells: a dataset that heatmap_with_data sends
