@@ -347,13 +347,10 @@ def concat_and_output(labels: tuple[str, ...], steps: ac.MultiHeadSteps, W_o: to
             steps.output,
             labels,
             dims,
-            kind="values",
             title="Multi-head output",
-            col_title="dimension",
             key="multi_head_output_chart",
-            explain=cell_click.output_of(steps, W_o),
-            caption=cell_click.OUTPUT_CAPTION,
             download="multi_head_output.csv",
+            **cell_click.output_options(steps, W_o),
         )
 
 

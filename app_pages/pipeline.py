@@ -364,13 +364,10 @@ def step_heads_and_output(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Te
                 steps.output,
                 labels,
                 dims,
-                kind="values",
                 title="Output of the block",
-                col_title="dimension",
                 key="pipeline_cell_output",
-                explain=cell_click.output_of(steps, W_o),
-                caption=cell_click.OUTPUT_CAPTION,
                 download="pipeline_output.csv",
+                **cell_click.output_options(steps, W_o),
             )
 
 

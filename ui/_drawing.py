@@ -231,40 +231,28 @@ def draw_heatmap(
 ) -> dict | None:
     """display.heatmap's chart (a raster image beyond MAX_CHART_TOKENS tokens); returns the selection event of a
     selectable chart (None for the others and for an image)."""
-    rows, cols = len(row_labels), len(col_labels)
-    alt_text = f"{style.title}: heatmap of {rows} × {cols} values ({style.row_title} × {style.col_title})"
-    if max(rows, cols) > charts.MAX_CHART_TOKENS:
+    size = f"{len(row_labels)} × {len(col_labels)}"
+    alt_text = f"{style.title}: heatmap of {size} values ({style.row_title} × {style.col_title})"
+    if max(len(row_labels), len(col_labels)) > charts.MAX_CHART_TOKENS:
         image = charts.raster(to_frame(values, row_labels, col_labels).to_numpy(), kind=style.kind, domain=domain)
         st.image(image, caption=style.title, alt=alt_text)
         scale = f" (colours {charts.weights_legend(domain)})" if style.kind == "weights" else ""
         st.caption(
-            f"{rows} tokens is too many for an interactive chart: this is a colour-mapped "
+            f"{len(row_labels)} tokens is too many for an interactive chart: this is a colour-mapped "
             f"image of the same matrix{scale}. Use the table for exact values."
         )
         return None
-    spec = heatmap_with_data(values, row_labels, col_labels, style, domain, highlight_row)
+    matrix = values.detach().to(torch.float64).numpy()  # (rows, cols)
+    rows, cols, domain = tuple(row_labels), tuple(col_labels), domain and tuple(domain)
+    cells = heatmap_data(matrix.tobytes(), matrix.shape, rows, cols, style.kind, domain, style.compact, style.panel_px)
+    datasets = {charts.CELLS_DATA: cells, charts.OUTLINE_DATA: outline_data(highlight_row)}
+    spec = {**heatmap_spec(rows, cols, style), "datasets": datasets}  # the kept spec of these labels and style
     alt_text = None if style.compact else alt_text  # a compact panel: the spec's description names it
     if not style.selectable:
         st.vega_lite_chart(spec=spec, alt=alt_text, width="content")
         return None
     selection = {"on_select": "rerun", "selection_mode": charts.CELL_SELECTION}
     return st.vega_lite_chart(spec=spec, alt=alt_text, width="content", key=key, **selection)
-
-
-def heatmap_with_data(
-    values: torch.Tensor,
-    row_labels: Sequence[str],
-    col_labels: Sequence[str],
-    style: HeatmapStyle,
-    domain: charts.Domain | None,
-    highlight_row: str | None,
-) -> dict:
-    """The spec ``st.vega_lite_chart`` draws: the kept spec of these labels and style, and its two datasets."""
-    matrix = values.detach().to(torch.float64).numpy()  # (rows, cols)
-    rows, cols, domain = tuple(row_labels), tuple(col_labels), domain and tuple(domain)
-    cells = heatmap_data(matrix.tobytes(), matrix.shape, rows, cols, style.kind, domain, style.compact, style.panel_px)
-    datasets = {charts.CELLS_DATA: cells, charts.OUTLINE_DATA: outline_data(highlight_row)}
-    return {**heatmap_spec(rows, cols, style), "datasets": datasets}
 
 
 @kept(256)
@@ -346,7 +334,7 @@ def heatmap_template(row_labels: tuple[str, ...], col_labels: tuple[str, ...], s
         # tests/test_charts.py (test_every_heatmap_variant_is_valid_vega_lite); validation is half the cost of a build.
         spec = chart.to_dict(validate=False)
     spec, _ = split_data(spec)
-    return {**spec, "data": {"name": charts.CELLS_DATA}}  # the cells: a dataset that heatmap_with_data sends
+    return {**spec, "data": {"name": charts.CELLS_DATA}}  # the cells: a dataset that draw_heatmap sends
 
 
 def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:

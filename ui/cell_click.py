@@ -173,12 +173,15 @@ def projection_of(X: torch.Tensor, W: torch.Tensor) -> Explain:
     return lambda i, c: cell_math.explain_projection(X, W, i, c)
 
 
-OUTPUT_CAPTION = "Click a cell: an output entry is the token's concatenated row (x below) · a column of W_o."
-
-
-def output_of(steps, W_o: torch.Tensor) -> Explain:
-    """explain for a multi-head block's output (concat W_o): a concatenated row · a column of W_o."""
-    return projection_of(steps.concat, W_o)
+def output_options(steps, W_o: torch.Tensor) -> dict:
+    """display.matrix options for a multi-head block's output (concat W_o): an entry is a concatenated row · a
+    column of W_o (its explain), the caption that says so, and the output's kind and column title."""
+    return {
+        "kind": "values",
+        "col_title": "dimension",
+        "explain": projection_of(steps.concat, W_o),
+        "caption": "Click a cell: an output entry is the token's concatenated row (x below) · a column of W_o.",
+    }
 
 
 def context_of(steps) -> Explain:
