@@ -88,19 +88,21 @@ def worked_example(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, 
         weighted_sum_table(weights[q], X),  # (T + 1, 1 + d_model)
         [*labels, "sum"],
         ["weight w_j", *(f"w_j × x_j {d}" for d in dims)],
-        alt=f"Weighted sum for the query {query}",
+        alt_text=f"Weighted sum for the query {query}",
     )
     st.markdown(f"c(“{query}”) = {weighted_vectors_text(weights[q], X, context[q], limit=MAX_WRITTEN_TERMS)}")
     printed_context_note(lab)
     parts = contributions_frame(weights[q], X, labels)
     totals = pd.DataFrame({"dimension": dims, "total": context[q].tolist()})
     display.chart(
-        charts.contributions_with_totals, parts, totals, labels, title="What each token adds to the query's c"
-    )  # the title does not name the query: another query swaps the chart's data, not the chart
-    st.caption(
-        f"The query is “{query}”. "
+        charts.contributions_with_totals,
+        parts,
+        totals,
+        labels,
+        title="What each token adds to the query's c",
+        caption=f"The query is “{query}”. "
         "One bar per dimension; each coloured piece is one token's weight × value. Pieces below zero stack "
-        "downwards, so read the context vector at the tick mark with its value: it is the signed sum of the pieces."
+        "downwards, so read the context vector at the tick mark with its value: it is the signed sum of the pieces.",
     )
 
 
@@ -134,7 +136,7 @@ def all_context_vectors(lab: LabInput, steps: ac.AttentionSteps, dims: list[str]
         "Row *i* of the weight matrix mixes the rows of X into context vector *i*. The row of the query is "
         "the last row of the table above."
     )
-    cell_click.clickable_matrix(
+    display.matrix(
         steps.context,
         labels,
         dims,
@@ -147,7 +149,7 @@ def all_context_vectors(lab: LabInput, steps: ac.AttentionSteps, dims: list[str]
         download="context_vectors.csv",
     )
     with st.expander("The weights W that mix the rows (from lesson 2)"):
-        cell_click.clickable_matrix(
+        display.matrix(
             steps.weights,
             labels,
             labels,
@@ -175,10 +177,10 @@ every other page uses, the loop version is kept in `attention_core.loops` as an 
     left, right = st.columns(2)
     with left:
         st.markdown("**Loops** (`loops.self_attention`)")
-        display.table(loop_context, labels, dims, alt="Context vectors computed with loops")
+        display.table(loop_context, labels, dims, alt_text="Context vectors computed with loops")
     with right:
         st.markdown("**Matrices** (`softmax(X Xᵀ) X`)")
-        display.table(context, labels, dims, alt="Context vectors computed with matrices")
+        display.table(context, labels, dims, alt_text="Context vectors computed with matrices")
     m1, m2 = st.columns(2)
     m1.metric("Largest |loops − matrices|, context", format_number(max_abs_difference(loop_context, context)))
     m2.metric("Largest |loops − matrices|, weights", format_number(max_abs_difference(loop_weights, weights)))
@@ -296,7 +298,7 @@ point the same way are what make attention useful.
         torch.stack([one_hot[q], one_hot_steps.context[q]]),  # (2, V)
         [f"input x({query})", f"context c({query})"],
         words,
-        alt="One-hot input and context vector of the query",
+        alt_text="One-hot input and context vector of the query",
     )
     one_hot_weights_note(lab, len(words))
 

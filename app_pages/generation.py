@@ -111,7 +111,7 @@ def kv_cache(
     narrow = max(d_k, d_v) <= NARROW_CACHE  # three side by side; wider caches get a row each
     left, middle, right = st.columns(3) if narrow else (st.container(), st.container(), st.container())
     with left:
-        cell_click.clickable_heatmap(
+        display.heatmap(
             step.K,
             seen,
             dimension_labels(d_k),
@@ -123,7 +123,7 @@ def kv_cache(
             col_title="dimension",
         )
     with middle:
-        cell_click.clickable_heatmap(
+        display.heatmap(
             step.V,
             seen,
             dimension_labels(d_v),
@@ -137,7 +137,7 @@ def kv_cache(
     with right:
         row = pd.DataFrame({"score": step.scores.tolist(), "weight": step.weights.tolist()}, index=seen)
         st.markdown(f"**Query {labels[t]}** over the cache")
-        display.table(row, alt=f"Scores and weights of step {number}")
+        display.table(row, alt_text=f"Scores and weights of step {number}")
         display.download_csv(row, f"generation-step-{number}.csv", label="Download this step as CSV")
     return t
 
@@ -154,7 +154,7 @@ def cached_equals_recomputed(
     left, right = st.columns(2) if side_by_side else (st.container(), st.container())
     mask = causal_mask(len(labels))  # (T, T)
     with left:
-        cell_click.clickable_heatmap(
+        display.heatmap(
             cached,
             labels,
             labels,
@@ -163,7 +163,7 @@ def cached_equals_recomputed(
             explain=weight_or_future(mask, lambda i: steps[i].scores),
         )
     with right:
-        cell_click.clickable_heatmap(
+        display.heatmap(
             weights,
             labels,
             labels,
@@ -296,7 +296,9 @@ def online_softmax(scores: torch.Tensor, labels: list[str]) -> tuple[int, int]:
         "Before the first block the sum is empty (l = 0, m = −∞), so its rescale factor is shown as 0. "
         "At the end, each weight is e^(s_j − m) / l with the final m and l."
     )
-    display.table(torch.stack([online, plain], dim=1), labels, ["online", "plain softmax"], alt="Weights of the row")
+    display.table(
+        torch.stack([online, plain], dim=1), labels, ["online", "plain softmax"], alt_text="Weights of the row"
+    )
     check = agreement(online, plain)
     st.metric("Max difference, online vs plain softmax", format_number(check.max_difference))
     st.caption(f"Online against plain softmax: **{check.verdict}** ({tolerance_text(check.tolerance)}).")

@@ -240,7 +240,7 @@ def mask_view(lab: LabInput, steps: ac.AttentionSteps, mask: torch.Tensor, choic
         "Row *i* is the query, column *j* the key. **Blue: may attend (True); grey: blocked (False).** "
         + explanation[choice.kind]
     )
-    cell_click.clickable_heatmap(
+    display.heatmap(
         mask.float(),
         lab.labels,
         lab.labels,
@@ -289,7 +289,7 @@ def masked_scores(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor)
     )
     score_chart, score_table = st.tabs(["Heatmap", "Table"])
     with score_chart:
-        cell_click.clickable_heatmap(
+        display.heatmap(
             steps.masked_scores,
             labels,
             labels,
@@ -309,7 +309,7 @@ def masked_weights(lab: LabInput, steps: ac.AttentionSteps, empty_rows: torch.Te
         "Softmax of each row of the masked scores. Every blocked cell is an exact 0 and each row still adds up to 1"
         + (" (a fully masked row is all 0, see above)." if bool(empty_rows.any()) else ".")
     )
-    cell_click.clickable_matrix(
+    display.matrix(
         steps.weights,
         lab.labels,
         lab.labels,
@@ -358,7 +358,7 @@ def worked_example(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor
 
 def all_contexts(labels: tuple[str, ...], steps: ac.AttentionSteps, active: torch.Tensor) -> None:
     st.markdown("**All context vectors** (weights @ V):")
-    display.table(ac.vector_frame(steps.context, labels), alt="Masked context vectors")
+    display.table(ac.vector_frame(steps.context, labels), alt_text="Masked context vectors")
     check = agreement(steps.context, sdpa_reference(steps.Q, steps.K, steps.V, mask=active, scale=True))
     st.caption(
         f"Check: largest |context − F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)| = "

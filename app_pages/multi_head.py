@@ -206,9 +206,9 @@ def lifted_input(lab: LabInput, X_model: torch.Tensor, W_in: torch.Tensor | None
     )
     lift_tab, x_tab = st.tabs(["X W_in (the layer's input)", "W_in"])
     with lift_tab:
-        display.table(ac.vector_frame(X_model, lab.labels), alt="Lifted embeddings X W_in")
+        display.table(ac.vector_frame(X_model, lab.labels), alt_text="Lifted embeddings X W_in")
     with x_tab:
-        display.table(W_in, dimension_labels(lab.d_model), dimension_labels(d_model), alt="Lifting matrix W_in")
+        display.table(W_in, dimension_labels(lab.d_model), dimension_labels(d_model), alt_text="Lifting matrix W_in")
 
 
 def shapes(labels: tuple[str, ...], X_model: torch.Tensor, params, num_heads: int, d_k: int) -> None:
@@ -231,7 +231,7 @@ def shapes(labels: tuple[str, ...], X_model: torch.Tensor, params, num_heads: in
         "Column names below say which head a column of Q belongs to:"
     )
     Q = ac.project_qkv(X_model, params.W_q, params.W_k, params.W_v)[0]  # (T, d_model)
-    display.table(Q, labels, head_column_labels(d_model, num_heads), alt="Q split into heads")
+    display.table(Q, labels, head_column_labels(d_model, num_heads), alt_text="Q split into heads")
 
 
 def split_costs(T: int, d_model: int, num_heads: int) -> None:
@@ -273,7 +273,7 @@ def weights_of_every_head(labels: tuple[str, ...], query: str, steps: ac.MultiHe
                         charts.raster(steps.heads[h].weights.numpy(), kind="weights", domain=shared), caption=heads[h]
                     )
                 else:
-                    cell_click.clickable_heatmap(
+                    display.heatmap(
                         steps.heads[h].weights,
                         labels,
                         labels,
@@ -287,7 +287,7 @@ def weights_of_every_head(labels: tuple[str, ...], query: str, steps: ac.MultiHe
                         panel_px=panel_px,
                     )
     shown_head = st.selectbox("Table of the weights of", heads, key="multi_head_table_head")
-    display.table(steps.heads[heads.index(shown_head)].weights, labels, labels, alt=f"Weights of {shown_head}")
+    display.table(steps.heads[heads.index(shown_head)].weights, labels, labels, alt_text=f"Weights of {shown_head}")
 
 
 def worked_example(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, heads: list[str], d_k: int) -> None:
@@ -298,20 +298,20 @@ def worked_example(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, h
     head_dims = head_column_labels(d_model, len(heads))
     st.subheader(f"Step by step for the query “{query}”")
     st.markdown(f"Row “{query}” of every head's weights: each row adds up to 1 (or is all 0 if fully masked).")
-    display.table(steps.weights[:, q], heads, lab.labels, alt="The query's weights in every head")
+    display.table(steps.weights[:, q], heads, lab.labels, alt_text="The query's weights in every head")
     st.markdown(
         f"Each head turns its weights into a context of d_k = {plural(d_k, 'number')}; side by side they form the "
         f"concatenated row of {d_model} numbers:"
     )
-    display.table(steps.concat[q].unsqueeze(0), [query], head_dims, alt="The query's concatenated heads")
+    display.table(steps.concat[q].unsqueeze(0), [query], head_dims, alt_text="The query's concatenated heads")
     parts = head_output_parts(steps, W_o)  # (h, T, d_model)
     st.markdown(
         f"output = concat W_o. Row *r* of W_o multiplies column *r* of the concatenation, so head *h* writes into "
         f"the output through its own {plural(d_k, 'row')} of W_o. The output row of “{query}” is the sum of these "
         "per-head parts:"
     )
-    display.table(parts[:, q], heads, dims, alt="Per-head parts of the output")
-    display.table(steps.output[q].unsqueeze(0), ["output (sum)"], dims, alt="Output row of the query")
+    display.table(parts[:, q], heads, dims, alt_text="Per-head parts of the output")
+    display.table(steps.output[q].unsqueeze(0), ["output (sum)"], dims, alt_text="Output row of the query")
 
 
 def concat_and_output(labels: tuple[str, ...], steps: ac.MultiHeadSteps, W_o: torch.Tensor, num_heads: int) -> None:
@@ -322,19 +322,19 @@ def concat_and_output(labels: tuple[str, ...], steps: ac.MultiHeadSteps, W_o: to
     concat_tab, wo_tab, out_tab = st.tabs(["Concatenated heads", "W_o", "Output"])
     with concat_tab:
         display.heatmap(steps.concat, labels, head_dims, kind="values", title="Concatenated heads", col_title="column")
-        display.table(steps.concat, labels, head_dims, alt="Concatenated heads")
+        display.table(steps.concat, labels, head_dims, alt_text="Concatenated heads")
     with wo_tab:
         display.heatmap(W_o, head_dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
-        display.table(W_o, head_dims, dims, alt="W_o")
+        display.table(W_o, head_dims, dims, alt_text="W_o")
     with out_tab:
-        cell_click.output_matrix(
-            steps,
-            W_o,
+        display.matrix(
+            steps.output,
             labels,
             dims,
-            key="multi_head_output_chart",
             title="Multi-head output",
+            key="multi_head_output_chart",
             download="multi_head_output.csv",
+            **cell_click.output_options(steps, W_o),
         )
 
 

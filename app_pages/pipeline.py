@@ -220,7 +220,7 @@ def step_projections(
                     W = head_columns(
                         params[f"W_{name.lower()}"], head_index, d_k
                     )  # (d_model, d_k): this head's columns
-                    cell_click.clickable_matrix(
+                    display.matrix(
                         tensor,
                         lab.labels,
                         dims_k,
@@ -234,7 +234,7 @@ def step_projections(
             st.markdown("The weight matrices (rows: input dimension, columns: output dimension):")
             for tab, (name, W) in zip(st.tabs(list(params)), params.items(), strict=True):
                 with tab:
-                    display.table(W, dims, dims, alt=name)
+                    display.table(W, dims, dims, alt_text=name)
 
 
 def step_scores(
@@ -246,7 +246,7 @@ def step_scores(
         f"3. Scores Q Kᵀ ({T} × {T})", "scores", "scores[i, j] = q_i · k_j: how well query i matches key j."
     ) as box:
         if box.open:
-            cell_click.clickable_matrix(
+            display.matrix(
                 head.scores,
                 labels,
                 labels,
@@ -263,7 +263,7 @@ def step_scores(
         "d_k times theirs; the division stops the scores' spread growing with d_k, so softmax does not saturate.",
     ) as box:
         if box.open:
-            cell_click.clickable_matrix(
+            display.matrix(
                 head.scaled_scores,
                 labels,
                 labels,
@@ -282,7 +282,7 @@ def step_scores(
     with step(f"5. Masked scores, mask: {mask_kind} ({T} × {T})", "masked", mask_note) as box:
         if box.open:
             if mask is not None:
-                cell_click.clickable_heatmap(
+                display.heatmap(
                     mask.to(lab.X.dtype),
                     labels,
                     labels,
@@ -292,7 +292,7 @@ def step_scores(
                     explain=cell_click.masked_scores_of(head, mask),
                     highlight_row=lab.query_label,
                 )
-            cell_click.clickable_matrix(
+            display.matrix(
                 head.masked_scores,
                 labels,
                 labels,
@@ -313,7 +313,7 @@ def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: 
         "Each row is a probability distribution over the keys: non-negative, summing to 1.",
     ) as box:
         if box.open:
-            cell_click.clickable_matrix(
+            display.matrix(
                 head.weights,
                 labels,
                 labels,
@@ -330,7 +330,7 @@ def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: 
         "context_i = Σ_j weights[i, j] v_j: each token's new vector is a weighted mix of the values.",
     ) as box:
         if box.open:
-            cell_click.clickable_matrix(
+            display.matrix(
                 head.context,
                 labels,
                 dimension_labels(d_k),
@@ -362,14 +362,14 @@ def step_heads_and_output(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Te
     ) as box:
         if box.open:
             display.matrix(W_o, dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
-            cell_click.output_matrix(
-                steps,
-                W_o,
+            display.matrix(
+                steps.output,
                 labels,
                 dims,
-                key="pipeline_cell_output",
                 title="Output of the block",
+                key="pipeline_cell_output",
                 download="pipeline_output.csv",
+                **cell_click.output_options(steps, W_o),
             )
 
 
@@ -381,7 +381,7 @@ def one_query(lab: LabInput, head: ac.AttentionSteps, output: torch.Tensor, head
         f"Row “{query}” of {head_name}, key by key: the score q · k_j, divided by √{d_k}, "
         "then the weight after softmax (0 where the mask blocks the key), and the weight times the value."
     )
-    display.table(query_trace(head, q, labels), alt=f"Scores, scaled scores and weights of the query {query}")
+    display.table(query_trace(head, q, labels), alt_text=f"Scores, scaled scores and weights of the query {query}")
     keys = [j for j, w in enumerate(head.weights[q].tolist()) if w != 0]  # the keys the mask lets through
     d_v = head.V.shape[-1]
     written = weighted_vectors_text(head.weights[q, keys], head.V[keys], head.context[q], entries=d_v)

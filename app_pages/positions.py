@@ -95,7 +95,7 @@ def side_by_side(cols: Sequence[str], *tables: tuple[str, str, torch.Tensor, Seq
     for column, (title, note, matrix, rows) in zip(st.columns(len(tables)), tables, strict=True):
         with column:
             st.markdown(f"**{title}** {note}".strip())
-            display.table(matrix, rows, cols, alt=f"{title} {note}".strip())
+            display.table(matrix, rows, cols, alt_text=f"{title} {note}".strip())
 
 
 def intro(description: str) -> None:
@@ -270,7 +270,7 @@ def repeated_words(lab: LabInput, params: Params, output: torch.Tensor) -> None:
             output[group],
             group_labels,
             dimension_labels(lab.d_model),
-            alt=f"Outputs of {names} without positions",
+            alt_text=f"Outputs of {names} without positions",
         )
 
 
@@ -312,7 +312,7 @@ sentences longer than its row count).
         f"Position {q + 1} (the query “{lab.query_label}”, pos = {q}), column by column: the angle is "
         f"{q} / 10000^(2i/{d_model}), then sin for d1, d3, … and cos for d2, d4, …"
     )
-    display.table(position_breakdown(q, d_model), alt=f"Sinusoidal encoding of position {q + 1}, column by column")
+    display.table(position_breakdown(q, d_model), alt_text=f"Sinusoidal encoding of position {q + 1}, column by column")
     first_angle = format_number(float(encoding_angles(q + 1, d_model)[q, 0]))
     st.caption(
         f"For example position {q + 1}, d1 (pos = {q}, 2i = 0): sin({q} / 10000⁰) = sin({first_angle}) = "
@@ -335,7 +335,7 @@ def weights_with_positions(lab: LabInput, plain: ac.AttentionSteps, placed: ac.A
     )
     for column, (title, steps, key) in zip(st.columns(2), panels, strict=True):
         with column:
-            cell_click.clickable_heatmap(
+            display.heatmap(
                 steps.weights,
                 lab.labels,
                 lab.labels,

@@ -211,7 +211,7 @@ def params_tables(params: Projections, residuals: dict[str, float]) -> None:
         with column:
             W = getattr(params, name)
             st.markdown(f"**{name}** ({W.shape[0]} × {W.shape[1]})")
-            display.table(params_frame(W, name), alt=f"Weight matrix {name}")
+            display.table(params_frame(W, name), alt_text=f"Weight matrix {name}")
             if name in residuals:
                 st.caption(
                     f"Recovered from the journey tutorial's printed {name[-1].upper()}: largest residual "
@@ -255,7 +255,7 @@ def reproduced_002(lab: LabInput, params: Projections) -> None:
             {"largest |lab − printed|": [c.max_difference for c in comparisons]},
             index=[c.name for c in comparisons],
         ),
-        alt="Largest difference between the lab and the journey tutorial's printed matrices",
+        alt_text="Largest difference between the lab and the journey tutorial's printed matrices",
     )
     st.caption("Differences below 0.0005 are rounding: the journey tutorial prints 4 decimals.")
     for tab, comparison in zip(st.tabs([c.name for c in comparisons[3:]]), comparisons[3:], strict=True):
@@ -274,13 +274,13 @@ def one_token(lab: LabInput, params: Projections, steps: AttentionSteps) -> None
         f"The embedding x of “{lab.query_label}” is multiplied by each weight matrix: "
         f"(1, d_model) @ (d_model, d_k) → (1, d_k), here (1, {d_model}) @ ({d_model}, {d_k}) → (1, {d_k})."
     )
-    display.table(ac.vector_frame(x_row.unsqueeze(0), [lab.query_label]), alt="The query token's embedding x")
+    display.table(ac.vector_frame(x_row.unsqueeze(0), [lab.query_label]), alt_text="The query token's embedding x")
     entries = dimension_labels(d_k, "entry ")
     display.table(
         torch.stack([steps.Q[q], steps.K[q], steps.V[q]]),  # (3, d_k)
         ["q = x W_q", "k = x W_k", "v = x W_v"],
         entries,
-        alt="Query, key and value of the query token",
+        alt_text="Query, key and value of the query token",
     )
     st.markdown(
         "Each entry is a dot product of x with one column of W. The first entry of q: "
@@ -300,7 +300,7 @@ def all_tokens(lab: LabInput, params: Projections, steps: AttentionSteps) -> Non
     projections = (("q", steps.Q, params.W_q), ("k", steps.K, params.W_k), ("v", steps.V, params.W_v))
     for tab, (name, matrix, W) in zip(tabs, projections, strict=True):
         with tab:
-            cell_click.clickable_matrix(
+            display.matrix(
                 matrix,
                 lab.labels,
                 dimension_labels(d_k, name),
@@ -322,7 +322,7 @@ def scores_not_symmetric(lab: LabInput, steps: AttentionSteps) -> None:
     left, right = (st.container(), st.container()) if T > 10 else st.columns(2)
     with left:
         st.markdown(f"**Q Kᵀ** ({T} × {T}); largest |S_ij − S_ji| = {format_number(asymmetry(scores))}")
-        cell_click.clickable_matrix(
+        display.matrix(
             scores,
             labels,
             labels,
@@ -335,7 +335,7 @@ def scores_not_symmetric(lab: LabInput, steps: AttentionSteps) -> None:
         )
     with right:
         st.markdown(f"**X Xᵀ** (lesson 1); largest |S_ij − S_ji| = {format_number(asymmetry(xx))}")
-        cell_click.clickable_matrix(
+        display.matrix(
             xx,
             labels,
             labels,
@@ -372,8 +372,8 @@ def attention_weights(lab: LabInput, steps: AttentionSteps, scale: bool) -> None
         index=list(labels),
     )
     st.markdown(f"The row of “{lab.query_label}”, key by key:")
-    display.table(row, alt="Scores and weights of the query token")
-    cell_click.clickable_matrix(
+    display.table(row, alt_text="Scores and weights of the query token")
+    display.matrix(
         steps.weights,
         labels,
         labels,
@@ -398,7 +398,7 @@ def context_step(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
         f"First entry for “{lab.query_label}”: "
         + products_sum_text(steps.weights[q].tolist(), steps.V[:, 0].tolist(), steps.context[q, 0].item())
     )
-    cell_click.clickable_matrix(
+    display.matrix(
         steps.context,
         lab.labels,
         dimension_labels(d_k, "c"),
@@ -470,9 +470,9 @@ def pitfall_002_on_input(lab: LabInput, W_k: torch.Tensor) -> None:
     wrong_scores, column_weights, fake_context = tutorial_002_pitfall(lab.X, W_k)
     st.markdown("The same three steps on the current input with the recovered W_k (labelled wrong on purpose):")
     wrong_columns = dimension_labels(W_k.shape[1], "entry ")
-    display.table(wrong_scores, lab.labels, wrong_columns, alt="Wrong: X W_k transposed")
+    display.table(wrong_scores, lab.labels, wrong_columns, alt_text="Wrong: X W_k transposed")
     st.caption("Wrong: X W_kᵀ (the journey tutorial's 2.2.4); with the journey sentence these are its printed numbers.")
-    display.table(column_weights, lab.labels, wrong_columns, alt="Wrong: softmax down columns")
+    display.table(column_weights, lab.labels, wrong_columns, alt_text="Wrong: softmax down columns")
     st.caption("Wrong: softmax down columns (the journey tutorial's 2.2.5): each column sums to 1.")
     st.markdown(
         f"The journey tutorial's 2.2.6 then returns X itself: largest |result − X| = {format_number(max_abs_difference(fake_context, lab.X))}."

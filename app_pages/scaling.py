@@ -128,7 +128,7 @@ def example_003(example: AttentionSteps) -> None:
             st.markdown(f"**{name}** (3 × 2)")
             display.table(
                 ac.vector_frame(matrix, list(SCALING_EXAMPLE.tokens), prefix=name.lower()),
-                alt=f"The scaled_dot_product tutorial's {name}",
+                alt_text=f"The scaled_dot_product tutorial's {name}",
             )
 
 
@@ -169,7 +169,7 @@ def beside_printout(comparisons: list[Comparison]) -> None:
         pd.DataFrame(
             {"largest |lab − printed|": [c.max_difference for c in comparisons]}, index=[c.name for c in comparisons]
         ),
-        alt="Largest difference between the lab and the tutorial's printed numbers",
+        alt_text="Largest difference between the lab and the tutorial's printed numbers",
     )
     st.caption("Differences below 0.0005 are rounding: the tutorial prints 4 decimals.")
     for tab, comparison in zip(st.tabs([c.name for c in comparisons]), comparisons, strict=True):
@@ -236,7 +236,8 @@ def spread_with_and_without(lab: LabInput, steps: AttentionSteps, scale: bool) -
     )
     st.markdown("Without and with scaling, on the same scores:")
     display.table(
-        summary(steps.scores, d_k), alt="Spread of the scores and sharpness of the weights, without and with scaling"
+        summary(steps.scores, d_k),
+        alt_text="Spread of the scores and sharpness of the weights, without and with scaling",
     )
     st.caption("Entropy is ln T for uniform weights and 0 for one-hot weights.")
 
@@ -256,7 +257,9 @@ def why_it_matters_here(lab: LabInput, steps: AttentionSteps, seed: int) -> None
         f"**The same sentence with d_k = {LARGE_D_K}** (random W_q, W_k drawn the same way, seed {seed}): "
         + effect_text(scaling_effect(big, LARGE_D_K), LARGE_D_K)
     )
-    display.table(summary(big, LARGE_D_K), alt=f"The same sentence with d_k = {LARGE_D_K}, without and with scaling")
+    display.table(
+        summary(big, LARGE_D_K), alt_text=f"The same sentence with d_k = {LARGE_D_K}, without and with scaling"
+    )
 
 
 def effect_text(effect: str, d_k: int) -> str:
@@ -286,17 +289,15 @@ def query_row(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSteps,
             },
             index=list(lab.labels),
         ),
-        alt="Scores and weights of the query token without and with scaling",
+        alt_text="Scores and weights of the query token without and with scaling",
     )
 
 
 def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
     """The weights and the scores softmax sees (each cell explains itself), and PyTorch's check."""
     labels, d_k = lab.labels, steps.Q.shape[1]
-    # no d_k in the title (the caption has it): a new d_k swaps the chart's data, not the chart
     title = f"Attention weights ({'scaled' if scale else 'unscaled'})"
-    st.caption(f"The weights below are at d_k = {d_k}, the value of the slider above.")
-    cell_click.clickable_matrix(
+    display.matrix(
         steps.weights,
         labels,
         labels,
@@ -304,11 +305,12 @@ def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
         title=title,
         key="scaling_weights_chart",
         explain=cell_click.weights_of(steps),
+        caption=f"The weights below are at d_k = {d_k}, the value of the slider above.",
         download="scaled_attention_weights.csv",
         highlight_row=lab.query_label,
     )
     with st.expander("The scores softmax sees" + (": Q Kᵀ / √d_k" if scale else ": Q Kᵀ, not scaled")):
-        cell_click.clickable_matrix(
+        display.matrix(
             steps.scaled_scores,
             labels,
             labels,
@@ -354,7 +356,9 @@ def variance_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
         f"var(q · k / √d_k) = **{format_number(variance[SERIES_SCALED][at_d_k])}** (theory: 1)."
     )
     with st.expander("The simulated variances as a table"):
-        display.table(pd.DataFrame(variance, index=[f"d_k = {d}" for d in grid]), alt="Simulated variances per d_k")
+        display.table(
+            pd.DataFrame(variance, index=[f"d_k = {d}" for d in grid]), alt_text="Simulated variances per d_k"
+        )
 
 
 def saturation_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
@@ -446,7 +450,7 @@ def gradient_numbers(grid: tuple[int, ...], d_k: int, curves: dict[str, dict[str
                 },
                 index=[f"d_k = {d}" for d in grid],
             ),
-            alt="Quantiles of |dL/dq| per d_k, without and with scaling",
+            alt_text="Quantiles of |dL/dq| per d_k, without and with scaling",
         )
 
 

@@ -79,7 +79,7 @@ def worked_example(lab: LabInput, scores: torch.Tensor) -> None:
         "embedding x_j, dimension by dimension (one column per dimension d), and the last column adds the "
         "products up: that sum is the score."
     )
-    display.table(term_frame, alt="Dot-product terms per dimension and their sum")
+    display.table(term_frame, alt_text="Dot-product terms per dimension and their sum")
     key = (q + 1) % lab.T if lab.T > 1 else q
     products = products_sum_text(X[q].tolist(), X[key].tolist(), scores[q, key].item())
     st.markdown(f"For example, with the key “{labels[key]}”: {products}")
@@ -119,7 +119,7 @@ def all_scores(lab: LabInput, steps: ac.AttentionSteps) -> None:
         "Row *i* holds the scores of query *i* against every key *j*. The row of the query above is the "
         "column “score: the sum over d” of the table above."
     )
-    cell_click.clickable_matrix(
+    display.matrix(
         steps.scores,
         lab.labels,
         lab.labels,
@@ -149,7 +149,7 @@ def length_and_direction(lab: LabInput, row: torch.Tensor) -> None:
             {"dot product x_q · x_j": row.tolist(), "length |x_j|": norms.tolist(), "cosine cos θ": cosines.tolist()},
             index=list(labels),
         ),
-        alt=f"Dot product and cosine similarity of {query} with every token",
+        alt_text=f"Dot product and cosine similarity of {query} with every token",
     )
     best = highest_score(row)
     if row[best] > row[q]:

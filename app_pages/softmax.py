@@ -129,7 +129,7 @@ def worked_example(lab: LabInput, scores_row: torch.Tensor) -> None:
 5. Divide each exponential by Σ: those are the weights.
 """
     )
-    display.table(worked, alt=f"Softmax worked for the query {query}")
+    display.table(worked, alt_text=f"Softmax worked for the query {query}")
     top, top_weight = max_weight(row.weights)
     first = 0
     st.markdown(
@@ -190,7 +190,9 @@ maximum, their sum is at least 1.
     else:
         left, right = st.columns([2, 3])
         with left:
-            display.table(pitfall_table(labels, scores[q], naive, weights[q]), alt="Divide by the sum versus softmax")
+            display.table(
+                pitfall_table(labels, scores[q], naive, weights[q]), alt_text="Divide by the sum versus softmax"
+            )
         with right:
             pitfall_bars(labels, naive, weights[q])
     with display.slot():
@@ -212,7 +214,7 @@ def pitfall_bars(labels: tuple[str, ...], naive: torch.Tensor, weights_row: torc
     row_bars(
         labels,
         {"s / Σ s (pitfall)": naive, "softmax": weights_row},
-        title="The query's row: divide by the sum vs softmax",  # no token in it: another query swaps data only
+        title="The query's row: divide by the sum vs softmax",
         y_title="weight",
     )
 
@@ -226,7 +228,9 @@ def pitfall_beside_000(lab: LabInput, scores_row: torch.Tensor, naive: torch.Ten
     left, right = st.columns(2)
     with left:
         st.markdown(f"**This input, “{lab.query_label}”**: all “weights” between 0 and 1")
-        display.table(pitfall_table(lab.labels, scores_row, naive, weights_row), alt="Divide by the sum, this input")
+        display.table(
+            pitfall_table(lab.labels, scores_row, naive, weights_row), alt_text="Divide by the sum, this input"
+        )
     with right:
         st.markdown(
             f"**{display.tutorial_name('000', capital=True)}, “{labels_000[q_000]}”**: Σ s = "
@@ -234,7 +238,7 @@ def pitfall_beside_000(lab: LabInput, scores_row: torch.Tensor, naive: torch.Ten
         )
         display.table(
             pitfall_table(labels_000, example.scores[q_000], naive_000, example.weights[q_000]),
-            alt="Divide by the sum, the “How self attention works in Transformer” tutorial's self",
+            alt_text="Divide by the sum, the “How self attention works in Transformer” tutorial's self",
         )
     pitfall_bars(lab.labels, naive, weights_row)  # the learner's query, as the chart's title says
     st.caption(
@@ -268,7 +272,7 @@ attention. Nothing constrains the columns: a column sum is the total attention o
 all queries, anywhere between 0 and T. The “scaled_dot_product” tutorial checks this with its own numbers (a column sum of 0.8194).
 """
     )
-    cell_click.clickable_matrix(
+    display.matrix(
         weights,
         labels,
         labels,
@@ -286,7 +290,7 @@ all queries, anywhere between 0 and T. The “scaled_dot_product” tutorial che
         with_sums(weights),  # (T + 1, T + 1)
         [*labels, "column sum"],
         [*labels, "row sum"],
-        alt="Weights with row sums and column sums",
+        alt_text="Weights with row sums and column sums",
     )
 
 
@@ -334,7 +338,6 @@ def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
         help="The entropy when every weight is 1/T.",
     )
     col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
-    # the title names neither the query nor t (the legend and the caption do): a new t swaps the data only
     hot_title = "The query's weights at t = 1 and at the t above"
     hot_rows = {"t = 1": weights[q], f"t = {temperature:g}": hot[q]}  # one series at t = 1
     st.caption(
@@ -355,12 +358,12 @@ def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
 
 def hot_heatmap(lab: LabInput, hot_steps: ac.AttentionSteps) -> None:
     """The weights at temperature t; a clicked cell shows its softmax of scores / t (reruns the fragment only)."""
-    cell_click.clickable_heatmap(
+    display.heatmap(
         hot_steps.weights,
         lab.labels,
         lab.labels,
         kind="weights",
-        title="Weights at the temperature t above",  # no number: a new t swaps the chart's data, not the chart
+        title="Weights at the temperature t above",
         key="softmax_temperature_chart",
         explain=cell_click.weights_of(hot_steps),
         highlight_row=lab.query_label,
@@ -443,7 +446,7 @@ query i's "weights" no longer add up to 1, so its output is not an average of th
         with_sums(wrong),  # (T + 1, T + 1)
         [*labels, "column sum"],
         [*labels, "row sum"],
-        alt="Pitfall: softmax down the columns, with row and column sums",
+        alt_text="Pitfall: softmax down the columns, with row and column sums",
     )
     display.download_csv(
         to_frame(wrong, labels, labels),

@@ -8,7 +8,7 @@ from attention_core import cell_math
 from attention_core import trained_model as tm
 from attention_core.exercises import TrainedMaterial
 from attention_core.tables import to_frame
-from ui import cell_click, charts, display, inputs, lessons, path, trained
+from ui import charts, display, inputs, lessons, path, trained
 from ui.exercises import exercises_section
 from ui.format import format_number, plural
 from ui.inputs import LabInput
@@ -95,7 +95,7 @@ def model_card(loaded: tm.TrainedModel) -> None:
             f"then unit length) gives these; largest difference from the printed numbers: {format_number(gap)} "
             "(they are printed to 4 decimals)."
         )
-        display.table(similarity, tm.PUBLISHED_SENTENCES, tm.PUBLISHED_SENTENCES, alt="Reproduced similarities")
+        display.table(similarity, tm.PUBLISHED_SENTENCES, tm.PUBLISHED_SENTENCES, alt_text="Reproduced similarities")
 
 
 def pieces_section(forward: tm.Forward) -> None:
@@ -205,12 +205,12 @@ def one_head(
     weights = forward.attentions[ref.layer, ref.head]  # (T, T)
     st.subheader(f"3. {ref.name.capitalize()}: “{label}”")
     title = f"Weights of {ref.name}"
-    cell_click.clickable_heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
+    display.heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
         weights,
         pieces,
         pieces,
         kind="weights",
-        title="Weights of this head",  # the same chart for every head (the heading names it): only its data change
+        title="Weights of this head",
         key="tm_head_weights",
         explain=weight_of(steps),
         highlight_row=pieces[query],
@@ -225,11 +225,10 @@ def one_head(
         focus = pieces[query] if len(pieces) > LINE_VIEW_ALL_PIECES else None
         shown = f"the lines of “{pieces[query]}” only (long sentence)" if focus else "hover a piece to see its lines"
         st.markdown(f"**Line view** (as BertViz draws it): {shown}.")
-        # the same title for every head (the heading names it): a new head only swaps the lines' data
         display.line_view(weights, pieces, title="Lines of this head", focus=focus)
     with row_column:
         st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
-        display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt="The query's row of weights")
+        display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt_text="The query's row of weights")
         entropy = float(ac.row_entropy(weights[query : query + 1])[0])
         st.caption(
             f"Its entropy −Σ w ln w: {format_number(entropy)} nats (a uniform row: ln {len(pieces)} = "
@@ -277,7 +276,7 @@ def by_hand(
         "every later layer gets the previous layer's output."
     )
     dims = [f"d{i + 1}" for i in range(SLICE)]
-    display.table(X[:, :SLICE], pieces, dims, alt="Hidden state slice")
+    display.table(X[:, :SLICE], pieces, dims, alt_text="Hidden state slice")
     first_row, last_row = ref.weight_rows
     st.markdown(
         f"**This head's weights**: rows {first_row} to {last_row} of the layer's query, key and "
@@ -287,10 +286,10 @@ def by_hand(
     k_dims = [f"k{i + 1}" for i in range(SLICE)]
     shown = st.radio("Show", ["W_q", "W_k", "W_v", "biases"], horizontal=True, key="tm_param")
     if shown == "biases":
-        display.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], k_dims, alt="Bias slices")
+        display.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], k_dims, alt_text="Bias slices")
     else:
         W = {"W_q": params.W_q, "W_k": params.W_k, "W_v": params.W_v}[shown]  # (d_model, d_k)
-        display.table(W[:SLICE, :SLICE], dims, k_dims, alt=f"{shown} slice")
+        display.table(W[:SLICE, :SLICE], dims, k_dims, alt_text=f"{shown} slice")
     st.markdown(
         "Then lessons 4, 1, 5, 2 and 3 in order: Q = X W_q + b_q (and K, V alike), scores = Q Kᵀ, "
         f"scaled by √{tm.D_K}, softmax along each row, context = weights V."
@@ -309,11 +308,11 @@ def by_hand(
     explain = step_explain(step, X, params, steps)
     if step in ("scores", "scaled scores", "weights"):  # (T, T)
         kind = "weights" if step == "weights" else "scores"
-        cell_click.clickable_heatmap(
+        display.heatmap(
             matrix, pieces, pieces, kind=kind, title=f"{step} by hand", key="tm_by_hand_square", explain=explain
         )
     else:  # Q, K, V, context: (T, d_k), first columns
-        cell_click.clickable_heatmap(
+        display.heatmap(
             matrix[:, :SLICE],
             pieces,
             k_dims,
@@ -441,7 +440,9 @@ def heads_linking(sentence: str, forward: tm.Forward, chosen: tm.QueryPiece) -> 
     )
     names = [f"layer {layer}, head {head}" for layer, head in zip(ranked["layer"], ranked["head"], strict=True)]
     column = f"weight {pieces[query]} → {pieces[key]}"
-    display.table(ranked[["weight"]].set_axis(names).set_axis([column], axis=1), alt=f"Heads ranked by the {column}")
+    display.table(
+        ranked[["weight"]].set_axis(names).set_axis([column], axis=1), alt_text=f"Heads ranked by the {column}"
+    )
 
 
 def try_this(sentence: str) -> tuple[lessons.Experiment, ...]:

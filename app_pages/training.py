@@ -10,7 +10,7 @@ from attention_core import cell_math
 from attention_core import training as tr
 from attention_core.exercises import TrainingMaterial
 from attention_core.masks import causal_mask
-from ui import cell_click, charts, display, inputs, path, training_runs
+from ui import charts, display, inputs, path, training_runs
 from ui.exercises import exercises_section
 from ui.format import format_number
 from ui.inputs import LabInput
@@ -223,7 +223,7 @@ def closer_look(snapshot: tr.Snapshot, labels: list[str]) -> None:
             "Head", choices, format_func=lambda c: f"Layer {c[0] + 1}, head {c[1] + 1}", key="training_look"
         )
     weights = snapshot.weights[layer, head]  # (T, T)
-    cell_click.clickable_heatmap(
+    display.heatmap(
         weights,
         labels,
         labels,

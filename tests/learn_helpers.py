@@ -60,7 +60,7 @@ def _params(spec) -> list[dict]:
 
 
 def clickable_keys(at: AppTest) -> list[str]:
-    """Keys of the charts that carry the 'cell' selection of cell_click.clickable_heatmap."""
+    """Keys of the charts that carry the 'cell' selection of display.heatmap(..., explain=...)."""
     keys = []
     for chart in charts(at):
         spec = json.loads(chart.proto.spec)

@@ -1,4 +1,4 @@
-"""ui/display.py: one number format per cell and the cached chart specs."""
+"""ui/display.py and the machinery behind it (ui/_drawing.py): one number format per cell, the kept chart specs."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import torch
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
-from ui import charts, display
+from ui import _drawing, charts
 
 
 def table_app() -> None:
@@ -22,7 +22,7 @@ def table_app() -> None:
     from ui import display
 
     frame = pd.DataFrame({"plain": [1.0, 0.25], "tiny": [3e-7, 0.5], "zero": [0.0, 1.0226e36]}, index=["a", "b"])
-    display.table(frame, alt="mixed")
+    display.table(frame, alt_text="mixed")
 
 
 def test_a_table_formats_each_cell_by_itself_and_keeps_numbers():
@@ -44,16 +44,16 @@ def replayed_tables_app() -> None:
     weights = torch.tensor([[0.5, 0.0], [3e-7, 1.0]], dtype=torch.float64)
     for column in st.columns(2):
         with column:
-            display.table(weights, ["a", "b"], ["x", "y"], alt="weights")
-    display.table(torch.tensor([[0.25, 0.75], [1.5, 2.5]]), ["a", "b"], ["x", "y"], alt="weights")
+            display.table(weights, ["a", "b"], ["x", "y"], alt_text="weights")
+    display.table(torch.tensor([[0.25, 0.75], [1.5, 2.5]]), ["a", "b"], ["x", "y"], alt_text="weights")
 
 
 def test_a_table_is_drawn_once_per_content_and_replayed_where_it_is_called(monkeypatch):
     """drawn_table is a st.cache_data function: the same numbers, labels and alt text are drawn once
     and replayed in the container of each call; a rerun draws nothing anew."""
     drawn = []
-    monkeypatch.setattr(display, "plain_decimals", lambda frame: drawn.append(frame.shape) or False)
-    display.drawn_table.clear()
+    monkeypatch.setattr(_drawing, "plain_decimals", lambda frame: drawn.append(frame.shape) or False)
+    _drawing.drawn_table.clear()
     at = AppTest.from_function(replayed_tables_app).run()
     assert not at.exception and len(drawn) == 2  # two contents: the repeated table was replayed
     first, second = (column.dataframe[0] for column in at.columns)
@@ -84,7 +84,7 @@ def test_any_frame_is_drawn_once_per_content_and_options_and_replayed_in_place(m
 
     drawn, dataframe = [], st.dataframe
     monkeypatch.setattr(st, "dataframe", lambda *args, **kwargs: drawn.append(1) or dataframe(*args, **kwargs))
-    display.drawn_frame.clear()
+    _drawing.drawn_frame.clear()
     at = AppTest.from_function(frame_tables_app).run()
     assert not at.exception and len(drawn) == 2
     shown = [column.dataframe[0].value["may attend"].tolist() for column in at.columns]
@@ -96,34 +96,36 @@ def test_any_frame_is_drawn_once_per_content_and_options_and_replayed_in_place(m
 
 def test_the_table_key_changes_with_any_number_label_type_or_alt_text():
     matrix, rows, cols = torch.tensor([[0.5, 0.0], [3e-7, 1.0]]), ["a", "b"], ["x", "y"]
-    key = display.table_key(matrix, rows, cols, "w")
+    key = _drawing.table_key(matrix, rows, cols, "w")
     nudged = matrix.clone()
     nudged[1, 0] += 1e-9
     others = [
-        display.table_key(nudged, rows, cols, "w"),
-        display.table_key(matrix, ["a", "c"], cols, "w"),
-        display.table_key(matrix, rows, ["y", "x"], "w"),
-        display.table_key(matrix, rows, cols, "v"),
-        display.table_key(matrix.T, cols, rows, "w"),
+        _drawing.table_key(nudged, rows, cols, "w"),
+        _drawing.table_key(matrix, ["a", "c"], cols, "w"),
+        _drawing.table_key(matrix, rows, ["y", "x"], "w"),
+        _drawing.table_key(matrix, rows, cols, "v"),
+        _drawing.table_key(matrix.T, cols, rows, "w"),
     ]
-    assert key == display.table_key(matrix.clone(), list(rows), list(cols), "w")
+    assert key == _drawing.table_key(matrix.clone(), list(rows), list(cols), "w")
     assert len({key, *others}) == 6
     frame = pd.DataFrame({"n": [1, 2]}, index=["a", "b"])
-    assert display.table_key(frame, None, None, None) != display.table_key(frame.astype(float), None, None, None)
+    assert _drawing.table_key(frame, None, None, None) != _drawing.table_key(frame.astype(float), None, None, None)
 
 
 def test_plain_decimals_only_when_every_cell_reads_at_4_decimals():
-    assert display.plain_decimals(pd.DataFrame({"a": [0.5, -2.0], "b": [1.0, 12.0]}))
+    assert _drawing.plain_decimals(pd.DataFrame({"a": [0.5, -2.0], "b": [1.0, 12.0]}))
     for odd in (0.0, 3e-7, 2e6, float("nan"), float("-inf")):
-        assert not display.plain_decimals(pd.DataFrame({"a": [0.5, odd], "b": [1.0, 12.0]}))
+        assert not _drawing.plain_decimals(pd.DataFrame({"a": [0.5, odd], "b": [1.0, 12.0]}))
 
 
 def test_heatmap_spec_and_data_are_apart_and_in_sentence_order():
     labels = ("the (1)", "cat", "the (2)")
     values = np.array([[1.0, 0.0, 2e-7], [0.5, 0.25, 0.25], [0.1, 0.2, 0.7]])
-    spec = display.heatmap_spec.__wrapped__(labels, labels, "weights", "w", "query", "key", "weight (fixed 0–1)")
+    spec = _drawing.heatmap_spec.__wrapped__(
+        labels, labels, _drawing.HeatmapStyle(title="w", colour_title="weight (fixed 0–1)")
+    )
     cells = (values.tobytes(), values.shape, labels, labels)
-    data = convert_arrow_bytes_to_pandas_df(display.heatmap_data.__wrapped__(*cells, "weights", None, False, 230))
+    data = convert_arrow_bytes_to_pandas_df(_drawing.heatmap_data.__wrapped__(*cells, "weights", None, False, 230))
     assert "datasets" not in spec and spec["data"] == {"name": charts.CELLS_DATA}  # the data travel by name
     assert list(data["row"][:3]) == ["the (1)"] * 3 and list(data["col"][:3]) == list(labels)
     assert list(data["short"][:3]) == ["1.0000", "0", "2.0000e-07"]  # the table's formatter, per cell
@@ -139,12 +141,12 @@ LABEL_SETS = [
     (("only",), None),
     (tuple(f"w{i}" for i in range(40)), None),
 ]
-HEATMAP_LAYOUTS = [
-    ("weights", "Attention weights", "query", "key", "weight", False, 230, False),
-    ("scores", "Scores", "query", "key", "score", False, 230, True),
-    ("values", "X", "token", "dimension", "value", False, 230, False),
-    ("mask", "Mask", "query", "key", "may attend", False, 230, False),
-    ("weights", "Head 3", "query", "key", "weight", True, 150, False),
+HEATMAP_STYLES = [
+    _drawing.HeatmapStyle("weights", "Attention weights", "query", "key", "weight", False, 230, False),
+    _drawing.HeatmapStyle("scores", "Scores", "query", "key", "score", False, 230, True),
+    _drawing.HeatmapStyle("values", "X", "token", "dimension", "value", False, 230, False),
+    _drawing.HeatmapStyle("mask", "Mask", "query", "key", "may attend", False, 230, False),
+    _drawing.HeatmapStyle("weights", "Head 3", "query", "key", "weight", True, 150, False),
 ]
 
 
@@ -154,22 +156,22 @@ def without_view_names(spec: dict) -> str:
 
 
 @pytest.mark.parametrize("rows, cols", LABEL_SETS)
-@pytest.mark.parametrize("layout", HEATMAP_LAYOUTS)
-def test_a_heatmap_spec_given_its_labels_is_the_spec_built_with_them(rows, cols, layout):
+@pytest.mark.parametrize("style", HEATMAP_STYLES)
+def test_a_heatmap_spec_given_its_labels_is_the_spec_built_with_them(rows, cols, style):
     cols = cols or rows
-    given = display.heatmap_spec(rows, cols, *layout)
-    built = display.heatmap_template(rows, cols, *layout)
+    given = _drawing.heatmap_spec(rows, cols, style)
+    built = _drawing.heatmap_template(rows, cols, style)
     assert without_view_names(given) == without_view_names(built)
-    if layout[-1]:  # a clickable heatmap: its selection names the view it lives in
+    if style.selectable:  # a clickable heatmap: its selection names the view it lives in
         assert given["params"][0]["views"][0] == given["layer"][-1]["name"]
 
 
 def test_a_new_sentence_of_the_same_length_reuses_the_built_heatmap():
-    layout = HEATMAP_LAYOUTS[0]
-    display.heatmap_spec(("a", "b", "c"), ("a", "b", "c"), *layout)
-    built = display.heatmap_template.cache_info().misses
-    spec = display.heatmap_spec(("x", "y", "z"), ("x", "y", "z"), *layout)
-    assert display.heatmap_template.cache_info().misses == built  # no Altair chart built
+    style = HEATMAP_STYLES[0]
+    _drawing.heatmap_spec(("a", "b", "c"), ("a", "b", "c"), style)
+    built = _drawing.heatmap_template.store.made
+    spec = _drawing.heatmap_spec(("x", "y", "z"), ("x", "y", "z"), style)
+    assert _drawing.heatmap_template.store.made == built  # no Altair chart built
     assert ["x", "y", "z"] in [
         layer["encoding"]["y"].get("sort") for layer in spec["layer"] if "y" in layer.get("encoding", {})
     ]
@@ -178,7 +180,7 @@ def test_a_new_sentence_of_the_same_length_reuses_the_built_heatmap():
 
 def test_chart_spec_builds_any_chart_function_by_name_with_its_data_as_arrow():
     data = pd.DataFrame({"token": ["a", "b"], "value": [0.25, 0.75]})
-    spec = display.chart_spec("bars", (data,), (("order", ("a", "b")), ("x", "token"), ("y", "value")))
+    spec = _drawing.chart_spec("bars", (data,), (("order", ("a", "b")), ("x", "token"), ("y", "value")))
     assert spec["mark"]["type"] == "bar" and spec["encoding"]["x"]["sort"] == ["a", "b"]
     (arrow,) = spec["datasets"].values()
     assert convert_arrow_bytes_to_pandas_df(arrow)["value"].tolist() == [0.25, 0.75]
@@ -186,15 +188,15 @@ def test_chart_spec_builds_any_chart_function_by_name_with_its_data_as_arrow():
 
 def test_fingerprint_tells_content_apart_and_keeps_equal_content_equal():
     frame = pd.DataFrame({"token": ["a", "b"], "value": [0.25, 0.75]})
-    assert display.fingerprint((frame, 3, "x")) == display.fingerprint((frame.copy(), 3, "x"))
+    assert _drawing.fingerprint((frame, 3, "x")) == _drawing.fingerprint((frame.copy(), 3, "x"))
     changed = frame.assign(value=[0.25, 0.7500001])
-    assert display.fingerprint(frame) != display.fingerprint(changed)
-    assert display.fingerprint(torch.ones(2)) != display.fingerprint(torch.ones(3))
-    assert display.fingerprint({"b": [1], "a": (2,)}) == display.fingerprint({"a": (2,), "b": [1]})
+    assert _drawing.fingerprint(frame) != _drawing.fingerprint(changed)
+    assert _drawing.fingerprint(torch.ones(2)) != _drawing.fingerprint(torch.ones(3))
+    assert _drawing.fingerprint({"b": [1], "a": (2,)}) == _drawing.fingerprint({"a": (2,), "b": [1]})
 
 
 def test_kept_makes_each_item_once_and_drops_the_oldest():
-    kept, made = display.Kept(2), []
+    kept, made = _drawing.Kept(2), []
 
     def make(key):
         return lambda: made.append(key) or key.upper()
@@ -261,8 +263,8 @@ def test_the_query_row_is_its_own_dataset_and_outlined():
 def test_very_large_tables_fall_back_to_one_format_per_column():
     frame = pd.DataFrame(np.full((70, 70), 0.5))
     frame.iloc[3, 2] = 1e-9
-    formats = display.column_formats(frame)
-    assert formats[2] == "%.4e" and formats[0] == "%.4f" and frame.size > display.MAX_STYLED_CELLS
+    formats = _drawing.column_formats(frame)
+    assert formats[2] == "%.4e" and formats[0] == "%.4f" and frame.size > _drawing.MAX_STYLED_CELLS
 
 
 def line_view_app() -> None:
@@ -302,7 +304,7 @@ def test_chart_specs_of_new_numbers_differ_only_in_their_data():
     """Dataset names are positions, not hashes of the numbers: the browser swaps the data in."""
     first = pd.DataFrame({"token": ["a", "b"], "value": [0.25, 0.75]})
     second = pd.DataFrame({"token": ["a", "b"], "value": [0.5, 0.5]})
-    specs = [display.chart_spec("bars", (frame,), (("x", "token"), ("y", "value"))) for frame in (first, second)]
+    specs = [_drawing.chart_spec("bars", (frame,), (("x", "token"), ("y", "value"))) for frame in (first, second)]
     bodies = [{key: value for key, value in spec.items() if key != "datasets"} for spec in specs]
     assert bodies[0] == bodies[1]
     assert list(specs[0]["datasets"]) == ["lab_data_0"]
@@ -354,5 +356,5 @@ def test_a_frame_fingerprint_tells_apart_values_types_labels_and_index_names():
         frame.set_index("T").rename_axis("tokens"),
         frame.set_axis(["a", "b"]),
     ]
-    assert len({display.fingerprint(variant) for variant in variants}) == len(variants)
-    assert display.fingerprint(frame.copy()) == display.fingerprint(frame)
+    assert len({_drawing.fingerprint(variant) for variant in variants}) == len(variants)
+    assert _drawing.fingerprint(frame.copy()) == _drawing.fingerprint(frame)

@@ -1,10 +1,11 @@
 """Click any cell of a heatmap for its arithmetic with the real numbers, right below the chart.
 
-``clickable_heatmap`` draws the heatmap with an Altair point selection on (row, col), reruns on a
-click, keeps the clicked cell in st.session_state (so it survives reruns of the page) and renders
-``explain(row_index, col_index)`` (an ``attention_core.cell_math`` result) below. Beyond
-``charts.MAX_CHART_TOKENS`` tokens the heatmap is a raster image and two pickers choose the cell.
-The ``*_of`` helpers build the ``explain`` callback for the usual matrices of ``AttentionSteps``.
+``display.heatmap(..., key=..., explain=...)`` (and ``display.matrix``) draws the heatmap with an Altair point
+selection on (row, col) that reruns on a click; ``explained_cell`` keeps the clicked cell in st.session_state
+(so it survives reruns of the page) and renders ``explain(row_index, col_index)`` (an
+``attention_core.cell_math`` result) below. Beyond ``charts.MAX_CHART_TOKENS`` tokens the heatmap is a raster
+image and two pickers choose the cell. The ``*_of`` helpers build the ``explain`` callback for the usual
+matrices of ``AttentionSteps``.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ import torch
 
 from attention_core import cell_math
 from attention_core.cell_math import CellExplanation, ContextCell, MaskedCell, ProjectionCell, ScoreCell, WeightCell
-from attention_core.tables import to_frame
-from ui import charts, display
+from ui import charts
 from ui.format import exp_text, format_number, products_sum_text, quotient_text, sum_text
 
 MAX_TERMS = 12  # terms written out before "…"
@@ -30,41 +30,21 @@ def state_key(key: str) -> str:
     return f"_cell:{key}"
 
 
-def clickable_heatmap(
-    matrix: torch.Tensor,
+def explained_cell(
+    event: dict | None,
     rows: Sequence[str],
     cols: Sequence[str],
     *,
-    kind: charts.Kind = "weights",
-    title: str = "",
     key: str,
     explain: Explain,
+    title: str = "",
     row_title: str = "query",
     col_title: str = "key",
-    highlight_row: str | None = None,
-    domain: charts.Domain | None = None,
-    compact: bool = False,
-    panel_px: int = 230,
 ) -> tuple[int, int] | None:
-    """A heatmap whose cells explain themselves when clicked; returns the (row, col) indices shown, or None.
+    """Below a heatmap drawn with ``key``: the clicked (or kept) cell's arithmetic; returns its (row, col) indices.
 
-    ``compact`` and ``panel_px`` draw it as a panel of a grid (display.heatmap's compact panel).
+    ``event`` is the chart's selection event, or None for a raster image (pickers choose the cell then).
     """
-    rows, cols = tuple(rows), tuple(cols)
-    event = display.heatmap(
-        matrix,
-        rows,
-        cols,
-        kind=kind,
-        title=title,
-        row_title=row_title,
-        col_title=col_title,
-        highlight_row=highlight_row,
-        domain=domain,
-        compact=compact,
-        panel_px=panel_px,
-        key=key,
-    )
     if event is None:  # a raster image: pickers instead of clicks
         cell = picked_cell(rows, cols, key=key, row_title=row_title, col_title=col_title)
     else:
@@ -82,59 +62,6 @@ def clickable_heatmap(
             return None
         render(explain(*indices), rows, cols, row_title=row_title, col_title=col_title)
     return indices
-
-
-def clickable_matrix(
-    matrix: torch.Tensor,
-    rows: Sequence[str],
-    cols: Sequence[str],
-    *,
-    key: str,
-    explain: Explain,
-    kind: charts.Kind = "weights",
-    title: str = "",
-    row_title: str = "query",
-    col_title: str = "key",
-    download: str | None = None,
-    highlight_row: str | None = None,
-) -> None:
-    """display.matrix with a clickable heatmap: heatmap (+ the clicked cell's arithmetic) and table tabs, CSV."""
-    chart_tab, table_tab = st.tabs(["Heatmap", "Table"])
-    with chart_tab:
-        clickable_heatmap(
-            matrix,
-            rows,
-            cols,
-            kind=kind,
-            title=title,
-            key=key,
-            explain=explain,
-            row_title=row_title,
-            col_title=col_title,
-            highlight_row=highlight_row,
-        )
-    with table_tab:
-        display.table(matrix, rows, cols, alt=title)
-    if download:
-        display.download_csv(to_frame(matrix, rows, cols), download, label=f"Download {title or 'this matrix'} as CSV")
-
-
-def output_matrix(
-    steps, W_o: torch.Tensor, rows: Sequence[str], cols: Sequence[str], *, key: str, title: str, download: str
-) -> None:
-    """A multi-head block's output (concat W_o), clickable: an entry is a concatenated row · a column of W_o."""
-    st.caption("Click a cell: an output entry is the token's concatenated row (x below) · a column of W_o.")
-    clickable_matrix(
-        steps.output,
-        rows,
-        cols,
-        kind="values",
-        title=title,
-        col_title="dimension",
-        key=key,
-        explain=projection_of(steps.concat, W_o),
-        download=download,
-    )
 
 
 def picked_cell(rows, cols, *, key: str, row_title: str, col_title: str) -> tuple[str, str]:
@@ -244,6 +171,17 @@ def weights_of(steps) -> Explain:
 def projection_of(X: torch.Tensor, W: torch.Tensor) -> Explain:
     """explain for X W (Q, K or V): the dot product of a token's row with a column of W."""
     return lambda i, c: cell_math.explain_projection(X, W, i, c)
+
+
+def output_options(steps, W_o: torch.Tensor) -> dict:
+    """display.matrix options for a multi-head block's output (concat W_o): an entry is a concatenated row · a
+    column of W_o (its explain), the caption that says so, and the output's kind and column title."""
+    return {
+        "kind": "values",
+        "col_title": "dimension",
+        "explain": projection_of(steps.concat, W_o),
+        "caption": "Click a cell: an output entry is the token's concatenated row (x below) · a column of W_o.",
+    }
 
 
 def context_of(steps) -> Explain:

@@ -821,8 +821,9 @@ def head_grid_layout(num_layers: int, num_heads: int) -> tuple[int, int]:
     return width, height
 
 
-def _panel_origin(layer: pd.Series, head: pd.Series) -> tuple[pd.Series, pd.Series]:
-    """Top-left pixel of each (1-based) layer/head panel."""
+def _panel_origin(layer, head):
+    """Top-left pixel of each (1-based) layer/head panel: of Series of numbers, or of Vega expressions
+    (``alt.datum.layer``), for the browser to compute; the one place this pixel math is written."""
     x = 56 + (head - 1) * (GRID_PANEL_PX + GRID_GAP_PX)
     y = 22 + (layer - 1) * (GRID_PANEL_PX + GRID_LABEL_PX + GRID_GAP_PX) + GRID_LABEL_PX
     return x, y
@@ -838,6 +839,7 @@ def all_heads_grid(cells: pd.DataFrame, labels: pd.DataFrame, T: int, *, pick: s
     width, height = head_grid_layout(int(labels["layer"].max()), int(labels["head"].max()))
     cell = GRID_PANEL_PX / T
     px, py = _panel_origin(labels["layer"], labels["head"])
+    cell_x, cell_y = _panel_origin(alt.datum.layer, alt.datum.head)  # each cell's panel, computed in the browser
     panels = labels.assign(x=px, y=py, x2=px + GRID_PANEL_PX, y2=py + GRID_PANEL_PX, tx=px + GRID_PANEL_PX / 2)
     x_scale, y_scale = _grid_scales(width, height)
     x = alt.X("x:Q", axis=None, scale=x_scale)
@@ -845,11 +847,7 @@ def all_heads_grid(cells: pd.DataFrame, labels: pd.DataFrame, T: int, *, pick: s
     picked = alt.selection_point(name=pick, fields=["layer", "head"], on="click", clear=False)
     heat = (
         alt.Chart()
-        .transform_calculate(
-            x=f"56 + (datum.head - 1) * {GRID_PANEL_PX + GRID_GAP_PX} + datum.col_pos * {cell}",
-            y=f"22 + (datum.layer - 1) * {GRID_PANEL_PX + GRID_LABEL_PX + GRID_GAP_PX} + {GRID_LABEL_PX}"
-            f" + datum.row_pos * {cell}",
-        )
+        .transform_calculate(x=cell_x + alt.datum.col_pos * cell, y=cell_y + alt.datum.row_pos * cell)
         .transform_calculate(x2=f"datum.x + {cell}", y2=f"datum.y + {cell}")
         .mark_rect()
         .encode(
@@ -930,7 +928,7 @@ def grid_highlight(layer: int, head: int, num_layers: int = 6, num_heads: int = 
     x_scale, y_scale = _grid_scales(*head_grid_layout(num_layers, num_heads))
     return (
         alt.Chart(grid_highlight_frame(layer, head))
-        .mark_rect(fillOpacity=0, stroke="#e8590c", strokeWidth=3)
+        .mark_rect(fillOpacity=0, stroke=HIGHLIGHT, strokeWidth=3)
         .encode(
             x=alt.X("x:Q", axis=None, scale=x_scale),
             x2="x2:Q",

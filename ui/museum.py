@@ -404,14 +404,19 @@ def symptom(evidence: Evidence, number: int) -> None:
     with given_column:
         st.markdown(f"**It is given** {evidence.given_name}")
         display.table(
-            evidence.given, evidence.given_rows, evidence.given_cols, alt=f"Exhibit {number}: what the code is given"
+            evidence.given,
+            evidence.given_rows,
+            evidence.given_cols,
+            alt_text=f"Exhibit {number}: what the code is given",
         )
     with result_column:
         st.markdown(f"**It gives** {evidence.result_name}")
         if isinstance(evidence.wrong, str):
             st.code(evidence.wrong, language="text", wrap_lines=True)
         else:
-            display.table(evidence.wrong, evidence.rows, evidence.cols, alt=f"Exhibit {number}: what the code gives")
+            display.table(
+                evidence.wrong, evidence.rows, evidence.cols, alt_text=f"Exhibit {number}: what the code gives"
+            )
 
 
 def spot_the_bug(item: Exhibit, number: int) -> dict:
@@ -448,12 +453,12 @@ def reveal(item: Exhibit, evidence: Evidence, number: int) -> None:
     st.code(item.right_code, language="python", line_numbers=True, wrap_lines=True)
     if isinstance(evidence.wrong, str) or evidence.wrong.shape != evidence.right.shape:
         st.markdown(f"**What it should be:** {evidence.result_name}")
-        display.table(evidence.right, evidence.rows, evidence.cols, alt=f"{item.title}: right result")
+        display.table(evidence.right, evidence.rows, evidence.cols, alt_text=f"{item.title}: right result")
     else:  # one table, the bug's rows right above the right ones: each column compares one number
         st.markdown(f"**What the bug gives and what it should be:** {evidence.result_name}")
         both = torch.cat([evidence.wrong, evidence.right.to(evidence.wrong.dtype)])  # (2 rows, cols)
         labels = [f"bug: {row}" for row in evidence.rows] + [f"right: {row}" for row in evidence.rows]
-        display.table(both, labels, evidence.cols, alt=f"{item.title}: wrong and right results")
+        display.table(both, labels, evidence.cols, alt_text=f"{item.title}: wrong and right results")
     st.markdown(evidence.verdict)
     display.show_code(item.function, title=f"Show the code of exhibit {number}")
 

@@ -12,10 +12,9 @@ import os
 import altair as alt
 import streamlit as st
 import torch
-from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
 from attention_core import trained_model as tm
-from ui import charts, display
+from ui import _drawing, charts
 from ui.format import format_number
 
 FOLDER_VARIABLE = "ATTENTION_LAB_MODEL_DIR"
@@ -49,12 +48,6 @@ def model() -> tm.TrainedModel:
     if isinstance(loaded, str):
         raise tm.ModelUnavailable(loaded)
     return loaded
-
-
-def unavailable_reason() -> str | None:
-    """Why the trained model cannot be used, or None when it loads."""
-    loaded = _load(folder_setting())
-    return loaded if isinstance(loaded, str) else None
 
 
 @st.cache_resource(show_spinner="Fitting a PCA on the model's vocabulary (once per server)…", max_entries=2)
@@ -168,10 +161,10 @@ def published() -> tuple[torch.Tensor, float]:
 GRID_CELLS, HIGHLIGHT_DATA = "cells", "highlight"  # the grid's named datasets: its cells, the frame's one row
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@_drawing.kept(16)
 def grid_spec(sentence: str, pick: str) -> dict:
-    """The all-heads grid's Vega-Lite spec, built once: the cells in the named dataset GRID_CELLS as
-    Arrow bytes (converted once, not per rerun), the label layers inline."""
+    """The all-heads grid's Vega-Lite spec, built once per sentence: the cells in the named dataset GRID_CELLS
+    as Arrow bytes (converted once, not per rerun), the label layers inline."""
     forward_result = forward(sentence)
     cells = tm.grid_frame(forward_result.attentions)
     cells = cells.astype({"layer": "int8", "head": "int8", "row_pos": "int16", "col_pos": "int16", "value": "float32"})
@@ -179,29 +172,21 @@ def grid_spec(sentence: str, pick: str) -> dict:
     chart = charts.all_heads_grid(cells, labels, len(forward_result.pieces), pick=pick)
     with alt.data_transformers.enable("default", max_rows=None):
         spec = chart.to_dict()
-    spec, _ = display.split_data(spec)  # the label layers inline; the cells layers read the top-level data
-    cells_bytes = convert_anything_to_arrow_bytes(cells)
-    return {**spec, "data": {"name": GRID_CELLS}, "datasets": {GRID_CELLS: cells_bytes}}
+    spec, _ = _drawing.split_data(spec)  # the label layers inline; the cells layers read the top-level data
+    return {**spec, "data": {"name": GRID_CELLS}, "datasets": {GRID_CELLS: _drawing.arrow_bytes(cells)}}
 
 
-HIGHLIGHT_DATA = "highlight"  # the named dataset of the frame's one row
-
-
-@st.cache_data(show_spinner=False)
-def highlight_template() -> dict:
-    """The orange frame around a head, as a layer to add to ``grid_spec``'s spec (built once). It reads
-    the named dataset HIGHLIGHT_DATA, so the spec is the same for every head: the browser swaps that
-    one row instead of drawing the 72-head chart anew (a new spec re-embeds it, ~27,000 DOM changes)."""
-    spec = charts.grid_highlight(1, 1).to_dict(validate=False)  # a fixed 1-row layer, tested once
-    spec.pop("datasets")
-    for key in ("$schema", "config"):
-        spec.pop(key, None)
-    return {**spec, "data": {"name": HIGHLIGHT_DATA}}
+@_drawing.kept(1)
+def highlight_layer() -> dict:
+    """The orange frame around a head, as a layer to add to ``grid_spec``'s spec. It reads the named dataset
+    HIGHLIGHT_DATA, so the spec is the same for every head: the browser puts that one row into the drawn grid
+    instead of drawing the 72-head chart anew."""
+    return _drawing.named_layer(charts.grid_highlight(1, 1), HIGHLIGHT_DATA)  # a fixed 1-row layer, tested once
 
 
 def grid_with_highlight(sentence: str, pick: str, layer: int, head: int) -> dict:
     """The grid's spec with the chosen head framed; only the frame's dataset differs from head to head."""
     spec = grid_spec(sentence, pick)
-    frame = convert_anything_to_arrow_bytes(charts.grid_highlight_frame(layer, head))
+    frame = _drawing.arrow_bytes(charts.grid_highlight_frame(layer, head))
     datasets = {**spec["datasets"], HIGHLIGHT_DATA: frame}
-    return {**spec, "layer": [*spec["layer"], highlight_template()], "datasets": datasets}
+    return {**spec, "layer": [*spec["layer"], highlight_layer()], "datasets": datasets}

@@ -24,16 +24,16 @@ import sys
 sys.path.insert(0, {root!r})
 import streamlit as st
 import attention_core as ac
-from ui import cell_click, inputs
+from ui import cell_click, display, inputs
 
 st.title("Cell click")
 lab = inputs.default_input()
 steps = ac.self_attention(lab.X, mask=ac.causal_mask(lab.T))
-cell_click.clickable_heatmap(
+display.heatmap(
     steps.weights, lab.labels, lab.labels, kind="weights", title="weights", key="w",
     explain=cell_click.weights_of(steps),
 )
-cell_click.clickable_heatmap(
+display.heatmap(
     steps.context, lab.labels, ["d1", "d2", "d3"], kind="values", title="context", key="c",
     explain=cell_click.context_of(steps), col_title="entry",
 )

@@ -1,0 +1,141 @@
+"""ui/display.py is the page API only (issue 23): its machinery lives in ui/_drawing.py, one matrix API."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import cell_click, charts, display, trained
+
+UI = Path(__file__).resolve().parents[1] / "ui"
+
+
+def drawing():
+    """ui/_drawing.py (imported here, so that each test of this file fails by itself where it is missing)."""
+    return importlib.import_module("ui._drawing")
+
+
+def source(module) -> str:
+    return Path(inspect.getsourcefile(module)).read_text(encoding="utf-8")
+
+
+def test_display_is_short_and_holds_no_cache():
+    text = source(display)
+    assert len(text.splitlines()) <= 240
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
+    }
+    assert not imported & {"functools", "threading"}
+    for cache in ("cache_data", "cache_resource", "lru_cache", "functools", "Kept"):
+        assert cache not in text
+
+
+def test_heatmap_style_is_a_frozen_dataclass_and_the_key_of_the_kept_template():
+    _drawing = drawing()
+    style = _drawing.HeatmapStyle(kind="scores", title="Scores", colour_title="score")
+    assert dataclasses.is_dataclass(style)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        style.title = "other"  # type: ignore[misc]
+    labels = ("p", "q")
+    _drawing.heatmap_spec(labels, labels, style)
+    made = _drawing.heatmap_template.store.made
+    _drawing.heatmap_spec(("r", "s"), ("r", "s"), dataclasses.replace(style))  # an equal style, other labels
+    assert _drawing.heatmap_template.store.made == made
+    _drawing.heatmap_spec(labels, labels, dataclasses.replace(style, title="Other"))
+    assert _drawing.heatmap_template.store.made == made + 1
+
+
+def test_one_matrix_api():
+    assert not hasattr(cell_click, "clickable_matrix") and not hasattr(cell_click, "clickable_heatmap")
+    for function in (display.heatmap, display.matrix, display.chart):
+        assert "caption" in inspect.signature(function).parameters
+    heatmap = inspect.signature(display.heatmap).parameters
+    assert {"explain", "key"} <= set(heatmap)
+    assert next(iter(inspect.signature(display.matrix).parameters)) == "values"
+
+
+def test_table_has_no_parameter_shadowing_altair():
+    assert "alt" not in inspect.signature(display.table).parameters
+    assert "alt_text" in inspect.signature(display.table).parameters
+
+
+def clickable_matrix_app() -> None:
+    """display.matrix with a clickable heatmap and a caption (for AppTest)."""
+    import torch
+
+    from ui import cell_click, display
+
+    weights = torch.tensor([[0.25, 0.75], [0.5, 0.5]])
+    scores = torch.tensor([[0.0, 1.0986], [0.0, 0.0]])
+    row = {"masked_scores": scores}
+    steps = type("Steps", (), row)
+    display.matrix(
+        weights, ["a", "b"], ["a", "b"], title="w", key="w", explain=cell_click.weights_of(steps), caption="changing"
+    )
+
+
+def test_matrix_draws_the_caption_above_then_a_clickable_heatmap_that_explains_a_kept_cell():
+    at = AppTest.from_function(clickable_matrix_app).run()
+    assert not at.exception
+    assert at.caption[0].value == "changing"
+    assert any("Click any cell of w" in caption.value for caption in at.caption)
+    at.session_state[cell_click.state_key("w")] = ("b", "a")
+    at.run()
+    assert not at.exception
+    assert any("Weight of key “a”" in markdown.value for markdown in at.markdown)
+
+
+def test_trained_shares_the_machinery_and_lost_its_rot():
+    tree = ast.parse(source(trained))
+    assigned = [
+        target.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        for element in node.targets
+        for target in (element.elts if isinstance(element, ast.Tuple) else [element])
+        if isinstance(target, ast.Name)
+    ]
+    assert assigned.count("HIGHLIGHT_DATA") == 1
+    assert not hasattr(trained, "unavailable_reason")
+    assert "convert_anything_to_arrow_bytes" not in source(trained)  # _drawing makes the Arrow bytes
+
+
+def test_the_grid_frame_uses_the_highlight_constant(monkeypatch):
+    monkeypatch.setattr(charts, "HIGHLIGHT", "#123456")
+    assert charts.grid_highlight(1, 1).to_dict()["mark"]["stroke"] == "#123456"
+
+
+def test_the_grid_cells_are_placed_by_the_one_panel_origin(monkeypatch):
+    """The browser's cell positions come from _panel_origin, the function the labels and frame use too."""
+    import altair as alt
+    import pandas as pd
+
+    monkeypatch.setattr(charts, "_panel_origin", lambda layer, head: (head * 1000, layer * 2000))
+    cells = pd.DataFrame({"layer": [1], "head": [1], "row_pos": [0], "col_pos": [0], "value": [1.0]})
+    labels = pd.DataFrame({"layer": [1], "head": [1], "label": ["x"]})
+    with alt.data_transformers.enable("default", max_rows=None):
+        spec = charts.all_heads_grid(cells, labels, 1).to_dict()
+    calculated = {
+        transform["as"]: transform["calculate"]
+        for layer in spec["layer"]
+        for transform in layer.get("transform", [])
+        if "calculate" in transform
+    }
+    assert calculated["x"].startswith("((datum.head * 1000)") and calculated["y"].startswith("((datum.layer * 2000)")
+
+
+@pytest.mark.parametrize("name", ["display", "_drawing", "trained", "cell_click"])
+def test_docstrings_keep_the_why_and_leave_the_figures_to_the_benchmarks(name):
+    text = (UI / f"{name}.py").read_text(encoding="utf-8")
+    assert not re.search(r"\d+(\.\d+)? ?ms\b", text), "milliseconds belong in docs/benchmarks.md"
+    assert "now only" not in text

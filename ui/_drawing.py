@@ -1,0 +1,437 @@
+"""The machinery behind ui.display (and ui.trained's all-heads grid): drawn tables, chart specs, datasets.
+
+Pages never import this module; they call ui.display. What is here:
+
+- tables: ``table_key`` (a digest of what a table shows) and ``drawn_table`` / ``drawn_frame``, which draw;
+- heatmaps: ``HeatmapStyle`` (everything of a heatmap but its labels and numbers), ``heatmap_template`` (built by
+  Altair once per size and style), ``heatmap_spec`` (the template with the real labels swapped in),
+  ``heatmap_data`` / ``outline_data`` (the named Arrow datasets the spec reads);
+- other charts: ``chart_spec`` (any ui.charts function, by name), ``line_view_template``, and the helpers that
+  make a spec's datasets stable names and Arrow bytes (``stable_dataset_names``, ``arrow_datasets``,
+  ``split_data``, ``named_layer``).
+
+A spec holds no number and no query: those travel in named datasets. The same spec with new datasets lets the
+browser put the new data into the drawn chart instead of drawing the chart anew.
+
+Two kinds of cache, each for its own reason, and no other:
+
+- ``st.cache_data`` replays drawn elements. ``drawn_table`` and ``drawn_frame`` draw; on a hit Streamlit replays
+  the element it recorded, in the container of the call, without formatting or converting the table again.
+  Only st.cache_data can replay an element.
+- ``Kept`` (and the ``kept`` decorator) is a bounded store for the whole server process of built things: specs,
+  templates, Arrow datasets, a function's source. They are read-only (Arrow bytes cannot change; Streamlit copies
+  a spec before it edits its top level, the only level it edits), so a plain dict serves them without
+  st.cache_data's argument hashing and pickled copies, which cost more than the build is worth for the dozen
+  small items a page draws per rerun.
+
+(ui.trained's forward passes are st.cache_data for a third reason that is not about drawing: GUIDE rule 6,
+results computed from plain arguments.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import inspect
+import threading
+from collections.abc import Callable, Sequence
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import streamlit as st
+import torch
+from streamlit.dataframe_util import convert_anything_to_arrow_bytes
+
+from attention_core.tables import long_frame, to_frame
+from ui import charts
+from ui.format import HUGE, TINY, format_number
+
+# --- the process-wide store ------------------------------------------------------------------------------------
+
+
+class Kept:
+    """A bounded, thread-safe store of built things (chart specs) for the whole server process."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.items, self.lock, self.made = size, {}, threading.Lock(), 0
+
+    def get(self, key, make: Callable[[], object]):
+        """The item kept under ``key``, made by ``make()`` the first time (the oldest goes when full)."""
+        with self.lock:
+            if key in self.items:
+                return self.items[key]
+        item = make()
+        with self.lock:
+            if len(self.items) >= self.size:
+                del self.items[next(iter(self.items))]
+            self.items[key] = item
+            self.made += 1
+        return item
+
+
+def kept(size: int) -> Callable[[Callable], Callable]:
+    """A function of hashable positional arguments whose results are kept in a ``Kept(size)`` (its ``store``)."""
+
+    def decorate(function: Callable) -> Callable:
+        store = Kept(size)
+
+        @functools.wraps(function)
+        def cached(*args):
+            return store.get(args, lambda: function(*args))
+
+        cached.store = store
+        return cached
+
+    return decorate
+
+
+def fingerprint(value) -> object:
+    """A hashable stand-in for a cache key: frames, arrays and tensors by their content, containers item by item."""
+    if isinstance(value, pd.DataFrame):
+        content = pd.util.hash_pandas_object(value, index=True).to_numpy().tobytes()
+        names = (tuple(value.index.names), tuple(value.columns.names))  # a set_index column's name is a header
+        return ("frame", tuple(value.columns), tuple(map(str, value.dtypes)), names, content)
+    if isinstance(value, torch.Tensor):
+        value = value.detach().numpy()
+    if isinstance(value, np.ndarray):
+        return ("array", str(value.dtype), value.shape, value.tobytes())
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, *map(fingerprint, value))
+    if isinstance(value, dict):
+        return ("dict", *((key, fingerprint(item)) for key, item in sorted(value.items())))
+    return value
+
+
+@kept(512)
+def source_of(function: Callable) -> str:
+    """inspect.getsource, read once per function (it re-reads and re-parses the file every call)."""
+    return inspect.getsource(function)
+
+
+# display.page_style: formulas and charts wider than a phone scroll sideways instead of being cut off.
+PAGE_CSS = """<style>
+[data-testid="stMain"] .katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0 6px; }
+[data-testid="stMain"] [data-testid="stVegaLiteChart"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+</style>"""
+
+
+def page_style() -> None:
+    """The lab's few layout rules (sideways scrolling of wide formulas and charts); once per run."""
+    st.html(PAGE_CSS)
+
+
+# --- tables ----------------------------------------------------------------------------------------------------
+
+MAX_STYLED_CELLS = 64 * 64  # per-cell formatting (a pandas Styler) is slow; beyond, one format per column
+
+
+def plain_decimals(frame: pd.DataFrame) -> bool:
+    """True when every cell reads at plain 4 decimals (finite, non-zero, not scientific): one column format fits."""
+    values = frame.to_numpy(dtype=float)
+    magnitude = np.abs(values)
+    return bool(np.isfinite(values).all() and ((magnitude >= TINY) & (magnitude < HUGE)).all())
+
+
+def column_formats(frame: pd.DataFrame) -> list[str]:
+    """printf format per column for very large tables: scientific where any cell needs it, else 4 decimals."""
+    magnitude = np.abs(frame.to_numpy(dtype=float))
+    scientific = (((magnitude > 0) & (magnitude < TINY)) | ((magnitude >= HUGE) & np.isfinite(magnitude))).any(axis=0)
+    return ["%.4e" if column_is_scientific else "%.4f" for column_is_scientific in scientific]
+
+
+def table_key(
+    data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None, alt_text: str | None
+) -> str:
+    """A digest of what a table shows: its numbers (with their types), its labels and its alt text.
+
+    One short string, because st.cache_data hashes a tuple of labels item by item; arguments go by keyword,
+    which spares it a signature lookup each.
+    """
+    if isinstance(data, pd.DataFrame):
+        values = data.to_numpy(dtype=np.float64)
+        labels = (tuple(data.index), tuple(data.columns), data.index.name, data.columns.name)
+        described = ("frame", values.shape, tuple(map(str, data.dtypes)), labels, alt_text)
+    else:
+        values = data.detach().to(torch.float64).numpy()  # (rows, cols)
+        described = ("matrix", values.shape, tuple(rows), tuple(cols), alt_text)
+    digest = hashlib.blake2b(repr(described).encode(), digest_size=20)
+    digest.update(np.ascontiguousarray(values).tobytes())
+    return digest.hexdigest()
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def drawn_table(
+    *,
+    key: str,
+    _data: pd.DataFrame | torch.Tensor,
+    _rows: Sequence[str] | None,
+    _cols: Sequence[str] | None,
+    _alt_text: str | None,
+) -> None:
+    """Draws the table ``key`` names (table_key of the underscored arguments, which are not hashed).
+
+    When every cell reads at 4 decimals a column format draws them; otherwise a Styler formats each
+    cell by itself (format_number: '0', '3.2100e-07', '1.0226e+36', '-∞' beside '0.2500').
+    Beyond MAX_STYLED_CELLS (64 x 64) a Styler is too slow: each column gets one format instead.
+    """
+    frame = _data if isinstance(_data, pd.DataFrame) else to_frame(_data, _rows, _cols)
+    longest_label = max((len(str(label)) for label in frame.index), default=0)
+    config = {"_index": st.column_config.Column(width=min(260, 24 + 8 * longest_label))}  # labels not cut off
+    height = "auto" if len(frame) <= 16 else 420
+    if plain_decimals(frame) or frame.size > MAX_STYLED_CELLS:
+        formats = column_formats(frame)
+        config |= {
+            str(column): st.column_config.NumberColumn(str(column), format=fmt)
+            for column, fmt in zip(frame.columns, formats, strict=True)
+        }
+        st.dataframe(frame, column_config=config, height=height, alt=_alt_text)
+    else:
+        st.dataframe(frame.style.format(format_number), column_config=config, height=height, alt=_alt_text)
+
+
+def frame_key(frame: pd.DataFrame, options: dict) -> str:
+    """A digest of a frame's fingerprint (its values, types and labels) and of its st.dataframe options."""
+    return hashlib.blake2b(repr((fingerprint(frame), sorted(options.items()))).encode(), digest_size=20).hexdigest()
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def drawn_frame(*, key: str, _frame: pd.DataFrame, _options: dict) -> None:
+    """Draws the frame ``key`` names (frame_key of the unhashed arguments)."""
+    st.dataframe(_frame, **_options)
+
+
+# --- heatmaps --------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class HeatmapStyle:
+    """Everything of a heatmap's spec but its labels: the key its template is built and kept under."""
+
+    kind: charts.Kind = "weights"
+    title: str = ""
+    row_title: str = "query"
+    col_title: str = "key"
+    colour_title: str = ""
+    compact: bool = False
+    panel_px: int = 230
+    selectable: bool = False
+
+
+def draw_heatmap(
+    values: torch.Tensor,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    style: HeatmapStyle,
+    domain: charts.Domain | None,
+    highlight_row: str | None,
+    key: str | None,
+) -> dict | None:
+    """display.heatmap's chart (a raster image beyond MAX_CHART_TOKENS tokens); returns the selection event of a
+    selectable chart (None for the others and for an image)."""
+    size = f"{len(row_labels)} × {len(col_labels)}"
+    alt_text = f"{style.title}: heatmap of {size} values ({style.row_title} × {style.col_title})"
+    if max(len(row_labels), len(col_labels)) > charts.MAX_CHART_TOKENS:
+        image = charts.raster(to_frame(values, row_labels, col_labels).to_numpy(), kind=style.kind, domain=domain)
+        st.image(image, caption=style.title, alt=alt_text)
+        scale = f" (colours {charts.weights_legend(domain)})" if style.kind == "weights" else ""
+        st.caption(
+            f"{len(row_labels)} tokens is too many for an interactive chart: this is a colour-mapped "
+            f"image of the same matrix{scale}. Use the table for exact values."
+        )
+        return None
+    matrix = values.detach().to(torch.float64).numpy()  # (rows, cols)
+    rows, cols, domain = tuple(row_labels), tuple(col_labels), domain and tuple(domain)
+    cells = heatmap_data(matrix.tobytes(), matrix.shape, rows, cols, style.kind, domain, style.compact, style.panel_px)
+    datasets = {charts.CELLS_DATA: cells, charts.OUTLINE_DATA: outline_data(highlight_row)}
+    spec = {**heatmap_spec(rows, cols, style), "datasets": datasets}  # the kept spec of these labels and style
+    alt_text = None if style.compact else alt_text  # a compact panel: the spec's description names it
+    if not style.selectable:
+        st.vega_lite_chart(spec=spec, alt=alt_text, width="content")
+        return None
+    selection = {"on_select": "rerun", "selection_mode": charts.CELL_SELECTION}
+    return st.vega_lite_chart(spec=spec, alt=alt_text, width="content", key=key, **selection)
+
+
+@kept(256)
+def heatmap_data(
+    values: bytes,
+    shape: tuple[int, int],
+    row_labels: tuple[str, ...],
+    col_labels: tuple[str, ...],
+    kind: charts.Kind,
+    domain: charts.Domain | None,
+    compact: bool,
+    panel_px: int,
+) -> bytes:
+    """The cells ``charts.heatmap_cells`` makes of one matrix, as the Arrow bytes of the heatmap's dataset
+    ``charts.CELLS_DATA``."""
+    matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
+    long = long_frame(matrix, row_labels, col_labels)
+    cells = charts.heatmap_cells(
+        long, row_labels, col_labels, kind=kind, domain=domain, compact=compact, panel_px=panel_px
+    )
+    return arrow_bytes(cells)
+
+
+@kept(256)
+def outline_data(highlight_row: str | None) -> bytes:
+    """``charts.outline_rows`` as the Arrow bytes of the heatmap's dataset ``charts.OUTLINE_DATA``. The cells do
+    not name the query, so another query sends the same cells and only these bytes change."""
+    return convert_anything_to_arrow_bytes(charts.outline_rows(highlight_row))
+
+
+@kept(128)
+def heatmap_spec(row_labels: tuple[str, ...], col_labels: tuple[str, ...], style: HeatmapStyle) -> dict:
+    """``heatmap_template`` with these labels: Altair builds a heatmap once per size and style.
+
+    The labels are in a heatmap's spec only as the axes' sort orders, so a spec built with stand-in labels and
+    given these ones afterwards is the spec built with these ones (tested), but for the name Altair gives a
+    clickable layer's view (a hash of the chart), used only inside it. Building one with Altair is slow; a new
+    sentence of a length seen before, or another example, swaps the labels in.
+    """
+    rows, cols = stand_in_labels("row", len(row_labels)), stand_in_labels("col", len(col_labels))
+    template = heatmap_template(rows, cols, style)
+    return relabelled(template, dict(zip(rows, row_labels, strict=True)) | dict(zip(cols, col_labels, strict=True)))
+
+
+def stand_in_labels(axis: str, count: int) -> tuple[str, ...]:
+    """Labels no token can have (a control character), one per row or column."""
+    return tuple(f"\x1f{axis} {i}" for i in range(count))
+
+
+def relabelled(node, names: dict[str, str]):
+    """A copy of a spec (dicts, lists, strings, numbers) in which every string that is a key of names is
+    replaced by its value; nothing else changes, and the template it copies stays as it was."""
+    if isinstance(node, dict):
+        return {key: relabelled(value, names) for key, value in node.items()}
+    if isinstance(node, list):
+        return [relabelled(value, names) for value in node]
+    if isinstance(node, str):
+        return names.get(node, node)
+    return node
+
+
+@kept(64)
+def heatmap_template(row_labels: tuple[str, ...], col_labels: tuple[str, ...], style: HeatmapStyle) -> dict:
+    """The Vega-Lite spec of ``charts.heatmap_chart`` without its data, built by Altair.
+
+    Kept per size and style under ``heatmap_spec`` (full size and compact grid panels). The spec holds no
+    number and no query (those are columns of the data), so another matrix of the same tokens (another
+    head, temperature or query) reuses it: the server builds no Altair chart and the browser, seeing the
+    same spec, puts the new data into the drawn chart.
+    """
+    T = (len(row_labels), len(col_labels))
+    placeholder = charts.heatmap_cells(
+        long_frame(torch.zeros(T), row_labels, col_labels), row_labels, col_labels, kind=style.kind,
+        compact=style.compact, panel_px=style.panel_px,
+    )  # fmt: skip
+    chart = charts.heatmap_chart(placeholder, row_labels, col_labels, **dataclasses.asdict(style))
+    with alt.data_transformers.enable("default", max_rows=None):  # st.altair_chart has no row limit either
+        # Not validated again here: every variant of charts.heatmap is validated against the Vega-Lite schema in
+        # tests/test_charts.py (test_every_heatmap_variant_is_valid_vega_lite); validation is half the cost of a build.
+        spec = chart.to_dict(validate=False)
+    spec, _ = split_data(spec)
+    return {**spec, "data": {"name": charts.CELLS_DATA}}  # the cells: a dataset that draw_heatmap sends
+
+
+def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:
+    """The spec's top-level data as a DataFrame (sent as Arrow) and every smaller layer's data inlined."""
+    datasets = spec.pop("datasets")
+    # a compact panel has no top-level data: Altair names the cells' data (the first layer's) in every layer
+    main = spec.pop("data")["name"] if "data" in spec else spec["layer"][0]["data"]["name"]
+    data = pd.DataFrame(datasets[main])
+    for layer in spec.get("layer", []):
+        name = layer.get("data", {}).get("name")
+        if name == main:  # the cells: inherited from the top-level data
+            del layer["data"]
+        elif name in datasets:  # a small layer of its own: inline
+            layer["data"] = {"values": datasets[name]}
+        # any other name (charts.OUTLINE_DATA) is a dataset the caller sends with each chart
+    return spec, data
+
+
+def named_layer(chart: alt.Chart, name: str) -> dict:
+    """A one-layer chart's spec to add to another's layers, reading the named dataset ``name`` (sent beside the
+    spec) instead of its own data: the same layer for every value of that dataset."""
+    spec = chart.to_dict(validate=False)
+    spec.pop("datasets")
+    for key in ("$schema", "config"):
+        spec.pop(key, None)
+    return {**spec, "data": {"name": name}}
+
+
+def arrow_bytes(frame: pd.DataFrame) -> bytes:
+    """A frame as the Arrow bytes Streamlit sends for a named dataset (converted once, not per rerun)."""
+    return convert_anything_to_arrow_bytes(pa.Table.from_pandas(frame, preserve_index=False))
+
+
+# --- other charts ----------------------------------------------------------------------------------------------
+
+
+@kept(32)
+def line_view_template(labels: tuple[str, ...], focus: str | None) -> tuple[dict, str]:
+    """The validated line-view spec for these tokens (built on uniform weights) and its rules' dataset name."""
+    T = len(labels)
+    uniform = long_frame(torch.full((T, T), 1.0 / T), labels, labels)  # (T*T rows)
+    with alt.data_transformers.enable("default", max_rows=None):
+        spec = charts.line_view(uniform, labels, focus=focus).to_dict()
+    pairs_name = next(name for name, rows in spec["datasets"].items() if rows and "x0" in rows[0])
+    return arrow_datasets(spec), pairs_name
+
+
+def line_view_spec(weights: torch.Tensor, labels: Sequence[str], title: str, focus: str | None) -> dict:
+    """The kept line-view spec of these tokens with the rules of these weights and this title."""
+    template, pairs_name = line_view_template(tuple(labels), focus)
+    pairs = charts.line_view_pairs(long_frame(weights, labels, labels), focus)
+    spec = {**template, "datasets": {**template["datasets"], pairs_name: convert_anything_to_arrow_bytes(pairs)}}
+    return {**spec, "title": title, "description": title or "Line view of attention weights"}
+
+
+CHART_SPECS = Kept(256)
+
+
+def kept_chart_spec(builder: Callable[..., alt.TopLevelMixin], args: tuple, kwargs: dict) -> dict:
+    """``chart_spec`` of ``builder(*args, **kwargs)``, kept per builder and content of its arguments."""
+    key = (builder.__name__, fingerprint(args), fingerprint(kwargs))
+    return CHART_SPECS.get(key, lambda: chart_spec(builder.__name__, args, tuple(sorted(kwargs.items()))))
+
+
+def chart_spec(builder_name: str, args: tuple, kwargs: tuple) -> dict:
+    """The validated Vega-Lite spec of one ui.charts function call, its datasets already Arrow bytes
+    (Streamlit would convert the inline records to Arrow on every rerun) under stable names."""
+    built = getattr(charts, builder_name)(*args, **dict(kwargs))
+    with alt.data_transformers.enable("default", max_rows=None):
+        spec = built.to_dict()
+    return arrow_datasets(stable_dataset_names(spec))
+
+
+def stable_dataset_names(spec: dict) -> dict:
+    """The spec with Altair's dataset names, hashes of the data ("data-3f2a…"), replaced by their order
+    ("lab_data_0", …; not "data_0", a name Vega-Lite gives its own data sources, which would hide ours).
+    New numbers then leave the spec's text as it was, and the browser puts the data into the drawn
+    chart instead of drawing the chart anew."""
+    names = {old: f"lab_data_{i}" for i, old in enumerate(spec.get("datasets", {}))}
+
+    def renamed(node):
+        if isinstance(node, dict):
+            return {
+                key: names.get(value, value) if key == "name" and isinstance(value, str) else renamed(value)
+                for key, value in node.items()
+            }
+        if isinstance(node, list):
+            return [renamed(value) for value in node]
+        return node
+
+    datasets = {names[old]: rows for old, rows in spec.get("datasets", {}).items()}
+    body = renamed({key: value for key, value in spec.items() if key != "datasets"})
+    return {**body, "datasets": datasets} if datasets else body
+
+
+def arrow_datasets(spec: dict) -> dict:
+    """The spec with every named dataset (a list of records) as the Arrow bytes Streamlit sends."""
+    named = spec.get("datasets", {})
+    datasets = {name: convert_anything_to_arrow_bytes(pd.DataFrame(rows)) for name, rows in named.items()}
+    return {**spec, "datasets": datasets}
