@@ -111,7 +111,7 @@ def source_of(function: Callable) -> str:
     return inspect.getsource(function)
 
 
-# display.page_style: formulas and charts wider than a phone scroll sideways instead of being cut off.
+# Formulas and charts wider than a phone scroll sideways instead of being cut off (display.page_style).
 PAGE_CSS = """<style>
 [data-testid="stMain"] .katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0 6px; }
 [data-testid="stMain"] [data-testid="stVegaLiteChart"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }

@@ -51,9 +51,7 @@ WEIGHTS_SCALE_KEY = "weights_scale"  # the sidebar's choice (ui.inputs draws it)
 WEIGHTS_SCALES = {"stretch": "stretch to data", "fixed": "fixed 0–1"}
 
 
-def page_style() -> None:
-    """The lab's few layout rules (sideways scrolling of wide formulas and charts); once per run."""
-    st.html(_drawing.PAGE_CSS)
+page_style = _drawing.page_style  # the lab's few layout rules (wide formulas and charts scroll sideways)
 
 
 def weights_domain(*matrices: torch.Tensor) -> charts.Domain:
