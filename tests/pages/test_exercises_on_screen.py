@@ -143,11 +143,7 @@ def test_every_exercise_is_answerable_from_the_screen(page, widgets, inputs):
     check_not_guessable(at, page, len(at.session_state["_lab_input"].labels))
 
 
-LATER_CASES = [
-    ("app_pages/trained_model.py", {"tm_layer": 2, "tm_head": 5}),
-    ("app_pages/training.py", {}),
-    ("app_pages/generation.py", {}),
-]
+LATER_CASES = [("app_pages/trained_model.py", {"tm_layer": 2, "tm_head": 5})]  # another head than the default
 
 
 @pytest.mark.parametrize(("page", "widgets"), LATER_CASES, ids=[p[10:-3] for p, _ in LATER_CASES])
@@ -155,3 +151,13 @@ def test_later_lessons_exercises_are_answerable_from_the_screen(page, widgets):
     at = lesson_run(page, PRESET, widgets)
     check_on_screen(at, page)
     check_not_guessable(at, page, len(at.session_state["_lab_input"].labels))
+
+
+@pytest.mark.parametrize("lesson", lessons.numbered(), ids=lambda lesson: lesson.name)
+def test_every_lesson_of_the_registry_asks_three_kinds_from_the_screen(lesson):
+    """Every numbered lesson, a new one included, at its default settings: numeric, choice and what-if
+    questions, each answerable from what the page shows."""
+    at = lesson_run(lesson.path, PRESET, {})
+    check_on_screen(at, lesson.path)
+    assert {item.kind for item in asked(at, lesson.path)} == {"numeric", "choice", "what-if"}
+    check_not_guessable(at, lesson.path, len(at.session_state["_lab_input"].labels))
