@@ -34,7 +34,7 @@ from attention_core.reference import agreement, sdpa_reference
 from attention_core.tables import to_frame, token_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import MAX_TERMS, format_number, vector_text, weighted_vectors_text
+from ui.format import MAX_TERMS, format_number, vector_text, weighted_vectors_text, written_sum
 from ui.inputs import LabInput
 
 METHOD_LABELS = {
@@ -327,7 +327,7 @@ def worked_example(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor
     q, query = lab.query_index, lab.query_label
     st.subheader(f"Step by step for the query “{query}”")
     row = softmax_row_steps(steps.masked_scores[q])  # max, exps and their sum over the allowed keys
-    row_max, exps, total = row.row_max, row.exps, row.exp_sum
+    row_max, exps = row.row_max, row.exps
     allowed = active[q].tolist()
     breakdown = pd.DataFrame(
         {
@@ -349,7 +349,8 @@ def worked_example(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor
     else:
         st.markdown(
             f"m = largest allowed score = {format_number(row_max)} (subtracted so exp cannot overflow); blocked keys "
-            f"give e^−∞ = **0**. Σ e_j = {format_number(total)}, so weight_j = e_j / {format_number(total)}."
+            f"give e^−∞ = **0**. Σ e_j = {written_sum(exps, len(exps))} (the column above, added up), so "
+            f"weight_j = e_j / {written_sum(exps, len(exps))}."
         )
     keys = [j for j, ok in enumerate(allowed) if ok]
     written = weighted_vectors_text(steps.weights[q, keys], steps.V[keys], steps.context[q], limit=MAX_TERMS)

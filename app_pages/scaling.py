@@ -28,7 +28,7 @@ from attention_core.saturation import (
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, numbers_text, products_sum_text, quotient_text, sum_text
+from ui.format import format_number, numbers_text, products_sum_text, quotient_text, sum_text, written_sum
 from ui.inputs import LabInput
 
 N_SAMPLES = 2000  # pairs (q, k) per d_k in the variance simulation
@@ -142,7 +142,7 @@ def by_hand(example: AttentionSteps) -> None:
     scaled = quotient_text(example.scores[0, 0].item(), f"√{example.Q.shape[-1]}", example.scaled_scores[0, 0].item())
     exp_sum = sum_text(row.raw_exps, row.raw_exp_sum)
     weights = ", ".join(
-        quotient_text(e, row.raw_exp_sum, w)
+        quotient_text(e, written_sum(row.raw_exps), w)
         for e, w in zip(row.raw_exps.tolist(), example.weights[0].tolist(), strict=True)
     )
     st.markdown(

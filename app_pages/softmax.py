@@ -21,7 +21,7 @@ from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import to_frame
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import exp_text, format_number, numbers_text, quotient_text, sum_text, texts
+from ui.format import exp_text, format_number, numbers_text, quotient_text, sum_text, texts, written_sum
 from ui.inputs import LabInput
 
 SIDE_BY_SIDE_TOKENS = 8  # up to this many tokens, the temperature heatmap and bars share a row
@@ -134,7 +134,7 @@ def worked_example(lab: LabInput, scores_row: torch.Tensor) -> None:
     first = 0
     st.markdown(
         f"For example, the weight of “{labels[first]}”: e^(s − max) / Σ = "
-        f"{quotient_text(row.exps[first].item(), row.exp_sum, row.weights[first].item())}, where "
+        f"{quotient_text(row.exps[first].item(), written_sum(row.exps), row.weights[first].item())}, where "
         f"{exp_text(row.scores[first].item(), row.row_max, row.exps[first].item())}. The weights of “{query}” add up to "
         f"**{format_number(row_sums(row.weights).item())}**, and the largest goes to “{labels[top]}” "
         f"({format_number(top_weight)})."

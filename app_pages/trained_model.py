@@ -283,13 +283,14 @@ def by_hand(
         f"value Linear layers, transposed to {tm.D_MODEL} × {tm.D_K} (W_q, W_k, W_v), plus a bias of {tm.D_K} "
         f"numbers each (b_q, b_k, b_v). First {SLICE} rows and columns shown."
     )
-    k_dims = [f"k{i + 1}" for i in range(SLICE)]
     shown = st.radio("Show", ["W_q", "W_k", "W_v", "biases"], horizontal=True, key="tm_param")
     if shown == "biases":
-        display.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], k_dims, alt_text="Bias slices")
+        columns = [f"{i + 1}" for i in range(SLICE)]  # entry i of b_q, b_k and b_v alike
+        display.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], columns, alt_text="Bias slices")
     else:
         W = {"W_q": params.W_q, "W_k": params.W_k, "W_v": params.W_v}[shown]  # (d_model, d_k)
-        display.table(W[:SLICE, :SLICE], dims, k_dims, alt_text=f"{shown} slice")
+        columns = [f"{shown[-1]}{i + 1}" for i in range(SLICE)]  # q1, k1 or v1, …: what the column makes
+        display.table(W[:SLICE, :SLICE], dims, columns, alt_text=f"{shown} slice")
     st.markdown(
         "Then lessons 4, 1, 5, 2 and 3 in order: Q = X W_q + b_q (and K, V alike), scores = Q Kᵀ, "
         f"scaled by √{tm.D_K}, softmax along each row, context = weights V."
@@ -312,10 +313,11 @@ def by_hand(
             matrix, pieces, pieces, kind=kind, title=f"{step} by hand", key="tm_by_hand_square", explain=explain
         )
     else:  # Q, K, V, context: (T, d_k), first columns
+        prefix = {"Q": "q", "K": "k", "V": "v", "context": "c"}[step]
         display.heatmap(
             matrix[:, :SLICE],
             pieces,
-            k_dims,
+            [f"{prefix}{i + 1}" for i in range(SLICE)],
             kind="values",
             title=f"{step} by hand (first {SLICE} of {tm.D_K} columns)",
             key="tm_by_hand_wide",

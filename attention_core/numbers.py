@@ -134,21 +134,32 @@ def _signed_terms(texts_: Sequence[str]) -> str:
     return " ".join(parts)
 
 
+def _written_terms(numbers: list[float], limit: int) -> list[str]:
+    """The terms of a sum as written: the first ``limit`` numbers, then the rest as one 'together' number."""
+    terms = [format_number(v) for v in numbers[:limit]]
+    return terms + ([format_number(math.fsum(numbers[limit:]))] if len(numbers) > limit else [])
+
+
+def _written_sum(numbers: list[float], limit: int) -> Decimal:
+    """The total of the terms as written (exact decimal arithmetic on their text)."""
+    with localcontext(_context()):
+        return sum((written_value(t) for t in _written_terms(numbers, limit)), Decimal(0))
+
+
+def written_sum(values, limit: int = MAX_TERMS) -> str:
+    """The result ``sum_text`` writes for these values: a later line that divides by the sum divides by this."""
+    return rounded_text(_written_sum(_numbers(values), limit))
+
+
 def sum_text(values, total: float, limit: int = MAX_TERMS, bold: bool = True) -> str:
     """'a + b − c + … (4 more terms, together x) = **r**': the values as written add up to r."""
     numbers = _numbers(values)
     if not _finite(total, *numbers):
         return f"{_signed_terms([format_number(v) for v in numbers])} = {_bold(format_number(total), bold)}"
-    shown = [format_number(v) for v in numbers[:limit]]
-    terms = list(shown)
-    written = [written_value(t) for t in shown]
+    terms = _written_terms(numbers, limit)
     if len(numbers) > limit:
-        together = format_number(math.fsum(numbers[limit:]))
-        terms.append(_cut_text(len(numbers) - limit, together))
-        written.append(written_value(together))
-    with localcontext(_context()):
-        total_written = sum(written, Decimal(0))
-    return f"{_signed_terms(terms)} = {result_text(total_written, total, bold)}"
+        terms[-1] = _cut_text(len(numbers) - limit, terms[-1])
+    return f"{_signed_terms(terms)} = {result_text(_written_sum(numbers, limit), total, bold)}"
 
 
 def products_sum_text(left, right, total: float, limit: int = MAX_TERMS, bold: bool = True) -> str:

@@ -18,9 +18,7 @@ import torch
 from attention_core import cell_math
 from attention_core.cell_math import CellExplanation, ContextCell, MaskedCell, ProjectionCell, ScoreCell, WeightCell
 from ui import charts
-from ui.format import exp_text, format_number, products_sum_text, quotient_text, sum_text
-
-MAX_TERMS = 12  # terms written out before "…"
+from ui.format import MAX_TERMS, exp_text, format_number, products_sum_text, quotient_text, sum_text, written_sum
 
 Explain = Callable[[int, int], CellExplanation]
 
@@ -120,7 +118,7 @@ def render_weight(cell: WeightCell, cols: Sequence[str]) -> None:
         f"Sum over the row: {sum_text(cell.exps, cell.total, limit=MAX_TERMS, bold=False)}."
     )
     if cell.total > 0:
-        st.markdown(f"Weight = {quotient_text(cell.exps[cell.j], cell.total, cell.result)}")
+        st.markdown(f"Weight = {quotient_text(cell.exps[cell.j], written_sum(cell.exps, MAX_TERMS), cell.result)}")
     else:
         st.markdown("Every key of this row is masked: the row is all zeros (**0**), as PyTorch's SDPA gives.")
 

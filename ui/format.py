@@ -38,6 +38,7 @@ from attention_core.numbers import (
     texts,
     vector_text,
     weighted_vectors_text,
+    written_sum,
     written_value,
 )
 
@@ -62,6 +63,7 @@ __all__ = [
     "texts",
     "vector_text",
     "weighted_vectors_text",
+    "written_sum",
     "written_value",
 ]
 

@@ -174,8 +174,8 @@ def labelled_values(labels, row: torch.Tensor) -> str:
 
 
 def cell_place(table: str, row: str, column: str) -> str:
-    """Where a number stands on the page: '(the table “Q for all tokens”, row “starts”, column q2)'."""
-    return f"(the table {quote(table)} above, row {quote(row)}, column {column})"
+    """Where a number stands on the page: 'the table “Q for all tokens” above (row “starts”, column q2)'."""
+    return f"the table {quote(table)} above (row {quote(row)}, column {column})"
 
 
 # --- tolerance: half a unit in the asked decimal, plus what reading the screen can add -------------

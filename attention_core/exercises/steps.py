@@ -96,8 +96,8 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             kind="what-if",
             prompt=asked(
                 f"What if the key vector of {quote(L[j])} were doubled (the query stays)? What would the score of "
-                f"{quote(L[i])} with {quote(L[j])} become? {cell_place('Attention scores X Xᵀ', L[i], quote(L[j]))} "
-                "has it now.",
+                f"{quote(L[i])} with {quote(L[j])} become? Today's score stands in "
+                f"{cell_place('Attention scores X Xᵀ', L[i], quote(L[j]))}.",
                 doubled_within,
             ),
             answer=2 * s,

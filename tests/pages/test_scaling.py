@@ -64,7 +64,7 @@ def test_003_every_step_beside_the_printout() -> None:
     text = " ".join(m.value for m in at.markdown)
     assert "(1.0463 × -1.1701) + (-1.2652 × -1.6579) = **0.8733**" in text
     assert "1.8543 + 0.6368 + 0.7336 = **3.2247** (unrounded: 3.2246)" in text  # the sum of the exps as printed
-    assert all(f"/ 3.2246 = **{w}**" in text for w in ("0.5750", "0.1975", "0.2275"))  # each weight, a quotient
+    assert all(f"/ 3.2247 = **{w}**" in text for w in ("0.5750", "0.1975", "0.2275"))  # over the sum as written
     assert "0.4905, 0.4635, 0.0460" in text and "another run" in text
 
 
