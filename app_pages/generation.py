@@ -268,7 +268,13 @@ def cost_of_attention() -> None:
         )
     with right:
         display.chart(
-            charts.log_log_lines, memory, x="T", y="b", color="series", title="Bytes: one weights matrix vs allocated"
+            charts.log_log_lines,
+            memory,
+            x="T",
+            y="b",
+            color="series",
+            title="Bytes: one weights matrix vs allocated",
+            y_title="bytes",
         )
 
 

@@ -785,8 +785,9 @@ def log_log_lines(
         .encode(
             x=alt.X(f"{x}:Q", title=x_title or x, scale=alt.Scale(type="log", base=2), axis=alt.Axis(format="d")),
             y=alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log")),
-            # no fill: the theme's background and text colours show (a white box read white on white in dark)
-            color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="top-left")),
+            # below the plot, no fill: no line runs through it, and the theme colours it (a white box read white
+            # on white in the dark theme)
+            color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="bottom", direction="horizontal")),
             tooltip=[alt.Tooltip(f"{x}:Q", title=x_title or x), alt.Tooltip(f"{y}:Q", format=".3e"), f"{color}:N"],
         )
         .properties(height=260, description=title)
