@@ -787,10 +787,10 @@ def log_log_lines(
             y=alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log")),
             # below the plot, no fill: no line runs through it, and the theme colours it (a white box read white
             # on white in the dark theme)
-            color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="bottom", direction="horizontal")),
+            color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="bottom", direction="vertical")),
             tooltip=[alt.Tooltip(f"{x}:Q", title=x_title or x), alt.Tooltip(f"{y}:Q", format=".3e"), f"{color}:N"],
         )
-        .properties(height=260, description=title)
+        .properties(height=220, description=title, autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
     )
 
 

@@ -123,3 +123,4 @@ def test_the_cost_caption_follows_the_measured_times():
     ratio = float(smallest["ms"]) / float(smallest["ms (c·T²)"])
     assert f"At T = {int(table.index[0])} the measured time is " in caption
     assert (f"{ratio:.1f}× c·T²" if ratio >= 1 else f"{ratio:.2f}× c·T²") in caption
+    assert ("dominates" in caption) == (ratio >= 1.5), "an overhead is said to dominate only where it does"
