@@ -810,8 +810,8 @@ def online_blocks(data: pd.DataFrame, *, title: str = "") -> alt.Chart:
 
 
 # --- trained model ---
-GRID_PANEL_PX = 60  # one head's panel in the all-heads grid
-GRID_GAP_PX = 10
+GRID_PANEL_PX = 52  # one head's panel in the all-heads grid: 12 heads fit the page's main column (about 740 px)
+GRID_GAP_PX = 6
 GRID_LABEL_PX = 16  # room above each panel for the head's label
 
 
@@ -879,7 +879,7 @@ def all_heads_grid(cells: pd.DataFrame, labels: pd.DataFrame, T: int, *, pick: s
     )
     names = (
         alt.Chart(panels)
-        .mark_text(fontSize=10, baseline="bottom", dy=-2, color=NEUTRAL)
+        .mark_text(fontSize=9, baseline="bottom", dy=-2, color=NEUTRAL)
         .encode(x=alt.X("tx:Q", axis=None, scale=x_scale), y=y, text="label:N")
     )
     heads = pd.DataFrame({"head": range(1, int(labels["head"].max()) + 1)})

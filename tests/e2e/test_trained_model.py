@@ -37,7 +37,10 @@ def test_grid_draws_and_clicking_a_head_opens_it(page, app_url):
     grid.scroll_into_view_if_needed()
     canvas = grid.locator("canvas, svg.marks").first  # Streamlit picks the renderer
     box = canvas.bounding_box()
-    assert box["width"] >= 800 and box["height"] >= 500  # the whole 6 x 12 grid has room
+    width, height = head_grid_layout(6, 12)
+    assert box["width"] >= width - 1 and box["height"] >= height - 1  # the whole 6 x 12 grid is drawn
+    column = page.locator("[data-testid='stMainBlockContainer']").bounding_box()
+    assert box["x"] + box["width"] <= column["x"] + column["width"] + 1, "head 12 is in view, not scrolled off"
     image = Image.open(io.BytesIO(canvas.screenshot()))
     corner = [round(v * image.width / box["width"]) for v in _panel(box, 6, 12)]
     assert len(set(image.crop(corner).get_flattened_data())) > 3, "the last head is painted in several colours"
