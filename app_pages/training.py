@@ -132,7 +132,7 @@ def training(settings: tr.TrainingSettings) -> bool:
         help="Already trained with these settings: change one to train again." if run is not None else None,
     )
     if run is None and clicked:
-        run = training_runs.train_with_progress(settings)
+        run = training_runs.train_with_progress(settings, watch=lambda snapshot: watch_attention(settings, snapshot))
     if run is None:
         before_training(settings)
         return False
@@ -140,6 +140,21 @@ def training(settings: tr.TrainingSettings) -> bool:
     curves(run)
     scrub(run)
     return True
+
+
+def watch_attention(settings: tr.TrainingSettings, snapshot: tr.Snapshot) -> None:
+    """While training: the last layer's first head on the held-out example at the latest snapshot."""
+    example, _ = training_runs.untrained(settings)
+    labels = tr.position_labels(settings.task, example)
+    last_layer = snapshot.weights.shape[0] - 1
+    display.heatmap(
+        snapshot.weights[last_layer, 0],
+        labels,
+        labels,
+        title="Attention while training",
+        caption=f"Step {snapshot.step}: layer {last_layer + 1}, head 1 on the held-out example "
+        f"(held-out accuracy {snapshot.accuracy:.0%}). It redraws as the model learns.",
+    )
 
 
 def before_training(settings: tr.TrainingSettings) -> None:

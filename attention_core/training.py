@@ -339,10 +339,11 @@ def untrained_snapshot(settings: TrainingSettings) -> tuple[torch.Tensor, Snapsh
     return example, take_snapshot(model, 0, example, held_out, float(masked_loss(logits, held_out[1])))
 
 
-def train(settings: TrainingSettings, progress=None) -> TrainingRun:
+def train(settings: TrainingSettings, progress=None, on_snapshot=None) -> TrainingRun:
     """Train with AdamW on fresh seeded batches; stop when the loss diverges, keeping the last good model.
 
-    ``progress(step, steps, loss)`` is called after every step (for a progress bar), if given.
+    ``progress(step, steps, loss)`` is called after every step (for a progress bar), and
+    ``on_snapshot(snapshot)`` with each snapshot as it is taken (to watch the attention form), if given.
     """
     check_settings(settings)
     model = build_model(settings)
@@ -361,9 +362,13 @@ def train(settings: TrainingSettings, progress=None) -> TrainingRun:
             run.diverged_at = step
             model.load_state_dict(last_good)
             run.snapshots.append(take_snapshot(model, step - 1, run.example, held_out, last_loss))
+            if on_snapshot is not None:
+                on_snapshot(run.snapshots[-1])
             break
         if step in wanted:
             run.snapshots.append(take_snapshot(model, step, run.example, held_out, value))
+            if on_snapshot is not None:
+                on_snapshot(run.snapshots[-1])
         if step == settings.steps:
             break
         last_good, last_loss = copy.deepcopy(model.state_dict()), value

@@ -163,3 +163,9 @@ def test_position_labels_count_from_1(task):
     symbols = tr.vocabulary(task)
     assert labels == [f"{i + 1}:{symbols[int(token)]}" for i, token in enumerate(example)]
     assert labels[0].startswith("1:") and not any(label.startswith("0:") for label in labels)
+
+
+def test_each_snapshot_is_handed_over_as_it_is_taken():
+    seen: list[int] = []
+    run = tr.train(dataclasses.replace(FAST, steps=20), on_snapshot=lambda snapshot: seen.append(snapshot.step))
+    assert seen == [snapshot.step for snapshot in run.snapshots] == tr.snapshot_steps(20)

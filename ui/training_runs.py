@@ -20,6 +20,7 @@ from attention_core import training as tr
 
 MAX_RUNS = 32  # runs kept per server (a run is a few hundred kB)
 SETTINGS_KEY = "_training_settings"  # the settings this session last chose on the training page
+WATCH_INTERVAL = 0.25  # seconds between two drawings of the attention while training (the last one always)
 
 
 @st.cache_resource
@@ -44,11 +45,13 @@ def remember(settings: tr.TrainingSettings, run: tr.TrainingRun) -> None:
             runs.popitem(last=False)
 
 
-def train_with_progress(settings: tr.TrainingSettings) -> tr.TrainingRun:
-    """Train while a status box and a progress bar follow the steps; store and return the run."""
+def train_with_progress(settings: tr.TrainingSettings, watch=None) -> tr.TrainingRun:
+    """Train while a status box and a progress bar follow the steps, and ``watch(snapshot)`` (if given) draws
+    the attention of each snapshot as it is taken, in one place; store and return the run."""
     with st.status(f"Training for {settings.steps} steps…", expanded=True) as status:
         bar = st.progress(0.0, text="step 0")
-        last_draw = [0.0]
+        live = st.empty()  # the latest snapshot's attention, redrawn in place
+        last_draw, last_watch = [0.0], [0.0]
 
         def progress(step: int, steps: int, loss: float) -> None:
             now = time.perf_counter()
@@ -56,8 +59,15 @@ def train_with_progress(settings: tr.TrainingSettings) -> tr.TrainingRun:
                 bar.progress(step / steps, text=f"step {step} of {steps} · loss {loss:.4f}")
                 last_draw[0] = now
 
+        def on_snapshot(snapshot: tr.Snapshot) -> None:
+            now = time.perf_counter()
+            if watch is not None and (now - last_watch[0] > WATCH_INTERVAL or snapshot.step >= settings.steps):
+                with live.container():
+                    watch(snapshot)
+                last_watch[0] = now
+
         start = time.perf_counter()
-        run = tr.train(settings, progress=progress)
+        run = tr.train(settings, progress=progress, on_snapshot=on_snapshot)
         seconds = time.perf_counter() - start
         label = f"Trained {len(run.losses)} steps in {seconds:.1f} s"
         status.update(label=label, state="error" if run.diverged_at is not None else "complete", expanded=False)

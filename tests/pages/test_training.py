@@ -97,3 +97,27 @@ def test_exercises_footer_and_a_clickable_snapshot():
     from ui.format import format_number
 
     assert any(f"**{format_number(weight)}**" in m.value for m in at.markdown)
+
+
+def test_the_attention_redraws_while_training(monkeypatch):
+    """Issue 24 item 4: the held-out example's attention is drawn at every snapshot as training runs (here with no
+    pause between drawings), in place, not only the progress bar; the last drawing is the final step."""
+    from ui import display, training_runs
+
+    monkeypatch.setattr(training_runs, "WATCH_INTERVAL", 0.0)
+    drawn: list[str] = []
+    original = display.heatmap
+
+    def recording_heatmap(*args, **kwargs):
+        if kwargs.get("title") == "Attention while training":
+            drawn.append(kwargs["caption"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(display, "heatmap", recording_heatmap)
+    at = open_page(PAGE)
+    at.number_input(key="training_steps").set_value(60).run()
+    at.button(key="training_train").click().run()
+    assert_clean(at)
+    steps = [int(caption.split(":")[0].removeprefix("Step ")) for caption in drawn]
+    assert len(steps) >= 5 and steps == sorted(steps) and steps[0] < 60 and steps[-1] == 60, steps
+    assert any(caption.startswith("Step 60: layer") for caption in (c.value for c in at.caption)), "drawn in place"
