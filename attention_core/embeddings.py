@@ -15,7 +15,7 @@ import torch
 
 MAX_TOKENS = 1024  # hard limit: longer sentences are refused with a message
 MAX_D_MODEL = 64  # embeddings wider than this are refused
-MAX_ABS_VALUE = 1e4  # a hand-edited cell beyond this is refused (exp would overflow long before)
+MAX_ABS_VALUE = 100.0  # the one limit on hand-edited cells (the sidebar's editor and links); see value_limit_text
 
 
 MAX_SENTENCE_CHARS = 60_000  # a sentence longer than this is refused before it is split
@@ -66,10 +66,16 @@ def check_seed(seed: int) -> int:
 
 
 def parse_seed(text: str) -> int:
-    """A seed typed as text (or taken from a URL): a whole number from 0 to 2**63 - 1."""
+    """A seed typed as text (or taken from a URL): a whole number from 0 to 2**63 - 1, in the digits 0-9.
+
+    Other digits are refused, not converted: '²' is a digit to Python but not a number int() reads, and
+    '٣' (Arabic-Indic three) would silently become 3, so a link would show one seed and compute another.
+    """
     cleaned = str(text).strip().replace(",", "").replace("_", "")
-    if not cleaned.isdigit() or len(cleaned) > MAX_SEED_DIGITS:
-        raise ValueError(f"The seed must be a whole number such as 0 or 42, not {str(text)[:30]!r}.")
+    if not (cleaned.isascii() and cleaned.isdigit()) or len(cleaned) > MAX_SEED_DIGITS:
+        raise ValueError(
+            f"The seed must be a whole number written with the digits 0 to 9, such as 0 or 42, not {str(text)[:30]!r}."
+        )
     return check_seed(int(cleaned))
 
 
@@ -111,11 +117,16 @@ def _cell_to_float(value: object, row: int, col: int) -> float:
     if math.isinf(number):
         raise ValueError(f"The cell at {where} is infinite: type a finite number.")
     if abs(number) > MAX_ABS_VALUE:
-        raise ValueError(
-            f"The cell at {where} is {number:g}; keep values within ±{MAX_ABS_VALUE:g} "
-            "so the exponentials in softmax stay meaningful."
-        )
+        raise ValueError(f"The cell at {where} is {number:g}; {value_limit_text()}")
     return number
+
+
+def value_limit_text() -> str:
+    """The one sentence stating the limit on hand-edited values (errors and the editor's caption use it)."""
+    return (
+        f"keep values within ±{MAX_ABS_VALUE:g}: within that range the lab computes hand edits in float64 and every "
+        "digit it shows is right; far beyond it the scores grow so large that even float64 rounds them visibly."
+    )
 
 
 def validate_embedding_matrix(

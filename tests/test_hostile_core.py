@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import attention_core as ac
-from attention_core.embeddings import parse_seed
+from attention_core.embeddings import MAX_ABS_VALUE, parse_seed
 from tests import hostile_corpus as corpus
 
 
@@ -61,7 +61,7 @@ def test_edited_cells_are_numbers_or_refused_by_position(name):
     matrix = [["0.1", "0.2"], ["0.3", cell]]
     try:
         number = float(cell)  # type: ignore[arg-type]
-        acceptable = not isinstance(cell, bool) and abs(number) <= 1e4
+        acceptable = not isinstance(cell, bool) and abs(number) <= MAX_ABS_VALUE
     except (TypeError, ValueError):
         acceptable = False
     if acceptable:

@@ -228,3 +228,54 @@ def test_overlong_sentence_and_seed_are_refused_with_a_sentence():
         ac.tokenize("a" * 60_001)
     with pytest.raises(ValueError, match="whole number"):
         parse_seed("9" * 5_000)  # int() itself would fail with an unreadable message past 4,300 digits
+
+
+# --- issue 25 item 5: every odd link value explains itself in one sentence --------------------------
+
+
+@pytest.mark.parametrize("seed", ["²", "٣", "3²", "１２"])
+def test_a_seed_in_other_digits_is_refused_with_one_sentence(seed):
+    """'²' made int() fail with Python's own words; '٣' silently became 3. Both are refused with a sentence."""
+    at = open_page("app_pages/scores.py", sentence_params("a b c") | {"seed": seed})
+    assert_clean(at)
+    errors = " ".join(e.value for e in at.error)
+    assert "seed must be a whole number written with the digits 0 to 9" in errors
+    assert "invalid literal" not in errors and "base 10" not in errors
+    assert lab_input(at).seed == 0  # the last good state (the default), not 3
+
+
+def test_a_repeated_sentence_in_a_link_says_which_one_is_used():
+    params = sentence_params("first words") | {"sentence": ["first words", "second words"]}
+    at = open_page("app_pages/scores.py", params)
+    assert_clean(at)
+    assert lab_input(at).tokens == ("second", "words")
+    notes = [w.value for w in at.warning]
+    assert any("sentence= 2 times" in n and "uses the last one" in n and "second words" in n for n in notes), notes
+
+
+def test_edits_in_a_link_without_edit_by_hand_are_said_to_be_left_out():
+    at = open_page("app_pages/scores.py", {"embedding": "One-hot", "edits": "1_2~3_4"})
+    assert_clean(at)
+    assert lab_input(at).embedding_mode == "one-hot"
+    notes = " ".join(w.value for w in at.warning)
+    assert "edits= were left out" in notes.replace("(edits=)", "edits=") and "Edit by hand" in notes
+    assert "edits" not in at.query_params
+
+
+@pytest.mark.parametrize("value", ["1e308", "101", "-150", "10000"])
+def test_hand_edit_limits_are_one_number_in_one_sentence(value):
+    """Once '1e308' said ±10000 and '101' said ±100: now every refusal and the editor's caption say ±100."""
+    at = open_page(params={"embedding": "Edit by hand"})
+    good = lab_input(at)
+    at.session_state[EDITOR] = edit_state({0: {"d1": value}})
+    at.run()
+    assert_clean(at)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "keep values within ±100:" in errors[0] and "±10000" not in errors[0]
+    assert lab_input(at) is good
+    caption = " ".join(c.value for c in at.sidebar.caption)
+    assert "keep values within ±100:" in caption.lower() and "±10000" not in caption
+    T, d_model = ac.DEFAULT_PRESET.matrix().shape
+    link = "~".join("_".join(value if (i, j) == (0, 0) else "0" for j in range(d_model)) for i in range(T))
+    linked = open_page(params={"embedding": "Edit by hand", "edits": link})
+    assert any("keep values within ±100:" in w.value for w in linked.warning)

@@ -17,7 +17,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
-from attention_core.embeddings import MAX_TOKENS, parse_seed
+from attention_core.embeddings import MAX_ABS_VALUE, MAX_TOKENS, parse_seed, value_limit_text
 from attention_core.presets import PRESETS_BY_KEY, Preset
 from ui import display, trained
 from ui.format import plural
@@ -38,12 +38,13 @@ EDITOR_KEY = "embedding_editor"
 EDITS_KEY = "edits"  # URL parameter holding hand-edited embeddings
 SOURCE_KEY = "_edit_source"  # the embeddings shown before "Edit by hand": the editor starts from them
 MAX_LINK_NUMBERS = 256  # a link holds hand edits up to T × d_model = 256 numbers
-MAX_EDIT_ABS = 100.0  # hand edits are refused beyond this (scores then pass 10^5; exp(s - max) stays exact in float64)
+MAX_EDIT_ABS = MAX_ABS_VALUE  # the one limit on hand edits, stated by value_limit_text (scores then pass 10^5)
 EDIT_DTYPE = torch.float64  # hand edits are computed in float64: in float32, edits of about 100 that differ by
 # 0.001 give scores of about 4e4 rounded to 0.004, and weights off in the 4th decimal (0.2795 for 0.2802)
 INPUT_KEY = "_lab_input"
 PROBLEM_KEY = "_input_problem"
 LINK_NOTE_KEY = "_link_note"
+REPEAT_NOTE_KEY = "_link_repeat_note"
 URL_KEYS = ("example", "sentence", "embedding", "seed", "d_model", "query")
 
 
@@ -162,19 +163,6 @@ def float32_text(x: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def check_edit_bounds(X: torch.Tensor) -> torch.Tensor:
-    """Refuse hand-edited values beyond ±MAX_EDIT_ABS (ValueError naming the first such cell)."""
-    too_big = (X.abs() > MAX_EDIT_ABS).nonzero()
-    if len(too_big):
-        row, col = too_big[0].tolist()
-        raise ValueError(
-            f"The cell at row {row + 1}, column {col + 1} is {X[row, col].item():g}; keep values within "
-            f"±{MAX_EDIT_ABS:g}. Within that range the lab computes hand edits in float64 and every digit it "
-            "shows is right; far beyond it the scores grow so large that even float64 rounds them visibly."
-        )
-    return X
-
-
 def number_text(x: float) -> str:
     """The shortest text that reads back as the same float64 ('0.1', '99.999', '-2.5'): what the learner typed."""
     text = repr(float(x))
@@ -194,7 +182,7 @@ def decode_edits(text: str, n_tokens: int, d_model: int) -> torch.Tensor:
     rows = [row.split("_") for row in text.split("~")]
     if len({len(row) for row in rows}) != 1:
         raise ValueError("The link's edits do not form a table.")
-    return check_edit_bounds(ac.validate_embedding_matrix(rows, n_tokens, d_model, dtype=EDIT_DTYPE))
+    return ac.validate_embedding_matrix(rows, n_tokens, d_model, dtype=EDIT_DTYPE)  # refuses values past ±MAX_EDIT_ABS
 
 
 def _editor_start(base: torch.Tensor, link_edits: str | None) -> torch.Tensor:
@@ -221,12 +209,11 @@ def _edited_matrix(base: torch.Tensor, labels: list[str], link_edits: str | None
     start = st.session_state["_editor_start"]
     with st.sidebar:
         st.caption(
-            f"Type a number in any cell (within ±{MAX_EDIT_ABS:g}); the pages update when you leave the cell. "
-            "Hand edits are computed in float64, so every digit the pages show is right across that range. "
-            "Scroll sideways for more columns."
+            "Type a number in any cell; the pages update when you leave the cell. "
+            f"{value_limit_text()[0].upper()}{value_limit_text()[1:]} Scroll sideways for more columns."
         )
         edited = matrix_editor(ac.vector_frame(start, labels), key=EDITOR_KEY, digits=None)
-    X = check_edit_bounds(ac.validate_embedding_matrix(edited, len(labels), base.shape[1], dtype=EDIT_DTYPE))
+    X = ac.validate_embedding_matrix(edited, len(labels), base.shape[1], dtype=EDIT_DTYPE)
     _link_edits(X, base)
     return X
 
@@ -278,6 +265,11 @@ def _build_input(link_edits: str | None = None) -> LabInput:
     source = _edit_source(example, mode)
     if mode != "edited":
         st.query_params.pop(EDITS_KEY, None)
+        if link_edits:
+            st.session_state[LINK_NOTE_KEY] = (
+                f"This link's hand-edited embeddings (edits=) were left out: they apply only with Embeddings "
+                f"“{EMBEDDING_MODES['edited']}”, and the link asks for “{EMBEDDING_MODES[mode]}”."
+            )
     seed, d_model = DEFAULT_SEED, DEFAULT_D_MODEL
     if source in ("random", "trained"):  # random or trained embeddings, or an edit of them
         d_model = st.sidebar.slider(
@@ -322,11 +314,21 @@ def _build_input(link_edits: str | None = None) -> LabInput:
 
 
 def _link_values() -> dict[str, str]:
-    """The input parameters a link arrived with (first run of a session only)."""
+    """The input parameters a link arrived with (first run of a session only); a repeated one is noted."""
     if st.session_state.get("_link_checked"):
         return {}
     st.session_state["_link_checked"] = True
-    return {key: st.query_params.get(key, "") for key in (*URL_KEYS, EDITS_KEY) if key in st.query_params}
+    keys = [key for key in (*URL_KEYS, EDITS_KEY) if key in st.query_params]
+    repeated = [key for key in keys if len(st.query_params.get_all(key)) > 1]
+    if repeated:
+        st.session_state[REPEAT_NOTE_KEY] = (
+            "This link gives "
+            + ", ".join(f"{key}= {len(st.query_params.get_all(key))} times" for key in repeated)
+            + "; the lab uses the last one ("
+            + ", ".join(f"{key} = {st.query_params.get(key, '')[:40]!r}" for key in repeated)
+            + ")."
+        )
+    return {key: st.query_params.get(key, "") for key in keys}
 
 
 def _shown_value(key: str) -> str:
@@ -360,7 +362,8 @@ def sidebar() -> LabInput:
         st.session_state[INPUT_KEY] = lab
     ignored = ignored_link_values(arrived)
     if ignored:
-        st.session_state[LINK_NOTE_KEY] = (
+        earlier = st.session_state.get(LINK_NOTE_KEY)
+        st.session_state[LINK_NOTE_KEY] = (f"{earlier} " if earlier else "") + (
             "This link had values the lab cannot use ("
             + ", ".join(f"{key} = {arrived[key][:40]!r}" for key in ignored)
             + "); the defaults are used instead."
@@ -384,8 +387,9 @@ def weights_scale_choice() -> None:
 
 
 def link_note() -> str | None:
-    """A note about link parameters that were replaced by defaults (shown once), or None."""
-    return st.session_state.pop(LINK_NOTE_KEY, None)
+    """A note about link parameters that were repeated, left out or replaced by defaults (shown once), or None."""
+    notes = [st.session_state.pop(key, None) for key in (REPEAT_NOTE_KEY, LINK_NOTE_KEY)]
+    return " ".join(note for note in notes if note) or None
 
 
 def default_input() -> LabInput:
