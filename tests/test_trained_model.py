@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -222,8 +223,49 @@ def test_a_broken_config_is_refused(tmp_path):
     folder = _copy_model(tmp_path)
     (folder / "config.json").unlink()
     (folder / "config.json").write_text("{ this is not json")
-    with pytest.raises(tm.ModelUnavailable, match="could not load"):
+    with pytest.raises(tm.ModelUnavailable, match=r"config\.json has sha256"):  # refused before transformers reads it
         tm.load_model(folder)
+
+
+def test_a_file_transformers_cannot_read_is_refused_without_server_paths(tmp_path, monkeypatch):
+    folder = _copy_model(tmp_path)
+    (folder / "config.json").unlink()
+    (folder / "config.json").write_text("{ this is not json")
+    monkeypatch.setitem(tm.MODEL_FILES, "config.json", tm.file_sha256(folder / "config.json"))
+    with pytest.raises(tm.ModelUnavailable, match="could not load") as caught:
+        tm.load_model(folder)
+    assert str(tmp_path) not in str(caught.value)
+
+
+def test_every_file_the_lab_loads_has_its_published_sha256():
+    folder = tm.model_folder()
+    loaded = {"config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", tm.WEIGHTS_FILE}
+    assert loaded <= set(tm.MODEL_FILES)
+    for name, expected in tm.MODEL_FILES.items():
+        assert tm.file_sha256(folder / name) == expected, name
+
+
+def _swap_two_lines(text: str, first: int, second: int) -> str:
+    lines = text.split("\n")
+    lines[first], lines[second] = lines[second], lines[first]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("name", ["vocab.txt", "tokenizer.json"])
+def test_a_changed_tokenizer_file_is_refused_naming_it(tmp_path, name):
+    """Swapping two ids in vocab.txt or tokenizer.json used to load silently (attention off by up to 0.71)."""
+    folder = _copy_model(tmp_path)
+    original = (tm.model_folder() / name).read_text(encoding="utf-8")
+    if name == "vocab.txt":
+        changed = _swap_two_lines(original, 2000, 2001)  # two word pieces trade ids
+    else:
+        changed = original.replace('"the":1996', '"the":1997', 1)  # one id, one byte
+        assert changed != original
+    (folder / name).unlink()
+    (folder / name).write_text(changed, encoding="utf-8")
+    with pytest.raises(tm.ModelUnavailable, match=rf"^{re.escape(name)} has sha256 .* not the published") as caught:
+        tm.load_model(folder)
+    assert str(tmp_path) not in str(caught.value)
 
 
 def test_missing_package_is_explained(monkeypatch):

@@ -276,7 +276,18 @@ def _build_input(link_edits: str | None = None) -> LabInput:
             "d_model (embedding size)", *D_MODEL_RANGE, DEFAULT_D_MODEL, key="d_model", bind="query-params"
         )
     if source == "trained":
-        st.sidebar.caption(trained.EXPLANATION)
+        reason = trained.unavailable_reason()
+        if reason is None:
+            st.sidebar.caption(trained.EXPLANATION)
+        else:  # fall back to random embeddings of the same sentence, and say so
+            st.sidebar.warning(
+                f"Trained embeddings are unavailable: {reason} The pages use random (seeded) embeddings instead; "
+                "the other embeddings all work.",
+                icon=":material/warning:",
+            )
+            source = "random"
+            if mode == "trained":
+                mode = "random"
     if source == "random":
         seed_text = st.sidebar.text_input(
             "Seed",

@@ -62,6 +62,15 @@ def embeddings(tokens: tuple[str, ...], d_model: int) -> torch.Tensor:
     return tm.trained_embeddings(model(), _pca(folder_setting()), list(tokens), d_model)
 
 
+def unavailable_reason() -> str | None:
+    """Why the trained model cannot be used here (the sidebar falls back to other embeddings), or None."""
+    try:
+        model()
+    except tm.ModelUnavailable as error:
+        return str(error)
+    return None
+
+
 def sidebar_embeddings(tokens: tuple[str, ...], d_model: int) -> torch.Tensor:
     """Trained embeddings for the sidebar; ValueError with the reason if the model cannot be used."""
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from attention_core import trained_model as tm
@@ -108,8 +110,46 @@ def test_a_corrupt_model_is_an_error_here_and_nowhere_else(broken_model):
     assert not other.error
     refused = open_page("app_pages/scores.py", sentence_params("the cat", embedding="trained"))
     assert_clean(refused)
-    assert any("Trained embeddings are unavailable" in e.value for e in refused.error)
-    assert lab_input(refused).T >= 1  # the last good input stays
+    assert any("Trained embeddings are unavailable" in w.value for w in refused.sidebar.warning)
+    assert lab_input(refused).tokens == ("the", "cat")  # the sentence stays, on random embeddings (issue 25)
+
+
+def _clear_model_caches() -> None:
+    for cached in (trained._load, trained._pca, trained.embeddings):
+        cached.clear()
+
+
+@pytest.fixture
+def no_transformers(monkeypatch):
+    """`import transformers` fails in this process, as on a server without it; the model caches start empty."""
+    monkeypatch.setitem(sys.modules, "transformers", None)
+    _clear_model_caches()
+    yield
+    _clear_model_caches()  # the next test loads the real model again (the failure is cached otherwise)
+
+
+def _page_text(at) -> str:
+    kinds = ("error", "warning", "markdown", "caption", "exception", "code")
+    return " ".join(str(element.value) for kind in kinds for element in at.get(kind))
+
+
+def test_without_transformers_lesson_10_explains_in_a_sentence(no_transformers):
+    at = open_page(PAGE, {"example": JOURNEY.name}, timeout=300)
+    assert_clean(at)
+    assert any("transformers is not installed" in e.value for e in at.error), [e.value for e in at.error]
+    text = _page_text(at)
+    assert "ModuleNotFoundError" not in text and "Traceback" not in text and "site-packages" not in text
+
+
+def test_without_transformers_a_trained_embedding_link_falls_back_with_a_note(no_transformers):
+    at = open_page("app_pages/scores.py", sentence_params("the cat sat", embedding="trained"), timeout=300)
+    assert_clean(at)
+    assert not at.error, [e.value for e in at.error]
+    notes = [w.value for w in at.sidebar.warning]
+    assert any("Trained embeddings are unavailable" in n and "transformers is not installed" in n for n in notes)
+    lab = lab_input(at)
+    assert lab.tokens == ("the", "cat", "sat") and lab.embedding_mode == "random"
+    assert "Traceback" not in _page_text(at) and "site-packages" not in _page_text(at)
 
 
 def test_grid_highlight_layer_is_valid_vega_lite():
