@@ -14,3 +14,10 @@ import torch  # noqa: E402
 # The suite multiplies tiny tensors: one thread is faster than two fighting over small work,
 # and leaves the second core to the Streamlit server and Chromium of the browser tests.
 torch.set_num_threads(1)
+
+# .streamlit/config.toml hides every exception's details from browsers (client.showErrorDetails = "none");
+# AppTest reads that file too, so here the suite shows them in full: a failing test names the real error.
+# tests/test_production_config.py checks the production value on its own.
+from streamlit import config as _streamlit_config  # noqa: E402
+
+_streamlit_config.set_option("client.showErrorDetails", "full")
