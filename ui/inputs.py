@@ -276,7 +276,7 @@ def _build_input(link_edits: str | None = None) -> LabInput:
             "d_model (embedding size)", *D_MODEL_RANGE, DEFAULT_D_MODEL, key="d_model", bind="query-params"
         )
     if source == "trained":
-        reason = trained.unavailable_reason()
+        reason = trained.load_problem()
         if reason is None:
             st.sidebar.caption(trained.EXPLANATION)
         else:  # fall back to random embeddings of the same sentence, and say so

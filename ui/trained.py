@@ -62,7 +62,7 @@ def embeddings(tokens: tuple[str, ...], d_model: int) -> torch.Tensor:
     return tm.trained_embeddings(model(), _pca(folder_setting()), list(tokens), d_model)
 
 
-def unavailable_reason() -> str | None:
+def load_problem() -> str | None:
     """Why the trained model cannot be used here (the sidebar falls back to other embeddings), or None."""
     try:
         model()
