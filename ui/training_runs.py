@@ -171,6 +171,20 @@ class RunStore:
         flight.finish(run)
 
 
+def _in_step_order(base: int, losses: list[float], snapshots: list[tr.Snapshot]):
+    """(step, loss) for each loss after step ``base`` and each snapshot, interleaved so that a snapshot comes once
+    the bar has reached its step."""
+    step = base
+    for snapshot in snapshots:
+        while step < min(snapshot.step, base + len(losses)):
+            step += 1
+            yield step, losses[step - 1 - base]
+        yield snapshot
+    while step < base + len(losses):
+        step += 1
+        yield step, losses[step - 1 - base]
+
+
 def follow(flight: Flight, progress=None, on_snapshot=None, pause: float = 0.0) -> tr.TrainingRun:
     """Hand ``flight``'s losses (as ``progress(step, steps, loss)``) and snapshots to the callbacks in step order,
     as they come, pausing ``pause`` seconds after each snapshot; the finished run (or the training's error)."""
@@ -179,22 +193,19 @@ def follow(flight: Flight, progress=None, on_snapshot=None, pause: float = 0.0) 
         with flight.changed:
             while not flight.done and (len(flight.losses), len(flight.snapshots)) == (seen_losses, seen_snapshots):
                 flight.changed.wait(WAKE_SECONDS)
-            losses, snapshots, done = list(flight.losses), list(flight.snapshots), flight.done
-        for snapshot in snapshots[seen_snapshots:]:
-            while seen_losses < min(snapshot.step, len(losses)):
-                seen_losses += 1
-                if progress is not None:
-                    progress(seen_losses, steps, losses[seen_losses - 1])
-            if on_snapshot is not None:
-                on_snapshot(snapshot)
-            seen_snapshots += 1
-            if pause:
-                time.sleep(pause)
-        while seen_losses < len(losses):
-            seen_losses += 1
-            if progress is not None:
-                progress(seen_losses, steps, losses[seen_losses - 1])
-        if done and (seen_losses, seen_snapshots) == (len(flight.losses), len(flight.snapshots)):
+            losses, snapshots = flight.losses[seen_losses:], flight.snapshots[seen_snapshots:]  # what is new
+            done = flight.done
+        for event in _in_step_order(seen_losses, losses, snapshots):
+            if isinstance(event, tr.Snapshot):
+                if on_snapshot is not None:
+                    on_snapshot(event)
+                if pause:
+                    time.sleep(pause)
+            elif progress is not None:
+                step, loss = event
+                progress(step, steps, loss)
+        seen_losses, seen_snapshots = seen_losses + len(losses), seen_snapshots + len(snapshots)
+        if done:
             if flight.error is not None:
                 raise flight.error
             return flight.run
