@@ -172,3 +172,29 @@ def test_models_built_at_once_in_two_threads_get_their_own_seeds():
     for thread in threads:
         thread.join()
     assert not mixed, f"{len(mixed)} models were built with another thread's draws"
+
+
+def test_a_learner_leaving_mid_run_does_not_stop_the_run_another_follows():
+    """A learner who leaves the page stops their own script (Streamlit raises in it at their next drawing); the
+    training runs in its own thread, so the learner following the same run still gets it."""
+    release = threading.Event()
+
+    def gated_train(settings, progress=None, on_snapshot=None):
+        assert release.wait(10)
+        return fake_run(settings, progress, on_snapshot)
+
+    class Left(Exception):
+        pass
+
+    def leave(step, steps, loss):
+        raise Left
+
+    store = RunStore(train=gated_train)
+    settings = settings_of(4)
+    leaving, staying = store.flight(settings), store.flight(settings)
+    assert leaving is staying and store.trained == 1
+    release.set()
+    with pytest.raises(Left):
+        follow(leaving, progress=leave)
+    run = follow(staying)
+    assert run is store.get(settings) and len(run.losses) == settings.steps
