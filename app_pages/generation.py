@@ -65,7 +65,8 @@ lesson 6 is built in: the cache holds only the past.
 
 
 def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
-    """(X, W_q, W_k, W_v, labels): the trained model's first head, or the sidebar's input with seeded projections."""
+    """(X, W_q, W_k, W_v, labels): the first head of the model this session trained (``run``, only this session's
+    own: training_runs.current_run), or the sidebar's input with seeded projections."""
     if run is not None:
         prompt, new_tokens = gen.generation_prompt(run.settings.task, run.example)
         tokens = gen.generate(run.model, prompt, new_tokens).tokens
@@ -76,8 +77,9 @@ def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
         )
         return X, W_q, W_k, W_v, tr.position_labels(run.settings.task, tokens)
     st.info(
-        "No model trained yet for the settings chosen in lesson 11, so this uses the sidebar's input with seeded "
-        "random W_q, W_k, W_v (d_k = d_model). Train a model there and come back to see it generate.",
+        "No model trained yet: you have not trained the settings chosen in lesson 11 in this session, so this uses "
+        "the sidebar's input with seeded random W_q, W_k, W_v (d_k = d_model). Train a model there and come back "
+        "to see it generate.",
         icon=":material/info:",
     )
     X, labels = lab.X, list(lab.labels)

@@ -33,8 +33,8 @@ def render(lab: LabInput) -> None:
 
 
 def check_yourself(lab: LabInput, settings: tr.TrainingSettings) -> None:
-    """Exercises on the task and on the run of these settings (step 0 only until it is trained)."""
-    run = training_runs.finished(settings)
+    """Exercises on the task and on this session's run of these settings (step 0 only until it trains them)."""
+    run = training_runs.mine(settings)
     example, snapshot = training_runs.untrained(settings)
     snapshots = tuple(run.snapshots) if run is not None else (snapshot,)
     material = TrainingMaterial(settings, example, snapshots)
@@ -120,16 +120,18 @@ def the_task(settings: tr.TrainingSettings) -> None:
 
 @st.fragment
 def training(settings: tr.TrainingSettings) -> bool:
-    """Train on demand, then the results of the run; True when a run is shown (its loop is then shown too)."""
+    """Train on demand, then the results of the run; True when a run is shown (its loop is then shown too).
+
+    Only this session's own runs count: another learner's run of the same settings leaves Train enabled here."""
     st.subheader("Training")
-    run = training_runs.finished(settings)
+    run = training_runs.mine(settings)
     clicked = st.button(
         "Train",
         type="primary",
         icon=":material/play_arrow:",
         key="training_train",
         disabled=run is not None,
-        help="Already trained with these settings: change one to train again." if run is not None else None,
+        help="You trained these settings already: change one to train again." if run is not None else None,
     )
     if run is None and clicked:
         run = training_runs.train_with_progress(settings, watch=lambda snapshot: watch_attention(settings, snapshot))

@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import math
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,10 +198,15 @@ def run_forward(trained: TrainedModel, sentence: str) -> Forward:
     ids, pieces, word_ids = encode(trained.tokenizer, sentence)
     model = trained.model
     contexts: list[torch.Tensor] = []
-    hooks = [
-        layer.attention.self.register_forward_hook(lambda _m, _i, out: contexts.append(out[0][0].detach()))
-        for layer in model.encoder.layer
-    ]
+    owner = threading.get_ident()
+
+    def keep(_module, _inputs, out) -> None:
+        # The model is one per server, shared by every session: while this forward runs, another session's
+        # forward (another thread) also calls this hook. Only this thread's outputs are this sentence's.
+        if threading.get_ident() == owner:
+            contexts.append(out[0][0].detach())
+
+    hooks = [layer.attention.self.register_forward_hook(keep) for layer in model.encoder.layer]
     try:
         with torch.no_grad():
             output = model(

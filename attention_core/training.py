@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import math
+import threading
 from dataclasses import dataclass, field
 
 import torch
@@ -261,12 +262,18 @@ class TinyTransformer(nn.Module):
         return self.unembed(self.norm(x)), torch.stack(all_weights)  # (B, T, V), (L, B, h, T, T)
 
 
+_GLOBAL_SEED = threading.Lock()  # torch's global generator is one per process: seeding and drawing happen together
+
+
 def build_model(settings: TrainingSettings) -> TinyTransformer:
-    """The untrained model of these settings, its parameters drawn from torch.manual_seed(seed)."""
-    torch.manual_seed(settings.seed)
-    return TinyTransformer(
-        len(vocabulary(settings.task)), sequence_length(settings.task), settings.layers, settings.heads, settings.mlp
-    )
+    """The untrained model of these settings, its parameters drawn from torch.manual_seed(seed).
+
+    nn.Module initialisers draw from torch's one global generator, so two sessions building models at once could
+    interleave their draws and get parameters of neither seed: the seeding and the drawing hold a lock."""
+    size = (len(vocabulary(settings.task)), sequence_length(settings.task))
+    with _GLOBAL_SEED:
+        torch.manual_seed(settings.seed)
+        return TinyTransformer(*size, settings.layers, settings.heads, settings.mlp)
 
 
 # --- training ---------------------------------------------------------------------------------------

@@ -370,3 +370,30 @@ def test_head_slice_is_the_heads_rows_of_the_linear_weight(trained):
     for head in (0, 6, tm.NUM_HEADS - 1):
         assert torch.equal(tm.head_params(trained.model, 2, head).W_q, query.weight.detach()[tm.head_slice(head)].T)
     assert [tm.head_slice(h).stop - tm.head_slice(h).start for h in range(tm.NUM_HEADS)] == [tm.D_K] * tm.NUM_HEADS
+
+
+def test_two_sessions_running_the_shared_model_at_once_get_their_own_contexts(trained):
+    """Issue 25 part 2: the model is one per server; its context hooks must not hand one session's layer outputs to
+    another session's forward running at the same time (on main: wrong contexts or a failed stack)."""
+    import threading
+
+    sentences = ("the cat sat on the mat", "a river bank full of water and fish swimming around all day long")
+    expected = {sentence: tm.run_forward(trained, sentence).contexts for sentence in sentences}
+    wrong: list[str] = []
+    start = threading.Barrier(2, timeout=30)
+
+    def session(sentence: str) -> None:
+        start.wait()
+        for _ in range(20):
+            try:
+                if not torch.equal(tm.run_forward(trained, sentence).contexts, expected[sentence]):
+                    wrong.append(sentence)
+            except RuntimeError as error:
+                wrong.append(str(error))
+
+    threads = [threading.Thread(target=session, args=(sentence,)) for sentence in sentences]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not wrong, f"{len(wrong)} of 40 forwards got another session's contexts: {wrong[:2]}"

@@ -25,3 +25,51 @@ def test_a_short_training_shows_the_loss_chart_and_accuracy(page, app_url):
     chart_titles = page.locator("[data-testid='stVegaLiteChart']").all_inner_texts()
     assert any("Training loss" in text for text in chart_titles)
     screenshot(page, "training-after")
+
+
+def _training_page(browser, app_url: str, steps: int):
+    """A new browser context (a learner of their own) on lesson 11 with ``steps`` chosen."""
+    context = browser.new_context(viewport={"width": 1400, "height": 2400})
+    page = context.new_page()
+    page.goto(f"{app_url}/training")
+    wait_for_app(page)
+    field = page.get_by_label("Steps")
+    field.fill(str(steps))
+    field.press("Enter")
+    wait_for_app(page)
+    return context, page
+
+
+def _finished(page, steps: int) -> str:
+    """Wait for the run's results; the held-out accuracy shown."""
+    page.locator("[data-testid='stMetricLabel']").filter(has_text="Held-out accuracy").wait_for(timeout=60_000)
+    wait_for_app(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.get_by_text(f"Trained {steps} steps").count() == 1, "this learner's own status box, completed"
+    return page.locator("[data-testid='stMetricValue']").first.inner_text()
+
+
+@pytest.mark.browser
+def test_two_learners_pressing_train_at_once_each_get_their_own_run(browser, app_url):
+    """Issue 25 parts 2 and 5: two learners press Train on the same settings at once; each sees their own completed
+    run (one trains, the other follows or replays it: the same numbers). A third learner arriving afterwards still
+    finds Train enabled and gets the run as theirs."""
+    steps = 30
+    learners = [_training_page(browser, app_url, steps) for _ in range(2)]
+    try:
+        for _, page in learners:
+            page.get_by_role("button", name="Train").click(no_wait_after=True)
+        accuracies = [_finished(page, steps) for _, page in learners]
+        assert accuracies[0] == accuracies[1] and accuracies[0].endswith("%")
+        context, late = _training_page(browser, app_url, steps)
+        learners.append((context, late))
+        train = late.get_by_role("button", name="Train")
+        assert train.is_enabled(), "another learner's run leaves Train enabled"
+        assert late.locator("[data-testid='stMetricLabel']").filter(has_text="Held-out accuracy").count() == 0
+        train.click()
+        assert _finished(late, steps) == accuracies[0]
+        assert late.get_by_text("replayed").count() == 1, "the stored run, replayed to this learner"
+        screenshot(late, "training-replayed")
+    finally:
+        for context, _ in learners:
+            context.close()
