@@ -20,6 +20,8 @@ Nothing is stored on the server beyond the session's own state.
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 from ui import progress
@@ -33,7 +35,7 @@ JS = """
 export default function (component) {
   const { data, setStateValue } = component;
   if (!data) return;
-  const KEY = "%s";
+  const KEY = __KEY__;
   let stored = "";
   try {
     if (typeof data.write === "string") {
@@ -46,7 +48,7 @@ export default function (component) {
   }
   if (data.read) setStateValue("stored", stored);
 }
-""" % STORAGE_KEY  # noqa: UP031 (the JavaScript's braces make an f-string harder to read)
+""".replace("__KEY__", json.dumps(STORAGE_KEY))
 
 CSS = ":host { display: none; }"  # the component draws nothing
 

@@ -212,11 +212,13 @@ def load_uploaded() -> None:
             raise ProgressFileError(f"it is larger than {MAX_BYTES // 1024} KiB")
         data = parse_file(uploaded.getvalue())
     except ProgressFileError as problem:
-        st.session_state[LOADED_KEY] = ("error", f"This is not a progress file of this lab: {problem}. Nothing changed.")
+        text = f"This is not a progress file of this lab: {problem}. Nothing changed."
+        st.session_state[LOADED_KEY] = ("error", text)
         return
     merge(data)
     answered = sum(len(entries) for entries in data["lessons"].values())
-    st.session_state[LOADED_KEY] = ("success", f"Progress loaded: {answered} exercises, {len(data['visited'])} lessons.")
+    text = f"Progress loaded: {answered} exercises, {len(data['visited'])} lessons visited."
+    st.session_state[LOADED_KEY] = ("success", text)
 
 
 def progress_table() -> None:
