@@ -240,7 +240,7 @@ def progress_table() -> None:
         on_click="ignore",
     )
     st.file_uploader(
-        "Load my progress (a file downloaded here, in another browser)",
+        "Load my progress (a file saved with Download my progress, in any browser)",
         type=["json"],
         key=UPLOAD_KEY,
         on_change=load_uploaded,
