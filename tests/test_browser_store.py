@@ -44,3 +44,15 @@ def test_a_missing_or_damaged_stored_value_starts_empty(state, value):
     browser_store.receive(value)
     assert state[browser_store.LOADED] is True
     assert progress.totals() == (0, 0)
+
+
+def test_another_tabs_value_merges_after_the_first_read_and_the_tabs_settle(state):
+    browser_store.receive("")  # this tab's first read: nothing stored yet
+    progress.note_try("scores", "weight-000000000001", correct=True)
+    assert "write" in browser_store.message()
+    browser_store.receive(json.dumps(STORED))  # another tab wrote its book (the storage event)
+    assert progress.totals() == (2, 2)
+    merged = browser_store.message()["write"]
+    assert set(json.loads(merged)["lessons"]) == {"scores", "softmax"}
+    browser_store.receive(merged)  # the other tab's answer to our write: nothing new, nothing sent
+    assert browser_store.message() is None

@@ -12,7 +12,9 @@ The flow, one instance per run in the sidebar, mounted after the page ran (so it
 1. A session's first run sends ``{"read": 1}``: the script reads localStorage and sets the state ``stored`` to
    the text it found (or ""), which reruns the app. The callback checks that text with ``progress.parse_file``
    (a browser's storage is untrusted) and merges it into the session's book before the page draws.
-2. From then on, a run sends ``{"write": text}`` only when the book's payload changed since the last write
+2. When another tab of the same browser writes, the ``storage`` event sends that value the same way, and it is
+   merged too (merging is monotone and writes happen only on change, so two open tabs settle on the union).
+3. From then on, a run sends ``{"write": text}`` only when the book's payload changed since the last write
    (an empty book removes the value, so "Forget my progress" forgets in the browser too); other runs send
    nothing.
 Nothing is stored on the server beyond the session's own state.
@@ -47,6 +49,12 @@ export default function (component) {
     stored = "";  // storage blocked (a private window's policy): the session starts empty
   }
   if (data.read) setStateValue("stored", stored);
+  // Another tab of this browser wrote its book: merge it here too (merging is monotone, so the tabs settle).
+  const onStorage = (event) => {
+    if (event.key === KEY && event.storageArea === window.localStorage) setStateValue("stored", event.newValue || "");
+  };
+  window.addEventListener("storage", onStorage);
+  return () => window.removeEventListener("storage", onStorage);
 }
 """.replace("__KEY__", json.dumps(STORAGE_KEY))
 
@@ -68,9 +76,8 @@ def receive(text: object) -> None:
 
 
 def _on_stored() -> None:
-    state = st.session_state.get(COMPONENT_KEY) or {}
-    if not st.session_state.get(LOADED):
-        receive(state.get("stored"))
+    """The browser sent its value: on the session's first run, or when another tab wrote its book."""
+    receive((st.session_state.get(COMPONENT_KEY) or {}).get("stored"))
 
 
 def message() -> dict | None:

@@ -33,10 +33,12 @@ def stored(page) -> str | None:
     return page.evaluate(f"() => window.localStorage.getItem({json.dumps(browser_store.STORAGE_KEY)})")
 
 
-def answer_first_exhibit(page, app_url: str) -> None:
-    """Answer the museum's first 'Spot the bug' (any line: one answered, right or wrong)."""
+def answer_next_exhibit(page, app_url: str, before: str = NONE_YET) -> None:
+    """Answer the museum's first unanswered 'Spot the bug' (any line: one more answered, right or wrong), once the
+    sidebar shows the progress ``before`` (the stored answers are back)."""
     page.goto(f"{app_url}/mistakes")
     wait_for_app(page)
+    wait_marker(page, before)
     form = page.locator("[data-testid='stForm']").first
     form.locator("[data-testid='stRadio'] [role='radiogroup'] label").first.click()
     form.get_by_role("button", name="Check").click()
@@ -58,7 +60,7 @@ def test_an_answer_survives_a_reload_and_a_new_tab_and_forget_clears_it(browser,
         page.goto(app_url)
         wait_for_app(page)
         assert marker(page) == NONE_YET
-        answer_first_exhibit(page, app_url)
+        answer_next_exhibit(page, app_url)
         line = answered_line(page)  # current at once: drawn after the page recorded the answer
         assert stored(page), "the answer is written to localStorage"
         page.reload()
@@ -69,6 +71,9 @@ def test_an_answer_survives_a_reload_and_a_new_tab_and_forget_clears_it(browser,
         wait_for_app(other)
         wait_marker(other, line)
         screenshot(other, "progress-overview-restored")
+        answer_next_exhibit(page, app_url, line)  # the first tab, still open, answers the next exhibit
+        assert marker(page).endswith("/2 correct"), marker(page)
+        wait_marker(other, marker(page))  # the open overview tab hears of it without a reload
         other.get_by_role("button", name="Forget my progress").click()
         other.wait_for_timeout(300)
         wait_for_app(other)
@@ -89,7 +94,7 @@ def test_download_then_load_in_a_fresh_browser_and_a_hostile_file_changes_nothin
     first = browser.new_context(viewport={"width": 1400, "height": 2400})
     try:
         page = first.new_page()
-        answer_first_exhibit(page, app_url)
+        answer_next_exhibit(page, app_url)
         line = answered_line(page)
         page.goto(app_url)
         wait_for_app(page)
