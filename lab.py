@@ -13,7 +13,7 @@ warmup.wait()  # the server may still be importing these in its warm-up thread: 
 
 import torch  # noqa: E402
 
-from ui import collector, inputs, lessons, progress  # noqa: E402
+from ui import browser_store, collector, inputs, lessons, progress  # noqa: E402
 
 # The lab multiplies matrices of a few dozen numbers: one thread avoids thread hand-offs
 # that cost milliseconds per call (and a Community Cloud app has a fraction of a CPU).
@@ -22,24 +22,28 @@ torch.set_num_threads(1)
 
 def run() -> None:
     st.set_page_config(page_title="Attention Lab", page_icon=":material/visibility:", layout="wide")
+    pages = {
+        lesson.name: st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.default)
+        for lesson in lessons.LESSONS
+    }
     page = st.navigation(
-        {
-            section: [
-                st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.default) for lesson in group
-            ]
-            for section, group in lessons.sections().items()
-        },
+        {section: [pages[lesson.name] for lesson in group] for section, group in lessons.sections().items()},
         expanded=True,  # every lesson listed: Streamlit folds the list after 10 pages otherwise
     )
+    progress.note_visit(next(name for name, entry in pages.items() if entry == page))
     inputs.sidebar()
-    st.sidebar.caption(progress.progress_marker())
+    marker = st.sidebar.empty()  # filled after the page: it counts the answer this run recorded
     reason = inputs.problem()
     if reason:
         st.error(f"{reason} The numbers below still use the last valid input.", icon=":material/error:")
     note = inputs.link_note()
     if note:
         st.warning(note, icon=":material/link_off:")
-    page.run()
+    try:
+        page.run()
+    finally:  # also when a page stops early (st.stop)
+        marker.caption(progress.progress_marker())
+        browser_store.sync()
     collector.freeze_after_imports()  # after the page's imports: no full collection walks them again
 
 

@@ -83,7 +83,7 @@ def lesson_list(entries: tuple[lessons.Lesson, ...], practice: list[lessons.Less
 
 
 def your_progress() -> None:
-    """Answered / correct exercises per lesson in this browser session, with a reset button."""
+    """Answered / correct exercises per lesson, kept in this browser, with forget, download and load."""
     st.subheader("Your progress")
     st.markdown("Each lesson ends with **Check yourself** exercises made from your input. Your answers so far:")
     progress.progress_table()

@@ -1,9 +1,16 @@
-"""Exercise progress for this browser session only: answered and correct per lesson, in st.session_state.
+"""Exercise progress: answered and correct per lesson, and the lessons visited, kept in the learner's own browser.
 
-Nothing is stored on the server beyond the session: closing the tab forgets it.
+The book lives in st.session_state while the session runs; ``ui.browser_store`` copies it to the browser's
+localStorage and back, so it survives a reload, a new tab and a return visit in the same browser. There are no
+accounts and nothing is stored on the server. The same payload downloads as a small JSON file and loads in
+another browser, after ``parse_file`` has checked it strictly (anything that comes back from a browser or a file
+is untrusted).
 """
 
 from __future__ import annotations
+
+import json
+import re
 
 import pandas as pd
 import streamlit as st
@@ -11,10 +18,29 @@ import streamlit as st
 from ui import lessons
 
 STATE_KEY = "_exercise_progress"  # {lesson name: {exercise id: {"tries": int, "correct": bool, "revealed": bool}}}
+VISITED_KEY = "_lessons_visited"  # [lesson name], in the order first visited
+LOADED_KEY = "_progress_file_message"  # (kind, text) of the last "Load my progress"
+UPLOAD_KEY = "progress_file"
+
+VERSION = 1
+MAX_BYTES = 64 * 1024  # a file or a stored value larger than this is refused unread
+MAX_ENTRIES = 600  # exercises over every lesson (a full book is about 40 KB of JSON)
+MAX_TRIES = 10_000
+EXERCISE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # "weight-1a2b3c4d5e6f", "wrong-axis"
+ENTRY_FIELDS = {"tries": int, "correct": bool, "revealed": bool}
+FILE_NAME = "attention-lab-progress.json"
+
+
+class ProgressFileError(ValueError):
+    """A progress file (or stored value) that is not one this lab wrote: the message says why, in one sentence."""
 
 
 def _book() -> dict[str, dict[str, dict]]:
     return st.session_state.setdefault(STATE_KEY, {})
+
+
+def _visited() -> list[str]:
+    return st.session_state.setdefault(VISITED_KEY, [])
 
 
 def record(lesson: str, exercise_id: str) -> dict:
@@ -33,6 +59,18 @@ def note_try(lesson: str, exercise_id: str, correct: bool) -> dict:
 def note_revealed(lesson: str, exercise_id: str) -> None:
     """The learner asked for the solution."""
     record(lesson, exercise_id)["revealed"] = True
+
+
+def note_visit(lesson: str) -> None:
+    """The learner opened this lesson (kept, as the answers are, in the browser)."""
+    visited = _visited()
+    if lesson in lessons.BY_NAME and lesson not in visited:
+        visited.append(lesson)
+
+
+def visited() -> tuple[str, ...]:
+    """The lessons opened so far, in the order first visited."""
+    return tuple(_visited())
 
 
 def counts(lesson: str) -> tuple[int, int]:
@@ -66,15 +104,148 @@ def progress_frame() -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("lesson")
 
 
+# --- the payload kept in the browser and in a downloaded file ---------------------------------------------------
+
+
+def payload() -> dict:
+    """What the browser keeps: the answered exercises (empty records left out) and the lessons visited.
+
+    At most MAX_ENTRIES exercises, the latest ones, so what the lab writes always loads back."""
+    entries = [
+        (lesson, exercise_id, dict(entry))
+        for lesson, book in _book().items()
+        for exercise_id, entry in book.items()
+        if entry["tries"] or entry["correct"] or entry["revealed"]
+    ][-MAX_ENTRIES:]
+    kept: dict[str, dict[str, dict]] = {}
+    for lesson, exercise_id, entry in entries:
+        kept.setdefault(lesson, {})[exercise_id] = {field: entry[field] for field in ENTRY_FIELDS}
+    return {"version": VERSION, "lessons": kept, "visited": list(_visited())}
+
+
+def payload_text() -> str:
+    """The payload as compact JSON (the stored value and the downloaded file)."""
+    return json.dumps(payload(), separators=(",", ":"), sort_keys=True)
+
+
+def _no_constants(name: str) -> None:
+    raise ProgressFileError("it holds a number JSON does not allow (NaN or Infinity)")
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    if len({key for key, _ in pairs}) != len(pairs):
+        raise ProgressFileError("a key appears twice")
+    return dict(pairs)
+
+
+def parse_file(raw: bytes | str) -> dict:
+    """The payload in ``raw`` after strict checks, or ProgressFileError with the reason (the file is not quoted)."""
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", errors="replace")
+    if len(raw) > MAX_BYTES:
+        raise ProgressFileError(f"it is larger than {MAX_BYTES // 1024} KiB")
+    try:
+        text = raw.decode("utf-8")
+        data = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
+    except ProgressFileError:
+        raise
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ProgressFileError("it is not JSON") from None
+    if not isinstance(data, dict) or set(data) != {"version", "lessons", "visited"}:
+        raise ProgressFileError('it is not an object with exactly "version", "lessons" and "visited"')
+    if type(data["version"]) is not int or data["version"] != VERSION:
+        raise ProgressFileError(f"its version is not {VERSION}")
+    book, visited_list = data["lessons"], data["visited"]
+    if not isinstance(book, dict) or not isinstance(visited_list, list):
+        raise ProgressFileError('"lessons" is not an object or "visited" is not a list')
+    if any(not isinstance(name, str) or name not in lessons.BY_NAME for name in [*book, *visited_list]):
+        raise ProgressFileError("it names a lesson this lab does not have")
+    if len(set(visited_list)) != len(visited_list):
+        raise ProgressFileError("a visited lesson appears twice")
+    if sum(len(entries) if isinstance(entries, dict) else 0 for entries in book.values()) > MAX_ENTRIES:
+        raise ProgressFileError(f"it holds more than {MAX_ENTRIES} exercises")
+    for entries in book.values():
+        if not isinstance(entries, dict):
+            raise ProgressFileError("a lesson's exercises are not an object")
+        for exercise_id, entry in entries.items():
+            if not EXERCISE_ID.fullmatch(exercise_id):
+                raise ProgressFileError("an exercise id is not a short name of letters, digits, '-', '_' or '.'")
+            if not isinstance(entry, dict) or set(entry) != set(ENTRY_FIELDS):
+                raise ProgressFileError('an exercise is not an object of "tries", "correct" and "revealed"')
+            if any(type(entry[field]) is not kind for field, kind in ENTRY_FIELDS.items()):
+                raise ProgressFileError('"tries" is not a whole number or "correct"/"revealed" is not true/false')
+            if not 0 <= entry["tries"] <= MAX_TRIES:
+                raise ProgressFileError(f'"tries" is not between 0 and {MAX_TRIES}')
+    return data
+
+
+def merge(data: dict) -> None:
+    """Add a checked payload to this session's book: the larger count of tries, right once right, revealed once
+    revealed (merging twice changes nothing)."""
+    for lesson, entries in data["lessons"].items():
+        for exercise_id, stored in entries.items():
+            entry = record(lesson, exercise_id)
+            entry["tries"] = max(entry["tries"], stored["tries"])
+            entry["correct"] = entry["correct"] or stored["correct"]
+            entry["revealed"] = entry["revealed"] or stored["revealed"]
+    for lesson in data["visited"]:
+        note_visit(lesson)
+
+
 def reset() -> None:
-    """Forget every answer of this session (exercise answers and revealed solutions included)."""
+    """Forget every answer and visit (exercise answers and revealed solutions included); the browser store then
+    writes the empty book, which removes it from the browser too."""
     st.session_state.pop(STATE_KEY, None)
+    st.session_state.pop(VISITED_KEY, None)
+    st.session_state.pop(LOADED_KEY, None)
     for key in [key for key in st.session_state if str(key).startswith(("ex:", "exf:", "exv:", "exq:"))]:
         del st.session_state[key]
 
 
+def load_uploaded() -> None:
+    """The file uploader's callback: check the file and merge it, or say why not and change nothing."""
+    uploaded = st.session_state.get(UPLOAD_KEY)
+    if uploaded is None:
+        return
+    try:
+        if uploaded.size > MAX_BYTES:
+            raise ProgressFileError(f"it is larger than {MAX_BYTES // 1024} KiB")
+        data = parse_file(uploaded.getvalue())
+    except ProgressFileError as problem:
+        text = f"This is not a progress file of this lab: {problem}. Nothing changed."
+        st.session_state[LOADED_KEY] = ("error", text)
+        return
+    merge(data)
+    answered = sum(len(entries) for entries in data["lessons"].values())
+    text = f"Progress loaded: {answered} exercises, {len(data['visited'])} lessons visited."
+    st.session_state[LOADED_KEY] = ("success", text)
+
+
 def progress_table() -> None:
-    """The overview's table of answered / correct per lesson, with a reset button."""
+    """The overview's table of answered / correct per lesson, with forget, download and load."""
     st.dataframe(progress_frame(), width="content", height="content")  # every lesson, no inner scrolling
-    st.caption("Kept for this browser session only; nothing is stored on the server.")
-    st.button("Reset progress", on_click=reset, icon=":material/restart_alt:", key="reset_progress")
+    st.caption(
+        "Your progress is kept in this browser only (its local storage): there are no accounts and nothing "
+        "is stored on the server."
+    )
+    row = st.container(horizontal=True)
+    row.button("Forget my progress", on_click=reset, icon=":material/restart_alt:", key="reset_progress")
+    row.download_button(
+        "Download my progress",
+        data=payload_text(),
+        file_name=FILE_NAME,
+        mime="application/json",
+        icon=":material/download:",
+        key="download_progress",
+        on_click="ignore",
+    )
+    st.file_uploader(
+        "Load my progress (a file saved with Download my progress, in any browser)",
+        type=["json"],
+        key=UPLOAD_KEY,
+        on_change=load_uploaded,
+    )
+    message = st.session_state.get(LOADED_KEY)
+    if message is not None:
+        kind, text = message
+        (st.error if kind == "error" else st.success)(text)
