@@ -161,11 +161,31 @@ def printed_beside_ours(comparison, row_labels: Sequence[str], col_labels: Seque
         table(comparison.ours, row_labels, col_labels, alt_text=f"The lab's {comparison.name}")
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs a cell that starts so as a formula
+
+
+def spreadsheet_safe(value: object) -> object:
+    """A text cell that a spreadsheet would run as a formula ('=cmd|...') gets a leading quote; numbers stay."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """The CSV of a table whose labels and text cells are the learner's: no cell opens as a formula."""
+    columns = [
+        column if pd.api.types.is_numeric_dtype(column) else column.map(spreadsheet_safe) for _, column in frame.items()
+    ]
+    safe = pd.concat(columns, axis=1) if columns else frame.copy()
+    safe.columns = frame.columns
+    return safe.rename(index=spreadsheet_safe, columns=spreadsheet_safe).to_csv()
+
+
 def download_csv(frame: pd.DataFrame, filename: str, *, label: str = "Download as CSV") -> None:
     """A CSV download of a table, with full precision and the token labels (built only when clicked)."""
     st.download_button(
         label,
-        lambda: frame.to_csv().encode("utf-8"),
+        lambda: csv_text(frame).encode("utf-8"),
         file_name=filename,
         mime="text/csv",
         icon=":material/download:",
