@@ -37,6 +37,9 @@ def table(
     The data stay numbers (sorting, copying and tests read numbers). Each table is drawn once per content and
     replayed after that (most tables of a page are the same from one rerun to the next).
     """
+    if not _drawing.replayed(data):  # a long sentence's table: drawn, not kept (memory stays bounded)
+        _drawing.draw_table(data, rows, cols, alt_text)
+        return
     key = _drawing.table_key(data, rows, cols, alt_text)
     _drawing.drawn_table(key=key, _data=data, _rows=rows, _cols=cols, _alt_text=alt_text)
 
@@ -44,6 +47,9 @@ def table(
 def frame_table(frame: pd.DataFrame, **options) -> None:
     """Any other DataFrame (text, flags, counts) as ``st.dataframe(frame, **options)``, drawn once per content
     and options and replayed after that, as table() does."""
+    if not _drawing.replayed(frame):
+        st.dataframe(frame, **options)
+        return
     _drawing.drawn_frame(key=_drawing.frame_key(frame, options), _frame=frame, _options=options)
 
 
