@@ -14,8 +14,7 @@ from markdown_it import MarkdownIt
 
 from tests import hostile_corpus as corpus
 from tests.apptest_helpers import assert_clean, open_page, sentence_params
-from ui.display import csv_text
-from ui.format import LearnerText, latex_text, learner_text
+from ui.format import LearnerText, csv_text, latex_text, learner_text
 
 MARKDOWN = MarkdownIt("commonmark")
 FETCHING_TAG = re.compile(r"<(img|a|script|iframe|link|video|audio|source)\b", re.IGNORECASE)

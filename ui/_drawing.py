@@ -224,6 +224,17 @@ def replayed(frame_or_matrix: pd.DataFrame | torch.Tensor) -> bool:
     return int(np.prod(shape)) <= MAX_REPLAYED_CELLS
 
 
+def show_table(
+    data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None, alt_text: str | None
+) -> None:
+    """display.table: replayed when small, drawn afresh when too large to keep (memory stays bounded)."""
+    if not replayed(data):
+        draw_table(data, rows, cols, alt_text)
+        return
+    key = table_key(data, rows, cols, alt_text)
+    drawn_table(key=key, _data=data, _rows=rows, _cols=cols, _alt_text=alt_text)
+
+
 def draw_table(
     data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None, alt_text: str | None
 ) -> None:
@@ -246,6 +257,14 @@ def draw_table(
 def frame_key(frame: pd.DataFrame, options: dict) -> str:
     """A digest of a frame's fingerprint (its values, types and labels) and of its st.dataframe options."""
     return hashlib.blake2b(repr((fingerprint(frame), sorted(options.items()))).encode(), digest_size=20).hexdigest()
+
+
+def show_frame(frame: pd.DataFrame, options: dict) -> None:
+    """display.frame_table: replayed when small, drawn afresh when too large to keep."""
+    if not replayed(frame):
+        st.dataframe(frame, **options)
+        return
+    drawn_frame(key=frame_key(frame, options), _frame=frame, _options=options)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

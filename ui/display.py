@@ -23,6 +23,7 @@ import torch
 
 from attention_core.tables import to_frame
 from ui import _drawing, cell_click, charts, lessons
+from ui.format import csv_text
 
 
 def table(
@@ -37,20 +38,13 @@ def table(
     The data stay numbers (sorting, copying and tests read numbers). Each table is drawn once per content and
     replayed after that (most tables of a page are the same from one rerun to the next).
     """
-    if not _drawing.replayed(data):  # a long sentence's table: drawn, not kept (memory stays bounded)
-        _drawing.draw_table(data, rows, cols, alt_text)
-        return
-    key = _drawing.table_key(data, rows, cols, alt_text)
-    _drawing.drawn_table(key=key, _data=data, _rows=rows, _cols=cols, _alt_text=alt_text)
+    _drawing.show_table(data, rows, cols, alt_text)
 
 
 def frame_table(frame: pd.DataFrame, **options) -> None:
     """Any other DataFrame (text, flags, counts) as ``st.dataframe(frame, **options)``, drawn once per content
     and options and replayed after that, as table() does."""
-    if not _drawing.replayed(frame):
-        st.dataframe(frame, **options)
-        return
-    _drawing.drawn_frame(key=_drawing.frame_key(frame, options), _frame=frame, _options=options)
+    _drawing.show_frame(frame, options)
 
 
 WEIGHTS_SCALE_KEY = "weights_scale"  # the sidebar's choice (ui.inputs draws it); a view setting, not in the URL
@@ -167,31 +161,11 @@ def printed_beside_ours(comparison, row_labels: Sequence[str], col_labels: Seque
         table(comparison.ours, row_labels, col_labels, alt_text=f"The lab's {comparison.name}")
 
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs a cell that starts so as a formula
-
-
-def spreadsheet_safe(value: object) -> object:
-    """A text cell that a spreadsheet would run as a formula ('=cmd|...') gets a leading quote; numbers stay."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
-def csv_text(frame: pd.DataFrame) -> str:
-    """The CSV of a table whose labels and text cells are the learner's: no cell opens as a formula."""
-    columns = [
-        column if pd.api.types.is_numeric_dtype(column) else column.map(spreadsheet_safe) for _, column in frame.items()
-    ]
-    safe = pd.concat(columns, axis=1) if columns else frame.copy()
-    safe.columns = frame.columns
-    return safe.rename(index=spreadsheet_safe, columns=spreadsheet_safe).to_csv()
-
-
 def download_csv(frame: pd.DataFrame, filename: str, *, label: str = "Download as CSV") -> None:
     """A CSV download of a table, with full precision and the token labels (built only when clicked)."""
     st.download_button(
         label,
-        lambda: csv_text(frame).encode("utf-8"),
+        lambda: csv_text(frame).encode("utf-8"),  # no cell opens as a spreadsheet formula
         file_name=filename,
         mime="text/csv",
         icon=":material/download:",

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
+
 from attention_core.numbers import (
     DECIMALS,
     HUGE,
@@ -51,6 +53,7 @@ __all__ = [
     "MAX_TERMS",
     "TINY",
     "LearnerText",
+    "csv_text",
     "difference_text",
     "exp_text",
     "format_number",
@@ -136,3 +139,23 @@ class LearnerText(str):
 
     def __format__(self, spec: str) -> str:
         return learner_text(str.__format__(str(self), spec))
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs a cell that starts so as a formula
+
+
+def spreadsheet_safe(value: object) -> object:
+    """A text cell that a spreadsheet would run as a formula ('=cmd|...') gets a leading quote; numbers stay."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """The CSV of a table whose labels and text cells are the learner's: no cell opens as a formula."""
+    columns = [
+        column if pd.api.types.is_numeric_dtype(column) else column.map(spreadsheet_safe) for _, column in frame.items()
+    ]
+    safe = pd.concat(columns, axis=1) if columns else frame.copy()
+    safe.columns = frame.columns
+    return safe.rename(index=spreadsheet_safe, columns=spreadsheet_safe).to_csv()
