@@ -57,7 +57,7 @@ def run(sessions: int, seed: int = 0) -> bool:
     wait_healthy(process, port)
     base = f"http://127.0.0.1:{port}"
     figures: list[tuple[int, float]] = [(0, rss_mb(process.pid))]
-    print(f"Load average at start: {load_average()}; server RSS before any session: {figures[0][1]:.0f} MB")
+    print(f"Load average at start: {load_average()}; server RSS before any session: {figures[0][1]:.0f} MB\n")
     print("| sessions | server RSS | load average | seconds |\n|---:|---:|---|---:|")
     start = time.monotonic()
     try:
