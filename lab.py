@@ -14,6 +14,7 @@ warmup.wait()  # the server may still be importing these in its warm-up thread: 
 import torch  # noqa: E402
 
 from ui import browser_store, collector, inputs, lessons, progress  # noqa: E402
+from ui.format import learner_text  # noqa: E402
 
 # The lab multiplies matrices of a few dozen numbers: one thread avoids thread hand-offs
 # that cost milliseconds per call (and a Community Cloud app has a fraction of a CPU).
@@ -21,7 +22,8 @@ torch.set_num_threads(1)
 
 
 def run() -> None:
-    st.set_page_config(page_title="Attention Lab", page_icon=":material/visibility:", layout="wide")
+    # An emoji favicon is drawn in the browser; a ":material/...:" page icon is fetched from fonts.gstatic.com.
+    st.set_page_config(page_title="Attention Lab", page_icon="👁️", layout="wide")
     pages = {
         lesson.name: st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.default)
         for lesson in lessons.LESSONS
@@ -35,10 +37,10 @@ def run() -> None:
     marker = st.sidebar.empty()  # filled after the page: it counts the answer this run recorded
     reason = inputs.problem()
     if reason:
-        st.error(f"{reason} The numbers below still use the last valid input.", icon=":material/error:")
+        st.error(f"{learner_text(reason)} The numbers below still use the last valid input.", icon=":material/error:")
     note = inputs.link_note()
     if note:
-        st.warning(note, icon=":material/link_off:")
+        st.warning(learner_text(note), icon=":material/link_off:")
     try:
         page.run()
     finally:  # also when a page stops early (st.stop)

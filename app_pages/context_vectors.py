@@ -20,7 +20,7 @@ from attention_core.reference import agreement, max_abs_difference, tolerance_te
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, vector_text, weighted_vectors_text
+from ui.format import format_number, learner_text, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
 
 MAX_WRITTEN_TERMS = 6  # beyond this many tokens the written-out sum sums its other terms as one (together …)
@@ -66,7 +66,7 @@ token. The **context vector** takes it: multiply every token's vector by its wei
 Because the weights are non-negative and sum to 1, this is a weighted **average**, a blend of the tokens that
 leans towards the ones the query attends to most. It is the new, context-aware representation of the query:
 the word “{q}” now carries a little of every word around it.
-""".replace("{q}", lab.query_label)
+""".replace("{q}", learner_text(lab.query_label))
     )
     st.latex(r"c_i = \sum_{j=1}^{T} w_{ij}\, x_j \qquad C = W X")
     display.lesson_caption(lab.description)
@@ -287,7 +287,7 @@ point the same way are what make attention useful.
     try:
         one_hot = ac.one_hot_embeddings(lab.tokens)  # (T, V)
     except ValueError as error:
-        st.info(f"This lesson's words cannot be shown one-hot: {error}")
+        st.info(f"This lesson's words cannot be shown one-hot: {learner_text(error)}")
         return
     one_hot_steps = ac.self_attention(one_hot, scale=False)
     st.markdown(

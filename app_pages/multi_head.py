@@ -31,7 +31,7 @@ from attention_core.reference import (
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, diagrams, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, latex_int, plural
+from ui.format import format_number, latex_int, learner_text, plural
 from ui.inputs import LabInput
 
 SIDEBAR = "sidebar"
@@ -191,7 +191,7 @@ def head_size_or_stop(d_model: int, num_heads: int) -> int:
         return ac.head_size(d_model, num_heads)
     except ValueError as error:
         choices = ", ".join(str(h) for h in valid_head_counts(d_model))
-        st.error(f"{error} With d_model = {d_model}, these work: {choices}.", icon=":material/error:")
+        st.error(f"{learner_text(error)} With d_model = {d_model}, these work: {choices}.", icon=":material/error:")
         st.stop()
 
 

@@ -20,7 +20,7 @@ from attention_core.reference import check_block, tolerance_text
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, diagrams, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, plural, vector_text, weighted_vectors_text
+from ui.format import format_number, learner_text, plural, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
 
 
@@ -118,7 +118,7 @@ def heads_or_one(d_model: int, wanted_heads: int) -> int:
     try:
         ac.head_size(d_model, wanted_heads)
     except ValueError as error:
-        st.error(f"{error} The page shows a single head (h = 1) until then.", icon=":material/error:")
+        st.error(f"{learner_text(error)} The page shows a single head (h = 1) until then.", icon=":material/error:")
         return 1
     return wanted_heads
 

@@ -34,7 +34,7 @@ from attention_core.reference import Agreement, agreement, tolerance_text
 from attention_core.tables import dimension_labels
 from ui import cell_click, charts, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, vector_text
+from ui.format import format_number, learner_text, vector_text
 from ui.inputs import LabInput
 
 VERDICT_HELP = (
@@ -196,7 +196,7 @@ def new_order(T: int, order_kind: str, seed: int) -> torch.Tensor:
         try:
             return parse_order(typed, T)
         except ValueError as error:
-            st.error(f"{error} Showing the reversed sentence until then.", icon=":material/error:")
+            st.error(f"{learner_text(error)} Showing the reversed sentence until then.", icon=":material/error:")
             return reversal_permutation(T)
     if order_kind == "reverse":
         return reversal_permutation(T)

@@ -26,7 +26,7 @@ from attention_core.similarity import asymmetry
 from attention_core.tables import dimension_labels, to_frame
 from ui import cell_click, display, inputs, path
 from ui.exercises import exercises_section
-from ui.format import format_number, numbers_text, products_sum_text
+from ui.format import format_number, learner_text, numbers_text, products_sum_text
 from ui.inputs import LabInput
 
 SOURCES = {"random": "Seeded random", "edited": "Edit by hand", "002": "The journey tutorial's weights (recovered)"}
@@ -87,7 +87,7 @@ So far every token used its own embedding three times: to ask (the query), to be
 matrix**: W_q, W_k and W_v turn the same embedding x into a query q, a key k and a value v.
 The query of “{q}” can now look for something different from what the key of “{q}” offers,
 so attention no longer has to favour words that merely resemble each other.
-""".replace("{q}", lab.query_label)
+""".replace("{q}", learner_text(lab.query_label))
     )
     st.latex(
         r"Q = X W_q,\quad K = X W_k,\quad V = X W_v \qquad"
@@ -200,7 +200,7 @@ def edited_params(base: Projections, signature: tuple) -> Projections:
             problems.append(f"{error} The numbers below still use the last valid {name}.")
             good[name] = last_good[name]
     for problem in problems:
-        st.error(problem, icon=":material/error:")
+        st.error(learner_text(problem), icon=":material/error:")
     st.session_state["qkv_last_good"] = good
     return Projections(**good)
 

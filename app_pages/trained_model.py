@@ -10,7 +10,7 @@ from attention_core.exercises import TrainedMaterial
 from attention_core.tables import to_frame
 from ui import charts, display, inputs, lessons, path, trained
 from ui.exercises import exercises_section
-from ui.format import format_number, plural
+from ui.format import format_number, learner_text, plural
 from ui.inputs import LabInput
 
 GRID_KEY, PICK = "tm_grid", "head_pick"
@@ -33,7 +33,7 @@ def render(lab: LabInput) -> None:
     try:
         forward = trained.forward(sentence)
     except ValueError as error:
-        st.warning(f"{error} The other lessons still work on this sentence.", icon=":material/warning:")
+        st.warning(f"{learner_text(error)} The other lessons still work on this sentence.", icon=":material/warning:")
         return
     pieces_section(forward)
     chosen = trained.query_piece(lab.tokens, lab.query_index)
@@ -113,7 +113,8 @@ def pieces_section(forward: tm.Forward) -> None:
             f"{''.join(p.removeprefix('##') for p in pieces)} → {' + '.join(pieces)}" for pieces in split.values()
         )
         st.info(
-            f"Split into pieces: {shown}. Each piece gets its own row and column below.", icon=":material/call_split:"
+            f"Split into pieces: {learner_text(shown)}. Each piece gets its own row and column below.",
+            icon=":material/call_split:",
         )
 
 

@@ -12,7 +12,7 @@ from attention_core.exercises import TrainingMaterial
 from attention_core.masks import causal_mask
 from ui import charts, display, inputs, path, training_runs
 from ui.exercises import exercises_section
-from ui.format import format_number
+from ui.format import format_number, learner_text
 from ui.inputs import LabInput
 
 LEARNING_RATES = (0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 10.0, 100.0)
@@ -88,7 +88,7 @@ def choose_settings() -> tr.TrainingSettings | None:
     try:
         tr.check_settings(settings)
     except ValueError as error:
-        st.error(f"{error} Nothing was trained.", icon=":material/error:")
+        st.error(f"{learner_text(error)} Nothing was trained.", icon=":material/error:")
         return None
     training_runs.choose(settings)
     return settings

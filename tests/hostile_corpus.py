@@ -37,7 +37,17 @@ SENTENCES: dict[str, str] = {
     "python code": "__import__('os').system('ls') eval(1)",
     "very long line of punctuation": "!?.,;:" * 200,
     "unicode combining": "e\u0301 n\u0303 a",
+    "markdown image": "![](//203.0.113.9/a.png) cat",
+    "markdown link to an image": "[![x](//203.0.113.9/b.png)](//203.0.113.9/c) dog",
+    "HTML image": "<img src=//203.0.113.9/d.png> bird",
+    "autolink": "<http://203.0.113.9/e> fish",
+    "LaTeX command": "$\\href{//203.0.113.9/f}{x}$ \\includegraphics{//203.0.113.9/g.png}",
+    "spreadsheet formula": "=cmd|' /C calc'!A0 +1 -1 @sum",
 }
+# Values that make a browser fetch an outside address if drawn as Markdown or HTML: every one is on 203.0.113.x
+# (TEST-NET-3, reserved for documentation), so a request to that host is the failure the browser test looks for.
+OUTSIDE_HOST = "203.0.113.9"
+FETCHING = ["markdown image", "markdown link to an image", "HTML image", "LaTeX command"]
 SENTENCE_LIMIT = 1024  # more tokens than this must be refused with a message
 
 SEEDS: dict[str, str] = {
@@ -103,4 +113,18 @@ URL_PARAMS: dict[str, dict[str, str]] = {
     "empty values": {"example": "", "query": "", "seed": ""},
     "script in sentence": {"example": "Your own sentence", "sentence": "<script>alert(1)</script>"},
     "sentence over the limit": {"example": "Your own sentence", "sentence": " ".join(["w"] * 1500)},
+    "image in the seed": {
+        "example": "Your own sentence",
+        "sentence": "a b c",
+        "embedding": "Random (seeded)",
+        "seed": "![](//203.0.113.9/h.png)",
+    },
+    "image in the query": {"example": "Your own sentence", "sentence": "a b c", "query": "![](//203.0.113.9/i.png)"},
+    "image in the example": {"example": "![](//203.0.113.9/j.png)"},
+    "image in the edits": {
+        "example": "Your own sentence",
+        "sentence": "a b",
+        "embedding": "Edit by hand",
+        "edits": "![](//203.0.113.9/k.png)",
+    },
 }

@@ -52,31 +52,64 @@ from ui.format import HUGE, TINY, format_number
 # --- the process-wide store ------------------------------------------------------------------------------------
 
 
-class Kept:
-    """A bounded, thread-safe store of built things (chart specs) for the whole server process."""
+MB = 2**20
 
-    def __init__(self, size: int) -> None:
-        self.size, self.items, self.lock, self.made = size, {}, threading.Lock(), 0
+
+def approx_bytes(item: object) -> int:
+    """About how many bytes an item kept here holds: its bytes, strings, arrays and frames, container by container
+    (a spec is dicts and lists of strings, numbers and Arrow bytes)."""
+    if isinstance(item, (bytes, bytearray, str)):
+        return 64 + len(item)
+    if isinstance(item, np.ndarray):
+        return 128 + item.nbytes
+    if isinstance(item, torch.Tensor):
+        return 128 + item.element_size() * item.nelement()
+    if isinstance(item, pd.DataFrame):
+        return 256 + int(item.memory_usage(index=True, deep=True).sum())
+    if isinstance(item, dict):
+        return 64 + sum(approx_bytes(key) + approx_bytes(value) for key, value in item.items())
+    if isinstance(item, (list, tuple)):
+        return 64 + sum(approx_bytes(value) for value in item)
+    return 32
+
+
+class Kept:
+    """A bounded, thread-safe store of built things (chart specs) for the whole server process: at most ``size``
+    items and ``max_bytes`` bytes (approx_bytes); the oldest go first, and an item larger than the budget is
+    built for its caller but not kept. Long distinct sentences (a 1,000-character sentence makes Arrow data of
+    megabytes) would otherwise fill the entries with hundreds of megabytes that no session reads again."""
+
+    def __init__(self, size: int, max_bytes: int = 32 * MB) -> None:
+        self.size, self.max_bytes, self.items, self.lock, self.made = size, max_bytes, {}, threading.Lock(), 0
+        self.sizes: dict = {}
+        self.bytes = 0
 
     def get(self, key, make: Callable[[], object]):
-        """The item kept under ``key``, made by ``make()`` the first time (the oldest goes when full)."""
+        """The item kept under ``key``, made by ``make()`` the first time (the oldest go when full)."""
         with self.lock:
             if key in self.items:
                 return self.items[key]
         item = make()
+        nbytes = approx_bytes(item)
         with self.lock:
-            if len(self.items) >= self.size:
-                del self.items[next(iter(self.items))]
-            self.items[key] = item
             self.made += 1
+            if nbytes > self.max_bytes or key in self.items:
+                return item
+            while self.items and (len(self.items) >= self.size or self.bytes + nbytes > self.max_bytes):
+                oldest = next(iter(self.items))
+                del self.items[oldest]
+                self.bytes -= self.sizes.pop(oldest)
+            self.items[key], self.sizes[key] = item, nbytes
+            self.bytes += nbytes
         return item
 
 
-def kept(size: int) -> Callable[[Callable], Callable]:
-    """A function of hashable positional arguments whose results are kept in a ``Kept(size)`` (its ``store``)."""
+def kept(size: int, max_bytes: int = 32 * MB) -> Callable[[Callable], Callable]:
+    """A function of hashable positional arguments whose results are kept in a ``Kept(size, max_bytes)`` (its
+    ``store``)."""
 
     def decorate(function: Callable) -> Callable:
-        store = Kept(size)
+        store = Kept(size, max_bytes)
 
         @functools.wraps(function)
         def cached(*args):
@@ -105,7 +138,7 @@ def fingerprint(value) -> object:
     return value
 
 
-@kept(512)
+@kept(512, 8 * MB)
 def source_of(function: Callable) -> str:
     """inspect.getsource, read once per function (it re-reads and re-parses the file every call)."""
     return inspect.getsource(function)
@@ -171,13 +204,42 @@ def drawn_table(
     _cols: Sequence[str] | None,
     _alt_text: str | None,
 ) -> None:
-    """Draws the table ``key`` names (table_key of the underscored arguments, which are not hashed).
+    """Draws the table ``key`` names (table_key of the underscored arguments, which are not hashed), through
+    draw_table.
 
     When every cell reads at 4 decimals a column format draws them; otherwise a Styler formats each
     cell by itself (format_number: '0', '3.2100e-07', '1.0226e+36', '-∞' beside '0.2500').
     Beyond MAX_STYLED_CELLS (64 x 64) a Styler is too slow: each column gets one format instead.
     """
-    frame = _data if isinstance(_data, pd.DataFrame) else to_frame(_data, _rows, _cols)
+    draw_table(_data, _rows, _cols, _alt_text)
+
+
+MAX_REPLAYED_CELLS = 64 * 64  # a larger table is drawn each run, not kept to replay: a long sentence's T x T table
+# is megabytes, and a server kept 512 of them (issue 25); the lessons' tables of up to 64 tokens square stay replayed
+
+
+def replayed(frame_or_matrix: pd.DataFrame | torch.Tensor) -> bool:
+    """True when a table is small enough to be kept and replayed (MAX_REPLAYED_CELLS)."""
+    shape = frame_or_matrix.shape
+    return int(np.prod(shape)) <= MAX_REPLAYED_CELLS
+
+
+def show_table(
+    data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None, alt_text: str | None
+) -> None:
+    """display.table: replayed when small, drawn afresh when too large to keep (memory stays bounded)."""
+    if not replayed(data):
+        draw_table(data, rows, cols, alt_text)
+        return
+    key = table_key(data, rows, cols, alt_text)
+    drawn_table(key=key, _data=data, _rows=rows, _cols=cols, _alt_text=alt_text)
+
+
+def draw_table(
+    data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None, alt_text: str | None
+) -> None:
+    """drawn_table's drawing, without the replay (for tables too large to keep)."""
+    frame = data if isinstance(data, pd.DataFrame) else to_frame(data, rows, cols)
     longest_label = max((len(str(label)) for label in frame.index), default=0)
     config = {"_index": st.column_config.Column(width=min(260, 24 + 8 * longest_label))}  # labels not cut off
     height = "auto" if len(frame) <= 16 else 420
@@ -187,14 +249,22 @@ def drawn_table(
             str(column): st.column_config.NumberColumn(str(column), format=fmt)
             for column, fmt in zip(frame.columns, formats, strict=True)
         }
-        st.dataframe(frame, column_config=config, height=height, alt=_alt_text)
+        st.dataframe(frame, column_config=config, height=height, alt=alt_text)
     else:
-        st.dataframe(frame.style.format(format_number), column_config=config, height=height, alt=_alt_text)
+        st.dataframe(frame.style.format(format_number), column_config=config, height=height, alt=alt_text)
 
 
 def frame_key(frame: pd.DataFrame, options: dict) -> str:
     """A digest of a frame's fingerprint (its values, types and labels) and of its st.dataframe options."""
     return hashlib.blake2b(repr((fingerprint(frame), sorted(options.items()))).encode(), digest_size=20).hexdigest()
+
+
+def show_frame(frame: pd.DataFrame, options: dict) -> None:
+    """display.frame_table: replayed when small, drawn afresh when too large to keep."""
+    if not replayed(frame):
+        st.dataframe(frame, **options)
+        return
+    drawn_frame(key=frame_key(frame, options), _frame=frame, _options=options)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -255,7 +325,7 @@ def draw_heatmap(
     return st.vega_lite_chart(spec=spec, alt=alt_text, width="content", key=key, **selection)
 
 
-@kept(256)
+@kept(256, 48 * MB)
 def heatmap_data(
     values: bytes,
     shape: tuple[int, int],
@@ -276,14 +346,14 @@ def heatmap_data(
     return arrow_bytes(cells)
 
 
-@kept(256)
+@kept(256, 4 * MB)
 def outline_data(highlight_row: str | None) -> bytes:
     """``charts.outline_rows`` as the Arrow bytes of the heatmap's dataset ``charts.OUTLINE_DATA``. The cells do
     not name the query, so another query sends the same cells and only these bytes change."""
     return convert_anything_to_arrow_bytes(charts.outline_rows(highlight_row))
 
 
-@kept(128)
+@kept(128, 24 * MB)
 def heatmap_spec(row_labels: tuple[str, ...], col_labels: tuple[str, ...], style: HeatmapStyle) -> dict:
     """``heatmap_template`` with these labels: Altair builds a heatmap once per size and style.
 
@@ -314,7 +384,7 @@ def relabelled(node, names: dict[str, str]):
     return node
 
 
-@kept(64)
+@kept(64, 24 * MB)
 def heatmap_template(row_labels: tuple[str, ...], col_labels: tuple[str, ...], style: HeatmapStyle) -> dict:
     """The Vega-Lite spec of ``charts.heatmap_chart`` without its data, built by Altair.
 
@@ -371,7 +441,7 @@ def arrow_bytes(frame: pd.DataFrame) -> bytes:
 # --- other charts ----------------------------------------------------------------------------------------------
 
 
-@kept(32)
+@kept(32, 24 * MB)
 def line_view_template(labels: tuple[str, ...], focus: str | None) -> tuple[dict, str]:
     """The validated line-view spec for these tokens (built on uniform weights) and its rules' dataset name."""
     T = len(labels)
@@ -390,7 +460,7 @@ def line_view_spec(weights: torch.Tensor, labels: Sequence[str], title: str, foc
     return {**spec, "title": title, "description": title or "Line view of attention weights"}
 
 
-CHART_SPECS = Kept(256)
+CHART_SPECS = Kept(256, 48 * MB)
 
 
 def kept_chart_spec(builder: Callable[..., alt.TopLevelMixin], args: tuple, kwargs: dict) -> dict:

@@ -23,6 +23,7 @@ import torch
 
 from attention_core.tables import to_frame
 from ui import _drawing, cell_click, charts, lessons
+from ui.format import csv_text
 
 
 def table(
@@ -37,14 +38,13 @@ def table(
     The data stay numbers (sorting, copying and tests read numbers). Each table is drawn once per content and
     replayed after that (most tables of a page are the same from one rerun to the next).
     """
-    key = _drawing.table_key(data, rows, cols, alt_text)
-    _drawing.drawn_table(key=key, _data=data, _rows=rows, _cols=cols, _alt_text=alt_text)
+    _drawing.show_table(data, rows, cols, alt_text)
 
 
 def frame_table(frame: pd.DataFrame, **options) -> None:
     """Any other DataFrame (text, flags, counts) as ``st.dataframe(frame, **options)``, drawn once per content
     and options and replayed after that, as table() does."""
-    _drawing.drawn_frame(key=_drawing.frame_key(frame, options), _frame=frame, _options=options)
+    _drawing.show_frame(frame, options)
 
 
 WEIGHTS_SCALE_KEY = "weights_scale"  # the sidebar's choice (ui.inputs draws it); a view setting, not in the URL
@@ -165,7 +165,7 @@ def download_csv(frame: pd.DataFrame, filename: str, *, label: str = "Download a
     """A CSV download of a table, with full precision and the token labels (built only when clicked)."""
     st.download_button(
         label,
-        lambda: frame.to_csv().encode("utf-8"),
+        lambda: csv_text(frame).encode("utf-8"),  # no cell opens as a spreadsheet formula
         file_name=filename,
         mime="text/csv",
         icon=":material/download:",

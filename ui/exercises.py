@@ -11,7 +11,7 @@ import streamlit as st
 
 from attention_core.exercises import Exercise, ExerciseInput, check_answer, exercises_for, material_fingerprint
 from ui import lessons, progress
-from ui.format import format_number
+from ui.format import format_number, learner_text
 
 KIND_LABELS = {"numeric": "Compute", "choice": "Choose", "what-if": "What if?"}
 
@@ -61,8 +61,8 @@ def lesson_exercises(page: str, lab, *, material: object = None, material_key: t
 
 def answer_text(exercise: Exercise) -> str:
     """The right answer as shown after the learner commits."""
-    if exercise.is_choice:
-        return str(exercise.answer)
+    if exercise.is_choice:  # a token label: the learner's text, drawn in Markdown
+        return learner_text(exercise.answer)
     value = float(exercise.answer)
     return f"{value:g}" if exercise.tolerance == 0 and value == int(value) else format_number(value)
 
@@ -103,12 +103,12 @@ def exercise_card(lesson: str, number: int, exercise: Exercise) -> None:
         verdict = answer_form(lesson, exercise)
         entry = progress.record(lesson, exercise.id)
         if verdict is not None and verdict.status == "invalid":
-            st.warning(verdict.message, icon=":material/edit:")
+            st.warning(learner_text(verdict.message), icon=":material/edit:")  # it may quote what was typed
         elif verdict is not None and verdict.status == "wrong":
-            st.error(verdict.message, icon=":material/close:")
+            st.error(learner_text(verdict.message), icon=":material/close:")
         if entry["correct"]:
             within = f" (within ±{exercise.tolerance:g})" if exercise.tolerance else ""
-            note = f" {verdict.note}" if verdict is not None and verdict.note else ""
+            note = f" {learner_text(verdict.note)}" if verdict is not None and verdict.note else ""
             st.success(f"Right: **{answer_text(exercise)}**{within}.{note}", icon=":material/check:")
         elif entry["tries"] == 1 and not entry["revealed"]:
             st.info(f"Hint: {exercise.hint}", icon=":material/lightbulb:")
@@ -149,7 +149,9 @@ def answer_form(lesson: str, exercise: Exercise):
     blank_if_new(lesson, exercise)
     with st.form(key=f"exf:{lesson}:{place_name(exercise)}", border=False):
         if exercise.is_choice:
-            answer = st.radio("Your answer", exercise.options, index=None, key=answer_key(lesson, exercise))
+            answer = st.radio(  # radio options are Markdown: a token label is the learner's text
+                "Your answer", exercise.options, index=None, key=answer_key(lesson, exercise), format_func=learner_text
+            )
         else:
             answer = st.text_input(
                 "Your answer",

@@ -19,6 +19,10 @@ sum, quotient or difference a page or a clicked cell writes out goes through the
 
 from __future__ import annotations
 
+import re
+
+import pandas as pd
+
 from attention_core.numbers import (
     DECIMALS,
     HUGE,
@@ -45,14 +49,19 @@ from attention_core.numbers import (
 __all__ = [
     "DECIMALS",
     "HUGE",
+    "MARKDOWN_SIGNIFICANT",
     "MAX_TERMS",
     "TINY",
+    "LearnerText",
+    "csv_text",
     "difference_text",
     "exp_text",
     "format_number",
     "is_scientific",
     "is_tiny",
     "latex_int",
+    "latex_text",
+    "learner_text",
     "numbers_text",
     "plural",
     "products_sum_text",
@@ -76,3 +85,77 @@ def plural(n: int, noun: str) -> str:
 def latex_int(n: int) -> str:
     """2,359,296 for LaTeX: a bare comma in math mode is punctuation and renders as '2, 359, 296'."""
     return f"{n:,}".replace(",", "{,}")
+
+
+# --- the learner's text -------------------------------------------------------------------------------
+# What a learner types or a link carries (a sentence, its token labels, a seed, a bad value quoted in an
+# error) is shown as text, never as Markdown, HTML or LaTeX: ``![](//host/a.png)`` drawn as Markdown would
+# make the browser fetch an outside address. Streamlit renders every caption, error and markdown string as
+# Markdown (with $...$ LaTeX), so such text goes through ``learner_text`` wherever it reaches one. Only the
+# characters that build an image, a link, HTML, code, LaTeX, emphasis or a table are escaped, each with a backslash,
+# which Markdown removes when it draws: the text on screen is exactly what was typed, and ordinary words
+# ("can't", "the (2)", "d_model") are left as they are.
+MARKDOWN_SIGNIFICANT = "\\`*[]<>!$~|&"
+_MARKDOWN_ESCAPES = str.maketrans({c: "\\" + c for c in MARKDOWN_SIGNIFICANT} | {"\n": " ", "\r": " "})
+_LATEX_ESCAPES = str.maketrans(
+    {
+        "\\": r"\textbackslash{}",
+        "{": r"\{",
+        "}": r"\}",
+        "$": r"\$",
+        "&": r"\&",
+        "#": r"\#",
+        "%": r"\%",
+        "_": r"\_",
+        "^": r"\textasciicircum{}",
+        "~": r"\textasciitilde{}",
+        "\n": " ",
+        "\r": " ",
+    }
+)
+
+
+_EMPHASIS_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")  # "_em_" emphasises; "d_model" cannot
+
+
+def learner_text(text: object) -> str:
+    """Text from the learner or a URL, safe inside Markdown: drawn literally, never as an image, link or HTML."""
+    return _EMPHASIS_UNDERSCORE.sub(r"\_", str(text).translate(_MARKDOWN_ESCAPES))
+
+
+def latex_text(text: object) -> str:
+    """Text from the learner or a URL, safe inside LaTeX's \\text{...}: no command, group or math survives."""
+    return str(text).translate(_LATEX_ESCAPES)
+
+
+class LearnerText(str):
+    """A string from the learner (a token label) that escapes itself wherever it is formatted into text.
+
+    It is the plain string everywhere else (tables, charts, tooltips, widget options, comparisons), so the
+    pages' f-strings (``f"Row of “{lab.query_label}”"``), which all reach Markdown, are safe without each
+    one remembering to escape."""
+
+    __slots__ = ()
+
+    def __format__(self, spec: str) -> str:
+        return learner_text(str.__format__(str(self), spec))
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs a cell that starts so as a formula
+
+
+def spreadsheet_safe(value: object) -> object:
+    """A text cell that a spreadsheet would run as a formula ('=cmd|...') gets a leading quote; numbers stay."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """The CSV of a table whose labels and text cells are the learner's: no cell opens as a formula."""
+    columns = [
+        column if pd.api.types.is_numeric_dtype(column) else column.map(spreadsheet_safe) for _, column in frame.items()
+    ]
+    safe = pd.concat(columns, axis=1) if columns else frame.copy()
+    safe.columns = frame.columns
+    return safe.rename(index=spreadsheet_safe, columns=spreadsheet_safe).to_csv()

@@ -20,7 +20,7 @@ import attention_core as ac
 from attention_core.embeddings import MAX_ABS_VALUE, MAX_TOKENS, parse_seed, value_limit_text
 from attention_core.presets import PRESETS_BY_KEY, Preset
 from ui import display, trained
-from ui.format import plural
+from ui.format import LearnerText, plural
 
 OWN = "own"
 DEFAULT_SENTENCE = "the cat sat on the mat"
@@ -60,6 +60,10 @@ class LabInput:
     embedding_mode: str
     seed: int
     description: str
+
+    def __post_init__(self) -> None:
+        """Labels are the learner's text: formatted into a caption or a message, they escape themselves."""
+        object.__setattr__(self, "labels", tuple(LearnerText(label) for label in self.labels))
 
     @property
     def T(self) -> int:

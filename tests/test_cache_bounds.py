@@ -1,0 +1,60 @@
+"""Memory stays bounded: the process-wide stores keep at most their byte budget, however many distinct long
+sentences the learners send, and a long sentence's large tables are drawn, not kept to replay."""
+
+from __future__ import annotations
+
+import random
+
+import torch
+
+from attention_core.tables import token_labels
+from ui import _drawing, charts
+
+LONG_SENTENCE_TOKENS = 200  # a 1,000-character sentence is about 200 words
+
+
+def long_labels(rng: random.Random) -> tuple[str, ...]:
+    """The labels of a distinct sentence of about 1,000 characters."""
+    return tuple(token_labels([f"w{rng.randrange(10**6)}" for _ in range(LONG_SENTENCE_TOKENS)]))
+
+
+def test_kept_stays_within_its_byte_budget():
+    kept = _drawing.Kept(100, max_bytes=10_000)
+    for i in range(50):
+        kept.get(i, lambda: b"x" * 3_000)
+        assert kept.bytes <= 10_000 and sum(map(_drawing.approx_bytes, kept.items.values())) == kept.bytes
+    assert len(kept.items) == 3  # 3 items of about 3 KB fit in 10 KB
+    assert 49 in kept.items and 0 not in kept.items  # the newest stay
+
+
+def test_an_item_larger_than_the_budget_is_returned_but_not_kept():
+    kept = _drawing.Kept(10, max_bytes=1_000)
+    assert kept.get("big", lambda: "y" * 5_000) == "y" * 5_000
+    assert "big" not in kept.items and kept.bytes == 0
+
+
+def test_heatmap_data_never_exceeds_its_budget_after_many_long_sentences():
+    rng = random.Random(0)
+    store = _drawing.heatmap_data.store
+    for _ in range(40):
+        labels = long_labels(rng)
+        matrix = torch.rand(len(labels), len(labels), dtype=torch.float64).numpy()
+        _drawing.heatmap_data(matrix.tobytes(), matrix.shape, labels, labels, "weights", (0.0, 1.0), False, 230)
+        assert store.bytes <= store.max_bytes
+    assert store.bytes > store.max_bytes // 2, "the store is used, up to its budget"
+
+
+def test_heatmap_specs_never_exceed_their_budget_after_many_long_sentences():
+    rng = random.Random(1)
+    style = _drawing.HeatmapStyle(kind="weights", title="Weights")
+    for _ in range(30):
+        labels = long_labels(rng)
+        _drawing.heatmap_spec(labels, labels, style)
+        for store in (_drawing.heatmap_spec.store, _drawing.heatmap_template.store):
+            assert store.bytes <= store.max_bytes
+
+
+def test_a_long_sentence_table_is_drawn_not_kept():
+    side = 1 + int(_drawing.MAX_REPLAYED_CELLS**0.5)
+    assert not _drawing.replayed(torch.zeros(side, side))
+    assert _drawing.replayed(torch.zeros(charts.MAX_CHART_TOKENS // 2, 4))
