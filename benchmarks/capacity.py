@@ -11,8 +11,8 @@ sentence and seed (distinct from every other level's, so no cache hit) and one o
 Train; when all are drawn, every other session picks another query token and the rest type a new
 sentence (click or Enter to redrawn, as benchmarks/browser.py measures it); every session checks its
 own numbers. The server's memory growth per session is the RSS growth of the level over n. Goes on
-past the level whose p95 passes 1 s (to show the trend) until a p95 passes 5 s. Prints the load average beside every level: figures
-taken on a busy machine are noisy and say so.
+past the level whose p95 passes 1 s (to show the trend) until a p95 passes 5 s. Prints the load
+average beside every level: figures taken on a busy machine are noisy and say so.
 """
 
 from __future__ import annotations
