@@ -48,6 +48,7 @@ NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 UPSTREAM_LINE = re.compile(r"^(\s*)server 127\.0\.0\.1:\d+ (.*);$", re.MULTILINE)
 TIMEOUT_MS = 120_000
+PICK_TIMEOUT_MS = 20_000
 ROUTE_PROBES = 300  # cookie-less requests that show how new learners spread (cheap: no browser)
 
 
@@ -217,6 +218,7 @@ def run(sessions: int = 30, copies: int = 3, emit=print) -> tuple[list[str], lis
                     # every learner, moved or not, picks another query token and sees the right number
                     for s in group:
                         try:
+                            s.page.set_default_timeout(PICK_TIMEOUT_MS)  # a page that cannot be clicked fails fast
                             start_pick(s.page, query_combobox(s.page))
                         except Exception as error:
                             errors.append(f"session {s.i} picking: {str(error).splitlines()[0][:160]}")
