@@ -1,0 +1,28 @@
+"""Three copies of the app behind Debian's nginx (deploy/nginx.conf), six Chromium learners, one copy killed.
+
+The small form of `python -m deploy.many_copies` (30 learners): every learner sees its own number
+(attention_core's), page and websocket reach the same copy, new learners spread over the copies, and
+the learners of a killed copy reconnect to another one where their page works again.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.e2e.conftest import REQUIRE
+
+
+@pytest.mark.browser
+def test_three_copies_behind_nginx_keep_each_learner_and_survive_a_killed_copy():
+    from deploy import many_copies
+
+    if not shutil.which(many_copies.NGINX):
+        if REQUIRE:
+            pytest.fail(f"ATTENTION_LAB_REQUIRE_BROWSER=1 but no nginx at {many_copies.NGINX} (apt-get install nginx)")
+        pytest.skip(f"no nginx at {many_copies.NGINX} (apt-get install nginx)")
+    lines, errors = many_copies.run(sessions=6, copies=3, emit=lambda _text: None)
+    assert errors == [], "\n".join(lines)
+    moved = next(line for line in lines if line.startswith("| its sessions' websockets moved to"))
+    assert "127.0.0.1:" in moved
