@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -28,8 +29,21 @@ def top_level_imports(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
-            names |= {f"{node.module}.{alias.name}" for alias in node.names}
+            # ``from ui import a`` imports the module ui.a; ``from ui.format import f`` imports ui.format
+            names |= {_module_of(node.module, alias.name) for alias in node.names}
     return names
+
+
+def _module_of(module: str, name: str) -> str:
+    """``module.name`` when that is a module, else ``module`` (the name is a function or a constant in it)."""
+    return f"{module}.{name}" if importlib.util.find_spec(module) and _is_module(f"{module}.{name}") else module
+
+
+def _is_module(dotted: str) -> bool:
+    try:
+        return importlib.util.find_spec(dotted) is not None
+    except ModuleNotFoundError:
+        return False
 
 
 def test_streamlit_run_finds_the_app_in_streamlit_app_py():

@@ -18,7 +18,17 @@ import importlib
 import threading
 
 # What lab.py imports (tested) and what every lesson page imports next (pandas, Altair, pyarrow).
-MODULES = ("torch", "ui.collector", "ui.inputs", "ui.lessons", "ui.progress", "ui.display", "ui.charts")
+MODULES = (
+    "torch",
+    "ui.browser_store",
+    "ui.collector",
+    "ui.format",
+    "ui.inputs",
+    "ui.lessons",
+    "ui.progress",
+    "ui.display",
+    "ui.charts",
+)
 WAIT_SECONDS = 120
 
 _imported = threading.Event()
