@@ -67,3 +67,19 @@ def clickable_keys(at: AppTest) -> list[str]:
         if any(p.get("name") == "cell" and "select" in p for p in _params(spec)):
             keys.append(chart.proto.id)
     return keys
+
+
+def record_training_drawings(monkeypatch) -> list[str]:
+    """The captions of every 'Attention while training' heatmap drawn from now on (display.heatmap wrapped)."""
+    from ui import display
+
+    drawn: list[str] = []
+    original = display.heatmap
+
+    def recording_heatmap(*args, **kwargs):
+        if kwargs.get("title") == "Attention while training":
+            drawn.append(kwargs["caption"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(display, "heatmap", recording_heatmap)
+    return drawn

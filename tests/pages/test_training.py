@@ -102,18 +102,11 @@ def test_exercises_footer_and_a_clickable_snapshot():
 def test_the_attention_redraws_while_training(monkeypatch):
     """Issue 24 item 4: the held-out example's attention is drawn at every snapshot as training runs (here with no
     pause between drawings), in place, not only the progress bar; the last drawing is the final step."""
-    from ui import display, training_runs
+    from tests.learn_helpers import record_training_drawings
+    from ui import training_runs
 
     monkeypatch.setattr(training_runs, "WATCH_INTERVAL", 0.0)
-    drawn: list[str] = []
-    original = display.heatmap
-
-    def recording_heatmap(*args, **kwargs):
-        if kwargs.get("title") == "Attention while training":
-            drawn.append(kwargs["caption"])
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(display, "heatmap", recording_heatmap)
+    drawn = record_training_drawings(monkeypatch)
     at = open_page(PAGE)
     at.number_input(key="training_steps").set_value(60).run()
     at.button(key="training_train").click().run()

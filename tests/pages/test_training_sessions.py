@@ -66,7 +66,7 @@ def says_you_trained(at) -> bool:
 
 
 def test_a_second_learner_gets_train_enabled_and_their_own_run_replayed(monkeypatch, trainings):
-    from ui import display
+    from tests.learn_helpers import record_training_drawings
 
     a = train(learner())
     assert len(trainings) == 1
@@ -76,15 +76,7 @@ def test_a_second_learner_gets_train_enabled_and_their_own_run_replayed(monkeypa
     assert any("Not trained yet" in info.value for info in b.info), "b sees the untrained model, not a's run"
     assert "Held-out accuracy" not in metrics(b)
 
-    drawn: list[str] = []
-    original = display.heatmap
-
-    def recording_heatmap(*args, **kwargs):
-        if kwargs.get("title") == "Attention while training":
-            drawn.append(kwargs["caption"])
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(display, "heatmap", recording_heatmap)
+    drawn = record_training_drawings(monkeypatch)
     train(b)
     assert len(trainings) == 1, "the stored run is replayed, not trained again"
     steps = [int(caption.split(":")[0].removeprefix("Step ")) for caption in drawn]
