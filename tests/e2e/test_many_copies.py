@@ -8,6 +8,7 @@ the learners of a killed copy reconnect to another one where their page works ag
 from __future__ import annotations
 
 import shutil
+import threading
 
 import pytest
 
@@ -22,7 +23,22 @@ def test_three_copies_behind_nginx_keep_each_learner_and_survive_a_killed_copy()
         if REQUIRE:
             pytest.fail(f"ATTENTION_LAB_REQUIRE_BROWSER=1 but no nginx at {many_copies.NGINX} (apt-get install nginx)")
         pytest.skip(f"no nginx at {many_copies.NGINX} (apt-get install nginx)")
-    lines, errors = many_copies.run(sessions=6, copies=3, emit=lambda _text: None)
+    # In its own thread: the suite's browser fixture already runs Playwright's event loop in this one, and the
+    # sync API refuses to start a second loop inside it.
+    result: dict = {}
+
+    def run() -> None:
+        try:
+            result["run"] = many_copies.run(sessions=6, copies=3, emit=print)
+        except BaseException as error:  # raised again below, in the test's own thread
+            result["error"] = error
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    if "error" in result:
+        raise result["error"]
+    lines, errors = result["run"]
     assert errors == [], "\n".join(lines)
     moved = next(line for line in lines if line.startswith("| its sessions' websockets moved to"))
     assert "127.0.0.1:" in moved
