@@ -352,6 +352,18 @@ def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
         help="The entropy when every weight is 1/T.",
     )
     col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
+    display.table(
+        pd.DataFrame(
+            {
+                "score s_j": hot_steps.scores[q].tolist(),
+                f"s_j / {temperature:g}": hot_steps.scaled_scores[q].tolist(),
+                "weight at t = 1": weights[q].tolist(),
+                f"weight at t = {temperature:g}": hot[q].tolist(),
+            },
+            index=list(labels),
+        ),
+        alt_text=f"The scores of {query} divided by the temperature, and its weights",
+    )
     hot_title = "The query's weights at t = 1 and at the t above"
     hot_rows = {"t = 1": weights[q], f"t = {temperature:g}": hot[q]}  # one series at t = 1
     st.caption(
