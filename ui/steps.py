@@ -36,6 +36,18 @@ PATH_PARAM = "path"  # ?path=short: the 15-minute path
 SHORT = "short"
 WHOLE_KEY = "whole_lesson"  # the switch's widget key (one switch, the same on every lesson)
 WHOLE_STATE = "_whole_lesson"  # the learner's choice, kept while pages without the switch run
+MOVED = "_step_moved"  # a count of the learner's step changes: each brings the new step's top into view
+# Next sits at the bottom of a step; the next step would open scrolled down as far. This tiny component (inline,
+# no iframe: components v2) scrolls the main area back to the top when it receives a new count.
+TOP_JS = """
+export default function (component) {
+  if (!component.data) return;
+  const main = document.querySelector("[data-testid='stMain']");
+  if (main) main.scrollTo({ top: 0 });
+  window.scrollTo(0, 0);
+}
+"""
+_to_top = st.components.v2.component("attention_lab_step_top", js=TOP_JS, css=":host { display: none; }")
 
 
 def _remembered(lesson: str) -> str:
@@ -79,6 +91,20 @@ def go_to(lesson: str, number: int) -> None:
     st.query_params[STEP_PARAM] = str(number)
 
 
+def move_to(lesson: str, number: int) -> None:
+    """The learner's Next, Back or pick on the step bar (a callback): go there and show the step from its top."""
+    go_to(lesson, number)
+    st.session_state[MOVED] = st.session_state.get(MOVED, 0) + 1
+
+
+def scroll_to_top() -> None:
+    """After a step change, bring the new step's top into view (mounted only on the run the learner moved)."""
+    moved = st.session_state.get(MOVED, 0)
+    if moved and st.session_state.get("_step_moved_shown") != moved:
+        st.session_state["_step_moved_shown"] = moved
+        _to_top(key="step_top", data={"moved": moved}, height=0)
+
+
 def whole_lesson() -> bool:
     """Whether the learner asked for the whole lesson on one page: the URL's view=all, else the session's choice."""
     if st.query_params.get(VIEW_PARAM) == WHOLE:
@@ -115,7 +141,7 @@ def step_label(number: int, name: str, seen: bool) -> str:
 def _on_bar(lesson: str) -> None:
     picked = st.session_state.get(_bar_key(lesson))
     if picked is not None:
-        go_to(lesson, int(picked))
+        move_to(lesson, int(picked))
 
 
 def step_bar(lesson: str, names: tuple[str, ...], current: int) -> None:
@@ -156,7 +182,7 @@ def step_buttons(lesson: lessons.Lesson, names: tuple[str, ...], current: int) -
         left.button(
             f"Back: {names[current - 2]}",
             key=f"stepback:{lesson.name}",
-            on_click=go_to,
+            on_click=move_to,
             args=(lesson.name, current - 1),
             icon=":material/arrow_back:",
         )
@@ -164,7 +190,7 @@ def step_buttons(lesson: lessons.Lesson, names: tuple[str, ...], current: int) -
         right.button(
             f"Next: {names[current]}",
             key=f"stepnext:{lesson.name}",
-            on_click=go_to,
+            on_click=move_to,
             args=(lesson.name, current + 1),
             icon=":material/arrow_forward:",
             type="primary",
@@ -186,6 +212,7 @@ def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
         path.lesson_footer(page)
         return
     current = current_step(lesson.name, len(names))
+    scroll_to_top()
     with bar:
         step_bar(lesson.name, names, current)
     steps[names[current - 1]]()

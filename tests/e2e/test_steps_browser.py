@@ -83,8 +83,9 @@ def test_step_links_next_back_and_the_whole_lesson_switch(page, app_url):
     wait_for_app(page)
     no_exception(page)
     assert page.get_by_text("Pitfall: why not just divide by the sum?").count() == 1
-    click_and_wait(page, "Next: All rows")
+    click_and_wait(page, "Next: All rows")  # the click scrolls the button at the bottom into view first
     assert current_step(page) == "4"
+    assert page.evaluate("() => document.querySelector(\"[data-testid='stMain']\").scrollTop") == 0, "opens at its top"
     click_and_wait(page, "Back: Divide by the sum?")
     assert current_step(page) == "3"
     page.get_by_text("Whole lesson on one page").click()
