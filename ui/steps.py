@@ -75,18 +75,25 @@ def parse_step(raw: str | None, count: int) -> tuple[int | None, str]:
 
 
 def current_step(lesson: str, count: int) -> int:
-    """The step to draw: the URL's if it is valid, else the one this session was on in this lesson, else 1."""
-    number, problem = parse_step(st.query_params.get(STEP_PARAM), count)
+    """The step to draw: the URL's if it is valid, else the one this session was on in this lesson, else 1.
+
+    The script writes the URL only to correct a bad step= (a link just opened, so its page is the URL's); a step
+    change writes it from its callback. A run that follows a click in the navigation must not write the URL:
+    the browser would pair the new parameters with the page it is leaving."""
+    raw = st.query_params.get(STEP_PARAM)
+    number, problem = parse_step(raw, count)
     if problem:
         st.info(f"{problem} Showing the step you were on.", icon=":material/link_off:")
     if number is None:
         number = min(int(st.session_state.get(_remembered(lesson), 1)), count)
-    go_to(lesson, number)
+        if raw is not None:
+            st.query_params[STEP_PARAM] = str(number)
+    st.session_state[_remembered(lesson)] = number
     return number
 
 
 def go_to(lesson: str, number: int) -> None:
-    """Make ``number`` the lesson's current step: in the session and in the URL (a callback or the script)."""
+    """Make ``number`` the lesson's current step, in the session and in the URL (a callback: the page stays)."""
     st.session_state[_remembered(lesson)] = number
     st.query_params[STEP_PARAM] = str(number)
 
@@ -109,11 +116,7 @@ def whole_lesson() -> bool:
     """Whether the learner asked for the whole lesson on one page: the URL's view=all, else the session's choice."""
     if st.query_params.get(VIEW_PARAM) == WHOLE:
         st.session_state[WHOLE_STATE] = True
-    whole = bool(st.session_state.get(WHOLE_STATE, False))
-    if whole:
-        st.query_params[VIEW_PARAM] = WHOLE
-        st.query_params.pop(STEP_PARAM, None)
-    return whole
+    return bool(st.session_state.get(WHOLE_STATE, False))
 
 
 def _on_whole_switch() -> None:
