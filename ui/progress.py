@@ -122,12 +122,13 @@ def progress_marker() -> str:
 
 
 def progress_frame() -> pd.DataFrame:
-    """One row per page with exercises: answered and correct in this session."""
+    """One row per page with exercises: the steps seen, answered and correct (kept in this browser)."""
     rows = []
     for lesson in lessons.LESSONS:
         answered, correct = counts(lesson.name)
         if lesson.number is not None or answered:
-            rows.append({"lesson": lesson.label, "answered": answered, "correct": correct})
+            seen = len(steps_seen(lesson.name))
+            rows.append({"lesson": lesson.label, "steps seen": seen, "answered": answered, "correct": correct})
     return pd.DataFrame(rows).set_index("lesson")
 
 
