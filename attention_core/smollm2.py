@@ -23,9 +23,11 @@ One layer, as the code below computes it (x the residual stream, (T, d_model)):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import math
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,12 +174,12 @@ def check_file(path: Path, expected: str = GGUF_SHA256) -> str:
     return found
 
 
-def unpermute_rows(W: np.ndarray, n_heads: int) -> np.ndarray:
+def unpermute_rows(W: torch.Tensor, n_heads: int) -> torch.Tensor:
     """Undo llama.cpp's q/k row permutation: within each head, GGUF stores rows in neighbour-pair order
     (0, 1), (2, 3) ...; Hugging Face (and rope.py) pair dimension i with i + d/2. Same as transformers'
     LlamaTensorProcessor._reverse_permute_weights."""
     half = W.shape[0] // n_heads // 2
-    return W.reshape(n_heads, half, 2, *W.shape[1:]).swapaxes(1, 2).reshape(W.shape)  # (h d_k, d_model)
+    return W.reshape(n_heads, half, 2, *W.shape[1:]).transpose(1, 2).reshape(W.shape)  # (h d_k, d_model)
 
 
 def read_config(fields: dict) -> Config:
@@ -221,40 +223,70 @@ def build_tokenizer(tokens: list[str], merges: list[str], token_types: list[int]
     return tokenizer
 
 
-def dequantized(tensor) -> np.ndarray:
-    """One GGUF tensor as float32 numpy, in the (out, in) row layout of the file (gguf.quants.dequantize)."""
+DEQUANTIZE_ROWS = 2048  # rows dequantized at a time: the float32 temporaries of the 49,152-row embedding stay small
+
+
+def dequantized(tensor) -> torch.Tensor:
+    """One GGUF tensor dequantized (gguf.quants.dequantize) into float16, in the file's (out, in) row layout.
+
+    Rows go through float32 a block at a time, so the float32 copy of a large matrix never exists whole.
+    """
     from gguf.quants import dequantize
 
-    return dequantize(tensor.data, tensor.tensor_type)  # (rows, columns), float32
+    rows = tensor.data if tensor.data.ndim > 1 else tensor.data[None, :]  # (out, bytes or in)
+    blocks = []
+    for start in range(0, rows.shape[0], DEQUANTIZE_ROWS):
+        block = dequantize(rows[start : start + DEQUANTIZE_ROWS], tensor.tensor_type)  # (block, in) float32
+        blocks.append(torch.from_numpy(np.require(block, requirements="W")).to(WEIGHT_DTYPE))  # float16
+    return torch.cat(blocks) if len(blocks) > 1 else blocks[0]  # (out, in) float16
 
 
-def half(array: np.ndarray, *, transpose: bool = False) -> torch.Tensor:
-    """float32 numpy -> float16 torch; transpose gives the (in, out) view for x @ W without copying."""
-    tensor = torch.from_numpy(array.astype(np.float16))
-    return tensor.T if transpose else tensor
+def gguf_reader(path: Path):
+    """gguf.GGUFReader on the file, reading through a plain ndarray view of its memory map.
+
+    GGUFReader slices np.memmap once per metadata item (98,000 vocabulary strings and merges here), and each
+    memmap slice costs a Python callback: 2-3 s. The same bytes viewed as np.ndarray (no copy) take 0.5 s.
+    """
+    from gguf import GGUFReader
+
+    class PlainViewReader(GGUFReader):
+        @property
+        def data(self) -> np.ndarray:
+            return self._plain
+
+        @data.setter
+        def data(self, mapped: np.memmap) -> None:
+            self._plain = mapped.view(np.ndarray)  # the same mapped bytes, without memmap's per-slice hook
+
+    return PlainViewReader(path)
 
 
 def load_model(path: Path | str | None = None, *, expected_sha256: str = GGUF_SHA256) -> SmolModel:
     """Check the file's sha256, read it, dequantize every tensor once (float16) and build the tokenizer."""
     path = Path(path) if path else gguf_path()
     sha256 = check_file(path, expected_sha256)
-    try:
-        from gguf import GGUFReader
-    except ImportError as error:  # requirements.txt pins it; a partial install lacks it
-        raise ModelUnavailable("The gguf package is not installed (pip install -r requirements.txt).") from error
-    reader = GGUFReader(path)
+    if importlib.util.find_spec("gguf") is None:  # requirements.txt pins it; a partial install lacks it
+        raise ModelUnavailable("The gguf package is not installed (pip install -r requirements.txt).")
+    model = read_model(path, sha256)  # the reader and its memory map are gone once it returns
+    release_freed_memory()
+    return model
+
+
+def read_model(path: Path, sha256: str) -> SmolModel:
+    """The GGUF file read: config, every tensor dequantized to float16 (q/k rows un-permuted), the tokenizer."""
+    reader = gguf_reader(path)
     fields = reader.fields
     config = read_config(fields)
     tensors = {tensor.name: tensor for tensor in reader.tensors}
 
     def weight(name: str, heads: int | None = None) -> torch.Tensor:
-        array = dequantized(tensors[name])  # (out, in)
+        W = dequantized(tensors[name])  # (out, in)
         if heads is not None:
-            array = unpermute_rows(array, heads)
-        return half(array, transpose=True)  # (in, out)
+            W = unpermute_rows(W, heads)
+        return W.T  # (in, out): a view, for x @ W
 
     def gain(name: str) -> torch.Tensor:
-        return half(dequantized(tensors[name]).reshape(-1))  # (d_model,)
+        return dequantized(tensors[name]).reshape(-1)  # (d_model,)
 
     layers = tuple(
         LayerWeights(
@@ -275,9 +307,24 @@ def load_model(path: Path | str | None = None, *, expected_sha256: str = GGUF_SH
         list(fields["tokenizer.ggml.merges"].contents()),
         [int(kind) for kind in fields["tokenizer.ggml.token_type"].contents()],
     )
-    embeddings = half(dequantized(tensors["token_embd.weight"]))  # (V, d_model)
+    embeddings = dequantized(tensors["token_embd.weight"])  # (V, d_model)
     final_norm = gain("output_norm.weight")
     return SmolModel(config, embeddings, layers, final_norm, tokenizer, path, sha256)
+
+
+def release_freed_memory() -> None:
+    """Hand the load's freed temporaries (float32 blocks, GGUF metadata) back to the system: glibc's malloc_trim.
+
+    Without it the heap keeps about 100 MB a server never uses again. Elsewhere than glibc this does nothing.
+    """
+    import ctypes
+    import ctypes.util
+    import gc
+
+    gc.collect()
+    name = ctypes.util.find_library("c")
+    with contextlib.suppress(OSError, AttributeError, TypeError):  # no C library by that name, or not glibc
+        ctypes.CDLL(name).malloc_trim(0)
 
 
 # --- tokens -----------------------------------------------------------------------------------------
@@ -339,11 +386,29 @@ def causal_mask(query_positions: int, key_positions: int) -> torch.Tensor:
     return torch.arange(key_positions)[None, :] <= rows  # (Tq, Tk)
 
 
+# Every product widens its float16 weight to float32 in this one buffer instead of a new tensor: a new 3-9 MB
+# tensor per product (300 per forward) leaves the freed memory in the allocator's heap, 100+ MB of resident
+# memory a server never gets back. The lock lets sessions' threads share it (a product at a time).
+_WIDE = torch.empty(0)
+_WIDE_LOCK = threading.Lock()
+
+
+def times(x: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+    """x @ W in float32, W a float16 (in, out) weight (a transposed view of the file's (out, in) matrix)."""
+    global _WIDE
+    rows = W.T  # (out, in), contiguous
+    with _WIDE_LOCK:
+        if _WIDE.numel() < rows.numel():
+            _WIDE = torch.empty(rows.numel())
+        wide = _WIDE[: rows.numel()].view(rows.shape).copy_(rows)  # (out, in) float32
+        return x @ wide.T  # (T, in) @ (in, out) -> (T, out)
+
+
 def swiglu(m: torch.Tensor, layer: LayerWeights) -> torch.Tensor:
     """(silu(m W_gate) * (m W_up)) W_down: the feed-forward of Llama."""
-    gate = torch.nn.functional.silu(m @ layer.W_gate.float())  # (T, d_model) @ (d_model, d_ff) -> (T, d_ff)
-    up = m @ layer.W_up.float()  # (T, d_ff)
-    return (gate * up) @ layer.W_down.float()  # (T, d_ff) @ (d_ff, d_model) -> (T, d_model)
+    gate = torch.nn.functional.silu(times(m, layer.W_gate))  # (T, d_model) @ (d_model, d_ff) -> (T, d_ff)
+    up = times(m, layer.W_up)  # (T, d_ff)
+    return times(gate * up, layer.W_down)  # (T, d_ff) @ (d_ff, d_model) -> (T, d_model)
 
 
 @dataclass
@@ -370,9 +435,9 @@ def layer_forward(
     (and appends the new keys and values to it)."""
     h, h_kv, d_k = config.num_heads, config.num_kv_heads, config.head_dim
     a = rms_norm(x, layer.attn_norm, config.rms_eps)  # (T, d_model)
-    q = split_heads(a @ layer.W_q.float(), h)  # (T, d_model) @ (d_model, h d_k) -> (h, T, d_k)
-    k = split_heads(a @ layer.W_k.float(), h_kv)  # (h_kv, T, d_k)
-    v = split_heads(a @ layer.W_v.float(), h_kv)  # (h_kv, T, d_k)
+    q = split_heads(times(a, layer.W_q), h)  # (T, d_model) @ (d_model, h d_k) -> (h, T, d_k)
+    k = split_heads(times(a, layer.W_k), h_kv)  # (h_kv, T, d_k)
+    v = split_heads(times(a, layer.W_v), h_kv)  # (h_kv, T, d_k)
     q, k = rotate_pairs(q, angles), rotate_pairs(k, angles)  # RoPE: (h, T, d_k), (h_kv, T, d_k)
     if cache is not None:
         k = cache.keys = torch.cat([cache.keys, k], dim=1)  # (h_kv, T_all, d_k)
@@ -383,15 +448,19 @@ def layer_forward(
     weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)  # (h, T, T_all)
     contexts = weights @ Vh  # (h, T, T_all) @ (h, T_all, d_k) -> (h, T, d_k)
     merged = contexts.transpose(0, 1).reshape(x.shape[0], h * d_k)  # (T, h d_k)
-    x = x + merged @ layer.W_o.float()  # (T, h d_k) @ (h d_k, d_model) -> (T, d_model)
+    x = x + times(merged, layer.W_o)  # (T, h d_k) @ (h d_k, d_model) -> (T, d_model)
     x = x + swiglu(rms_norm(x, layer.ffn_norm, config.rms_eps), layer)  # (T, d_model)
     return LayerOutput(x, a, scores, weights, contexts)
 
 
+LOGIT_BLOCK = 4096  # vocabulary rows turned to float32 at a time: 9 MB stays in cache, all 49,152 (113 MB) do not
+
+
 def output_logits(model: SmolModel, x: torch.Tensor) -> torch.Tensor:
-    """Final RMSNorm, then the tied output layer: logits = norm(x) E^T."""
+    """Final RMSNorm, then the tied output layer: logits = norm(x) E^T (E in blocks of rows, the same numbers)."""
     normed = rms_norm(x, model.final_norm, model.config.rms_eps)  # (T, d_model)
-    return normed @ model.embeddings.float().T  # (T, d_model) @ (d_model, V) -> (T, V)
+    blocks = [times(normed, block.T) for block in model.embeddings.split(LOGIT_BLOCK)]  # (T, 4096) each
+    return torch.cat(blocks, dim=-1)  # (T, V)
 
 
 def embed(model: SmolModel, ids) -> torch.Tensor:
