@@ -49,7 +49,7 @@ MODEL_NAME = "SmolLM2-135M-Instruct (4-bit Q4_1 GGUF)"
 WEIGHT_DTYPE = torch.float16  # weights as kept in memory; every product is computed in float32
 MAX_TOKENS = 128  # longer prompts are refused: a forward keeps 270 T x T weights (35 MB at 128 tokens)
 MAX_CHARACTERS = 2_000
-DEFAULT_TOKENS = 32
+DEFAULT_TOKENS = 32  # the prompt length the budgets are measured at (benchmarks/smollm2.py)
 TOP_K_SHOWN = 10
 # Agreement of the by-hand head with the forward: the same float32 numbers through other products (one head's
 # 64 columns of W_q instead of all 576 at once, a row instead of the T x T block), so the gaps are float32
@@ -673,6 +673,7 @@ class GeneratedToken:
     id: int
     piece: str
     probability: float  # under the temperature and top-k used
+    cached: int  # positions whose keys and values were in the KV cache when this token was chosen
 
 
 @torch.no_grad()
@@ -716,7 +717,7 @@ def generate(
             chosen = int(torch.argmax(probabilities))
         else:
             chosen = int(torch.multinomial(probabilities, 1, generator=generator))
-        out.append(GeneratedToken(chosen, piece_text(model, chosen), float(probabilities[chosen])))
+        out.append(GeneratedToken(chosen, piece_text(model, chosen), float(probabilities[chosen]), position))
         logits = decode_step(model, [chosen], caches, position)
         position += 1
     return tuple(out)

@@ -93,8 +93,10 @@ def test_the_published_next_token(model):
     assert top.probabilities[0] == pytest.approx(sm.PUBLISHED_NEXT[1], abs=0.002)  # printed as 0.177
     assert top.probabilities[1] == pytest.approx(0.088, abs=0.002)
     assert len(top.ids) == sm.TOP_K_SHOWN and sorted(top.probabilities, reverse=True) == list(top.probabilities)
-    greedy = "".join(token.piece for token in sm.generate(model, result.ids, 4))
-    assert greedy == " was happy. The"
+    tokens = sm.generate(model, result.ids, 4)
+    assert "".join(token.piece for token in tokens) == " was happy. The"
+    assert [token.cached for token in tokens] == [9, 10, 11, 12]  # the cache grows by one position a step
+    assert tokens[0].probability == pytest.approx(top.probabilities[0], abs=1e-5)
 
 
 def test_temperature_and_top_k(model):
