@@ -222,3 +222,22 @@ def test_encode_refuses_empty_and_long_prompts(model):
         sm.encode(model, "")
     with pytest.raises(ValueError, match="tokens"):
         sm.encode(model, "word " * 300)
+
+
+def test_importing_the_module_and_its_loader_imports_no_model_library():
+    """gguf, tokenizers and transformers are paid for by the first load, not by an import (attention_core's
+    __init__ does not import the module at all)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    probe = (
+        "import json, sys\nimport attention_core\nfrom attention_core import smollm2, rope\nimport ui.smol\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('gguf', 'tokenizers', 'transformers'))))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+    assert "smollm2" not in (root / "attention_core" / "__init__.py").read_text(encoding="utf-8")
