@@ -68,45 +68,49 @@ def render(lab: LabInput) -> None:
         blocked_row=layer.blocked_row,
         dtype=PRECISION,
     )  # X (lifted or not), W_q, W_k, W_v, W_o, the mask and every head
-    shown = MultiHeadShown(mha.steps, mha.params.W_o, layer.causal)
     lesson_steps(
         __file__,
         {
             "Why several heads": lambda: intro(lab.description),
-            "Shapes": lambda: shapes_step(lab, mha, layer.num_heads, shown),
+            "Shapes": lambda: shapes_step(lab, mha, layer),
             "What splitting costs": lambda: split_costs(lab.T, mha.d_model, layer.num_heads),
-            "Every head": lambda: every_head_step(lab, mha, shown),
-            "Worked example": lambda: worked_example_step(lab, mha, shown),
+            "Every head": lambda: every_head_step(lab, mha, layer),
+            "Worked example": lambda: worked_example_step(lab, mha, layer),
             "Concat and W_o": lambda: concat_and_output(lab.labels, mha.steps, mha.params.W_o, layer.num_heads),
-            "Parameters": lambda: parameters_step(lab, mha.d_model, shown),
+            "Parameters": lambda: parameters_step(lab, mha, layer),
             "Check against PyTorch": lambda: check_step(lab, layer, mha.head_names),
         },
     )
 
 
-def shapes_step(lab: LabInput, mha: MultiHeadLayer, num_heads: int, shown: MultiHeadShown) -> None:
+def material(mha: MultiHeadLayer, layer: Layer) -> MultiHeadShown:
+    """What the exercises are made from: the layer as the page draws it."""
+    return MultiHeadShown(mha.steps, mha.params.W_o, layer.causal)
+
+
+def shapes_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
     """The layer's input (lifted when needed), the shape of every step, and the question on d_k."""
     lifted_input(lab, mha.X, mha.W_in)
-    shapes(lab.labels, mha.X, mha.params, num_heads, mha.d_k)
-    exercises_section(__file__, lab, material=shown, places=("head-size",))
+    shapes(lab.labels, mha.X, mha.params, layer.num_heads, mha.d_k)
+    exercises_section(__file__, lab, material=material(mha, layer), places=("head-size",))
 
 
-def every_head_step(lab: LabInput, mha: MultiHeadLayer, shown: MultiHeadShown) -> None:
+def every_head_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
     """Every head's weights side by side, and the question on one head's weight."""
     weights_of_every_head(lab.labels, lab.query_label, mha.steps, mha.head_names)
-    exercises_section(__file__, lab, material=shown, places=("head-weight",))
+    exercises_section(__file__, lab, material=material(mha, layer), places=("head-weight",))
 
 
-def worked_example_step(lab: LabInput, mha: MultiHeadLayer, shown: MultiHeadShown) -> None:
+def worked_example_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
     """The query through every head, the concatenation and W_o, and the question on the concatenation's shape."""
     worked_example(lab, mha.steps, mha.params.W_o, mha.head_names, mha.d_k)
-    exercises_section(__file__, lab, material=shown, places=("concat-shape",))
+    exercises_section(__file__, lab, material=material(mha, layer), places=("concat-shape",))
 
 
-def parameters_step(lab: LabInput, d_model: int, shown: MultiHeadShown) -> None:
+def parameters_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
     """How many weights the layer has, and the what-if on one head."""
-    parameter_count(d_model)
-    exercises_section(__file__, lab, material=shown, places=("one-head-params",))
+    parameter_count(mha.d_model)
+    exercises_section(__file__, lab, material=material(mha, layer), places=("one-head-params",))
 
 
 def check_step(lab: LabInput, layer: Layer, heads: list[str]) -> None:
