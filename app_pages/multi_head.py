@@ -12,6 +12,7 @@ from attention_core.exercises import MultiHeadShown
 from attention_core.heads import (
     LIFT_WIDTHS,
     MAX_HEADS,
+    MultiHeadLayer,
     head_column_labels,
     head_output_parts,
     head_shapes,
@@ -29,10 +30,11 @@ from attention_core.reference import (
     torch_parameter_count,
 )
 from attention_core.tables import dimension_labels
-from ui import cell_click, charts, diagrams, display, inputs, path
+from ui import cell_click, charts, diagrams, display, inputs
 from ui.exercises import exercises_section
 from ui.format import format_number, latex_int, learner_text, plural
 from ui.inputs import LabInput
+from ui.steps import lesson_steps
 
 SIDEBAR = "sidebar"
 WIDTH_OPTIONS = (SIDEBAR, *(str(w) for w in LIFT_WIDTHS))
@@ -54,8 +56,8 @@ class Layer:
 
 
 def render(lab: LabInput) -> None:
+    """The lesson's outline: the layer's controls (every step's numbers depend on them), then one function per step."""
     display.lesson_title(__file__)
-    intro(lab.description)
     layer = controls(lab)  # stops the page with an error while h does not divide d_model
     mha = multi_head_layer(
         lab.X,
@@ -66,14 +68,54 @@ def render(lab: LabInput) -> None:
         blocked_row=layer.blocked_row,
         dtype=PRECISION,
     )  # X (lifted or not), W_q, W_k, W_v, W_o, the mask and every head
+    lesson_steps(
+        __file__,
+        {
+            "Why several heads": lambda: intro(lab.description),
+            "Shapes": lambda: shapes_step(lab, mha, layer),
+            "What splitting costs": lambda: split_costs(lab.T, mha.d_model, layer.num_heads),
+            "Every head": lambda: every_head_step(lab, mha, layer),
+            "Worked example": lambda: worked_example_step(lab, mha, layer),
+            "Concat and W_o": lambda: concat_and_output(lab.labels, mha.steps, mha.params.W_o, layer.num_heads),
+            "Parameters": lambda: parameters_step(lab, mha, layer),
+            "Check against PyTorch": lambda: check_step(lab, layer, mha.head_names),
+        },
+    )
+
+
+def material(mha: MultiHeadLayer, layer: Layer) -> MultiHeadShown:
+    """What the exercises are made from: the layer as the page draws it."""
+    return MultiHeadShown(mha.steps, mha.params.W_o, layer.causal)
+
+
+def shapes_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
+    """The layer's input (lifted when needed), the shape of every step, and the question on d_k."""
     lifted_input(lab, mha.X, mha.W_in)
     shapes(lab.labels, mha.X, mha.params, layer.num_heads, mha.d_k)
-    split_costs(lab.T, mha.d_model, layer.num_heads)
+    exercises_section(__file__, lab, material=material(mha, layer), places=("head-size",))
+
+
+def every_head_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
+    """Every head's weights side by side, and the question on one head's weight."""
     weights_of_every_head(lab.labels, lab.query_label, mha.steps, mha.head_names)
+    exercises_section(__file__, lab, material=material(mha, layer), places=("head-weight",))
+
+
+def worked_example_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
+    """The query through every head, the concatenation and W_o, and the question on the concatenation's shape."""
     worked_example(lab, mha.steps, mha.params.W_o, mha.head_names, mha.d_k)
-    concat_and_output(lab.labels, mha.steps, mha.params.W_o, layer.num_heads)
+    exercises_section(__file__, lab, material=material(mha, layer), places=("concat-shape",))
+
+
+def parameters_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
+    """How many weights the layer has, and the what-if on one head."""
     parameter_count(mha.d_model)
-    torch_check(lab, layer, mha.head_names)
+    exercises_section(__file__, lab, material=material(mha, layer), places=("one-head-params",))
+
+
+def check_step(lab: LabInput, layer: Layer, heads: list[str]) -> None:
+    """The layer against PyTorch, and the code behind the page."""
+    torch_check(lab, layer, heads)
     display.show_code(
         multi_head_layer,
         ac.multi_head_attention,
@@ -86,8 +128,6 @@ def render(lab: LabInput) -> None:
         check_block,
         agreement,
     )
-    exercises_section(__file__, lab, material=MultiHeadShown(mha.steps, mha.params.W_o, layer.causal))
-    path.lesson_footer(__file__)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -350,11 +390,14 @@ def parameter_count(d_model: int) -> None:
         count = parameter_counts(d)
         with column:
             st.markdown(f"**{name}: d_model = {d}**")
-            st.latex(
+            st.latex(  # each label on its own line: a label beside its sum is wider than a column or a phone
                 r"\begin{aligned}"
-                rf"\text{{no biases:}}\quad & 4\,d_\text{{model}}^2 = 4 \cdot {d}^2 = {latex_int(count['no biases'])} \\"
-                rf"\text{{output bias only:}}\quad & 4\,d_\text{{model}}^2 + d_\text{{model}} = {latex_int(count['output bias only'])} \\"
-                rf"\text{{all biases:}}\quad & 4\,d_\text{{model}}^2 + 4\,d_\text{{model}} = {latex_int(count['all biases'])}"
+                r"&\text{no biases:} \\"
+                rf"&\quad 4\,d_\text{{model}}^2 = 4 \cdot {d}^2 = {latex_int(count['no biases'])} \\"
+                r"&\text{output bias only:} \\"
+                rf"&\quad 4\,d_\text{{model}}^2 + d_\text{{model}} = {latex_int(count['output bias only'])} \\"
+                r"&\text{all biases:} \\"
+                rf"&\quad 4\,d_\text{{model}}^2 + 4\,d_\text{{model}} = {latex_int(count['all biases'])}"
                 r"\end{aligned}"
             )
     no_bias, with_bias = torch_counts(BERT_D_MODEL, BERT_HEADS)

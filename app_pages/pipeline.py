@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 import torch
 
@@ -14,33 +16,138 @@ from attention_core.export import (
     query_trace,
     reproduction_code,
 )
-from attention_core.heads import attention_cost, head_columns, pipeline_block
+from attention_core.heads import Block, attention_cost, head_columns, pipeline_block
 from attention_core.projections import random_output_projection, random_projections
 from attention_core.reference import check_block, tolerance_text
 from attention_core.tables import dimension_labels
-from ui import cell_click, charts, diagrams, display, inputs, path
+from ui import cell_click, charts, diagrams, display, inputs
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, plural, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
+from ui.steps import lesson_steps, on_short_path, whole_lesson
 
 
 def render(lab: LabInput) -> None:
+    """The lesson's outline: the block's controls (every step's numbers depend on them), then one step per stage
+    or two, in the order the block runs them."""
     display.lesson_title(__file__)
-    intro(lab.description)
     wanted_heads, mask_kind, seed = controls()
     num_heads = heads_or_one(lab.d_model, wanted_heads)
     block = pipeline_block(lab.X, num_heads, mask_kind, seed)  # W_q, W_k, W_v, W_o, the mask and every step
     head_index = head_to_follow(num_heads, block.d_k)
-    head, name = block.steps.heads[head_index], head_name(head_index, num_heads)
     settings_caption(lab, num_heads, block.d_k, mask_kind, seed)
+    stages = stages_of(lab, block, mask_kind, head_index)
+    lesson_steps(
+        __file__,
+        {
+            "The block": lambda: block_step(lab, num_heads, mask_kind),
+            "Input and Q, K, V": lambda: input_step(stages),
+            "Scores and mask": lambda: scores_step(stages),
+            "Weights and context": lambda: weights_step(stages),
+            "Heads and output": lambda: output_step(stages),
+            "One query": lambda: one_query(lab, stages.head, block.steps.output, stages.head_name, block.d_k),
+            "Who attends to whom": lambda: who_attends_to_whom(lab, stages.head, stages.head_name),
+            "In a transformer": lambda: in_a_transformer(lab.T, lab.d_model),
+            "Cost": lambda: cost(lab.T, num_heads),
+            "Check against PyTorch": lambda: check_step(lab, block.steps, block.params, block.mask),
+            "Take the numbers": lambda: downloads(lab, block.steps, block.params, block.mask, num_heads),
+        },
+    )
+
+
+@dataclass(frozen=True)
+class Stages:
+    """What the nine stages of the block draw: the input, the block's steps, the followed head and the mask."""
+
+    lab: LabInput
+    steps: ac.MultiHeadSteps
+    params: dict[str, torch.Tensor]
+    mask: torch.Tensor | None
+    mask_kind: str
+    head_index: int
+    head_name: str
+    d_k: int
+    opened: bool  # the stages start open (in the stepped view, where a step holds only its own stages)
+    shown: MultiHeadShown  # what the exercises are made from
+
+    @property
+    def head(self) -> ac.AttentionSteps:
+        return self.steps.heads[self.head_index]
+
+
+def stages_of(lab: LabInput, block: Block, mask_kind: str, head_index: int) -> Stages:
+    """The stages of this block, following the head ``head_index``; open in a step, closed on the whole page."""
+    return Stages(
+        lab,
+        block.steps,
+        block.params,
+        block.mask,
+        mask_kind,
+        head_index,
+        head_name(head_index, len(block.steps.heads)),
+        block.d_k,
+        stages_open(),
+        MultiHeadShown(block.steps, block.W_o, mask_kind == "causal", followed_head=head_index),
+    )
+
+
+def stages_open() -> bool:
+    """Whether the stages start open: yes in a step (it holds one or two), no on the whole lesson's page."""
+    return on_short_path() or not whole_lesson()
+
+
+def block_step(lab: LabInput, num_heads: int, mask_kind: str) -> None:
+    """The idea and the formula, and the block as a flow chart."""
+    intro(lab.description)
     flow_diagram(lab.T, lab.d_model, num_heads, mask_kind)
-    step_by_step(lab, block.steps, block.params, block.mask, mask_kind, head_index, name, block.d_k)
-    one_query(lab, head, block.steps.output, name, block.d_k)
-    who_attends_to_whom(lab, head, name)
-    in_a_transformer(lab.T, lab.d_model)
-    cost(lab.T, num_heads)
-    pytorch_check(lab, block.steps, block.params, block.mask)
-    downloads(lab, block.steps, block.params, block.mask, num_heads)
+
+
+def input_step(stages: Stages) -> None:
+    """Stages 1 and 2: the input, and the queries, keys and values of the followed head."""
+    st.subheader("Stage by stage")
+    st.caption("Each stage computes and draws its numbers while it is open (closed stages cost nothing).")
+    step_input(stages.lab, stages.opened)
+    num_heads = len(stages.steps.heads)
+    column_note = f" {stages.head_name.capitalize()} uses {column_range(stages.head_index, stages.d_k)} of each W."
+    step_projections(
+        stages.lab,
+        stages.head,
+        stages.params,
+        stages.head_index,
+        stages.head_name,
+        stages.d_k,
+        column_note if num_heads > 1 else "",
+        stages.opened,
+    )
+
+
+def scores_step(stages: Stages) -> None:
+    """Stages 3 to 5: scores, scaled scores, masked scores, and the what-if on a causal mask."""
+    step_scores(stages.lab, stages.head, stages.mask, stages.mask_kind, stages.head_name, stages.d_k, stages.opened)
+    exercises_section(__file__, stages.lab, material=stages.shown, places=("causal-count",))
+
+
+def weights_step(stages: Stages) -> None:
+    """Stages 6 and 7: the weights and the context, and the question on the largest self-weight."""
+    step_weights_and_context(stages.lab, stages.head, stages.head_name, stages.d_k, stages.opened)
+    exercises_section(__file__, stages.lab, material=stages.shown, places=("self-attention",))
+
+
+def output_step(stages: Stages) -> None:
+    """Stages 8 and 9: the heads side by side and the output, and the question on one output entry."""
+    num_heads = len(stages.steps.heads)
+    step_heads_and_output(stages.lab, stages.steps, stages.params["W_o"], num_heads, stages.d_k, stages.opened)
+    exercises_section(__file__, stages.lab, material=stages.shown, places=("output-entry",))
+
+
+def check_step(
+    lab: LabInput,
+    steps: ac.MultiHeadSteps,
+    params: dict[str, torch.Tensor],
+    mask: torch.Tensor | None,
+) -> None:
+    """The block against PyTorch, and the code behind the page."""
+    pytorch_check(lab, steps, params, mask)
     display.show_code(
         pipeline_block,
         random_projections,
@@ -53,12 +160,6 @@ def render(lab: LabInput) -> None:
         attention_cost,
         check_block,
     )
-    exercises_section(
-        __file__,
-        lab,
-        material=MultiHeadShown(block.steps, block.W_o, mask_kind == "causal", followed_head=head_index),
-    )
-    path.lesson_footer(__file__)
 
 
 def column_range(h: int, d_k: int) -> str:
@@ -79,7 +180,7 @@ Every lesson so far looked at one step. Here is the whole self-attention block f
 input, in the order a transformer runs it: project the inputs into queries, keys and values,
 score every query against every key, scale, mask, turn each row into weights with softmax, mix
 the values, and, with several heads, put the heads side by side and project them back with W_o.
-Open any step to see its numbers; at the end, PyTorch recomputes the same block as a check.
+Open any stage to see its numbers; at the end, PyTorch recomputes the same block as a check.
 """
     )
     st.latex(
@@ -157,41 +258,19 @@ def flow_diagram(T: int, d_model: int, num_heads: int, mask_kind: str) -> None:
 
 
 def step(title: str, key: str, summary: str, *, expanded: bool = False):
-    """One collapsible pipeline step; its heavy content runs only while it is open."""
+    """One collapsible stage of the block; its heavy content runs only while it is open."""
     box = st.expander(title, expanded=expanded, key=f"pipeline_step_{key}", type="step", on_change="rerun")
     box.caption(summary)
     return box
 
 
-def step_by_step(
-    lab: LabInput,
-    steps: ac.MultiHeadSteps,
-    params: dict[str, torch.Tensor],
-    mask: torch.Tensor | None,
-    mask_kind: str,
-    head_index: int,
-    head_name: str,
-    d_k: int,
-) -> None:
-    """The nine steps of the block, each in a collapsible box that computes its view only while open."""
-    st.subheader("Step by step")
-    st.caption("Open a step to compute and draw its numbers (closed steps cost nothing).")
-    head = steps.heads[head_index]
-    num_heads = len(steps.heads)
-    step_input(lab)
-    qkv_note = f" {head_name.capitalize()} uses {column_range(head_index, d_k)} of each W." if num_heads > 1 else ""
-    step_projections(lab, head, params, head_index, head_name, d_k, qkv_note)
-    step_scores(lab, head, mask, mask_kind, head_name, d_k)
-    step_weights_and_context(lab, head, head_name, d_k)
-    step_heads_and_output(lab, steps, params["W_o"], num_heads, d_k)
-
-
-def step_input(lab: LabInput) -> None:
+def step_input(lab: LabInput, opened: bool) -> None:
     dims = dimension_labels(lab.d_model)
     with step(
         f"1. Input X ({lab.T} × {lab.d_model})",
         "x",
         "One row per token, one column per embedding dimension: the sidebar's input.",
+        expanded=opened,
     ) as box:
         if box.open:
             display.matrix(
@@ -207,12 +286,14 @@ def step_projections(
     head_name: str,
     d_k: int,
     note: str,
+    opened: bool,
 ) -> None:
     dims, dims_k = dimension_labels(lab.d_model), dimension_labels(d_k)
     with step(
         f"2. Queries, keys, values ({lab.T} × {d_k} each)",
         "qkv",
         f"Q = X W_q, K = X W_k, V = X W_v, each W of shape {lab.d_model} × {lab.d_model}.{note}",
+        expanded=opened,
     ) as box:
         if box.open:
             for tab, name, tensor in zip(st.tabs(["Q", "K", "V"]), "QKV", (head.Q, head.K, head.V), strict=True):
@@ -238,12 +319,21 @@ def step_projections(
 
 
 def step_scores(
-    lab: LabInput, head: ac.AttentionSteps, mask: torch.Tensor | None, mask_kind: str, head_name: str, d_k: int
+    lab: LabInput,
+    head: ac.AttentionSteps,
+    mask: torch.Tensor | None,
+    mask_kind: str,
+    head_name: str,
+    d_k: int,
+    opened: bool,
 ) -> None:
     """Steps 3 to 5: scores, scaled scores, masked scores."""
     T, labels = lab.T, lab.labels
     with step(
-        f"3. Scores Q Kᵀ ({T} × {T})", "scores", "scores[i, j] = q_i · k_j: how well query i matches key j."
+        f"3. Scores Q Kᵀ ({T} × {T})",
+        "scores",
+        "scores[i, j] = q_i · k_j: how well query i matches key j.",
+        expanded=opened,
     ) as box:
         if box.open:
             display.matrix(
@@ -261,6 +351,7 @@ def step_scores(
         "scaled",
         f"Every score is divided by √{d_k}. For entries that are independent with mean 0, q · k has a variance "
         "d_k times theirs; the division stops the scores' spread growing with d_k, so softmax does not saturate.",
+        expanded=opened,
     ) as box:
         if box.open:
             display.matrix(
@@ -279,7 +370,7 @@ def step_scores(
         else "The causal mask blocks every key after the query: those cells become −∞ (drawn empty in the heatmap, "
         "“-inf” in the table), so softmax gives them weight exactly 0."
     )
-    with step(f"5. Masked scores, mask: {mask_kind} ({T} × {T})", "masked", mask_note) as box:
+    with step(f"5. Masked scores, mask: {mask_kind} ({T} × {T})", "masked", mask_note, expanded=opened) as box:
         if box.open:
             if mask is not None:
                 display.heatmap(
@@ -304,13 +395,14 @@ def step_scores(
             )
 
 
-def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int) -> None:
+def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int, opened: bool) -> None:
     """Steps 6 and 7: softmax rows, then weights V."""
     T, labels = lab.T, lab.labels
     with step(
         f"6. Weights = softmax of each row ({T} × {T})",
         "weights",
         "Each row is a probability distribution over the keys: non-negative, summing to 1.",
+        expanded=opened,
     ) as box:
         if box.open:
             display.matrix(
@@ -328,6 +420,7 @@ def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: 
         f"7. Context = weights V ({T} × {d_k})",
         "context",
         "context_i = Σ_j weights[i, j] v_j: each token's new vector is a weighted mix of the values.",
+        expanded=opened,
     ) as box:
         if box.open:
             display.matrix(
@@ -342,7 +435,9 @@ def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: 
             )
 
 
-def step_heads_and_output(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, num_heads: int, d_k: int) -> None:
+def step_heads_and_output(
+    lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, num_heads: int, d_k: int, opened: bool
+) -> None:
     """Steps 8 and 9: the heads side by side, then concat W_o."""
     T, d_model, labels = lab.T, lab.d_model, lab.labels
     dims = dimension_labels(d_model)
@@ -351,7 +446,7 @@ def step_heads_and_output(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Te
         if num_heads > 1
         else "With a single head the concatenation is the head's context itself."
     )
-    with step(f"8. Heads side by side: concat ({T} × {d_model})", "concat", concat_note) as box:
+    with step(f"8. Heads side by side: concat ({T} × {d_model})", "concat", concat_note, expanded=opened) as box:
         if box.open:
             display.matrix(steps.concat, labels, dims, kind="values", title="Concatenated heads", col_title="dimension")
     with step(
@@ -387,7 +482,7 @@ def one_query(lab: LabInput, head: ac.AttentionSteps, output: torch.Tensor, head
     written = weighted_vectors_text(head.weights[q, keys], head.V[keys], head.context[q], entries=d_v)
     st.markdown(
         f"context(“{query}”) = Σ_j weight_j · v_j (the rows v_j of V) = {written} "
-        f"(row “{query}” of step 7), and its output row is **{full_vector(output[q])}**."
+        f"(row “{query}” of stage 7), and its output row is **{full_vector(output[q])}**."
     )
 
 

@@ -32,10 +32,11 @@ from attention_core.positions import (
 from attention_core.projections import random_projections
 from attention_core.reference import Agreement, agreement, tolerance_text
 from attention_core.tables import dimension_labels
-from ui import cell_click, charts, display, inputs, path
+from ui import cell_click, charts, display, inputs
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, vector_text
 from ui.inputs import LabInput
+from ui.steps import lesson_steps
 
 VERDICT_HELP = (
     "max |A(P X + E) − P A(X + E)| over all cells. The verdict compares cell by cell: equal up to float32 "
@@ -45,24 +46,72 @@ Params = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # W_q, W_k, W_v
 
 
 def render(lab: LabInput) -> None:
+    """The lesson's outline: the seed and the new word order (several steps use them), then one function per step."""
     display.lesson_title(__file__)
-    intro(lab.description)
     seed, order_kind = controls()
+    perm = new_order(lab.T, order_kind, seed)
     projections = random_projections(lab.d_model, lab.d_model, seed, lab.X.dtype)
     params = (projections.W_q, projections.W_k, projections.W_v)
-    dog_bites_man(seed)
-    perm = new_order(lab.T, order_kind, seed)
     output = attention_output(lab.X, *params)  # (T, d_model)
     gap_none = equivariance_agreement(lab.X, perm, *params)  # A(P X) against P A(X)
-    shuffled_input(lab, params, perm, output, gap_none)
-    repeated_words(lab, params, output)
     E_sin = sinusoidal_encoding(lab.T, lab.d_model, dtype=lab.X.dtype)  # (T, d_model)
     E_learned = learned_positions(lab.T, lab.d_model, seed, lab.X.dtype)  # (T, d_model)
     plain = ac.self_attention(lab.X, *params)  # (T, T) weights of the words alone
     placed = ac.self_attention(add_positions(lab.X, E_sin), *params)  # (T, T) weights of X + E
+    shown = PositionsShown(plain, placed, E_sin)
+    lesson_steps(
+        __file__,
+        {
+            "Order is invisible": lambda: intro(lab.description),
+            "Dog bites man": lambda: dog_bites_man(seed),
+            "Your input, shuffled": lambda: shuffled_step(lab, params, perm, output, gap_none, shown),
+            "Repeated words": lambda: repeated_words(lab, params, output),
+            "Adding positions": lambda: encodings_step(lab, E_sin, E_learned, shown),
+            "Weights with positions": lambda: weights_step(lab, plain, placed, shown),
+            "Shuffle with positions": lambda: shuffle_with_positions_step(
+                lab, params, perm, gap_none, E_sin, E_learned
+            ),
+            # Issue 26 adds its rotary positions (RoPE) step here, after the added positions: "Rotary positions".
+        },
+    )
+
+
+def shuffled_step(
+    lab: LabInput,
+    params: Params,
+    perm: torch.Tensor,
+    output: torch.Tensor,
+    gap_none: Agreement,
+    shown: PositionsShown,
+) -> None:
+    """The learner's sentence shuffled without positions, and the question on the shuffled output."""
+    st.subheader("Your input, shuffled")
+    shuffled_input(lab, params, perm, output, gap_none)
+    exercises_section(__file__, lab, material=shown, places=("shuffled-context",))
+
+
+def encodings_step(lab: LabInput, E_sin: torch.Tensor, E_learned: torch.Tensor, shown: PositionsShown) -> None:
+    """The sinusoidal encodings of this input, the learned-style table, and the question on one entry."""
     position_encodings(lab, E_sin)
-    weights_with_positions(lab, plain, placed)
     learned_table(lab, E_learned)
+    exercises_section(__file__, lab, material=shown, places=("sinusoid",))
+
+
+def weights_step(lab: LabInput, plain: ac.AttentionSteps, placed: ac.AttentionSteps, shown: PositionsShown) -> None:
+    """The weights without and with positions, and the what-if on reversing the sentence."""
+    weights_with_positions(lab, plain, placed)
+    exercises_section(__file__, lab, material=shown, places=("reversed-weight",))
+
+
+def shuffle_with_positions_step(
+    lab: LabInput,
+    params: Params,
+    perm: torch.Tensor,
+    gap_none: Agreement,
+    E_sin: torch.Tensor,
+    E_learned: torch.Tensor,
+) -> None:
+    """The same shuffle with positions added (sinusoidal or learned-style), and the code behind the page."""
     shuffle_with_positions(lab, params, perm, gap_none, E_sin, E_learned)
     display.show_code(
         sinusoidal_encoding,
@@ -76,8 +125,6 @@ def render(lab: LabInput) -> None:
         agreement,
         identical_rows,
     )
-    exercises_section(__file__, lab, material=PositionsShown(plain, placed, E_sin))
-    path.lesson_footer(__file__)
 
 
 def full_vector(values: torch.Tensor) -> str:
@@ -185,7 +232,6 @@ def dog_bites_man(seed: int) -> None:
 
 def new_order(T: int, order_kind: str, seed: int) -> torch.Tensor:
     """The permutation of the sidebar's tokens: seeded shuffle, reversal or typed (reversal while invalid)."""
-    st.subheader("Your input, shuffled")
     if order_kind == "type an order":
         typed = st.text_input(
             f"New order: the positions 1 to {T} in any order",

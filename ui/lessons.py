@@ -271,6 +271,9 @@ LESSONS: tuple[Lesson, ...] = (
             "The parameter count, 4 d_model², does not depend on h.",
         ),
         exercises=ex.multi_head_exercises,
+        essential="Every head",
+        bridge="One head gives each query a single way to spread its attention; several smaller heads, each with its "
+        "own W_q, W_k and W_v, look in several ways at once.",
     ),
     Lesson(
         name="positions",
@@ -298,6 +301,9 @@ LESSONS: tuple[Lesson, ...] = (
             "Sinusoidal encodings use sin and cos at geometric frequencies.",
         ),
         exercises=ex.positions_exercises,
+        essential="Dog bites man",
+        bridge="The heads see only the vectors, never where a word stands: shuffle the sentence and the outputs "
+        "only move with it.",
     ),
     Lesson(
         name="pipeline",
@@ -328,6 +334,9 @@ LESSONS: tuple[Lesson, ...] = (
             "The downloads and the code reproduce every number outside the lab.",
         ),
         exercises=ex.pipeline_exercises,
+        essential="One query",
+        bridge="Projections, scores, scaling, mask, softmax, mixing and W_o now run together as one block: follow "
+        "one query through it.",
     ),
     Lesson(
         name="trained_model",

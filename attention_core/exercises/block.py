@@ -263,7 +263,7 @@ def pipeline_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
             id="output-entry",
             kind="numeric",
             prompt=asked(
-                f"From the row {quote(L[i])} of “Concatenated heads” (step 8) and column d{c + 1} of “W_o” (step 9), "
+                f"From the row {quote(L[i])} of “Concatenated heads” (stage 8) and column d{c + 1} of “W_o” (stage 9), "
                 f"compute entry d{c + 1} of the block's output for {quote(L[i])}, then find it in “Output of the "
                 "block”.",
                 within,

@@ -1,0 +1,96 @@
+"""Lessons 7, 8 and 9 in steps (issue 24, item 1): their steps in teaching order, the 15-minute path's stop, and
+the pipeline's stages open in the step that holds them.
+
+The generic checks (every step opens from step=N, holds at most 40 elements, asks only what it shows) are in
+tests/pages/test_steps.py; this file pins what these three lessons are made of.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.apptest_helpers import assert_clean, frames, lab_input, open_page
+from tests.pages.test_pipeline import core_steps, has_frame
+from ui import lessons
+from ui.steps import step_label
+
+STEPS = {
+    "app_pages/multi_head.py": (
+        "Why several heads",
+        "Shapes",
+        "What splitting costs",
+        "Every head",
+        "Worked example",
+        "Concat and W_o",
+        "Parameters",
+        "Check against PyTorch",
+    ),
+    "app_pages/positions.py": (
+        "Order is invisible",
+        "Dog bites man",
+        "Your input, shuffled",
+        "Repeated words",
+        "Adding positions",
+        "Weights with positions",
+        "Shuffle with positions",
+    ),
+    "app_pages/pipeline.py": (
+        "The block",
+        "Input and Q, K, V",
+        "Scores and mask",
+        "Weights and context",
+        "Heads and output",
+        "One query",
+        "Who attends to whom",
+        "In a transformer",
+        "Cost",
+        "Check against PyTorch",
+        "Take the numbers",
+    ),
+}
+# What the essential step shows on the 15-minute path: a heading only that step has.
+ESSENTIAL_HEADING = {
+    "app_pages/multi_head.py": "Every head's attention weights",
+    "app_pages/positions.py": "“dog bites man” vs “man bites dog”",
+    "app_pages/pipeline.py": "One query through the block",
+}
+
+
+@pytest.mark.parametrize("page", list(STEPS))
+def test_the_lesson_is_in_steps_in_teaching_order(page):
+    lesson = lessons.lesson_for(page)
+    at = open_page(page, {"step": "2"})
+    assert_clean(at)
+    bar = at.segmented_control(key=f"stepbar:{lesson.name}")
+    names = STEPS[page]
+    assert list(bar.options) == [step_label(n, name, False) for n, name in enumerate(names, 1)]
+    assert bar.value == 2
+    assert lesson.essential in names
+
+
+@pytest.mark.parametrize("page", list(STEPS))
+def test_the_path_stop_shows_the_bridge_and_only_the_essential_step(page):
+    lesson = lessons.lesson_for(page)
+    at = open_page(page, {"path": "short"})
+    assert_clean(at)
+    assert lesson.bridge and at.markdown[0].value == f"*{lesson.bridge}*"
+    headings = [h.value for h in at.subheader]
+    assert any(h.startswith(ESSENTIAL_HEADING[page]) for h in headings), headings
+    others = set(ESSENTIAL_HEADING.values()) | {"How many parameters?", "Adding positions", "Checked against PyTorch"}
+    others.discard(ESSENTIAL_HEADING[page])
+    assert not any(h.startswith(other) for h in headings for other in others), headings  # one step, not the wall
+
+
+def test_the_pipeline_step_opens_its_stages_and_the_whole_page_keeps_them_closed():
+    """Step 5 holds stages 8 and 9: both start open, so its question's concatenated row is on screen; the whole
+    lesson on one page keeps stage 8 closed until it is opened (closed stages cost nothing)."""
+    page = "app_pages/pipeline.py"
+    stepped = open_page(page, {"step": "5"})
+    assert_clean(stepped)
+    labels = list(lab_input(stepped).labels)
+    block = core_steps(stepped)
+    assert has_frame(frames(stepped), block.concat, labels)
+    assert has_frame(frames(stepped), block.output, labels)
+    whole = open_page(page)
+    assert not has_frame(frames(whole), block.concat, labels)
+    assert has_frame(frames(whole), block.output, labels)
