@@ -71,7 +71,8 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             kind="numeric",
             prompt=asked(
                 f"From the table “Embeddings X”, compute the score of the query {quote(L[i])} with the key "
-                f"{quote(L[j])} (x_i · x_j), then find it in the table “Attention scores X Xᵀ”.",
+                f"{quote(L[j])} (x_i · x_j), then find it in the column “score: the sum over d” of the step-by-step "
+                "table.",
                 within,
             ),
             answer=s,
