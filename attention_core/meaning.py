@@ -17,10 +17,16 @@ import torch
 from attention_core.attention import context_vectors, softmax
 
 CLEAR_GAP = 0.2  # a pair "stands out" when its cosine beats the typical pair's by at least this much
+CLEAR_RATIO = 3.0  # a word "gets clearly more" weight when it gets at least this many times the median other word's
 MEANING_TEMPERATURE = 0.2  # the temperature the weights of meaning are taken at (cosines lie in [-1, 1])
 # A sentence whose related words show (measured: “cats” and “dogs” 0.49, “bread” and “cheese” 0.38, the
 # median pair of different words about 0.1); tests/test_meaning.py checks the claim on it with the model.
 SUGGESTED_SENTENCE = "cats chase dogs while cows eat bread and cheese"
+
+
+def median(values: torch.Tensor) -> float:
+    """The median of a 1-D tensor (the mean of the two middle values when their count is even)."""
+    return float(torch.quantile(values.double(), 0.5))
 
 
 def unit_rows(vectors: torch.Tensor) -> torch.Tensor:
@@ -70,7 +76,7 @@ def scores_meaning(scores: torch.Tensor, tokens: tuple[str, ...] | list[str], qu
     flat = int(masked.argmax())
     first, second = divmod(flat, T)
     top = Pair(first, second, float(scores[first, second]))
-    typical = float(scores[upper].median())
+    typical = median(scores[upper])
     row = scores[query].masked_fill(~other[query], float("-inf"))  # (T,)
     query_best = int(row.argmax()) if bool(other[query].any()) else None
     return ScoresMeaning(top, typical, top.score - typical >= CLEAR_GAP, query_best)
@@ -87,6 +93,16 @@ class WeightsMeaning:
     typical: float  # the median weight (at t) over the query's other different words; 0 if none
     ratio: float  # sharp[best] / typical (inf when typical is 0); 0 when there is no best
 
+    @property
+    def uniform(self) -> float:
+        """1/T: every weight of a perfectly flat row."""
+        return 1.0 / self.plain.shape[0]
+
+    @property
+    def clear(self) -> bool:
+        """Whether the best different word gets at least CLEAR_RATIO times the median other word's weight."""
+        return self.best is not None and self.ratio >= CLEAR_RATIO
+
 
 def weights_meaning(
     scores: torch.Tensor, tokens: tuple[str, ...] | list[str], query: int, temperature: float = MEANING_TEMPERATURE
@@ -101,7 +117,7 @@ def weights_meaning(
     best = int(sharp.masked_fill(~other, -1.0).argmax())
     rest = other.clone()
     rest[best] = False
-    typical = float(sharp[rest].median()) if bool(rest.any()) else 0.0
+    typical = median(sharp[rest]) if bool(rest.any()) else 0.0
     ratio = float(sharp[best]) / typical if typical > 0 else float("inf")
     return WeightsMeaning(plain, sharp, temperature, best, typical, ratio)
 

@@ -86,3 +86,28 @@ def scores_claim(lab: LabInput, scores: torch.Tensor, found: meaning.ScoresMeani
             f"({format_number(float(scores[lab.query_index, found.query_best]))})."
         )
     return text
+
+
+def weights_claim(lab: LabInput, found: meaning.WeightsMeaning) -> str:
+    """What the query's weights show at t = 1 and at t: flat, then the related word's share, or no clear one."""
+    labels, q = lab.labels, lab.query_index
+    t = f"{found.temperature:g}"
+    largest, smallest = format_number(float(found.plain.max())), format_number(float(found.plain.min()))
+    text = (
+        f"At t = 1 the weights of “{lab.query_label}” are flat: the largest is {largest} and the smallest "
+        f"{smallest}, against 1/T = {format_number(found.uniform)}, because cosines differ by at most 2. At t = {t} "
+        f"the query keeps {format_number(float(found.sharp[q]))} for itself (its cosine with itself is 1, the "
+        "largest possible)."
+    )
+    if found.best is None:
+        return text + " The sentence has no other word to share the rest with."
+    best = f"“{labels[found.best]}” ({format_number(float(found.sharp[found.best]))})"
+    if found.clear:
+        return text + (
+            f" Of the other words, {best} gets the most, {format_number(found.ratio, 2)} times the median other "
+            f"word's {format_number(found.typical)}: the word whose vector is closest receives the most weight."
+        )
+    return text + (
+        f" Of the other words, {best} gets the most, but only {format_number(found.ratio, 2)} times the median other "
+        f"word's {format_number(found.typical)}: no other word clearly stands out here."
+    )

@@ -3,6 +3,7 @@ of the learner's sentence, and claims that name what the numbers on screen show.
 
 from __future__ import annotations
 
+import math
 import re
 
 import pyarrow as pa
@@ -16,6 +17,7 @@ from ui import trained
 from ui.format import format_number
 
 SCORES = ("app_pages/scores.py", "What the scores mean")
+SOFTMAX = ("app_pages/softmax.py", "What the weights mean")
 SUGGESTED = sentence_params(meaning.SUGGESTED_SENTENCE)
 PLAIN = "Your journey starts with one step"
 
@@ -87,10 +89,39 @@ def broken_model(tmp_path, monkeypatch):
     return folder
 
 
-@pytest.mark.parametrize("page", [SCORES], ids=lambda page: page[0])
+@pytest.mark.parametrize("page", [SCORES, SOFTMAX], ids=lambda page: page[0])
 def test_without_the_model_the_step_says_why_in_one_sentence(broken_model, page):
     at = open_step(*page, SUGGESTED)
     assert not at.error
     notes = [i.value for i in at.info if "all-MiniLM-L6-v2" in i.value]
     assert len(notes) == 1 and "the rest of the lesson works" in notes[0]
     assert not [c for c in charts(at) if "cosines" in c.proto.spec]
+
+
+def weights_table(at):
+    frames = [t.value for t in at.table] + [d.value for d in at.dataframe]
+    return next(frame for frame in frames if "weight at t = 1" in frame.columns)
+
+
+def test_the_weights_claim_names_the_heaviest_other_word_shown():
+    at = open_step(*SOFTMAX, SUGGESTED)
+    table = weights_table(at)
+    sharp = table[f"weight at t = {meaning.MEANING_TEMPERATURE:g}"]
+    others = sharp.drop(index="cats")
+    text = claim(at, "At t = 1 the weights")
+    assert f"“{others.idxmax()}” ({format_number(others.max())}) gets the most" in text
+    assert others.idxmax() == "dogs" and "closest receives the most weight" in text
+    assert f"keeps {format_number(sharp['cats'])} for itself" in text
+    plain = table["weight at t = 1"]
+    assert f"the largest is {format_number(plain.max())}" in text
+    assert plain.max() / plain.min() <= math.exp(2) + 1e-6  # cosines differ by at most 2: flat at t = 1
+
+
+def test_the_weights_claim_says_when_no_word_stands_out():
+    at = open_step(*SOFTMAX, sentence_params(PLAIN))
+    table = weights_table(at)
+    sharp = table[f"weight at t = {meaning.MEANING_TEMPERATURE:g}"].drop(index="Your")
+    text = claim(at, "At t = 1 the weights")
+    ratio = sharp.max() / sharp.drop(index=sharp.idxmax()).median()
+    assert ("no other word clearly stands out" in text) == (ratio < meaning.CLEAR_RATIO)
+    assert format_number(ratio, 2) in text
