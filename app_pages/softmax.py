@@ -67,10 +67,10 @@ def weights_meaning_step(lab: LabInput) -> None:
     st.subheader("What the weights mean: softmax of trained scores")
     st.markdown(
         f"""
-On trained word vectors of length 1 (lesson 1's last step) every score is a cosine between −1 and 1. Softmax of
-such close scores is **flat**: at t = 1 no weight can be more than e² ≈ 7.4 times another. So here the cosines
-are divided by a temperature **t = {MEANING_TEMPERATURE:g}** (the step before), which stretches the gaps between
-them.
+On trained word vectors of length 1 (lesson 1's step “What the scores mean”) every score is a cosine between
+−1 and 1. Softmax of such close scores is **flat**: at t = 1 no weight can be more than e² ≈ 7.4 times another.
+So here the cosines are divided by a temperature **t = {MEANING_TEMPERATURE:g}** (the step before), which
+stretches the gaps between them.
 """
     )
     vectors = meaning.word_vectors(lab)  # (T, 384), or None when the model is unavailable

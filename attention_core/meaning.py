@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pandas as pd
 import torch
 
 from attention_core.attention import context_vectors, softmax
@@ -137,6 +138,11 @@ class ContextMeaning:
     before: float  # cos(x_query, x_partner)
     after: float  # cos(c_query, x_partner)
 
+    @property
+    def closer(self) -> bool:
+        """Whether the context vector is closer to the partner than the input was."""
+        return self.partner is not None and self.after > self.before
+
 
 def context_meaning(
     vectors: torch.Tensor, tokens: tuple[str, ...] | list[str], query: int, temperature: float = MEANING_TEMPERATURE
@@ -159,3 +165,34 @@ def context_meaning(
         float(closeness[query, partner]),
     )
     return context, closeness, meaning
+
+
+def blend_frame(
+    vectors: torch.Tensor,
+    tokens: tuple[str, ...] | list[str],
+    labels: tuple[str, ...] | list[str],
+    temperature: float = MEANING_TEMPERATURE,
+) -> pd.DataFrame:
+    """One row per token: the different word it mixes in most, that word's weight and its own, and its cosine
+    with that word before (x) and after (c) the mixing; '' and NaN where a token has no different word."""
+    rows = []
+    for query in range(len(tokens)):
+        _, _, found = context_meaning(vectors, tokens, query, temperature)
+        none = found.partner is None
+        rows.append(
+            {
+                "mixes in most": "" if none else labels[found.partner],
+                "its weight": float("nan") if none else found.share,
+                "own weight": found.own_share,
+                "cos before (x)": float("nan") if none else found.before,
+                "cos after (c)": float("nan") if none else found.after,
+            }
+        )
+    return pd.DataFrame(rows, index=list(labels))
+
+
+def closer_count(frame: pd.DataFrame) -> tuple[int, int]:
+    """(tokens whose context vector is closer to the word it mixes in most than its input was, tokens with such a
+    word) from ``blend_frame``."""
+    has = frame["cos before (x)"].notna()
+    return int((frame["cos after (c)"][has] > frame["cos before (x)"][has]).sum()), int(has.sum())

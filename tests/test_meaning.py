@@ -106,3 +106,20 @@ def test_on_the_suggested_sentence_related_words_stand_out(trained):
     assert tokens[weights.best] == "dogs" and weights.ratio > 2
     _, _, moved = meaning.context_meaning(tm.word_vectors(trained, list(tokens)), tokens, query=0)
     assert tokens[moved.partner] == "dogs" and moved.after > moved.before
+
+
+def test_blend_frame_has_one_row_per_token_from_context_meaning():
+    X = vectors()
+    labels = ("cat", "dog", "rice", "Cat (2)", "bread")
+    frame = meaning.blend_frame(X, TOKENS, labels, temperature=0.2)
+    assert list(frame.index) == list(labels)
+    for query, label in enumerate(labels):
+        _, _, found = meaning.context_meaning(X, TOKENS, query, temperature=0.2)
+        assert frame.loc[label, "mixes in most"] == labels[found.partner]
+        assert frame.loc[label, "its weight"] == pytest.approx(found.share)
+        assert frame.loc[label, "cos after (c)"] == pytest.approx(found.after)
+        assert found.closer == (found.after > found.before)
+    closer = sum(frame.loc[label, "cos after (c)"] > frame.loc[label, "cos before (x)"] for label in labels)
+    assert meaning.closer_count(frame) == (closer, len(labels))
+    alone = meaning.blend_frame(X[:2], ("a", "A"), ("a", "A (2)"))
+    assert (alone["mixes in most"] == "").all() and meaning.closer_count(alone) == (0, 0)

@@ -167,6 +167,8 @@ LESSONS: tuple[Lesson, ...] = (
             "context = weights V: one matrix product for every token at once.",
         ),
         exercises=ex.context_exercises,
+        essential="Worked example",
+        bridge="Softmax gave each query a row of weights; the context vector uses them to blend the tokens' vectors.",
     ),
     Lesson(
         name="qkv_projections",

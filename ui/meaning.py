@@ -111,3 +111,19 @@ def weights_claim(lab: LabInput, found: meaning.WeightsMeaning) -> str:
         f" Of the other words, {best} gets the most, but only {format_number(found.ratio, 2)} times the median other "
         f"word's {format_number(found.typical)}: no other word clearly stands out here."
     )
+
+
+def blend_claim(lab: LabInput, found: meaning.ContextMeaning, closer: tuple[int, int]) -> str:
+    """What the query's context vector took in and where it moved, and how many tokens moved the same way."""
+    query = lab.query_label
+    if found.partner is None:
+        return f"“{query}” has no different word to mix in: its context vector is its own vector."
+    partner = lab.labels[found.partner]
+    moved = "rises" if found.closer else "does not rise"
+    text = (
+        f"c(“{query}”) keeps {format_number(found.own_share)} of “{query}” and mixes in the most of “{partner}”: "
+        f"{format_number(found.share)}. Its cosine with “{partner}” {moved} from {format_number(found.before)} "
+        f"(the input x) to {format_number(found.after)} (the context vector c)."
+    )
+    count, total = closer
+    return text + f" Over the sentence, {count} of {total} context vectors moved closer to the word they mix in most."

@@ -18,6 +18,7 @@ from ui.format import format_number
 
 SCORES = ("app_pages/scores.py", "What the scores mean")
 SOFTMAX = ("app_pages/softmax.py", "What the weights mean")
+CONTEXT = ("app_pages/context_vectors.py", "What the blend means")
 SUGGESTED = sentence_params(meaning.SUGGESTED_SENTENCE)
 PLAIN = "Your journey starts with one step"
 
@@ -89,7 +90,7 @@ def broken_model(tmp_path, monkeypatch):
     return folder
 
 
-@pytest.mark.parametrize("page", [SCORES, SOFTMAX], ids=lambda page: page[0])
+@pytest.mark.parametrize("page", [SCORES, SOFTMAX, CONTEXT], ids=lambda page: page[0])
 def test_without_the_model_the_step_says_why_in_one_sentence(broken_model, page):
     at = open_step(*page, SUGGESTED)
     assert not at.error
@@ -99,8 +100,12 @@ def test_without_the_model_the_step_says_why_in_one_sentence(broken_model, page)
 
 
 def weights_table(at):
+    return frame_with(at, "weight at t = 1")
+
+
+def frame_with(at, column: str):
     frames = [t.value for t in at.table] + [d.value for d in at.dataframe]
-    return next(frame for frame in frames if "weight at t = 1" in frame.columns)
+    return next(frame for frame in frames if column in frame.columns)
 
 
 def test_the_weights_claim_names_the_heaviest_other_word_shown():
@@ -125,3 +130,20 @@ def test_the_weights_claim_says_when_no_word_stands_out():
     ratio = sharp.max() / sharp.drop(index=sharp.idxmax()).median()
     assert ("no other word clearly stands out" in text) == (ratio < meaning.CLEAR_RATIO)
     assert format_number(ratio, 2) in text
+
+
+@pytest.mark.parametrize(("params", "query"), [(SUGGESTED, "cats"), (sentence_params(PLAIN), "Your")])
+def test_the_blend_claim_names_the_word_mixed_in_most_and_its_move(params, query):
+    at = open_step(*CONTEXT, params)
+    table = frame_with(at, "mixes in most")
+    row = table.loc[query]
+    text = claim(at, f"c(“{query}”)")
+    assert f"mixes in the most of “{row['mixes in most']}”: {format_number(row['its weight'])}" in text
+    assert f"keeps {format_number(row['own weight'])} of “{query}”" in text
+    before, after = format_number(row["cos before (x)"]), format_number(row["cos after (c)"])
+    moved = "rises" if row["cos after (c)"] > row["cos before (x)"] else "does not rise"
+    assert f"{moved} from {before} (the input x) to {after}" in text
+    closer = int((table["cos after (c)"] > table["cos before (x)"]).sum())
+    assert f"{closer} of {len(table)} context vectors moved closer" in text
+    if query == "cats":
+        assert row["mixes in most"] == "dogs" and moved == "rises"
