@@ -14,33 +14,96 @@ from attention_core.geometry import (
     scatter_frame,
     weighted_sum_table,
 )
+from attention_core.meaning import MEANING_TEMPERATURE, blend_frame, closer_count, context_meaning
 from attention_core.normalization import one_hot_weights
 from attention_core.presets import JOURNEY, LIGHT, ONE_HOT, TRANSFORMER
 from attention_core.reference import agreement, max_abs_difference, tolerance_text
 from attention_core.tables import dimension_labels
-from ui import cell_click, charts, display, inputs, path
+from ui import cell_click, charts, display, inputs, meaning
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
+from ui.steps import lesson_steps
 
 MAX_WRITTEN_TERMS = 6  # beyond this many tokens the written-out sum sums its other terms as one (together …)
 
 
 def render(lab: LabInput) -> None:
-    """The lesson's outline: one function per section."""
+    """The lesson's outline: one function per step."""
     steps = ac.self_attention(lab.X, scale=False)  # simplified attention: Q = K = V = X, no √d_k
     dims = dimension_labels(lab.d_model)
     display.lesson_title(__file__)
-    intro(lab)
-    worked_example(lab, steps.weights, steps.context, dims)
+    lesson_steps(
+        __file__,
+        {
+            "What a context vector is": lambda: intro(lab),
+            "Worked example": lambda: worked_step(lab, steps.weights, steps.context, dims),
+            "All context vectors": lambda: all_context_step(lab, steps, dims),
+            "Loops or matrices": lambda: loops_and_matrices(lab, steps.weights, steps.context, dims),
+            "The picture": lambda: picture_step(lab, steps.context),
+            "One-hot inputs": lambda: one_hot_step(lab),
+            "What the blend means": lambda: blend_meaning_step(lab),
+        },
+    )
+
+
+def worked_step(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, dims: list[str]) -> None:
+    """The query's weighted sum, and the question it answers."""
+    worked_example(lab, weights, context, dims)
+    exercises_section(__file__, lab, places=("top-contributor",))
+
+
+def all_context_step(lab: LabInput, steps: ac.AttentionSteps, dims: list[str]) -> None:
+    """Every context vector at once, and the questions on one of its entries."""
     all_context_vectors(lab, steps, dims)
-    loops_and_matrices(lab, steps.weights, steps.context, dims)
+    values_mixed(lab, dims)
+    exercises_section(__file__, lab, places=("context-entry", "uniform"))
+
+
+def values_mixed(lab: LabInput, dims: list[str]) -> None:
+    """The vectors being mixed (V = X), so an entry of C can be checked by hand in this step."""
+    st.markdown("The vectors being mixed: the values V = X (the embeddings from the sidebar), column v d for entry d.")
+    display.table(lab.X, lab.labels, [f"v {d}" for d in dims], alt_text="The values X that the weights mix")
+
+
+def picture_step(lab: LabInput, context: torch.Tensor) -> None:
+    """Why context vectors sit inside the cloud of inputs, and the picture."""
     picture_intro()
-    picture_section(lab, steps.context)
+    picture_section(lab, context)
+
+
+def one_hot_step(lab: LabInput) -> None:
+    """One-hot inputs give outputs that look like the inputs; the lesson's code."""
     one_hot_inputs(lab)
     display.show_code(ac.contributions, ac.context_vectors, weighted_sum_table, pca_basis, project_2d)
-    exercises_section(__file__, lab)
-    path.lesson_footer(__file__)
+
+
+def blend_meaning_step(lab: LabInput) -> None:
+    """Context vectors of trained word vectors: mixing in a related word moves a word towards it."""
+    st.subheader("What the blend means: context vectors of trained words")
+    st.markdown(
+        f"""
+The same C = W X on the sentence's trained word vectors (length 1, as in lesson 1's step “What the scores
+mean”), with the weights of lesson 2's step “What the weights mean”: W = softmax(X Xᵀ / t) at
+**t = {MEANING_TEMPERATURE:g}**. Each context vector mixes in most of the word whose vector is closest, so it
+should move towards that word: the table compares the cosine with that word before mixing (the input x) and
+after (the context vector c).
+"""
+    )
+    vectors = meaning.word_vectors(lab)  # (T, 384), or None when the model is unavailable
+    if vectors is None:
+        return
+    frame = blend_frame(vectors, lab.tokens, lab.labels)
+    number = st.column_config.NumberColumn(format="%.4f")
+    display.frame_table(
+        frame,
+        width="stretch",
+        column_config={name: number for name in frame.columns if name != "mixes in most"},
+    )
+    _, _, found = context_meaning(vectors, lab.tokens, lab.query_index)
+    st.markdown(meaning.blend_claim(lab, found, closer_count(frame)))
+    meaning.vectors_note()
+    meaning.suggest_sentence(lab, "context_vectors")
 
 
 def printed_preset(lab: LabInput) -> tuple[str | None, str | None]:

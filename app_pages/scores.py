@@ -5,30 +5,53 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core.meaning import cosine_scores, scores_meaning
 from attention_core.similarity import asymmetry, cosine_similarity, highest_score, lengths, most_and_least_similar
 from attention_core.tables import dimension_labels, to_frame
-from ui import cell_click, display, inputs, path
+from ui import cell_click, display, inputs, meaning
 from ui.exercises import exercises_section
 from ui.format import format_number, numbers_text, products_sum_text
 from ui.inputs import LabInput
+from ui.steps import lesson_steps
 
 TUTORIAL_OF_PRESET = {"transformer": "000", "light": "001", "journey": "002"}  # preset key -> tutorial
 
 
 def render(lab: LabInput) -> None:
-    """The lesson's outline: one function per section."""
+    """The lesson's outline: one function per step."""
     steps = ac.self_attention(lab.X, scale=False)  # Q = K = V = X, so steps.scores = X Xᵀ
     scores = steps.scores  # (T, d_model) @ (d_model, T) -> (T, T)
     display.lesson_title(__file__)
-    intro(lab)
+    lesson_steps(
+        __file__,
+        {
+            "What a score is": lambda: intro(lab),
+            "Worked example": lambda: worked_step(lab, scores),
+            "All scores": lambda: all_scores_step(lab, steps),
+            "Length and direction": lambda: length_and_direction(lab, scores[lab.query_index]),
+            "Symmetry": lambda: symmetry_step(lab, scores),
+            "What the scores mean": lambda: scores_meaning_step(lab),
+        },
+    )
+
+
+def worked_step(lab: LabInput, scores: torch.Tensor) -> None:
+    """The embeddings, the query's scores term by term, and the questions they answer."""
     embeddings(lab)
     worked_example(lab, scores)
+    exercises_section(__file__, lab, places=("score", "top-score"))
+
+
+def all_scores_step(lab: LabInput, steps: ac.AttentionSteps) -> None:
+    """The whole score matrix and its question."""
     all_scores(lab, steps)
-    length_and_direction(lab, scores[lab.query_index])
+    exercises_section(__file__, lab, places=("double-key",))
+
+
+def symmetry_step(lab: LabInput, scores: torch.Tensor) -> None:
+    """Why Ω is symmetric, what made-up embeddings do not mean, and the lesson's code."""
     symmetry(lab, scores)
     display.show_code(ac.dot_product_terms, ac.attention_scores, cosine_similarity)
-    exercises_section(__file__, lab)
-    path.lesson_footer(__file__)
 
 
 def intro(lab: LabInput) -> None:
@@ -190,6 +213,31 @@ Once queries and keys come from different projections (lesson 4, Q = X W_q and K
             "in Transformer” tutorial are random), so similarity "
             "between them means nothing about the words yet."
         )
+
+
+def scores_meaning_step(lab: LabInput) -> None:
+    """The same scores on trained word vectors of the sentence: related words score high."""
+    st.subheader("What the scores mean: the same Ω on trained embeddings")
+    st.markdown(
+        "So far the embeddings were made up, so a high score meant nothing. A trained model learns embeddings in "
+        "which related words point the same way. Here each word of the sentence gets its trained vector, scaled "
+        "to length 1, and the scores are the same Ω = X Xᵀ: now every score is a cosine between −1 and 1."
+    )
+    vectors = meaning.word_vectors(lab)  # (T, 384), or None when the model is unavailable
+    if vectors is None:
+        return
+    scores = cosine_scores(vectors)  # (T, 384) @ (384, T) -> (T, T)
+    display.heatmap(
+        scores,
+        lab.labels,
+        lab.labels,
+        kind="scores",
+        title="Scores X Xᵀ of the trained unit vectors (cosines)",
+        highlight_row=lab.query_label,
+    )
+    st.markdown(meaning.scores_claim(lab, scores, scores_meaning(scores, lab.tokens, lab.query_index)))
+    meaning.vectors_note()
+    meaning.suggest_sentence(lab, "scores")
 
 
 render(inputs.current())

@@ -5,6 +5,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core.meaning import MEANING_TEMPERATURE, cosine_scores, weights_meaning
 from attention_core.normalization import (
     all_positive,
     first_overflow_offset,
@@ -19,7 +20,7 @@ from attention_core.normalization import (
 from attention_core.presets import JOURNEY, NUMPY_SEED_4, TRANSFORMER
 from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import to_frame
-from ui import cell_click, charts, display, inputs
+from ui import cell_click, charts, display, inputs, meaning
 from ui.exercises import exercises_section
 from ui.format import exp_text, format_number, numbers_text, quotient_text, sum_text, texts, written_sum
 from ui.inputs import LabInput
@@ -40,6 +41,7 @@ def render(lab: LabInput) -> None:
             "Divide by the sum?": lambda: pitfall_divide_by_sum(lab, steps.scores, steps.weights),
             "All rows": lambda: all_rows(lab, steps),
             "Temperature": lambda: temperature_step(lab, steps.weights),
+            "What the weights mean": lambda: weights_meaning_step(lab),
             "Stability": lambda: stability_step(lab, steps.scores, steps.weights),
             "Wrong axis": lambda: pitfall_wrong_axis(lab, steps.scores),
         },
@@ -58,6 +60,45 @@ def stability_step(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor) -
     stability_intro()
     stability_section(lab, scores, weights)
     exercises_section(__file__, lab, places=("shift",))
+
+
+def weights_meaning_step(lab: LabInput) -> None:
+    """Softmax of trained cosine scores: flat at t = 1, and at a stated temperature the related word gains."""
+    st.subheader("What the weights mean: softmax of trained scores")
+    st.markdown(
+        f"""
+On trained word vectors of length 1 (lesson 1's step “What the scores mean”) every score is a cosine between
+−1 and 1. Softmax of such close scores is **flat**: at t = 1 no weight can be more than e² ≈ 7.4 times another.
+So here the cosines are divided by a temperature **t = {MEANING_TEMPERATURE:g}** (the step before), which
+stretches the gaps between them.
+"""
+    )
+    vectors = meaning.word_vectors(lab)  # (T, 384), or None when the model is unavailable
+    if vectors is None:
+        return
+    scores = cosine_scores(vectors)  # (T, T)
+    found = weights_meaning(scores, lab.tokens, lab.query_index)
+    t_label = f"t = {MEANING_TEMPERATURE:g}"
+    display.table(
+        pd.DataFrame(
+            {
+                "cosine score": scores[lab.query_index].tolist(),
+                "weight at t = 1": found.plain.tolist(),
+                f"weight at {t_label}": found.sharp.tolist(),
+            },
+            index=list(lab.labels),
+        ),
+        alt_text=f"Cosine scores of {lab.query_label} and their weights at two temperatures",
+    )
+    row_bars(
+        lab.labels,
+        {"t = 1": found.plain, t_label: found.sharp},
+        title="The query's weights on trained vectors",
+        y_title="weight",
+    )
+    st.markdown(meaning.weights_claim(lab, found))
+    meaning.vectors_note()
+    meaning.suggest_sentence(lab, "softmax")
 
 
 def printed_preset(lab: LabInput) -> tuple[str | None, str | None]:

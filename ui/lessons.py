@@ -104,6 +104,8 @@ LESSONS: tuple[Lesson, ...] = (
             "Positive means the vectors point roughly the same way; the size also grows with their lengths.",
         ),
         exercises=ex.scores_exercises,
+        essential="Worked example",
+        bridge="Attention starts by asking how much each word has in common with the others: one number per pair.",
     ),
     Lesson(
         name="softmax",
@@ -165,6 +167,8 @@ LESSONS: tuple[Lesson, ...] = (
             "context = weights V: one matrix product for every token at once.",
         ),
         exercises=ex.context_exercises,
+        essential="Worked example",
+        bridge="Softmax gave each query a row of weights; the context vector uses them to blend the tokens' vectors.",
     ),
     Lesson(
         name="qkv_projections",

@@ -71,7 +71,8 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             kind="numeric",
             prompt=asked(
                 f"From the table “Embeddings X”, compute the score of the query {quote(L[i])} with the key "
-                f"{quote(L[j])} (x_i · x_j), then find it in the table “Attention scores X Xᵀ”.",
+                f"{quote(L[j])} (x_i · x_j), then find it in the column “score: the sum over d” of the step-by-step "
+                "table.",
                 within,
             ),
             answer=s,
@@ -207,7 +208,7 @@ def context_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="context-entry",
             kind="numeric",
             prompt=asked(
-                f"From the weights of the row {quote(L[i])} and column d{d + 1} of the values (the embeddings X), "
+                f"From the weights of the row {quote(L[i])} and column v d{d + 1} of the values V = X, "
                 "compute "
                 f"entry d{d + 1} of the context vector of {quote(L[i])}, then find it in the table "
                 "“Context vectors W X”.",
