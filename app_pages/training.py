@@ -27,7 +27,7 @@ def render(lab: LabInput) -> None:
     whole = whole_lesson()  # one page: the training fragment draws the heads too, as they change with a run
 
     def settings() -> tr.TrainingSettings | None:
-        return chosen[0] if chosen else training_runs.chosen_settings()
+        return chosen[0] if chosen else settings_in_session()
 
     lesson_steps(
         __file__,
@@ -141,6 +141,28 @@ def choose_settings() -> tr.TrainingSettings | None:
     except ValueError as error:
         st.error(f"{learner_text(error)} Nothing was trained.", icon=":material/error:")
         return None
+    training_runs.choose(settings)
+    return settings
+
+
+def settings_in_session() -> tr.TrainingSettings:
+    """The settings for a step without the settings' widgets: those the session holds for them (picked in the task
+    step, or set by a Try this button on another step) when they fit, else the last ones chosen."""
+    chosen = training_runs.chosen_settings()
+    held = {key: st.session_state.get(f"training_{key}", getattr(chosen, key)) for key in KEYS}
+    settings = tr.TrainingSettings(
+        str(held["task"]),
+        int(held["seed"]),
+        int(held["layers"]),
+        int(held["heads"]),
+        int(held["steps"]),
+        float(held["learning_rate"]),
+        bool(held["mlp"]),
+    )
+    try:
+        tr.check_settings(settings)
+    except ValueError:
+        return chosen
     training_runs.choose(settings)
     return settings
 

@@ -145,3 +145,16 @@ def test_in_steps_the_settings_carry_to_the_train_step_which_redraws_while_train
     assert_clean(at)
     assert at.select_slider(key="training_step").value == 40
     assert [place_name(item) for item in at.session_state["_exercises_shown:training"]] == ["closer"]
+
+
+def test_in_steps_a_try_this_button_on_the_last_step_sets_up_the_train_step():
+    """The footer's Try this sits on the last step, away from the settings: the train step trains what it set up."""
+    at = open_page(PAGE, {"step": "4"})
+    at.button(key="try:training:0").click().run()  # reverse task, 2 heads, 300 steps
+    at.button(key="stepback:training").click().run()
+    assert_clean(at)
+    assert at.query_params["step"] == "3"
+    assert any(c.value.startswith("Settings from the task step: Reverse the sequence") and "2 heads, 300 steps"
+               in c.value for c in at.caption)  # fmt: skip
+    at.button(key="stepback:training").click().run()
+    assert at.selectbox(key="training_task").value == "reverse" and at.number_input(key="training_steps").value == 300
