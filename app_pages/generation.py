@@ -1,6 +1,7 @@
 """Lesson 12: generation, step by step. A KV cache, what it saves, the cost of attention, online softmax."""
 
 import dataclasses
+import functools
 
 import pandas as pd
 import streamlit as st
@@ -14,10 +15,11 @@ from attention_core.exercises import GenerationMaterial
 from attention_core.masks import causal_mask
 from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import dimension_labels, long_columns
-from ui import cell_click, charts, display, inputs, path, training_runs
+from ui import cell_click, charts, display, inputs, training_runs
 from ui.exercises import exercises_section
 from ui.format import format_number, vector_text
 from ui.inputs import LabInput
+from ui.steps import lesson_steps
 
 BLOCK_SIZES = (1, 2, 3, 4, 8)
 NARROW_CACHE = 6  # dimensions up to which K, V and the query's row fit side by side
@@ -31,27 +33,97 @@ RATIO_FORMAT = {"allocated / formula": st.column_config.NumberColumn(format="%.1
 
 
 def render(lab: LabInput) -> None:
+    """The lesson's outline: one function per step (a later step, such as a real model's cache, is one more entry)."""
     display.lesson_title(__file__)
-    intro()
     run = training_runs.current_run()
     X, W_q, W_k, W_v, labels = source(lab, run)
-    steps = gen.cached_attention(X, W_q, W_k, W_v)
-    masked = gen.masked_scores(X, W_q, W_k)  # (T, T)
-    step = kv_cache(X, W_k, W_v, steps, labels)
-    cached_equals_recomputed(X, W_q, W_k, W_v, steps, masked, labels)
-    if run is not None:
-        trained_model_generates(run)
-    multiply_adds(len(labels), X.shape[1], W_k.shape[1])
-    cost_of_attention()
-    online_row, block_size = online_softmax(masked, labels)
-    display.show_code(gen.cached_step, gen.online_softmax_steps)
+    head = Head(X, W_q, W_k, W_v, tuple(labels), run)
+    lesson_steps(
+        __file__,
+        {
+            "One token at a time": lambda: intro(lab, run),
+            "The KV cache": lambda: kv_cache_step(lab, head),
+            "Cache = recompute": lambda: recompute_step(head),
+            "What the cache saves": lambda: saving_step(lab, head),
+            "The cost of attention": cost_of_attention,
+            "Online softmax": lambda: online_softmax_step(lab, head),
+        },
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Head:
+    """The head the lesson generates with (the model trained in lesson 11, or the sidebar's input) and its steps."""
+
+    X: torch.Tensor  # (T, d_model)
+    W_q: torch.Tensor  # (d_model, d_k)
+    W_k: torch.Tensor
+    W_v: torch.Tensor
+    labels: tuple[str, ...]
+    run: tr.TrainingRun | None  # this session's run of lesson 11's chosen settings, if any
+
+    @functools.cached_property
+    def steps(self) -> list[gen.CacheStep]:
+        """Each generation step's cache, query, scores, weights and context."""
+        return gen.cached_attention(self.X, self.W_q, self.W_k, self.W_v)
+
+    @functools.cached_property
+    def masked(self) -> torch.Tensor:
+        return gen.masked_scores(self.X, self.W_q, self.W_k)  # (T, T)
+
+
+def default_online(labels: tuple[str, ...]) -> tuple[int, int]:
+    """The online softmax's query row and block size: the learner's picks, else the pickers' defaults."""
+    row = st.session_state.get("generation_row", len(labels) // 2)
+    return min(int(row), len(labels) - 1), int(st.session_state.get("generation_block", BLOCK_SIZES[1]))
+
+
+def check_yourself(lab: LabInput, head: Head, step: int, online_row: int, block_size: int, places: tuple) -> None:
+    """The step's questions, made from the head the lesson generates with (one material for every step)."""
+    run = head.run
     source_key = ("trained", *dataclasses.astuple(run.settings)) if run is not None else ("sidebar",)
-    material = GenerationMaterial(X, W_q, W_k, W_v, tuple(labels), step, online_row, block_size)
-    exercises_section(__file__, lab, material=material, material_key=(*source_key, step, online_row, block_size))
-    path.lesson_footer(__file__)
+    material = GenerationMaterial(head.X, head.W_q, head.W_k, head.W_v, head.labels, step, online_row, block_size)
+    exercises_section(
+        __file__,
+        lab,
+        material=material,
+        material_key=(*source_key, step, online_row, block_size),
+        places=places,
+    )
 
 
-def intro() -> None:
+def kv_cache_step(lab: LabInput, head: Head) -> None:
+    """The cache at a chosen step, its code, and the questions about that step."""
+    step = kv_cache(head.X, head.W_k, head.W_v, head.steps, list(head.labels))
+    display.show_code(gen.cached_step)
+    check_yourself(
+        lab, head, step, *default_online(head.labels), places=("cache-numbers", "step-top", "cache-unchanged")
+    )
+
+
+def recompute_step(head: Head) -> None:
+    """The cached rows against the whole causal attention, and the trained model generating (once trained)."""
+    cached_equals_recomputed(head.X, head.W_q, head.W_k, head.W_v, head.steps, head.masked, list(head.labels))
+    if head.run is not None:
+        trained_model_generates(head.run)
+
+
+def saving_step(lab: LabInput, head: Head) -> None:
+    """Multiply-adds with and without the cache, and the question of a sequence twice as long."""
+    multiply_adds(len(head.labels), head.X.shape[1], head.W_k.shape[1])
+    step = int(st.session_state.get("generation_step", len(head.labels))) - 1
+    check_yourself(lab, head, step, *default_online(head.labels), places=("double-length",))
+
+
+def online_softmax_step(lab: LabInput, head: Head) -> None:
+    """Online softmax of one row, its code, and the question of the running maximum."""
+    online_row, block_size = online_softmax(head.masked, list(head.labels))
+    display.show_code(gen.online_softmax_steps)
+    step = int(st.session_state.get("generation_step", len(head.labels))) - 1
+    check_yourself(lab, head, step, online_row, block_size, places=("running-max",))
+
+
+def intro(lab: LabInput, run: tr.TrainingRun | None) -> None:
     st.markdown(
         """
 A language model writes one token at a time. At step *t* only the **new token** asks a question:
@@ -62,6 +134,7 @@ lesson 6 is built in: the cache holds only the past.
 """
     )
     st.latex(r"\text{context}_t = \operatorname{softmax}\!\left(\frac{q_t K_{1..t}^\top}{\sqrt{d_k}}\right) V_{1..t}")
+    source_note(lab, run)
 
 
 def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
@@ -71,26 +144,31 @@ def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
         prompt, new_tokens = gen.generation_prompt(run.settings.task, run.example)
         tokens = gen.generate(run.model, prompt, new_tokens).tokens
         X, W_q, W_k, W_v = gen.first_head(run.model, tokens)
+        return X, W_q, W_k, W_v, tr.position_labels(run.settings.task, tokens)
+    X, labels = lab.X[: gen.MAX_STEPPED], list(lab.labels[: gen.MAX_STEPPED])
+    params = ac.random_projections(lab.d_model, lab.d_model, lab.seed, X.dtype)
+    return X, params.W_q, params.W_k, params.W_v, labels
+
+
+def source_note(lab: LabInput, run: tr.TrainingRun | None) -> None:
+    """Which head the lesson generates with: the model trained in lesson 11, or the sidebar's input."""
+    if run is not None:
         st.success(
             f"Using the model you trained in lesson 11 ({tr.TASKS[run.settings.task]}): layer 1, head 1.",
             icon=":material/model_training:",
         )
-        return X, W_q, W_k, W_v, tr.position_labels(run.settings.task, tokens)
+        return
     st.info(
         "No model trained yet: you have not trained the settings chosen in lesson 11 in this session, so this uses "
         "the sidebar's input with seeded random W_q, W_k, W_v (d_k = d_model). Train a model there and come back "
         "to see it generate.",
         icon=":material/info:",
     )
-    X, labels = lab.X, list(lab.labels)
     if lab.T > gen.MAX_STEPPED:
         st.warning(
             f"The sentence has {lab.T} tokens: this page steps through the first {gen.MAX_STEPPED}.",
             icon=":material/content_cut:",
         )
-        X, labels = X[: gen.MAX_STEPPED], labels[: gen.MAX_STEPPED]
-    params = ac.random_projections(lab.d_model, lab.d_model, lab.seed, X.dtype)
-    return X, params.W_q, params.W_k, params.W_v, labels
 
 
 def kv_cache(

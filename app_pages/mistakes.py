@@ -4,18 +4,27 @@ import streamlit as st
 
 import attention_core as ac
 from attention_core.tables import dimension_labels, to_frame
-from ui import display, inputs, museum, path
+from ui import display, inputs, museum
 from ui.inputs import LabInput
+from ui.steps import lesson_steps
 
 
 def render(lab: LabInput) -> None:
+    """The museum's outline: how it works, one exhibit per step (named by number only: a name would give the bug
+    away), then the scorecard. Its spot-the-bug forms are its exercises: the footer has only the previous / next
+    links."""
     display.lesson_title(__file__)
-    intro(lab)
-    for number, item in enumerate(museum.EXHIBITS, 1):
-        museum.exhibit(item, lab, number)
+    exhibits = {
+        f"Exhibit {number}": (lambda item=item, number=number: museum.exhibit(item, lab, number))
+        for number, item in enumerate(museum.EXHIBITS, 1)
+    }
+    lesson_steps(__file__, {"How it works": lambda: intro(lab), **exhibits, "Scorecard": scorecard})
+
+
+def scorecard() -> None:
+    """The bugs spotted, missed and still open, and the lab's own functions to compare with."""
     st.markdown(museum.scorecard())
     display.show_code(ac.attention_scores, ac.softmax, title="The lab's own scores and softmax, to compare with")
-    path.lesson_footer(__file__)  # its spot-the-bug forms are its exercises: only the previous / next links
 
 
 def intro(lab: LabInput) -> None:

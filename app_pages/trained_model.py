@@ -8,10 +8,11 @@ from attention_core import cell_math
 from attention_core import trained_model as tm
 from attention_core.exercises import TrainedMaterial
 from attention_core.tables import to_frame
-from ui import charts, display, inputs, lessons, path, trained
+from ui import charts, display, inputs, lessons, trained
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, plural
 from ui.inputs import LabInput
+from ui.steps import go_to, lesson_steps, whole_lesson
 
 GRID_KEY, PICK = "tm_grid", "head_pick"
 GRID_CHART_PIECES = 24  # above this, all heads are drawn as one image (an interactive grid gets too heavy)
@@ -20,29 +21,96 @@ LINE_VIEW_ALL_PIECES = 16  # above this, the line view draws the query's lines o
 SLICE = 8  # columns of a 384- or 32-wide matrix shown in the tables
 
 
+HEAD_KEYS = ("tm_layer", "tm_head", "tm_query")  # the head picked in one step, read by the next
+EXPLORER = f"All {tm.ALL_HEADS} heads"  # the step with the head explorer
+STEP_NAMES = (
+    "A trained model",
+    "Word pieces",
+    EXPLORER,
+    "By hand",
+    "What heads do",
+    "Linking pieces",
+    "Not explanations",
+)
+ONE_HEAD_STEP = STEP_NAMES.index(EXPLORER) + 1  # counted from 1, as in the URL
+
+
 def render(lab: LabInput) -> None:
+    """The lesson's outline: one function per step. Only the steps that show the model's numbers run the sentence
+    through it (once per sentence, cached)."""
     sentence = " ".join(lab.tokens)
     display.lesson_title(__file__)
-    intro(lab)
     try:
         loaded = trained.model()
     except tm.ModelUnavailable as error:
+        intro(lab)
         model_problem(str(error))
         return
-    model_card(loaded)
     try:
-        forward = trained.forward(sentence)
+        tm.encode(loaded.tokenizer, sentence)  # refused before any step: nothing half-drawn
     except ValueError as error:
+        intro(lab)
+        model_card(loaded)
         st.warning(f"{learner_text(error)} The other lessons still work on this sentence.", icon=":material/warning:")
         return
-    pieces_section(forward)
-    chosen = trained.query_piece(lab.tokens, lab.query_index)
-    head_explorer(lab, loaded, forward, chosen)
+    keep_head_picks()
+    whole = whole_lesson()  # one page: the head explorer draws the by-hand step too, so it follows a pick
+
+    def forward() -> tm.Forward:
+        return trained.forward(sentence)
+
+    def chosen() -> tm.QueryPiece:
+        return trained.query_piece(lab.tokens, lab.query_index)
+
+    draws = (
+        lambda: first_step(lab, loaded),
+        lambda: pieces_section(forward()),
+        lambda: head_explorer(lab, loaded, forward(), chosen(), with_by_hand=whole),
+        lambda: None if whole else by_hand_step(sentence, loaded, forward()),
+        lambda: heads_step(sentence, forward()),
+        lambda: heads_linking(sentence, forward(), chosen()),
+        last_step,
+    )
+    lesson_steps(__file__, dict(zip(STEP_NAMES, draws, strict=True)))
+
+
+def keep_head_picks() -> None:
+    """Keep the picked layer, head and query piece while a step without their selectors is open (Streamlit drops
+    the state of widgets a run does not draw)."""
+    for key in HEAD_KEYS:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
+def picked_head() -> tm.HeadRef:
+    """The head picked in the step with the selectors (layer 1, head 1 before any pick)."""
+    return tm.HeadRef.numbered(int(st.session_state.get("tm_layer", 1)), int(st.session_state.get("tm_head", 1)))
+
+
+def first_step(lab: LabInput, loaded: tm.TrainedModel) -> None:
+    """The idea, the formula and the model card (no forward pass)."""
+    intro(lab)
+    model_card(loaded)
+
+
+def by_hand_step(sentence: str, loaded: tm.TrainedModel, forward: tm.Forward) -> None:
+    """The head picked in the explorer's step, recomputed by hand."""
+    ref = picked_head()
+    st.caption(f"The head picked in step {ONE_HEAD_STEP} (“{STEP_NAMES[ONE_HEAD_STEP - 1]}”): pick another there.")
+    params, steps = trained.head_steps(sentence, ref.layer, ref.head)
+    by_hand(sentence, forward, ac.token_labels(forward.pieces), ref, params, steps)
+
+
+def heads_step(sentence: str, forward: tm.Forward) -> None:
+    """What heads do on the sentence, and the heads that follow a pattern most, each one click from opening."""
     what_heads_do(sentence, forward)
-    heads_linking(sentence, forward, chosen)
+    heads_to_open(sentence)
+
+
+def last_step() -> None:
+    """What attention weights do not say, and the code of the lesson."""
     caution()
     display.show_code(tm.head_params, tm.biased_projection, tm.head_by_hand, tm.head_summary, tm.heads_linking)
-    path.lesson_footer(__file__, try_this=try_this(sentence))
 
 
 def intro(lab: LabInput) -> None:
@@ -151,9 +219,11 @@ def chosen_piece_note(word: str, pieces: list[str], chosen: tm.QueryPiece) -> st
 
 
 @st.fragment
-def head_explorer(lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, chosen: tm.QueryPiece) -> None:
-    """Grid, selectors, one head, the same head by hand and the exercises about that head: a fragment, so picking
-    a head reruns only this part, and the questions are always about the head on screen."""
+def head_explorer(
+    lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, chosen: tm.QueryPiece, with_by_hand: bool = True
+) -> None:
+    """Grid, selectors, one head, (``with_by_hand``) the same head by hand, and the exercises about that head: a
+    fragment, so picking a head reruns only this part, and the questions are always about the head on screen."""
     sentence, word, query_index = " ".join(lab.tokens), lab.query_label, lab.query_index
     labels = trained.head_labels(sentence)
     pieces = ac.token_labels(forward.pieces)
@@ -170,7 +240,8 @@ def head_explorer(lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, c
     summary = trained.head_summaries(sentence)[ref.layer][ref.head]
     one_head(forward, pieces, ref, query, labels[ref.layer][ref.head], steps)
     head_figures(pieces, summary)
-    by_hand(sentence, forward, pieces, ref, params, steps)
+    if with_by_hand:
+        by_hand(sentence, forward, pieces, ref, params, steps)
     material = TrainedMaterial(forward, loaded.model, ref.layer, ref.head, query)
     exercises_section(
         __file__,
@@ -449,21 +520,31 @@ def heads_linking(sentence: str, forward: tm.Forward, chosen: tm.QueryPiece) -> 
     )
 
 
-def try_this(sentence: str) -> tuple[lessons.Experiment, ...]:
+def open_head(layer: int, head: int) -> None:
+    """A button's callback: pick this head (numbered from 1) and open the step that shows it."""
+    st.session_state["tm_layer"], st.session_state["tm_head"] = layer, head
+    go_to(lessons.lesson_for(__file__).name, ONE_HEAD_STEP)
+
+
+def heads_to_open(sentence: str) -> None:
     """Three heads to open, each the one that follows a pattern most on the learner's sentence, with its figure."""
-    experiments = []
-    for pattern, layer, head, rows_on in trained.claims(sentence):
-        target = trained.PATTERN_WORDS[pattern]
-        experiments.append(
-            lessons.Experiment(
-                f"Layer {layer + 1}, head {head + 1}",
-                f"On your sentence, {rows_on.hit} of {rows_on.rows} rows of this head put most weight on {target} "
-                f"({rows_on.fraction:.0%}); no other of the {tm.ALL_HEADS} heads does so on more rows. Open it and read "
-                "its line view.",
-                (("tm_layer", layer + 1), ("tm_head", head + 1)),
+    with st.container(border=True):
+        st.markdown("**Heads to open on your sentence**")
+        for pattern, layer, head, rows_on in trained.claims(sentence):
+            target = trained.PATTERN_WORDS[pattern]
+            left, right = st.columns([3, 1], vertical_alignment="center")
+            left.markdown(
+                f"**Layer {layer + 1}, head {head + 1}.** On your sentence, {rows_on.hit} of {rows_on.rows} rows of "
+                f"this head put most weight on {target} ({rows_on.fraction:.0%}); no other of the {tm.ALL_HEADS} heads "
+                "does so on more rows. Open it and read its line view."
             )
-        )
-    return tuple(experiments)
+            right.button(
+                "Open it",
+                key=f"tm_open:{pattern}",
+                on_click=open_head,
+                args=(layer + 1, head + 1),
+                icon=":material/open_in_new:",
+            )
 
 
 def caution() -> None:

@@ -10,36 +10,87 @@ from attention_core import cell_math
 from attention_core import training as tr
 from attention_core.exercises import TrainingMaterial
 from attention_core.masks import causal_mask
-from ui import charts, display, inputs, path, training_runs
+from ui import charts, display, inputs, training_runs
 from ui.exercises import exercises_section
-from ui.format import format_number, learner_text
+from ui.format import format_number, learner_text, plural
 from ui.inputs import LabInput
+from ui.steps import lesson_steps, whole_lesson
 
 LEARNING_RATES = (0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 10.0, 100.0)
 KEYS = ("task", "seed", "layers", "heads", "steps", "learning_rate", "mlp")
 
 
 def render(lab: LabInput) -> None:
+    """The lesson's outline: one function per step."""
     display.lesson_title(__file__)
-    intro()
+    chosen: list[tr.TrainingSettings | None] = []  # the task step's settings when this run draws it (None: unfit)
+    whole = whole_lesson()  # one page: the training fragment draws the heads too, as they change with a run
+
+    def settings() -> tr.TrainingSettings | None:
+        return chosen[0] if chosen else settings_in_session()
+
+    lesson_steps(
+        __file__,
+        {
+            "Why training": intro,
+            "The task": lambda: chosen.append(task_step(lab)),
+            "Train it": lambda: train_step(settings(), whole),
+            "Watch it learn": lambda: heads_step(lab, settings(), whole),
+        },
+    )
+
+
+def task_step(lab: LabInput) -> tr.TrainingSettings | None:
+    """The settings, the task they set with its right pattern, and the questions on the task; returns the
+    settings (None when they do not fit: then nothing is trained)."""
     settings = choose_settings()
     if settings is None:
-        return
+        return None
     the_task(settings)
-    trained = training(settings)
+    check_yourself(lab, settings, places=("ideal-key", "uniform-closeness", "causal-future", "scored-count"))
+    return settings
+
+
+def train_step(settings: tr.TrainingSettings | None, whole: bool) -> None:
+    """Train on demand and watch the attention form while it trains, the loss and accuracy, and the code that ran.
+    ``settings``: those of the task step (the last ones that fit); None when the whole lesson shows unfit ones.
+    ``whole``: the whole lesson on one page, where the heads after training are drawn here too."""
+    if settings is None:
+        return
+    st.caption(
+        f"Settings from the task step: {tr.TASKS[settings.task]}, seed {settings.seed}, "
+        f"{plural(settings.layers, 'layer')} × {plural(settings.heads, 'head')}, {settings.steps} steps, "
+        f"learning rate {settings.learning_rate:g}"
+        f"{', with a small MLP' if settings.mlp else ''}."
+    )
+    trained = training(settings, with_heads=whole)
     display.show_code(tr.causal_attention, tr.TinyTransformer, *((tr.train,) if trained else ()))
-    check_yourself(lab, settings)
-    path.lesson_footer(__file__)
 
 
-def check_yourself(lab: LabInput, settings: tr.TrainingSettings) -> None:
+def heads_step(lab: LabInput, settings: tr.TrainingSettings | None, whole: bool) -> None:
+    """The heads at any saved step of the run beside the right pattern (untrained: step 0), and the question on
+    the run. On the whole lesson's page the training step draws the heads (they follow its run)."""
+    if settings is None:
+        return
+    if not whole:
+        run = training_runs.mine(settings)
+        if run is None:
+            before_training(settings, where=" in the step before (“Train it”)")
+        else:
+            scrub(run)
+    check_yourself(lab, settings, places=("closer",))
+
+
+def check_yourself(lab: LabInput, settings: tr.TrainingSettings, places: tuple[str, ...]) -> None:
     """Exercises on the task and on this session's run of these settings (step 0 only until it trains them)."""
     run = training_runs.mine(settings)
     example, snapshot = training_runs.untrained(settings)
     snapshots = tuple(run.snapshots) if run is not None else (snapshot,)
     material = TrainingMaterial(settings, example, snapshots)
     key = (*dataclasses.astuple(settings), run is not None)
-    exercises_section(__file__, lab, material=material, material_key=key, made_from="the task and the run above")
+    exercises_section(
+        __file__, lab, material=material, material_key=key, made_from="the task and the run above", places=places
+    )
 
 
 def intro() -> None:
@@ -94,6 +145,28 @@ def choose_settings() -> tr.TrainingSettings | None:
     return settings
 
 
+def settings_in_session() -> tr.TrainingSettings:
+    """The settings for a step without the settings' widgets: those the session holds for them (picked in the task
+    step, or set by a Try this button on another step) when they fit, else the last ones chosen."""
+    chosen = training_runs.chosen_settings()
+    held = {key: st.session_state.get(f"training_{key}", getattr(chosen, key)) for key in KEYS}
+    settings = tr.TrainingSettings(
+        str(held["task"]),
+        int(held["seed"]),
+        int(held["layers"]),
+        int(held["heads"]),
+        int(held["steps"]),
+        float(held["learning_rate"]),
+        bool(held["mlp"]),
+    )
+    try:
+        tr.check_settings(settings)
+    except ValueError:
+        return chosen
+    training_runs.choose(settings)
+    return settings
+
+
 def the_task(settings: tr.TrainingSettings) -> None:
     """A few held-out sequences with their targets, and the right attention pattern for one of them."""
     st.subheader("The task")
@@ -119,8 +192,9 @@ def the_task(settings: tr.TrainingSettings) -> None:
 
 
 @st.fragment
-def training(settings: tr.TrainingSettings) -> bool:
-    """Train on demand, then the results of the run; True when a run is shown (its loop is then shown too).
+def training(settings: tr.TrainingSettings, with_heads: bool = True) -> bool:
+    """Train on demand, then the results of the run (``with_heads``: the heads at each saved step too); True when a
+    run is shown (its loop is then shown too).
 
     Only this session's own runs count: another learner's run of the same settings leaves Train enabled here."""
     st.subheader("Training")
@@ -136,11 +210,12 @@ def training(settings: tr.TrainingSettings) -> bool:
     if run is None and clicked:
         run = training_runs.train_with_progress(settings, watch=lambda snapshot: watch_attention(settings, snapshot))
     if run is None:
-        before_training(settings)
+        before_training(settings, heads=with_heads)
         return False
     divergence(run)
     curves(run)
-    scrub(run)
+    if with_heads:
+        scrub(run)
     return True
 
 
@@ -159,15 +234,16 @@ def watch_attention(settings: tr.TrainingSettings, snapshot: tr.Snapshot) -> Non
     )
 
 
-def before_training(settings: tr.TrainingSettings) -> None:
-    """The untrained model's attention: near uniform over the keys each query may see."""
+def before_training(settings: tr.TrainingSettings, *, heads: bool = True, where: str = "") -> None:
+    """The untrained model's accuracy and (``heads``) attention: near uniform over the keys each query may see."""
     example, snapshot = training_runs.untrained(settings)
     st.info(
-        f"Not trained yet: press **Train**. Untrained, the model gets {snapshot.accuracy:.0%} of the held-out "
+        f"Not trained yet: press **Train**{where}. Untrained, the model gets {snapshot.accuracy:.0%} of the held-out "
         "predictions right (chance) and its attention is spread over every key it may see.",
         icon=":material/info:",
     )
-    attention_beside_ideal(settings.task, example, snapshot)
+    if heads:
+        attention_beside_ideal(settings.task, example, snapshot)
 
 
 def divergence(run: tr.TrainingRun) -> None:

@@ -99,7 +99,8 @@ def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
         Exercise(
             id="trained-label",
             kind="choice",
-            prompt=f"Which label does {where} get on this sentence, by the labelling rules of section 5 below?",
+            prompt=f"Which label does {where} get on this sentence, by the labelling rules of section 5 (“What heads "
+            "do”; the hint sums them up)?",
             answer=label,
             hint=f"Average over the queries the weight on [CLS], [SEP], the previous, next and same piece; "
             f"a share of at least {tm.LABEL_SHARE:g} names the head, else look at the entropy.",

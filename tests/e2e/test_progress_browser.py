@@ -36,7 +36,7 @@ def stored(page) -> str | None:
 def answer_next_exhibit(page, app_url: str, before: str = NONE_YET) -> None:
     """Answer the museum's first unanswered 'Spot the bug' (any line: one more answered, right or wrong), once the
     sidebar shows the progress ``before`` (the stored answers are back)."""
-    page.goto(f"{app_url}/mistakes")
+    page.goto(f"{app_url}/mistakes?view=all")  # every exhibit on one page: the first unanswered one
     wait_for_app(page)
     wait_marker(page, before)
     form = page.locator("[data-testid='stForm']").first

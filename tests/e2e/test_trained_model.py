@@ -1,4 +1,4 @@
-"""Lesson 10 in Chromium: the 6 x 12 grid of trained heads draws, and clicking a head opens it."""
+"""Lesson 10 in Chromium: the 6 x 12 grid of trained heads draws in its step, and clicking a head opens it."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def opened_head(page) -> str:
 
 @pytest.mark.browser
 def test_grid_draws_and_clicking_a_head_opens_it(page, app_url):
-    page.goto(f"{app_url}/trained_model")
+    page.goto(f"{app_url}/trained_model?step=3")  # the step with the grid (issue 24)
     wait_for_app(page, timeout=180_000)
     page.locator(GRID).wait_for(timeout=180_000)
     assert page.locator("[data-testid='stException']").count() == 0

@@ -1,4 +1,5 @@
-"""Lesson 11 in a real browser: press Train, watch the status, see the loss chart and the accuracy appear."""
+"""Lesson 11 in a real browser: choose the steps in the task step, go on to the train step, press Train, watch
+the status, see the loss chart and the accuracy appear."""
 
 from __future__ import annotations
 
@@ -9,14 +10,11 @@ from tests.e2e.conftest import screenshot, wait_for_app
 
 @pytest.mark.browser
 def test_a_short_training_shows_the_loss_chart_and_accuracy(page, app_url):
-    page.goto(f"{app_url}/training")
+    page.goto(f"{app_url}/training?step=2")
     wait_for_app(page)
     assert page.locator("[data-testid='stMain'] h1").first.inner_text().startswith("11. How attention is learned")
-    steps = page.get_by_label("Steps")
-    steps.fill("40")
-    steps.press("Enter")
-    wait_for_app(page)
-    page.get_by_role("button", name="Train").click()
+    choose_steps(page, 40)
+    page.get_by_role("button", name="Train", exact=True).click()
     page.locator("[data-testid='stMetricLabel']").filter(has_text="Held-out accuracy").wait_for(timeout=60_000)
     wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0
@@ -27,16 +25,24 @@ def test_a_short_training_shows_the_loss_chart_and_accuracy(page, app_url):
     screenshot(page, "training-after")
 
 
+def choose_steps(page, steps: int) -> None:
+    """In the task step: set the number of training steps, then go on to the train step (the settings follow)."""
+    field = page.get_by_label("Steps", exact=True)
+    field.fill(str(steps))
+    field.press("Enter")
+    wait_for_app(page)
+    page.get_by_role("button", name="Next: Train it").click()
+    page.get_by_role("button", name="Train", exact=True).wait_for(timeout=60_000)
+    wait_for_app(page)
+
+
 def _training_page(browser, app_url: str, steps: int):
     """A new browser context (a learner of their own) on lesson 11 with ``steps`` chosen."""
     context = browser.new_context(viewport={"width": 1400, "height": 2400})
     page = context.new_page()
-    page.goto(f"{app_url}/training")
+    page.goto(f"{app_url}/training?step=2")
     wait_for_app(page)
-    field = page.get_by_label("Steps")
-    field.fill(str(steps))
-    field.press("Enter")
-    wait_for_app(page)
+    choose_steps(page, steps)
     return context, page
 
 
@@ -58,12 +64,12 @@ def test_two_learners_pressing_train_at_once_each_get_their_own_run(browser, app
     learners = [_training_page(browser, app_url, steps) for _ in range(2)]
     try:
         for _, page in learners:
-            page.get_by_role("button", name="Train").click(no_wait_after=True)
+            page.get_by_role("button", name="Train", exact=True).click(no_wait_after=True)
         accuracies = [_finished(page, steps) for _, page in learners]
         assert accuracies[0] == accuracies[1] and accuracies[0].endswith("%")
         context, late = _training_page(browser, app_url, steps)
         learners.append((context, late))
-        train = late.get_by_role("button", name="Train")
+        train = late.get_by_role("button", name="Train", exact=True)
         assert train.is_enabled(), "another learner's run leaves Train enabled"
         assert late.locator("[data-testid='stMetricLabel']").filter(has_text="Held-out accuracy").count() == 0
         train.click()

@@ -124,3 +124,25 @@ def test_the_cost_caption_follows_the_measured_times():
     assert f"At T = {int(table.index[0])} the measured time is " in caption
     assert (f"{ratio:.1f}× c·T²" if ratio >= 1 else f"{ratio:.2f}× c·T²") in caption
     assert ("dominates" in caption) == (ratio >= 1.5), "an overhead is said to dominate only where it does"
+
+
+def test_in_steps_the_kv_cache_step_asks_about_the_step_its_slider_shows():
+    """Issue 24: lesson 12 is stepped; the KV cache step holds the cache, its slider and only the questions about
+    that step (the cost table and online softmax wait in their own steps), and its questions follow the slider."""
+    from ui.exercises import place_name
+
+    at = open_page(PAGE, {"step": "2"})
+    assert_clean(at)
+    assert at.segmented_control(key="stepbar:generation").value == 2
+    headers = [h.value for h in at.subheader]
+    assert "The KV cache, step by step" in headers
+    assert "The cost of attention" not in headers and "Online softmax, block by block" not in headers
+    shown = at.session_state["_exercises_shown:generation"]
+    assert {place_name(item) for item in shown} == {"cache-numbers", "step-top", "cache-unchanged"}
+    at.slider(key="generation_step").set_value(2).run()
+    assert_clean(at)
+    asked = next(item for item in at.session_state["_exercises_shown:generation"] if item.id.startswith("cache-num"))
+    assert "After step 2" in asked.prompt
+    online = open_page(PAGE, {"step": "6"})
+    assert [place_name(item) for item in online.session_state["_exercises_shown:generation"]] == ["running-max"]
+    assert "The KV cache, step by step" not in [h.value for h in online.subheader]

@@ -186,3 +186,35 @@ def test_the_museum_ends_with_the_previous_and_next_links_only():
     at = open_page(PAGE)
     assert_clean(at)
     has_exercises_and_footer(at, exercises=False, summary=False)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, sentence_params("one two three four five six seven eight nine ten eleven twelve", seed=2, d_model=6)],
+    ids=["default", "12 tokens"],
+)
+def test_in_steps_one_exhibit_a_step_named_by_number_only_and_short_once_answered(params):
+    """Issue 24 for the museum: how it works, one step per exhibit, the scorecard. A step's name is its number (the
+    step bar would otherwise name the bug before the answer); each step asks its own exhibit only and stays
+    within the steps' element budget before and after the answer."""
+    from tests.pages.test_steps import MAX_ELEMENTS, leaf_count
+
+    first = open_page(PAGE, {**params, "step": "1"})
+    assert_clean(first)
+    bar = first.segmented_control(key="stepbar:mistakes")
+    assert len(bar.options) == len(museum.EXHIBITS) + 2
+    shown_names = " ".join(str(option) for option in bar.options) + " " + sent(first)
+    assert not any(item.title in shown_names for item in museum.EXHIBITS), "no bug named before its answer"
+    assert not [b for b in first.button if b.proto.form_id.startswith("exf:museum:")], "the intro asks nothing"
+    for number, item in enumerate(museum.EXHIBITS, 1):
+        at = open_page(PAGE, {**params, "step": str(number + 1)})
+        assert_clean(at)
+        assert [h.value for h in at.subheader] == [f"Exhibit {number}"]
+        assert {b.proto.form_id for b in at.button if b.proto.form_id} == {f"exf:museum:exhibit-{number}"}
+        assert leaf_count(at.main) <= MAX_ELEMENTS, (number, leaf_count(at.main))
+        answer(at, number, item.answer)
+        assert_clean(at)
+        assert [h.value for h in at.subheader] == [f"Exhibit {number}: {item.title}"]
+        assert leaf_count(at.main) <= MAX_ELEMENTS, (number, "answered", leaf_count(at.main))
+    last = open_page(PAGE, {**params, "step": str(len(museum.EXHIBITS) + 2)})
+    assert any(m.value.startswith("Bugs spotted") for m in last.markdown)

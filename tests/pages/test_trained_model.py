@@ -354,3 +354,39 @@ def test_heads_linking_two_pieces_ranks_every_head():
     assert abs(float(ranked.iloc[0, 0]) - float(weights.max())) < 1e-7
     assert list(ranked.iloc[:, 0]) == sorted(ranked.iloc[:, 0], reverse=True)
     assert any(f"layer {layer + 1}, head {head + 1}" in m.value and "“who” puts" in m.value for m in at.markdown)
+
+
+# --- issue 24: lesson 10 in steps ---
+
+
+def test_in_steps_the_first_step_runs_no_forward_pass_and_a_picked_head_follows_the_learner(monkeypatch):
+    """The model card's step needs no forward pass, so it runs none; the head picked in the explorer's step (its
+    questions follow the pick) is the one the by-hand step recomputes, and a head to open leads back to it."""
+    from ui.exercises import place_name
+
+    sentence = "The chef who ran to the store was out of food."
+    runs = []
+    real_forward = trained.forward
+    monkeypatch.setattr(trained, "forward", lambda text: runs.append(text) or real_forward(text))
+    first = open_page(PAGE, {**sentence_params(sentence), "step": "1"}, timeout=300)
+    assert_clean(first)
+    assert first.expander and not runs, "step 1 shows the model card without running the sentence"
+
+    at = open_page(PAGE, {**sentence_params(sentence), "step": "3"}, timeout=300)
+    assert runs, "the explorer's step runs the forward pass"
+    assert {place_name(item) for item in at.session_state["_exercises_shown:trained_model"]} == {
+        "trained-top", "trained-label", "trained-entropy", "trained-no-bias"}  # fmt: skip
+    assert not any(h.value.startswith("4. The same head by hand") for h in at.subheader)
+    at.selectbox(key="tm_layer").set_value(2)
+    at.selectbox(key="tm_head").set_value(5).run()
+    assert all("layer 2, head 5" in item.prompt for item in at.session_state["_exercises_shown:trained_model"])
+    at.button(key="stepnext:trained_model").click().run()
+    assert_clean(at)
+    assert at.query_params["step"] == "4"
+    assert any(h.value == "4. The same head by hand (layer 2, head 5)" for h in at.subheader)
+    at.button(key="stepnext:trained_model").click().run()
+    pattern, layer, head, _ = trained.claims(sentence)[0]
+    at.button(key=f"tm_open:{pattern}").click().run()
+    assert_clean(at)
+    assert at.query_params["step"] == "3"
+    assert any(h.value.startswith(f"3. Layer {layer + 1}, head {head + 1}") for h in at.subheader)

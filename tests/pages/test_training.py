@@ -114,3 +114,47 @@ def test_the_attention_redraws_while_training(monkeypatch):
     steps = [int(caption.split(":")[0].removeprefix("Step ")) for caption in drawn]
     assert len(steps) >= 5 and steps == sorted(steps) and steps[0] < 60 and steps[-1] == 60, steps
     assert any(caption.startswith("Step 60: layer") for caption in (c.value for c in at.caption)), "drawn in place"
+
+
+def test_in_steps_the_settings_carry_to_the_train_step_which_redraws_while_training(monkeypatch):
+    """Issue 24: lesson 11 in steps. The task step holds the settings and the task's questions; Next opens the
+    train step with those settings, where the attention redraws while it trains; the next step scrubs the run."""
+    from tests.learn_helpers import record_training_drawings
+    from ui import training_runs
+    from ui.exercises import place_name
+
+    monkeypatch.setattr(training_runs, "WATCH_INTERVAL", 0.0)
+    drawn = record_training_drawings(monkeypatch)
+    at = open_page(PAGE, {"step": "2"})
+    assert_clean(at)
+    shown = {place_name(item) for item in at.session_state["_exercises_shown:training"]}
+    assert shown == {"ideal-key", "uniform-closeness", "causal-future", "scored-count"}
+    assert "training_train" not in [button.key for button in at.button]
+    at.number_input(key="training_steps").set_value(40).run()
+    at.button(key="stepnext:training").click().run()
+    assert at.query_params["step"] == "3"
+    assert "training_steps" not in [number.key for number in at.number_input]  # the settings stay in their step
+    assert any("40 steps" in caption.value for caption in at.caption)
+    at.button(key="training_train").click().run()
+    assert_clean(at)
+    assert metrics(at)["Steps trained"] == "40"
+    steps = [int(caption.split(":")[0].removeprefix("Step ")) for caption in drawn]
+    assert len(steps) >= 3 and steps[-1] == 40, steps
+    assert "The task" not in [h.value for h in at.subheader]
+    at.button(key="stepnext:training").click().run()
+    assert_clean(at)
+    assert at.select_slider(key="training_step").value == 40
+    assert [place_name(item) for item in at.session_state["_exercises_shown:training"]] == ["closer"]
+
+
+def test_in_steps_a_try_this_button_on_the_last_step_sets_up_the_train_step():
+    """The footer's Try this sits on the last step, away from the settings: the train step trains what it set up."""
+    at = open_page(PAGE, {"step": "4"})
+    at.button(key="try:training:0").click().run()  # reverse task, 2 heads, 300 steps
+    at.button(key="stepback:training").click().run()
+    assert_clean(at)
+    assert at.query_params["step"] == "3"
+    assert any(c.value.startswith("Settings from the task step: Reverse the sequence") and "2 heads, 300 steps"
+               in c.value for c in at.caption)  # fmt: skip
+    at.button(key="stepback:training").click().run()
+    assert at.selectbox(key="training_task").value == "reverse" and at.number_input(key="training_steps").value == 300
