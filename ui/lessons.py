@@ -23,6 +23,7 @@ class Experiment:
     label: str  # the button text: what to do
     look_for: str  # what to watch once it is set up
     settings: tuple[tuple[str, object], ...] = field(default=())  # (session_state key, value); empty: do it by hand
+    step: str = ""  # the name of the lesson's step that holds those widgets: its button opens that step
 
 
 @dataclass(frozen=True)
@@ -120,11 +121,13 @@ LESSONS: tuple[Lesson, ...] = (
                 "Temperature 0.1",
                 "The largest score takes almost all the weight: softmax becomes nearly argmax.",
                 (("softmax_temperature", 0.1),),
+                step="Temperature",
             ),
             Experiment(
                 "Temperature 5",
                 "Every weight moves towards 1/T: a high temperature flattens the row.",
                 (("softmax_temperature", 5.0),),
+                step="Temperature",
             ),
             Experiment(
                 "Switch to “How self attention works in Transformer”",
@@ -355,16 +358,19 @@ LESSONS: tuple[Lesson, ...] = (
                 "Layer 1, head 3",
                 "Open it: section 3 says on how many rows of your sentence it looks at the previous piece.",
                 (("tm_layer", 1), ("tm_head", 3)),
+                step="All 72 heads",
             ),
             Experiment(
                 "Layer 2, head 9",
                 "Open it: section 3 says on how many rows of your sentence it looks at the next piece.",
                 (("tm_layer", 2), ("tm_head", 9)),
+                step="All 72 heads",
             ),
             Experiment(
                 "Layer 3, head 1",
                 "Open it: section 3 says on how many rows of your sentence it parks its weight on [CLS].",
                 (("tm_layer", 3), ("tm_head", 1)),
+                step="All 72 heads",
             ),
         ),
         learned=(
@@ -431,11 +437,13 @@ LESSONS: tuple[Lesson, ...] = (
                 "Step 1",
                 "The cache holds one K row and one V row: the first token can only attend to itself (weight 1).",
                 (("generation_step", 1),),
+                step="The KV cache",
             ),
             Experiment(
                 "Block size 1",
                 "Online softmax key by key: every larger score raises m and rescales the running sum.",
                 (("generation_block", 1),),
+                step="Online softmax",
             ),
             Experiment(
                 "Switch to “How self attention works in Transformer”",

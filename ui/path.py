@@ -12,8 +12,16 @@ import streamlit as st
 from ui import inputs, lessons
 
 
-def apply(settings: tuple[tuple[str, object], ...]) -> None:
-    """Set the widget values of an experiment (runs as a button callback, before any widget is drawn)."""
+def open_step_key(lesson: str) -> str:
+    """The session key of the step a 'Set it up' button asks its lesson to open next (a step's name)."""
+    return f"_open_step:{lesson}"
+
+
+def apply(settings: tuple[tuple[str, object], ...], lesson: str = "", step: str = "") -> None:
+    """Set the widget values of an experiment (runs as a button callback, before any widget is drawn); when the
+    widgets live in one step of the lesson, open that step so the learner sees what changed."""
+    if lesson and step:
+        st.session_state[open_step_key(lesson)] = step
     for key, value in settings:
         st.session_state[key] = value
         if key == "example":
@@ -45,7 +53,7 @@ def try_this_box(key: str, experiments: tuple[lessons.Experiment, ...]) -> None:
                     "Set it up",
                     key=f"try:{key}:{n}",
                     on_click=apply,
-                    args=(experiment.settings,),
+                    args=(experiment.settings, key, experiment.step),
                     icon=":material/science:",
                 )
             else:

@@ -74,12 +74,19 @@ def parse_step(raw: str | None, count: int) -> tuple[int | None, str]:
     return number, ""
 
 
-def current_step(lesson: str, count: int) -> int:
-    """The step to draw: the URL's if it is valid, else the one this session was on in this lesson, else 1.
+def current_step(lesson: str, names: tuple[str, ...]) -> int:
+    """The step to draw: the one a 'Set it up' button just asked for, else the URL's if it is valid, else the one
+    this session was on in this lesson, else 1.
 
     The script writes the URL only to correct a bad step= (a link just opened, so its page is the URL's); a step
     change writes it from its callback. A run that follows a click in the navigation must not write the URL:
     the browser would pair the new parameters with the page it is leaving."""
+    count = len(names)
+    asked = st.session_state.pop(path.open_step_key(lesson), "")
+    if asked in names:  # a callback of this page asked for it: the URL is this page's, so it may be written
+        number = names.index(asked) + 1
+        move_to(lesson, number)
+        return number
     raw = st.query_params.get(STEP_PARAM)
     number, problem = parse_step(raw, count)
     if problem:
@@ -214,7 +221,7 @@ def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
             draw()
         path.lesson_footer(page)
         return
-    current = current_step(lesson.name, len(names))
+    current = current_step(lesson.name, names)
     scroll_to_top()
     with bar:
         step_bar(lesson.name, names, current)

@@ -80,6 +80,18 @@ def test_the_whole_lesson_switch_draws_every_step_and_back():
     assert "view" not in stepped.query_params
 
 
+def test_set_it_up_on_the_last_step_opens_the_step_with_its_widget():
+    count = len(open_page(PAGE, {"step": "1"}).segmented_control(key=BAR).options)
+    at = open_page(PAGE, {"step": str(count)})
+    experiment = next(e for e in lessons.BY_NAME[LESSON].try_this if e.step == "Temperature")
+    at.button(key=f"try:{LESSON}:{lessons.BY_NAME[LESSON].try_this.index(experiment)}").click().run()
+    assert_clean(at)
+    names = [label.removeprefix("✓ ").split(". ", 1)[1] for label in at.segmented_control(key=BAR).options]
+    assert step_of(at) == names.index("Temperature") + 1
+    assert at.query_params["step"] == str(step_of(at))
+    assert at.slider(key="softmax_temperature").value == dict(experiment.settings)["softmax_temperature"]
+
+
 def test_a_view_all_link_opens_the_whole_lesson():
     at = open_page(PAGE, {"view": "all"})
     assert at.toggle(key=steps.WHOLE_KEY).value is True

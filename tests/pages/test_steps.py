@@ -63,8 +63,12 @@ def check_step_screen(at, lesson: lessons.Lesson, step: int) -> tuple[Exercise, 
 def test_every_step_opens_from_its_link_is_short_and_asks_what_it_shows(lesson):
     first = open_page(lesson.path, {"step": "1"})
     assert_clean(first)
-    count = len(first.segmented_control(key=f"stepbar:{lesson.name}").options)
+    options = first.segmented_control(key=f"stepbar:{lesson.name}").options
+    count = len(options)
     assert count >= 3, "a lesson in steps has several"
+    names = [label.removeprefix("✓ ").split(". ", 1)[1] for label in options]
+    for experiment in lesson.try_this:  # a 'Set it up' button opens the step that holds its widgets
+        assert not experiment.step or experiment.step in names, (experiment.label, experiment.step, names)
     asked_in_steps: list[str] = []
     for step in range(1, count + 1):
         at = first if step == 1 else open_page(lesson.path, {"step": str(step)})
