@@ -195,6 +195,9 @@ LESSONS: tuple[Lesson, ...] = (
             "W_q, W_k, W_v are what training learns: 3 d_model d_k numbers.",
         ),
         exercises=ex.qkv_exercises,
+        essential="One token",
+        bridge="So far one vector per token asked, was compared and was mixed in; three learned matrices now give it "
+        "three separate roles.",
     ),
     Lesson(
         name="scaling",
