@@ -221,6 +221,9 @@ LESSONS: tuple[Lesson, ...] = (
             "Without it softmax saturates: one weight near 1, tiny gradients for the rest.",
         ),
         exercises=ex.scaling_exercises,
+        essential="Your input",
+        bridge="A score adds up d_k products, so its spread grows with d_k; dividing by √d_k keeps softmax from "
+        "saturating.",
     ),
     Lesson(
         name="masking",
