@@ -254,6 +254,8 @@ LESSONS: tuple[Lesson, ...] = (
             "Causal masks hide the future; padding masks hide filler tokens.",
         ),
         exercises=ex.masking_exercises,
+        essential="Scores and weights",
+        bridge="So far every token could attend to every other; a mask blocks some keys by setting their scores to −∞.",
     ),
     Lesson(
         name="multi_head",
