@@ -47,6 +47,17 @@ METHOD_LABELS = {
     "multiply": "softmax, × mask, renormalise",
     "lab": "the lab (= SDPA)",
 }
+METHOD_SHORT = {
+    "neg_inf": "1. −∞",
+    "minus_1e9": "2. −1e9",
+    "minus_9e15": "2. −9e15",
+    "multiply": "3. × mask",
+    "lab": "lab",
+}
+METHOD_COLUMNS = {  # short headers (the full name on hover), so the methods side by side fit a step's width
+    METHOD_LABELS[name]: st.column_config.Column(short, help=METHOD_LABELS[name])
+    for name, short in METHOD_SHORT.items()
+}
 BLOCKED = "−∞ (blocked)"
 MAX_PADS = 8  # [PAD] tokens the learner may append
 SIDE_BY_SIDE_TOKENS = 6  # up to this many tokens (padding included) the two mask conventions share a row
@@ -492,8 +503,9 @@ def methods_compared(lab: LabInput, steps: ac.AttentionSteps, mask: torch.Tensor
     st.subheader("Three ways to mask, side by side")
     st.markdown(
         f"""
-Tutorials mask in different ways. Here are the weights of “{lab.query_label}” computed by each, with the mask above
-(including the demo row if it is on):
+Tutorials mask in different ways. Here are the weights of “{lab.query_label}” computed by each, with the chosen mask
+(including the demo row if it is on); the table's columns carry the numbers of this list, and “lab” is the lab's own
+weights (= PyTorch's SDPA):
 
 1. **−∞ before softmax** (the PyTorch way): e^−∞ = 0 exactly.
 2. **A large negative constant** before softmax: −1e9, or −9e15 as the “scaled_dot_product” tutorial writes
@@ -504,7 +516,7 @@ Tutorials mask in different ways. Here are the weights of “{lab.query_label}�
 """
     )
     methods = masking_methods(steps.scaled_scores, mask)  # each (T, T)
-    display.frame_table(methods_frame(methods, lab.query_index, lab.labels))
+    display.frame_table(methods_frame(methods, lab.query_index, lab.labels), column_config=METHOD_COLUMNS)
     differences = method_differences(methods, mask)
     others = [name for name in differences if name != "lab"]
     if bool(fully_masked_rows(mask).all()):
@@ -512,7 +524,7 @@ Tutorials mask in different ways. Here are the weights of “{lab.query_label}�
     else:
         agreement = pd.DataFrame(
             {"largest |w − lab| on rows with an allowed key": [weight_text(differences[name]) for name in others]},
-            index=[METHOD_LABELS[name] for name in others],
+            index=[f"{METHOD_SHORT[name].split('.')[0]}. {METHOD_LABELS[name].split(' (')[0]}" for name in others],
         )
         display.frame_table(agreement)
     st.markdown(
@@ -537,7 +549,7 @@ def underflow_demo() -> None:
         f"Softmax over both keys gives the allowed one e^−{UNDERFLOW_GAP:g}, far below float32's "
         "smallest positive number (about 1.4e-45), so it is stored as 0:"
     )
-    display.frame_table(methods_frame(methods, 0, keys))
+    display.frame_table(methods_frame(methods, 0, keys), column_config=METHOD_COLUMNS)
 
 
 def fully_masked_row_demo(lab: LabInput, steps: ac.AttentionSteps, mask: torch.Tensor) -> None:
@@ -546,7 +558,7 @@ def fully_masked_row_demo(lab: LabInput, steps: ac.AttentionSteps, mask: torch.T
     demo_mask = block_query_row(mask, q)  # query row q may attend to nothing
     demo = masking_methods(steps.scaled_scores, demo_mask)
     st.markdown(f"**Demonstration: a fully masked row.** The row of “{query}” with every key blocked:")
-    display.frame_table(methods_frame(demo, q, lab.labels))
+    display.frame_table(methods_frame(demo, q, lab.labels), column_config=METHOD_COLUMNS)
     sdpa_context = sdpa_reference(steps.Q, steps.K, steps.V, mask=demo_mask, scale=True)
     uniform = softmax_after_constant(steps.scaled_scores, demo_mask)[q]
     st.markdown(
