@@ -37,7 +37,7 @@ from ui import cell_click, charts, display, inputs
 from ui.exercises import exercises_section
 from ui.format import MAX_TERMS, format_number, vector_text, weighted_vectors_text, written_sum
 from ui.inputs import LabInput
-from ui.kept import kept
+from ui.kept import keep
 from ui.steps import lesson_steps
 
 METHOD_LABELS = {
@@ -79,7 +79,7 @@ def render(lab: LabInput) -> None:
     lesson_steps(
         __file__,
         {
-            "Why mask": lambda: intro(lab),
+            "Why mask": lambda: intro(lab, keeping=True),
             "Choose a mask": lambda: choose_step(lab, padded, masked, choice, named),
             "Two conventions": lambda: conventions_step(padded, masked, choice, named),
             "Scores and weights": lambda: scores_and_weights_step(padded, masked, choice, named),
@@ -91,27 +91,29 @@ def render(lab: LabInput) -> None:
     )
 
 
+CONTROLS = ("masking_type", "masking_pads", "masking_window", "masking_enabled", "masking_full_row")
 MASK_DEFAULTS = {"masking_type": "causal", "masking_pads": 2, "masking_enabled": True, "masking_full_row": False}
 
 
 def chosen_mask(lab: LabInput) -> MaskChoice:
-    """The mask chosen in the step "Choose a mask" (its widgets' values, or their defaults), kept through the steps
-    that do not draw those widgets."""
-    kind = kept("masking_type", MASK_DEFAULTS["masking_type"])
+    """The mask chosen in the step "Choose a mask": its widgets' values (kept by the other steps), or their
+    defaults."""
+    kind = st.session_state.get("masking_type", MASK_DEFAULTS["masking_type"])
     window = 1
     if kind == "sliding window" and lab.T > 1:
-        window = min(int(kept("masking_window", min(3, lab.T))), lab.T)
+        window = min(int(st.session_state.get("masking_window", min(3, lab.T))), lab.T)
         if st.session_state.get("masking_window", window) != window:  # a shorter sentence than the window
             st.session_state["masking_window"] = window
-    pads = int(kept("masking_pads", MASK_DEFAULTS["masking_pads"])) if kind == "padding" else 0
-    enabled = bool(kept("masking_enabled", MASK_DEFAULTS["masking_enabled"]))
-    demo_row = bool(kept("masking_full_row", MASK_DEFAULTS["masking_full_row"]))
+    pads = int(st.session_state.get("masking_pads", MASK_DEFAULTS["masking_pads"])) if kind == "padding" else 0
+    enabled = bool(st.session_state.get("masking_enabled", MASK_DEFAULTS["masking_enabled"]))
+    demo_row = bool(st.session_state.get("masking_full_row", MASK_DEFAULTS["masking_full_row"]))
     return MaskChoice(kind, pads, window, enabled, demo_row)
 
 
 def name_the_mask(choice: MaskChoice, named: dict[str, bool]) -> None:
     """One caption naming the mask the step uses and where to change it (once per run)."""
     if not named:
+        keep(*CONTROLS)  # the mask's widgets are in the step "Choose a mask": a visit here forgets nothing
         st.caption(
             f"This step uses {mask_name(choice)}: change it in the step “Choose a mask”."
             if choice.enabled
@@ -212,7 +214,10 @@ def masked_score_text(value: float) -> str:
     return BLOCKED if value == -math.inf else format_number(value)
 
 
-def intro(lab: LabInput) -> None:
+def intro(lab: LabInput, *, keeping: bool = False) -> None:
+    """Why mask, and the formula (``keeping``: the mask's widgets keep their values through it)."""
+    if keeping:
+        keep(*CONTROLS)
     st.markdown(
         """
 So far every token could look at every other token. Often it must not:

@@ -29,12 +29,13 @@ from ui import cell_click, display, inputs
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, numbers_text, products_sum_text
 from ui.inputs import LabInput
-from ui.kept import kept
+from ui.kept import keep, kept
 from ui.steps import lesson_steps
 
 SOURCES = {"random": "Seeded random", "edited": "Edit by hand", "002": "The journey tutorial's weights (recovered)"}
 NAMES = ("W_q", "W_k", "W_v")
 PREFIXES = {"W_q": "q", "W_k": "k", "W_v": "v"}
+CONTROLS = ("qkv_source", "qkv_seed", "qkv_d_k", *(f"qkv_scale_{source}" for source in SOURCES))  # step 2's widgets
 SIDE_BY_SIDE_D_K = 3  # up to this d_k, W_q, W_k and W_v share a row; wider ones get the full width each
 ORIGINS = {  # the weights as the exercises name them
     "random": "the seeded random W_q, W_k, W_v above",
@@ -66,6 +67,7 @@ def render(lab: LabInput) -> None:
 
 def roles_step(lab: LabInput) -> None:
     """Three roles for one embedding, and self- against cross-attention."""
+    keep(*CONTROLS)  # the weights' widgets are in the next step: a visit here forgets nothing
     intro(lab)
     what_self_means()
 
@@ -95,6 +97,7 @@ def chosen_weights(lab: LabInput, chosen: dict[str, Chosen]) -> Chosen:
     own, the values kept from that step, named in one caption."""
     if "weights" in chosen:
         return chosen["weights"]
+    keep(*CONTROLS)
     source = kept("qkv_source", "random")
     if source == "002" and lab.d_model != 3:
         source = "random"  # the journey tutorial's weights are 3 × 3 (the step's radio drops them too)

@@ -32,7 +32,7 @@ from ui import cell_click, charts, display, inputs
 from ui.exercises import exercises_section
 from ui.format import format_number, numbers_text, products_sum_text, quotient_text, sum_text, written_sum
 from ui.inputs import LabInput
-from ui.kept import kept
+from ui.kept import keep, kept
 from ui.steps import lesson_steps
 
 N_SAMPLES = 2000  # pairs (q, k) per d_k in the variance simulation
@@ -41,6 +41,7 @@ N_KEYS = 16  # keys per query in the saturation simulation
 LARGE_D_K = 256  # the same sentence with this d_k shows where scaling matters
 SERIES = (SERIES_UNSCALED, SERIES_SCALED)
 DEFAULT_D_K = 16  # the d_k slider's start
+CONTROLS = ("scaling_seed", "scaling_d_k", "scaling_scale")  # the widgets of the step "Your input"
 
 
 def render(lab: LabInput) -> None:
@@ -50,7 +51,7 @@ def render(lab: LabInput) -> None:
     lesson_steps(
         __file__,
         {
-            "Why √d_k": lambda: intro(lab),
+            "Why √d_k": lambda: intro(lab, keeping=True),
             "Tutorial example": tutorial_example_step,
             "Beside the printout": printout_step,
             "Your input": lambda: your_input_step(lab, chosen),
@@ -106,6 +107,7 @@ def grid_settings(lab: LabInput, chosen: dict[str, Chosen]) -> tuple[tuple[int, 
 
 def tutorial_example_step() -> None:
     """The scaled_dot_product tutorial's Q, K and V, and every step for its first query by hand."""
+    keep(*CONTROLS)  # the controls are in the step "Your input": a visit here forgets nothing
     example, _ = reproduce_003()
     example_003(example)
     by_hand(example)
@@ -113,6 +115,7 @@ def tutorial_example_step() -> None:
 
 def printout_step() -> None:
     """Every step beside the tutorial's printout, rows and columns, and the cells from another run."""
+    keep(*CONTROLS)
     example, comparisons = reproduce_003()
     beside_printout(comparisons)
     rows_and_columns(example)
@@ -168,8 +171,11 @@ def large_d_k_scores(rows: tuple[tuple[float, ...], ...], d_k: int, seed: int, d
     return projected_scores(torch.tensor(rows, dtype=dtype), d_k, seed)
 
 
-def intro(lab: LabInput) -> None:
-    """Why the variance of q · k grows with d_k, and the formula."""
+def intro(lab: LabInput, *, keeping: bool = False) -> None:
+    """Why the variance of q · k grows with d_k, and the formula (``keeping``: the controls of the step "Your input"
+    keep their values through it)."""
+    if keeping:
+        keep(*CONTROLS)
     st.markdown(
         """
 A score q · k adds up d_k products. **Assume** the entries of q and k are independent, with mean 0

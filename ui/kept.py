@@ -19,3 +19,9 @@ def kept(key: str, default: Any) -> Any:
         return default
     st.session_state[key] = st.session_state[key]  # survives this run although no widget claims it
     return st.session_state[key]
+
+
+def keep(*keys: str) -> None:
+    """Keep the values of the widgets ``keys`` through a run that does not draw them (a step without them)."""
+    for key in keys:
+        kept(key, None)

@@ -235,6 +235,10 @@ def test_each_step_uses_the_weights_chosen_in_the_step_that_draws_them():
     lab = lab_input(at)
     params = random_projections(lab.d_model, 5, 3)
     steps = self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=False)
+    at.segmented_control(key=bar).set_value(1).run()  # the step before: it draws no weights, forgets nothing
+    assert_clean(at)
+    at.segmented_control(key=bar).set_value(2).run()
+    assert at.slider(key="qkv_d_k").value == 5
     at.button(key="stepnext:qkv_projections").click().run()  # "One token": W_q and the query's q, k, v
     assert_clean(at)
     assert at.query_params["step"] == "3"
