@@ -123,11 +123,13 @@ def chosen_weights(lab: LabInput, chosen: dict[str, Chosen]) -> Chosen:
 def one_token_step(lab: LabInput, chosen: Chosen) -> None:
     """q, k and v of the query token, with W_q beside it, and the questions on them."""
     one_token(lab, chosen.params, chosen.shown.steps)
-    exercises_section(__file__, lab, material=chosen.shown, places=("query-entry", "same-q-k"))
+    exercises_section(__file__, lab, material=chosen.shown, places=("query-entry",))
 
 
 def all_tokens_step(lab: LabInput, chosen: Chosen) -> None:
+    """Q, K and V of every token, and the question on K = Q (it reads the query's row of Q)."""
     all_tokens(lab, chosen.params, chosen.shown.steps)
+    exercises_section(__file__, lab, material=chosen.shown, places=("same-q-k",))
 
 
 def attention_weights_step(lab: LabInput, chosen: Chosen) -> None:

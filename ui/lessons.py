@@ -221,7 +221,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Without it softmax saturates: one weight near 1, tiny gradients for the rest.",
         ),
         exercises=ex.scaling_exercises,
-        essential="Your input",
+        essential="Variance",
         bridge="A score adds up d_k products, so its spread grows with d_k; dividing by √d_k keeps softmax from "
         "saturating.",
     ),
@@ -254,7 +254,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Causal masks hide the future; padding masks hide filler tokens.",
         ),
         exercises=ex.masking_exercises,
-        essential="Scores and weights",
+        essential="Step by step",
         bridge="So far every token could attend to every other; a mask blocks some keys by setting their scores to −∞.",
     ),
     Lesson(

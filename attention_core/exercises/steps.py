@@ -305,7 +305,7 @@ def qkv_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             kind="what-if",
             prompt=asked(
                 f"What if W_k were replaced by W_q (so K = Q)? What would the score of {quote(L[i])} with itself be "
-                "(before scaling)? Its query is the row “q = x W_q” of the table above.",
+                f"(before scaling)? Its query is the row {quote(L[i])} of “Q for all tokens” above.",
                 diag_within,
             ),
             answer=diag,
