@@ -16,6 +16,7 @@ from attention_core.masks import (
     PAD,
     UNDERFLOW_GAP,
     MaskChoice,
+    MaskedAttention,
     Padded,
     block_query_row,
     blocked_count,
@@ -32,10 +33,12 @@ from attention_core.masks import (
 from attention_core.normalization import softmax_row_steps
 from attention_core.reference import agreement, sdpa_reference
 from attention_core.tables import to_frame, token_labels
-from ui import cell_click, charts, display, inputs, path
+from ui import cell_click, charts, display, inputs
 from ui.exercises import exercises_section
 from ui.format import MAX_TERMS, format_number, vector_text, weighted_vectors_text, written_sum
 from ui.inputs import LabInput
+from ui.kept import keep
+from ui.steps import lesson_steps
 
 METHOD_LABELS = {
     "neg_inf": "−∞, then torch.softmax",
@@ -44,8 +47,20 @@ METHOD_LABELS = {
     "multiply": "softmax, × mask, renormalise",
     "lab": "the lab (= SDPA)",
 }
+METHOD_SHORT = {
+    "neg_inf": "1. −∞",
+    "minus_1e9": "2. −1e9",
+    "minus_9e15": "2. −9e15",
+    "multiply": "3. × mask",
+    "lab": "lab",
+}
+METHOD_COLUMNS = {  # short headers (the full name on hover), so the methods side by side fit a step's width
+    METHOD_LABELS[name]: st.column_config.Column(short, help=METHOD_LABELS[name])
+    for name, short in METHOD_SHORT.items()
+}
 BLOCKED = "−∞ (blocked)"
 MAX_PADS = 8  # [PAD] tokens the learner may append
+SIDE_BY_SIDE_TOKENS = 6  # up to this many tokens (padding included) the two mask conventions share a row
 MASK_CODE = {  # the functions that build each mask type, shown only when that type runs
     "none": (ac.no_mask,),
     "causal": (ac.causal_mask,),
@@ -55,22 +70,107 @@ MASK_CODE = {  # the functions that build each mask type, shown only when that t
 
 
 def render(lab: LabInput) -> None:
+    # the outline: the mask chosen (drawn in the step "Choose a mask", kept in the others), one core call, the steps
     display.lesson_title(__file__)
-    intro(lab)
-    choice = controls(lab)
+    choice = chosen_mask(lab)
     masked = masked_attention(lab.tokens, lab.X, choice, lab.query_index)  # padded X, the masks and every step
-    lab = with_padding(lab, masked.padded)  # the [PAD] tokens get rows and columns like the words
+    padded = with_padding(lab, masked.padded)  # the [PAD] tokens get rows and columns like the words
+    named: dict[str, bool] = {}  # whether a step has already said which mask runs (the whole lesson says it once)
+    lesson_steps(
+        __file__,
+        {
+            "Why mask": lambda: intro(lab, keeping=True),
+            "Choose a mask": lambda: choose_step(lab, padded, masked, choice, named),
+            "Two conventions": lambda: conventions_step(padded, masked, choice, named),
+            "Scores and weights": lambda: scores_and_weights_step(padded, masked, choice, named),
+            "Step by step": lambda: step_by_step(padded, masked, choice, named),
+            "Mask off": lambda: mask_off_step(padded, masked, choice, named),
+            "Three ways": lambda: three_ways_step(padded, masked, choice, named),
+            "Fully masked row": lambda: fully_masked_step(padded, masked, choice, named),
+        },
+    )
+
+
+CONTROLS = ("masking_type", "masking_pads", "masking_window", "masking_enabled", "masking_full_row")
+MASK_DEFAULTS = {"masking_type": "causal", "masking_pads": 2, "masking_enabled": True, "masking_full_row": False}
+
+
+def chosen_mask(lab: LabInput) -> MaskChoice:
+    """The mask chosen in the step "Choose a mask": its widgets' values (kept by the other steps), or their
+    defaults."""
+    kind = st.session_state.get("masking_type", MASK_DEFAULTS["masking_type"])
+    window = 1
+    if kind == "sliding window" and lab.T > 1:
+        window = min(int(st.session_state.get("masking_window", min(3, lab.T))), lab.T)
+        if st.session_state.get("masking_window", window) != window:  # a shorter sentence than the window
+            st.session_state["masking_window"] = window
+    pads = int(st.session_state.get("masking_pads", MASK_DEFAULTS["masking_pads"])) if kind == "padding" else 0
+    enabled = bool(st.session_state.get("masking_enabled", MASK_DEFAULTS["masking_enabled"]))
+    demo_row = bool(st.session_state.get("masking_full_row", MASK_DEFAULTS["masking_full_row"]))
+    return MaskChoice(kind, pads, window, enabled, demo_row)
+
+
+def name_the_mask(choice: MaskChoice, named: dict[str, bool]) -> None:
+    """One caption naming the mask the step uses and where to change it (once per run)."""
+    if not named:
+        keep(*CONTROLS)  # the mask's widgets are in the step "Choose a mask": a visit here forgets nothing
+        st.caption(
+            f"This step uses {mask_name(choice)}: change it in the step “Choose a mask”."
+            if choice.enabled
+            else "The mask is switched off in the step “Choose a mask”: here every query sees every key."
+        )
+        named["mask"] = True
+
+
+def choose_step(
+    lab: LabInput, padded: LabInput, masked: MaskedAttention, choice: MaskChoice, named: dict[str, bool]
+) -> None:
+    """The mask's controls, what they mean right now, and the mask itself."""
+    controls(lab)  # the widgets hold the values chosen_mask read: drawn here, kept in the other steps
+    named["mask"] = True
     with display.slot():
-        status(lab.labels, choice.enabled, masked.empty_rows)
-    mask_view(lab, masked.steps, masked.mask, choice)
+        status(padded.labels, choice.enabled, masked.empty_rows)
+    mask_view(padded, masked.steps, masked.mask, choice)
+
+
+def conventions_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, named: dict[str, bool]) -> None:
+    name_the_mask(choice, named)
     conventions(lab.labels, masked.mask, choice, masked.padded)
+
+
+def scores_and_weights_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, named: dict[str, bool]) -> None:
+    """Masked scores, masked weights, and the questions on them."""
+    name_the_mask(choice, named)
     masked_scores(lab, masked.steps, masked.active)
     masked_weights(lab, masked.steps, masked.empty_rows)
+    exercises_section(
+        __file__,
+        lab,
+        material=MaskedShown(tuple(lab.labels), masked.active, masked.steps, mask_name(choice), lab.query_index),
+    )
+
+
+def step_by_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, named: dict[str, bool]) -> None:
+    name_the_mask(choice, named)
     worked_example(lab, masked.steps, masked.active, masked.empty_rows)
     all_contexts(lab.labels, masked.steps, masked.active)
+
+
+def mask_off_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, named: dict[str, bool]) -> None:
+    name_the_mask(choice, named)
     pitfall_mask_off(lab, masked.mask, choice)
+
+
+def three_ways_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, named: dict[str, bool]) -> None:
+    name_the_mask(choice, named)
     methods_compared(lab, masked.steps, masked.mask)
     underflow_demo()
+
+
+def fully_masked_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, named: dict[str, bool]) -> None:
+    """What each method does with a row that may attend to nothing, and the code of the lesson."""
+    name_the_mask(choice, named)
+    st.markdown("The methods also differ on a **fully masked row**:")
     fully_masked_row_demo(lab, masked.steps, masked.mask)
     display.show_code(
         masked_attention,
@@ -83,12 +183,6 @@ def render(lab: LabInput) -> None:
         ac.multiply_and_renormalize,
         blocked_weight,
     )
-    exercises_section(
-        __file__,
-        lab,
-        material=MaskedShown(tuple(lab.labels), masked.active, masked.steps, mask_name(choice), lab.query_index),
-    )
-    path.lesson_footer(__file__)
 
 
 def mask_name(choice: MaskChoice) -> str:
@@ -120,7 +214,10 @@ def masked_score_text(value: float) -> str:
     return BLOCKED if value == -math.inf else format_number(value)
 
 
-def intro(lab: LabInput) -> None:
+def intro(lab: LabInput, *, keeping: bool = False) -> None:
+    """Why mask, and the formula (``keeping``: the mask's widgets keep their values through it)."""
+    if keeping:
+        keep(*CONTROLS)
     st.markdown(
         """
 So far every token could look at every other token. Often it must not:
@@ -264,7 +361,7 @@ PyTorch uses **both** boolean conventions, so always check which one a function 
 The same mask, written both ways (a ticked box is True):
 """
     )
-    may, blocked = st.columns(2)
+    may, blocked = st.columns(2) if len(labels) <= SIDE_BY_SIDE_TOKENS else (st.container(), st.container())
     with may:
         st.markdown("**True = may attend** (SDPA `attn_mask`)")
         display.frame_table(pd.DataFrame(mask.numpy(), index=list(labels), columns=list(labels)))
@@ -411,8 +508,9 @@ def methods_compared(lab: LabInput, steps: ac.AttentionSteps, mask: torch.Tensor
     st.subheader("Three ways to mask, side by side")
     st.markdown(
         f"""
-Tutorials mask in different ways. Here are the weights of “{lab.query_label}” computed by each, with the mask above
-(including the demo row if it is on):
+Tutorials mask in different ways. Here are the weights of “{lab.query_label}” computed by each, with the chosen mask
+(including the demo row if it is on); the table's columns carry the numbers of this list, and “lab” is the lab's own
+weights (= PyTorch's SDPA):
 
 1. **−∞ before softmax** (the PyTorch way): e^−∞ = 0 exactly.
 2. **A large negative constant** before softmax: −1e9, or −9e15 as the “scaled_dot_product” tutorial writes
@@ -423,7 +521,7 @@ Tutorials mask in different ways. Here are the weights of “{lab.query_label}�
 """
     )
     methods = masking_methods(steps.scaled_scores, mask)  # each (T, T)
-    display.frame_table(methods_frame(methods, lab.query_index, lab.labels))
+    display.frame_table(methods_frame(methods, lab.query_index, lab.labels), column_config=METHOD_COLUMNS)
     differences = method_differences(methods, mask)
     others = [name for name in differences if name != "lab"]
     if bool(fully_masked_rows(mask).all()):
@@ -431,7 +529,7 @@ Tutorials mask in different ways. Here are the weights of “{lab.query_label}�
     else:
         agreement = pd.DataFrame(
             {"largest |w − lab| on rows with an allowed key": [weight_text(differences[name]) for name in others]},
-            index=[METHOD_LABELS[name] for name in others],
+            index=[f"{METHOD_SHORT[name].split('.')[0]}. {METHOD_LABELS[name].split(' (')[0]}" for name in others],
         )
         display.frame_table(agreement)
     st.markdown(
@@ -456,8 +554,7 @@ def underflow_demo() -> None:
         f"Softmax over both keys gives the allowed one e^−{UNDERFLOW_GAP:g}, far below float32's "
         "smallest positive number (about 1.4e-45), so it is stored as 0:"
     )
-    display.frame_table(methods_frame(methods, 0, keys))
-    st.markdown("The methods also differ on a **fully masked row**:")
+    display.frame_table(methods_frame(methods, 0, keys), column_config=METHOD_COLUMNS)
 
 
 def fully_masked_row_demo(lab: LabInput, steps: ac.AttentionSteps, mask: torch.Tensor) -> None:
@@ -466,7 +563,7 @@ def fully_masked_row_demo(lab: LabInput, steps: ac.AttentionSteps, mask: torch.T
     demo_mask = block_query_row(mask, q)  # query row q may attend to nothing
     demo = masking_methods(steps.scaled_scores, demo_mask)
     st.markdown(f"**Demonstration: a fully masked row.** The row of “{query}” with every key blocked:")
-    display.frame_table(methods_frame(demo, q, lab.labels))
+    display.frame_table(methods_frame(demo, q, lab.labels), column_config=METHOD_COLUMNS)
     sdpa_context = sdpa_reference(steps.Q, steps.K, steps.V, mask=demo_mask, scale=True)
     uniform = softmax_after_constant(steps.scaled_scores, demo_mask)[q]
     st.markdown(

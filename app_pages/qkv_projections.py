@@ -1,6 +1,7 @@
 """Lesson 4: queries, keys and values, three learned projections of the same embeddings."""
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -8,7 +9,7 @@ import torch
 
 import attention_core as ac
 from attention_core.attention import AttentionSteps
-from attention_core.exercises import projected_shown
+from attention_core.exercises import ProjectedShown, projected_shown
 from attention_core.presets import JOURNEY
 from attention_core.projections import (
     Projections,
@@ -24,14 +25,18 @@ from attention_core.projections import (
 from attention_core.reference import max_abs_difference, sdpa_agreement, tolerance_text
 from attention_core.similarity import asymmetry
 from attention_core.tables import dimension_labels, to_frame
-from ui import cell_click, display, inputs, path
+from ui import cell_click, display, inputs
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, numbers_text, products_sum_text
 from ui.inputs import LabInput
+from ui.kept import keep, kept
+from ui.steps import lesson_steps
 
 SOURCES = {"random": "Seeded random", "edited": "Edit by hand", "002": "The journey tutorial's weights (recovered)"}
 NAMES = ("W_q", "W_k", "W_v")
 PREFIXES = {"W_q": "q", "W_k": "k", "W_v": "v"}
+CONTROLS = ("qkv_source", "qkv_seed", "qkv_d_k", *(f"qkv_scale_{source}" for source in SOURCES))  # step 2's widgets
+SIDE_BY_SIDE_D_K = 3  # up to this d_k, W_q, W_k and W_v share a row; wider ones get the full width each
 ORIGINS = {  # the weights as the exercises name them
     "random": "the seeded random W_q, W_k, W_v above",
     "edited": "your edited W_q, W_k, W_v above",
@@ -40,27 +45,126 @@ ORIGINS = {  # the weights as the exercises name them
 
 
 def render(lab: LabInput) -> None:
-    """The lesson's outline: one function per section."""
+    """The lesson's outline: one function per step."""
     display.lesson_title(__file__)
+    chosen: dict[str, Chosen] = {}  # the weights drawn in the step "W_q, W_k, W_v" this run (the whole lesson)
+    lesson_steps(
+        __file__,
+        {
+            "Three roles": lambda: roles_step(lab),
+            "W_q, W_k, W_v": lambda: weights_step(lab, chosen),
+            "One token": lambda: one_token_step(lab, chosen_weights(lab, chosen)),
+            "All tokens": lambda: all_tokens_step(lab, chosen_weights(lab, chosen)),
+            "Scores Q Kᵀ": lambda: scores_not_symmetric(lab, chosen_weights(lab, chosen).shown.steps),
+            "Attention weights": lambda: attention_weights_step(lab, chosen_weights(lab, chosen)),
+            "Context vectors": lambda: context_vectors_step(lab, chosen_weights(lab, chosen)),
+            "Two kinds of weights": lambda: two_kinds_step(lab, chosen_weights(lab, chosen)),
+            "Journey printout": lambda: journey_step(lab, chosen_weights(lab, chosen)),
+            "Journey pitfall": lambda: journey_pitfall_step(lab, chosen_weights(lab, chosen)),
+        },
+    )
+
+
+def roles_step(lab: LabInput) -> None:
+    """Three roles for one embedding, and self- against cross-attention."""
+    keep(*CONTROLS)  # the weights' widgets are in the next step: a visit here forgets nothing
     intro(lab)
     what_self_means()
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The weights the learner chose in the step "W_q, W_k, W_v", and what the lesson computes from them."""
+
+    source: str  # a key of SOURCES
+    shown: ProjectedShown  # the params, the scaling choice and the attention steps
+
+    @property
+    def params(self) -> Projections:
+        return self.shown.params
+
+
+def weights_step(lab: LabInput, chosen: dict[str, Chosen]) -> None:
+    """Where W_q, W_k, W_v come from (the lesson's controls), the matrices, and the questions on their shapes."""
     source, params = projection_matrices(lab)
     scale = scale_choice(source)
-    shown = projected_shown(lab.X, params, scale, ORIGINS[source])
-    steps = shown.steps
-    reproduced = source == "002" and matches_002_inputs(lab.X)
-    if reproduced:
-        reproduced_002(lab, params)
-    one_token(lab, params, steps)
-    all_tokens(lab, params, steps)
-    scores_not_symmetric(lab, steps)
-    attention_weights(lab, steps, scale)
-    context_step(lab, steps, scale)
-    two_kinds_of_weights(lab.T, lab.d_model, params.W_q.shape[1])
-    pitfall_002(lab, params if source == "002" else None)
-    display.show_code(*code_run(source, scale, reproduced))
-    exercises_section(__file__, lab, material=shown)
-    path.lesson_footer(__file__)
+    chosen["weights"] = Chosen(source, projected_shown(lab.X, params, scale, ORIGINS[source]))
+    exercises_section(__file__, lab, material=chosen["weights"].shown, places=("shape-q", "parameters"))
+
+
+def chosen_weights(lab: LabInput, chosen: dict[str, Chosen]) -> Chosen:
+    """The weights chosen in the step "W_q, W_k, W_v": drawn this run (the whole lesson), or, in a step of their
+    own, the values kept from that step, named in one caption."""
+    if "weights" in chosen:
+        return chosen["weights"]
+    keep(*CONTROLS)
+    source = kept("qkv_source", "random")
+    if source == "002" and lab.d_model != 3:
+        source = "random"  # the journey tutorial's weights are 3 × 3 (the step's radio drops them too)
+    if source == "002":
+        params, _ = recovered_002_projections(lab.X.dtype)
+        scale = bool(kept("qkv_scale_002", False))
+        made = "the journey tutorial's weights (recovered)"
+    else:
+        seed, d_k = int(kept("qkv_seed", 0)), int(kept("qkv_d_k", 2))
+        params = random_projections(lab.d_model, d_k, seed, lab.X.dtype)
+        if source == "edited" and st.session_state.get("qkv_editor_signature") == (lab.d_model, d_k, seed):
+            params = Projections(**st.session_state["qkv_last_good"])
+        scale = bool(kept(f"qkv_scale_{source}", True))
+        made = f"{'your edited' if source == 'edited' else 'seeded random'} weights (seed {seed})"
+    st.caption(
+        f"W_q, W_k, W_v: {made}, d_k = {params.W_q.shape[1]}; the scores are "
+        f"{'divided by √d_k' if scale else 'not scaled'}. Change them in the step “W_q, W_k, W_v”."
+    )
+    chosen["weights"] = Chosen(source, projected_shown(lab.X, params, scale, ORIGINS[source]))
+    return chosen["weights"]
+
+
+def one_token_step(lab: LabInput, chosen: Chosen) -> None:
+    """q, k and v of the query token, with W_q beside it, and the questions on them."""
+    one_token(lab, chosen.params, chosen.shown.steps)
+    exercises_section(__file__, lab, material=chosen.shown, places=("query-entry",))
+
+
+def all_tokens_step(lab: LabInput, chosen: Chosen) -> None:
+    """Q, K and V of every token, and the question on K = Q (it reads the query's row of Q)."""
+    all_tokens(lab, chosen.params, chosen.shown.steps)
+    exercises_section(__file__, lab, material=chosen.shown, places=("same-q-k",))
+
+
+def attention_weights_step(lab: LabInput, chosen: Chosen) -> None:
+    attention_weights(lab, chosen.shown.steps, chosen.shown.scale)
+
+
+def context_vectors_step(lab: LabInput, chosen: Chosen) -> None:
+    """Context = weights × V, PyTorch's check, and the code of this run."""
+    context_step(lab, chosen.shown.steps, chosen.shown.scale)
+    reproduced = chosen.source == "002" and matches_002_inputs(lab.X)
+    display.show_code(*code_run(chosen.source, chosen.shown.scale, reproduced))
+
+
+def two_kinds_step(lab: LabInput, chosen: Chosen) -> None:
+    """Weight parameters against attention weights."""
+    two_kinds_of_weights(lab.T, lab.d_model, chosen.params.W_q.shape[1])
+
+
+def journey_step(lab: LabInput, chosen: Chosen) -> None:
+    """The journey tutorial's printed numbers reproduced with its recovered weights (on its sentence)."""
+    if chosen.source == "002" and matches_002_inputs(lab.X):
+        reproduced_002(lab, chosen.params)
+    else:
+        st.subheader("The journey tutorial's printed numbers")
+        st.markdown(
+            "The “Your journey starts with one step” tutorial prints Q, K, V, the scores, the weights and the "
+            "context vectors of its sentence. The lab reproduces every one of them here when the journey sentence "
+            "(the example “Your journey starts with one step” in the sidebar) runs with the tutorial's recovered "
+            "weights, chosen in the step “W_q, W_k, W_v”."
+        )
+
+
+def journey_pitfall_step(lab: LabInput, chosen: Chosen) -> None:
+    """Where the journey tutorial goes wrong, run on the current input when its weights are chosen."""
+    pitfall_002(lab, chosen.params if chosen.source == "002" else None)
 
 
 def code_run(source: str, scale: bool, reproduced: bool) -> tuple[Callable, ...]:
@@ -187,10 +291,14 @@ def edited_params(base: Projections, signature: tuple) -> Projections:
         st.session_state["qkv_last_good"] = {name: getattr(base, name) for name in NAMES}
         st.session_state["qkv_editor_signature"] = signature
     last_good = st.session_state["qkv_last_good"]
+    if not any(f"qkv_editor_{name}" in st.session_state for name in NAMES):
+        # the editors start afresh (first time, or back from another step): from the last good edit, not from base
+        st.session_state["qkv_editor_start"] = dict(last_good)
+    start = st.session_state["qkv_editor_start"]
     st.caption("Type a number in any cell; everything below updates when you leave the cell.")
     good, problems = {}, []
-    for column, name in zip(st.columns(3), NAMES, strict=True):
-        W = getattr(base, name)
+    for column, name in zip(matrix_places(start["W_q"].shape[1]), NAMES, strict=True):
+        W = start[name]
         with column:
             st.markdown(f"**{name}** ({W.shape[0]} × {W.shape[1]})")
             edited = inputs.matrix_editor(params_frame(W, name), key=f"qkv_editor_{name}")
@@ -205,9 +313,15 @@ def edited_params(base: Projections, signature: tuple) -> Projections:
     return Projections(**good)
 
 
+def matrix_places(d_k: int) -> list:
+    """Where W_q, W_k and W_v go: three columns when they are narrow, else one under the other at full width (a
+    table with d_k columns in a third of the page, or on a phone, would scroll sideways)."""
+    return st.columns(3) if d_k <= SIDE_BY_SIDE_D_K else [st.container() for _ in NAMES]
+
+
 def params_tables(params: Projections, residuals: dict[str, float]) -> None:
     """W_q, W_k, W_v side by side (with the journey tutorial's residuals when they were recovered)."""
-    for column, name in zip(st.columns(3), NAMES, strict=True):
+    for column, name in zip(matrix_places(params.W_q.shape[1]), NAMES, strict=True):
         with column:
             W = getattr(params, name)
             st.markdown(f"**{name}** ({W.shape[0]} × {W.shape[1]})")
@@ -266,15 +380,17 @@ def reproduced_002(lab: LabInput, params: Projections) -> None:
 
 
 def one_token(lab: LabInput, params: Projections, steps: AttentionSteps) -> None:
-    """Step 1: q, k and v of the query token, and one entry written out."""
+    """q, k and v of the query token, and one entry written out."""
     q, d_model, d_k = lab.query_index, lab.d_model, steps.Q.shape[1]
-    st.subheader(f"Step 1: q, k and v for “{lab.query_label}”")
+    st.subheader(f"The query, key and value of “{lab.query_label}”")
     x_row = lab.X[q]  # (d_model,)
     st.markdown(
         f"The embedding x of “{lab.query_label}” is multiplied by each weight matrix: "
         f"(1, d_model) @ (d_model, d_k) → (1, d_k), here (1, {d_model}) @ ({d_model}, {d_k}) → (1, {d_k})."
     )
     display.table(ac.vector_frame(x_row.unsqueeze(0), [lab.query_label]), alt_text="The query token's embedding x")
+    st.markdown(f"**W_q** ({d_model} × {d_k}), one column per entry of q:")
+    display.table(params_frame(params.W_q, "W_q"), alt_text="Weight matrix W_q")
     entries = dimension_labels(d_k, "entry ")
     display.table(
         torch.stack([steps.Q[q], steps.K[q], steps.V[q]]),  # (3, d_k)
@@ -289,9 +405,9 @@ def one_token(lab: LabInput, params: Projections, steps: AttentionSteps) -> None
 
 
 def all_tokens(lab: LabInput, params: Projections, steps: AttentionSteps) -> None:
-    """Step 2: Q, K and V for every token at once; each entry explains its dot product with a column of W."""
+    """Q, K and V for every token at once; each entry explains its dot product with a column of W."""
     d_model, d_k, T = lab.d_model, steps.Q.shape[1], lab.T
-    st.subheader("Step 2: Q, K and V for all tokens")
+    st.subheader("Q, K and V for all tokens")
     st.markdown(
         f"Stacking the tokens as rows does all of them at once: (T, d_model) @ (d_model, d_k) → (T, d_k), "
         f"here ({T}, {d_model}) @ ({d_model}, {d_k}) → ({T}, {d_k}) for each of Q, K and V."
@@ -314,9 +430,9 @@ def all_tokens(lab: LabInput, params: Projections, steps: AttentionSteps) -> Non
 
 
 def scores_not_symmetric(lab: LabInput, steps: AttentionSteps) -> None:
-    """Step 3: Q Kᵀ beside lesson 1's X Xᵀ: no longer symmetric."""
+    """Q Kᵀ beside lesson 1's X Xᵀ: no longer symmetric."""
     labels, q, T, scores = lab.labels, lab.query_index, lab.T, steps.scores
-    st.subheader("Step 3: scores Q Kᵀ, no longer symmetric")
+    st.subheader("Scores Q Kᵀ, no longer symmetric")
     plain = ac.self_attention(lab.X, scale=False)  # lesson 1's scores X Xᵀ, for comparison
     xx = plain.scores  # (T, d_model) @ (d_model, T) -> (T, T)
     left, right = (st.container(), st.container()) if T > 10 else st.columns(2)
@@ -356,9 +472,9 @@ def scores_not_symmetric(lab: LabInput, steps: AttentionSteps) -> None:
 
 
 def attention_weights(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
-    """Step 4: (scaled) scores to attention weights, the query's row and the whole matrix."""
+    """(scaled) scores to attention weights, the query's row and the whole matrix."""
     labels, q, d_k = lab.labels, lab.query_index, steps.Q.shape[1]
-    st.subheader("Step 4: attention weights")
+    st.subheader("Attention weights")
     if scale:
         st.markdown(f"Each score is divided by √d_k = √{d_k}, then softmax turns every row into weights that sum to 1.")
     else:
@@ -387,9 +503,9 @@ def attention_weights(lab: LabInput, steps: AttentionSteps, scale: bool) -> None
 
 
 def context_step(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
-    """Step 5: context = weights @ V, one entry written out, and PyTorch's check."""
+    """context = weights @ V, one entry written out, and PyTorch's check."""
     q, T, d_k = lab.query_index, lab.T, steps.Q.shape[1]
-    st.subheader("Step 5: context vectors = weights × V")
+    st.subheader("Context vectors = weights × V")
     st.markdown(
         f"The context vector of a token mixes the **values** (not the embeddings) with its weights: "
         f"(T, T) @ (T, d_k) → (T, d_k), here ({T}, {T}) @ ({T}, {d_k}) → ({T}, {d_k})."
@@ -440,7 +556,9 @@ Change the sentence in the sidebar (with the same d_model): the tables of W abov
 def pitfall_002(lab: LabInput, recovered: Projections | None) -> None:
     """Where the journey tutorial goes wrong in 2.2.4-2.2.6, run on the current input when its weights are chosen."""
     with st.expander(
-        "Pitfall: where the journey tutorial goes wrong in sections 2.2.4–2.2.6", icon=":material/warning:"
+        "Pitfall: where the journey tutorial goes wrong in sections 2.2.4–2.2.6",
+        icon=":material/warning:",
+        expanded=True,
     ):
         st.markdown(
             """

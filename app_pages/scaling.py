@@ -1,12 +1,14 @@
 """Lesson 5: dividing the scores by sqrt(d_k), and why softmax needs it."""
 
+from dataclasses import dataclass
+
 import pandas as pd
 import streamlit as st
 import torch
 
 import attention_core as ac
 from attention_core.attention import AttentionSteps
-from attention_core.exercises import projected_shown
+from attention_core.exercises import ProjectedShown, projected_shown
 from attention_core.normalization import column_sums, row_sums, softmax_row_steps
 from attention_core.presets import SCALING_EXAMPLE
 from attention_core.projections import MAX_D_K, Comparison, random_projections
@@ -26,40 +28,117 @@ from attention_core.saturation import (
     summary,
 )
 from attention_core.tables import dimension_labels
-from ui import cell_click, charts, display, inputs, path
+from ui import cell_click, charts, display, inputs
 from ui.exercises import exercises_section
 from ui.format import format_number, numbers_text, products_sum_text, quotient_text, sum_text, written_sum
 from ui.inputs import LabInput
+from ui.kept import keep, kept
+from ui.steps import lesson_steps
 
 N_SAMPLES = 2000  # pairs (q, k) per d_k in the variance simulation
 N_TRIALS = 200  # queries per d_k in the saturation simulation
 N_KEYS = 16  # keys per query in the saturation simulation
 LARGE_D_K = 256  # the same sentence with this d_k shows where scaling matters
 SERIES = (SERIES_UNSCALED, SERIES_SCALED)
+DEFAULT_D_K = 16  # the d_k slider's start
+CONTROLS = ("scaling_seed", "scaling_d_k", "scaling_scale")  # the widgets of the step "Your input"
 
 
 def render(lab: LabInput) -> None:
-    """The lesson's outline: one function per section."""
-    example, comparisons = reproduce_003()
+    """The lesson's outline: one function per step."""
     display.lesson_title(__file__)
-    intro(lab)
+    chosen: dict[str, Chosen] = {}  # the settings drawn in the step "Your input" this run (the whole lesson)
+    lesson_steps(
+        __file__,
+        {
+            "Why √d_k": lambda: intro(lab, keeping=True),
+            "Tutorial example": tutorial_example_step,
+            "Beside the printout": printout_step,
+            "Your input": lambda: your_input_step(lab, chosen),
+            "Large d_k": lambda: why_it_matters_here(lab, chosen_settings(lab, chosen)),
+            "Weights": lambda: weights_step(lab, chosen_settings(lab, chosen)),
+            "Variance": lambda: variance_simulation(*grid_settings(lab, chosen)),
+            "Saturation": lambda: saturation_simulation(*grid_settings(lab, chosen)),
+            "Gradient": lambda: gradient_step(lab, chosen),
+        },
+    )
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The seed, d_k and scaling chosen in the step "Your input", and the attention on the sidebar's input."""
+
+    seed: int
+    d_k: int
+    shown: ProjectedShown  # the scaled and unscaled steps, and the scaling choice
+
+    @property
+    def steps(self) -> tuple[AttentionSteps, AttentionSteps]:
+        """(the steps as chosen, the steps with scaling switched the other way)."""
+        return (self.shown.scaled, self.shown.raw) if self.shown.scale else (self.shown.raw, self.shown.scaled)
+
+
+def chosen_for(lab: LabInput, seed: int, d_k: int, scale: bool) -> Chosen:
+    params = random_projections(lab.d_model, d_k, seed, lab.X.dtype)
+    return Chosen(seed, d_k, projected_shown(lab.X, params, scale, "the seeded random W_q, W_k above"))
+
+
+def chosen_settings(lab: LabInput, chosen: dict[str, Chosen]) -> Chosen:
+    """The settings of the step "Your input": drawn this run (the whole lesson), or, in a step of their own, the
+    values kept from that step, named in one caption."""
+    if "settings" not in chosen:
+        seed, d_k, scale = (
+            int(kept("scaling_seed", 0)),
+            int(kept("scaling_d_k", DEFAULT_D_K)),
+            kept("scaling_scale", True),
+        )
+        st.caption(
+            f"Seed {seed}, d_k = {d_k}, scaling {'on' if scale else 'off'}: change them in the step “Your input”."
+        )
+        chosen["settings"] = chosen_for(lab, seed, d_k, bool(scale))
+    return chosen["settings"]
+
+
+def grid_settings(lab: LabInput, chosen: dict[str, Chosen]) -> tuple[tuple[int, ...], int, int]:
+    """(the simulations' d_k grid, the chosen d_k, the seed)."""
+    settings = chosen_settings(lab, chosen)
+    return d_k_grid(settings.d_k), settings.d_k, settings.seed
+
+
+def tutorial_example_step() -> None:
+    """The scaled_dot_product tutorial's Q, K and V, and every step for its first query by hand."""
+    keep(*CONTROLS)  # the controls are in the step "Your input": a visit here forgets nothing
+    example, _ = reproduce_003()
     example_003(example)
     by_hand(example)
+
+
+def printout_step() -> None:
+    """Every step beside the tutorial's printout, rows and columns, and the cells from another run."""
+    keep(*CONTROLS)
+    example, comparisons = reproduce_003()
     beside_printout(comparisons)
     rows_and_columns(example)
     pitfall_other_run(example)
+
+
+def your_input_step(lab: LabInput, chosen: dict[str, Chosen]) -> None:
+    """The lesson's controls, the spread of the scores on the sidebar's input, the query's row and the questions."""
     seed, d_k, scale = your_input_controls()
-    params = random_projections(lab.d_model, d_k, seed, lab.X.dtype)
-    shown = projected_shown(lab.X, params, scale, "the seeded random W_q, W_k above")
-    steps, other_steps = (shown.scaled, shown.raw) if scale else (shown.raw, shown.scaled)
+    chosen["settings"] = settings = chosen_for(lab, seed, d_k, scale)
+    steps, other_steps = settings.steps
     spread_with_and_without(lab, steps, scale)
-    why_it_matters_here(lab, steps, seed)
     query_row(lab, steps, other_steps, scale)
-    weight_matrices(lab, steps, scale)
-    grid = d_k_grid(d_k)
-    variance_simulation(grid, d_k, seed)
-    saturation_simulation(grid, d_k, seed)
-    gradient_simulation(grid, d_k, seed)
+    exercises_section(__file__, lab, material=settings.shown)
+
+
+def weights_step(lab: LabInput, settings: Chosen) -> None:
+    weight_matrices(lab, settings.steps[0], settings.shown.scale)
+
+
+def gradient_step(lab: LabInput, chosen: dict[str, Chosen]) -> None:
+    """The gradient simulation, and the code of the lesson."""
+    gradient_simulation(*grid_settings(lab, chosen))
     display.show_code(
         ac.attention,
         ac.attention_scores,
@@ -70,8 +149,6 @@ def render(lab: LabInput) -> None:
         gradient_to_query,
         projected_scores,
     )
-    exercises_section(__file__, lab, material=shown)
-    path.lesson_footer(__file__)
 
 
 @st.cache_data(show_spinner=False)
@@ -94,8 +171,11 @@ def large_d_k_scores(rows: tuple[tuple[float, ...], ...], d_k: int, seed: int, d
     return projected_scores(torch.tensor(rows, dtype=dtype), d_k, seed)
 
 
-def intro(lab: LabInput) -> None:
-    """Why the variance of q · k grows with d_k, and the formula."""
+def intro(lab: LabInput, *, keeping: bool = False) -> None:
+    """Why the variance of q · k grows with d_k, and the formula (``keeping``: the controls of the step "Your input"
+    keep their values through it)."""
+    if keeping:
+        keep(*CONTROLS)
     st.markdown(
         """
 A score q · k adds up d_k products. **Assume** the entries of q and k are independent, with mean 0
@@ -214,7 +294,7 @@ def your_input_controls() -> tuple[int, int, bool]:
             "d_k (size of queries and keys; vector length in the simulations)",
             1,
             MAX_D_K,
-            16,
+            DEFAULT_D_K,
             key="scaling_d_k",
             help="The number of columns of W_q and W_k here, and the length of the random q and k below.",
         )
@@ -242,12 +322,14 @@ def spread_with_and_without(lab: LabInput, steps: AttentionSteps, scale: bool) -
     st.caption("Entropy is ln T for uniform weights and 0 for one-hot weights.")
 
 
-def why_it_matters_here(lab: LabInput, steps: AttentionSteps, seed: int) -> None:
+def why_it_matters_here(lab: LabInput, settings: Chosen) -> None:
     """Why scaling matters little or much on this input, and the same sentence with a large d_k."""
+    steps, seed = settings.steps[0], settings.seed
     d_k = steps.Q.shape[1]
     var_q, var_k = entry_variances(steps.Q, steps.K)
+    st.subheader("Does scaling matter on your input?")
     st.markdown(
-        f"The argument above assumes entries of q and k with variance 1. Here the entries of Q have variance "
+        f"The variance argument assumes entries of q and k with variance 1. Here the entries of Q have variance "
         f"{format_number(var_q)} and those of K {format_number(var_k)} (with W's entries "
         f"N(0, 1) / √d_model, an entry of q has about the mean square of the embedding's entries as variance), "
         f"and d_k = {d_k}: " + effect_text(scaling_effect(steps.scores, d_k), d_k)
@@ -268,7 +350,7 @@ def effect_text(effect: str, d_k: int) -> str:
         "saturated": "without scaling the rows are nearly one-hot (saturated), as the lesson describes; dividing "
         f"by √{d_k} spreads the weights again.",
         "barely": "the scores are small, so the rows are far from one-hot either way and scaling barely changes the "
-        "largest weights (table above).",
+        "largest weights.",
         "visible": f"the unscaled scores are large enough for scaling by √{d_k} to change the weights visibly, though "
         "the rows are not yet one-hot.",
     }[effect]

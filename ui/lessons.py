@@ -202,6 +202,9 @@ LESSONS: tuple[Lesson, ...] = (
             "W_q, W_k, W_v are what training learns: 3 d_model d_k numbers.",
         ),
         exercises=ex.qkv_exercises,
+        essential="One token",
+        bridge="So far one vector per token asked, was compared and was mixed in; three learned matrices now give it "
+        "three separate roles.",
     ),
     Lesson(
         name="scaling",
@@ -225,6 +228,9 @@ LESSONS: tuple[Lesson, ...] = (
             "Without it softmax saturates: one weight near 1, tiny gradients for the rest.",
         ),
         exercises=ex.scaling_exercises,
+        essential="Variance",
+        bridge="A score adds up d_k products, so its spread grows with d_k; dividing by √d_k keeps softmax from "
+        "saturating.",
     ),
     Lesson(
         name="masking",
@@ -255,6 +261,8 @@ LESSONS: tuple[Lesson, ...] = (
             "Causal masks hide the future; padding masks hide filler tokens.",
         ),
         exercises=ex.masking_exercises,
+        essential="Step by step",
+        bridge="So far every token could attend to every other; a mask blocks some keys by setting their scores to −∞.",
     ),
     Lesson(
         name="multi_head",

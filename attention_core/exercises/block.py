@@ -78,8 +78,8 @@ def masking_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="masked-weight",
             kind="numeric",
             prompt=asked(
-                f"With {shown.mask_name} (chosen above), what is the weight of {quote(L[j])} for the query "
-                f"{quote(L[i])}? "
+                f"With {shown.mask_name} (chosen in the step “Choose a mask”), what is the weight of {quote(L[j])} "
+                f"for the query {quote(L[i])}? "
                 f"Compute it from the row {quote(L[i])} of the table “Masked scores”, then find it in the table "
                 "“Masked attention weights”.",
                 within,

@@ -274,7 +274,7 @@ def qkv_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             kind="numeric",
             prompt=asked(
                 f"With {shown.origin}, compute entry q{c + 1} of the query of {quote(L[i])} from its row of X and "
-                f"column q{c + 1} of W_q, then find it in {cell_place('Q for all tokens', L[i], f'q{c + 1}')}.",
+                f"column q{c + 1} of W_q (both above), then find it in the row “q = x W_q”, column “entry {c + 1}”.",
                 within,
             ),
             answer=value,
@@ -306,7 +306,7 @@ def qkv_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             kind="what-if",
             prompt=asked(
                 f"What if W_k were replaced by W_q (so K = Q)? What would the score of {quote(L[i])} with itself be "
-                f"(before scaling)? Its query is the row {quote(L[i])} of the table “Q for all tokens”.",
+                f"(before scaling)? Its query is the row {quote(L[i])} of “Q for all tokens” above.",
                 diag_within,
             ),
             answer=diag,

@@ -278,3 +278,35 @@ def test_no_sentence_claims_the_lab_never_shows_nan_elsewhere():
     text = " ".join(m.value for m in at.markdown)
     assert "never shows\n  one elsewhere" not in text and "never shows one elsewhere" not in text
     assert "lesson 2's overflow table" in text
+
+
+@pytest.mark.parametrize(
+    ("kind", "widgets", "pads", "window", "named"),
+    [
+        ("padding", {"masking_pads": 3}, 3, 3, "the padding mask (3 [PAD])"),
+        ("sliding window", {"masking_window": 2, "masking_full_row": True}, 0, 2, "w = 2) and the row of the query"),
+    ],
+)
+def test_each_step_uses_the_mask_chosen_in_the_step_choose_a_mask(kind, widgets, pads, window, named):
+    """Issue 24: the lesson is in steps; the mask's widgets live in the step "Choose a mask" and every other step
+    runs on the mask chosen there (named in a caption), with the [PAD] rows; coming back finds the widgets as left."""
+    bar = "stepbar:masking"
+    at = open_page(PAGE, {"step": "2"})
+    names = [str(name) for name in at.segmented_control(key=bar).options]
+    set_mask(at, kind, **widgets)
+    assert_clean(at)
+    _, steps = expected_steps(at, kind, pads=pads, window=window, demo=bool(widgets.get("masking_full_row")))
+    labels = padded_labels(at, pads)
+    for step in (1, *range(3, len(names) + 1)):  # the first step too: it draws no widget and forgets nothing
+        at.segmented_control(key=bar).set_value(step).run()
+        assert_clean(at)
+        assert not [r for r in at.radio if r.key == "masking_type"], step
+        assert step == 1 or any(named in c.value for c in at.caption), (step, [c.value for c in at.caption])
+        if "Scores and weights" in names[step - 1]:  # the masked weights of the chosen mask, [PAD] rows included
+            weights = numeric_square(at, labels)[0]
+            assert np.allclose(weights.to_numpy(), steps.weights.numpy(), atol=1e-6)
+            assert at.session_state["_exercises_shown:masking"], "the questions sit with the weights"
+    at.segmented_control(key=bar).set_value(2).run()
+    assert at.radio(key="masking_type").value == kind
+    for key, value in widgets.items():
+        assert ({"masking_pads": at.slider, "masking_window": at.slider}.get(key, at.toggle))(key=key).value == value

@@ -220,3 +220,56 @@ def test_q_k_v_scores_weights_and_context_are_clickable_and_explain_kept_cells()
     assert f"**Entry “k2” of “{labels[1]}”**" in text and format_number(float(steps.K[1, 1])) in text
     assert f"**Score of query “{labels[2]}” with key “{labels[0]}”**" in text
     assert format_number(float(steps.scores[2, 0])) in text
+
+
+def test_each_step_uses_the_weights_chosen_in_the_step_that_draws_them():
+    """Issue 24: the lesson is in steps; d_k, the seed, the scaling and edited cells chosen in the step
+    "W_q, W_k, W_v" hold in every other step (which names them in a caption) and are still there on return."""
+    at = open_page(PAGE, {"step": "2"})
+    bar = "stepbar:qkv_projections"
+    names = at.segmented_control(key=bar).options
+    assert len(names) >= 5 and at.segmented_control(key=bar).value == 2
+    at.slider(key="qkv_d_k").set_value(5).run()
+    at.number_input(key="qkv_seed").set_value(3).run()
+    at.toggle(key="qkv_scale_random").set_value(False).run()
+    lab = lab_input(at)
+    params = random_projections(lab.d_model, 5, 3)
+    steps = self_attention(lab.X, params.W_q, params.W_k, params.W_v, scale=False)
+    at.segmented_control(key=bar).set_value(1).run()  # the step before: it draws no weights, forgets nothing
+    assert_clean(at)
+    at.segmented_control(key=bar).set_value(2).run()
+    assert at.slider(key="qkv_d_k").value == 5
+    at.button(key="stepnext:qkv_projections").click().run()  # "One token": W_q and the query's q, k, v
+    assert_clean(at)
+    assert at.query_params["step"] == "3"
+    assert any("d_k = 5" in c.value and "not scaled" in c.value for c in at.caption)
+    assert any(close(f, params.W_q) for f in frames(at) if f.shape == params.W_q.shape)
+    for step in range(4, len(names) + 1):  # every later step: the chosen weights, no widget of step 2
+        at.segmented_control(key=bar).set_value(step).run()
+        assert_clean(at)
+        assert any("d_k = 5" in c.value for c in at.caption), step
+        assert not [s for s in at.slider if s.key == "qkv_d_k"], step
+        if step == 6:  # attention weights: the query's row, unscaled, with the chosen weights
+            row = next(f for f in frames(at) if "weight" in f.columns)
+            assert close(row[["weight"]].T, steps.weights[lab.query_index].unsqueeze(0))
+    at.segmented_control(key=bar).set_value(2).run()
+    assert at.slider(key="qkv_d_k").value == 5 and at.number_input(key="qkv_seed").value == 3
+    assert at.toggle(key="qkv_scale_random").value is False
+
+
+def test_edited_weights_survive_a_visit_to_another_step():
+    """An edited cell of W_q is used by the later steps and is still in the editor after coming back."""
+    at = open_page(PAGE, {"step": "2"})
+    at.radio(key="qkv_source").set_value("edited").run()
+    lab = lab_input(at)
+    edited = random_projections(lab.d_model, 2, 0).W_q.clone()
+    edited[0, 0] = 2.5
+    at.session_state["qkv_last_good"] = {**at.session_state["qkv_last_good"], "W_q": edited}  # as an edit leaves it
+    at.segmented_control(key="stepbar:qkv_projections").set_value(3).run()
+    assert_clean(at)
+    assert any("your edited weights" in c.value for c in at.caption)
+    assert any(close(f, edited) for f in frames(at) if f.shape == edited.shape)
+    at.segmented_control(key="stepbar:qkv_projections").set_value(2).run()
+    assert_clean(at)
+    cells = [str(v) for f in [d.value for d in at.dataframe] for v in f.to_numpy().reshape(-1)]
+    assert "2.5000" in cells  # the W_q editor starts from the edit, not from the seeded weights

@@ -159,3 +159,37 @@ def test_weights_and_scaled_scores_are_clickable_and_a_kept_score_shows_the_divi
     text = markdown(at)
     assert f"= **{format_number(float(steps.scaled_scores[0, 1]))}**" in text
     assert f"**{format_number(float(steps.weights[1, 0]))}**" in text
+
+
+def test_each_step_uses_the_d_k_seed_and_scaling_chosen_in_the_step_your_input() -> None:
+    """Issue 24: the lesson is in steps; the controls live in the step "Your input" and every later step (the
+    weights, d_k = 256, the simulations) uses what was chosen there, named in a caption, until it is changed."""
+    bar = "stepbar:scaling"
+    at = open_page(PAGE, {"step": "1"})
+    names = at.segmented_control(key=bar).options
+    mine = next(n for n, name in enumerate(names) if "Your input" in str(name))
+    at.segmented_control(key=bar).set_value(mine + 1).run()
+    at.slider(key="scaling_d_k").set_value(9)
+    at.number_input(key="scaling_seed").set_value(5)
+    at.toggle(key="scaling_scale").set_value(False)
+    at.run()
+    assert_clean(at)
+    current = lab_input(at)
+    W = random_projections(current.d_model, 9, 5)
+    unscaled = self_attention(current.X, W.W_q, W.W_k, W.W_v, scale=False)
+    for step in range(1, mine + 1):  # the steps before draw no controls and forget nothing
+        at.segmented_control(key=bar).set_value(step).run()
+        assert_clean(at)
+    seen = ""
+    for step in range(mine + 2, len(names) + 1):
+        at.segmented_control(key=bar).set_value(step).run()
+        assert_clean(at)
+        assert any("d_k = 9, scaling off" in c.value for c in at.caption), step
+        assert not [s for s in at.slider if s.key == "scaling_d_k"], step
+        seen += " ".join(m.value for m in at.markdown)
+        matrices = token_matrices(at)
+        if matrices:  # the weights step: unscaled weights of the chosen W
+            assert close(matrices[0], unscaled.weights)
+    assert "At your d_k = 9" in seen and "seed 5" in seen
+    at.segmented_control(key=bar).set_value(mine + 1).run()
+    assert at.slider(key="scaling_d_k").value == 9 and at.toggle(key="scaling_scale").value is False
