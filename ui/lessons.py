@@ -186,9 +186,13 @@ LESSONS: tuple[Lesson, ...] = (
                 "Another seed for W_q, W_k, W_v",
                 "New projections, new scores: the same X, different roles.",
                 (("qkv_seed", 7),),
+                step="W_q, W_k, W_v",
             ),
             Experiment(
-                "d_k = 1", "Each query and key is a single number: the scores become products.", (("qkv_d_k", 1),)
+                "d_k = 1",
+                "Each query and key is a single number: the scores become products.",
+                (("qkv_d_k", 1),),
+                step="W_q, W_k, W_v",
             ),
             Experiment(
                 "Switch to “Your journey starts with one step”",
@@ -219,8 +223,14 @@ LESSONS: tuple[Lesson, ...] = (
                 "Switch scaling off",
                 "The weights sharpen: with large d_k one key takes everything.",
                 (("scaling_scale", False),),
+                step="Your input",
             ),
-            Experiment("d_k = 64", "Unscaled scores spread like √64 = 8 times wider.", (("scaling_d_k", 64),)),
+            Experiment(
+                "d_k = 64",
+                "Unscaled scores spread like √64 = 8 times wider.",
+                (("scaling_d_k", 64),),
+                step="Your input",
+            ),
         ),
         learned=(
             "A score adds d_k products, so its variance grows like d_k.",
@@ -245,14 +255,19 @@ LESSONS: tuple[Lesson, ...] = (
                 "Sliding window mask",
                 "Each token sees only its w − 1 predecessors.",
                 (("masking_type", "sliding window"),),
+                step="Choose a mask",
             ),
             Experiment(
                 "Padding mask",
                 "Padded keys are hidden from every query: whole columns of zeros.",
                 (("masking_type", "padding"),),
+                step="Choose a mask",
             ),
             Experiment(
-                "Causal mask", "Row 1 attends only to itself: its single weight is 1.", (("masking_type", "causal"),)
+                "Causal mask",
+                "Row 1 attends only to itself: its single weight is 1.",
+                (("masking_type", "causal"),),
+                step="Choose a mask",
             ),
         ),
         learned=(
