@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import diagrams, display, inputs, lessons, progress
+from ui import diagrams, display, inputs, lessons, progress, steps
 from ui.inputs import LabInput
 
 TITLE = "Attention Lab"  # the overview keeps the lab's name as its title, not its registry label
@@ -30,6 +30,7 @@ GLOSSARY = {
 def render(lab: LabInput) -> None:
     st.title(TITLE)
     intro()
+    two_ways(steps.path_lessons(), progress.path_position())
     symbols(SYMBOLS)
     pipeline_diagram()
     counting()
@@ -52,6 +53,29 @@ lab shows the right numbers and labels the mistake as a pitfall.
 """
     )
     st.latex(r"\text{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
+
+
+def two_ways(stops: tuple[lessons.Lesson, ...], reached: int) -> None:
+    """The 15-minute path (one essential step of each lesson on it) beside the full course, step by step."""
+    if not stops:
+        return
+    short, full = st.columns(2, border=True)
+    with short:
+        st.markdown(
+            f"**The 15-minute path.** The one essential step of each of lessons {stops[0].number} to "
+            f"{stops[-1].number}, in order, with a single Next button. Start here for the big picture."
+        )
+        continuing = 0 < reached < len(stops)  # a learner who left the path part-way picks it up there
+        resume = stops[reached] if continuing else stops[0]
+        label = f"Continue the path at stop {reached + 1} of {len(stops)}" if continuing else "Take the 15-minute path"
+        st.page_link(resume.path, label=label, icon=":material/route:", query_params={steps.PATH_PARAM: steps.SHORT})
+    with full:
+        first = lessons.numbered()[0]
+        st.markdown(
+            "**The full course.** Every lesson, one idea per step, with exercises that check you; a switch on each "
+            "lesson shows it whole on one page."
+        )
+        st.page_link(first.path, label=f"Start with {first.label}", icon=":material/school:")
 
 
 def symbols(terms: dict[str, str]) -> None:

@@ -19,32 +19,45 @@ from attention_core.normalization import (
 from attention_core.presets import JOURNEY, NUMPY_SEED_4, TRANSFORMER
 from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import to_frame
-from ui import cell_click, charts, display, inputs, path
+from ui import cell_click, charts, display, inputs
 from ui.exercises import exercises_section
 from ui.format import exp_text, format_number, numbers_text, quotient_text, sum_text, texts, written_sum
 from ui.inputs import LabInput
+from ui.steps import lesson_steps
 
 SIDE_BY_SIDE_TOKENS = 8  # up to this many tokens, the temperature heatmap and bars share a row
 
 
 def render(lab: LabInput) -> None:
-    """The lesson's outline: one function per section."""
+    """The lesson's outline: one function per step."""
     steps = ac.self_attention(lab.X, scale=False)  # simplified attention: Q = K = V = X, no √d_k
     display.lesson_title(__file__)
-    intro(lab)
-    worked_example(lab, steps.scores[lab.query_index])
-    pitfall_divide_by_sum(lab, steps.scores, steps.weights)
-    all_rows(lab, steps)
-    temperature_intro()
-    temperature_section(lab, steps.weights)
-    stability_intro()
-    stability_section(lab, steps.scores, steps.weights)
-    pitfall_wrong_axis(lab, steps.scores)
-    display.show_code(
-        softmax_row_steps, ac.softmax, ac.naive_normalize, ac.column_softmax, ac.row_entropy, overflow_demo
+    lesson_steps(
+        __file__,
+        {
+            "Why softmax": lambda: intro(lab),
+            "Worked example": lambda: worked_example(lab, steps.scores[lab.query_index]),
+            "Divide by the sum?": lambda: pitfall_divide_by_sum(lab, steps.scores, steps.weights),
+            "All rows": lambda: all_rows(lab, steps),
+            "Temperature": lambda: temperature_step(lab, steps.weights),
+            "Stability": lambda: stability_step(lab, steps.scores, steps.weights),
+            "Wrong axis": lambda: pitfall_wrong_axis(lab, steps.scores),
+        },
     )
-    exercises_section(__file__, lab)
-    path.lesson_footer(__file__)
+
+
+def temperature_step(lab: LabInput, weights: torch.Tensor) -> None:
+    """What a temperature does, the slider, and its question."""
+    temperature_intro()
+    temperature_section(lab, weights)
+    exercises_section(__file__, lab, places=("temperature",))
+
+
+def stability_step(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor) -> None:
+    """Why the maximum is subtracted, the overflow demonstration, and its question."""
+    stability_intro()
+    stability_section(lab, scores, weights)
+    exercises_section(__file__, lab, places=("shift",))
 
 
 def printed_preset(lab: LabInput) -> tuple[str | None, str | None]:
@@ -140,6 +153,7 @@ def worked_example(lab: LabInput, scores_row: torch.Tensor) -> None:
         f"({format_number(top_weight)})."
     )
     printed_weights_note(lab)
+    exercises_section(__file__, lab, places=("weight", "top-weight"))
 
 
 def printed_weights_note(lab: LabInput) -> None:
@@ -338,6 +352,18 @@ def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
         help="The entropy when every weight is 1/T.",
     )
     col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
+    display.table(
+        pd.DataFrame(
+            {
+                "score s_j": hot_steps.scores[q].tolist(),
+                f"s_j / {temperature:g}": hot_steps.scaled_scores[q].tolist(),
+                "weight at t = 1": weights[q].tolist(),
+                f"weight at t = {temperature:g}": hot[q].tolist(),
+            },
+            index=list(labels),
+        ),
+        alt_text=f"The scores of {query} divided by the temperature, and its weights",
+    )
     hot_title = "The query's weights at t = 1 and at the t above"
     hot_rows = {"t = 1": weights[q], f"t = {temperature:g}": hot[q]}  # one series at t = 1
     st.caption(
@@ -458,6 +484,9 @@ query i's "weights" no longer add up to 1, so its output is not an average of th
         f"{sum_text(wrong[lab.query_index], row_sums(wrong)[lab.query_index].item())} instead of 1."
     )
     wrong_axis_notes(lab)
+    display.show_code(
+        softmax_row_steps, ac.softmax, ac.naive_normalize, ac.column_softmax, ac.row_entropy, overflow_demo
+    )
 
 
 def wrong_axis_notes(lab: LabInput) -> None:

@@ -383,6 +383,113 @@ def click_to_redrawn(browser, base: str, trivial_url: str, frozen_url: str | Non
     return lines
 
 
+# --- click to redrawn, step by step (issue 24) --------------------------------------------------------------
+
+STEP_REPEATS = int(os.environ.get("BENCH_STEP_REPEATS", "3"))  # interactions per step, size and control
+CONTROL_TESTIDS = {
+    "stSlider": "slider",
+    "stNumberInput": "number",
+    "stCheckbox": "toggle",
+    "stRadio": "radio",
+    "stSelectbox": "selectbox",
+}
+NOT_STEP_CONTROLS = ("Whole lesson on one page", "Your answer")  # the lesson's switch; exercise answers
+STEP_CONTROLS_JS = f"""() => {{
+  const found = [];
+  for (const [testid, kind] of Object.entries({json.dumps(CONTROL_TESTIDS)})) {{
+    for (const box of document.querySelectorAll(`[data-testid='stMain'] [data-testid='${{testid}}']`)) {{
+      if (box.closest("[data-testid='stForm']") || box.offsetParent === null) continue;
+      const label = box.querySelector("[data-testid='stWidgetLabel']");
+      const text = label ? label.innerText.trim() : "";
+      const skipped = {json.dumps(list(NOT_STEP_CONTROLS))}.some((skip) => text.startsWith(skip));
+      if (text && !skipped) found.push([kind, text]);
+    }}
+  }}
+  return found;
+}}"""
+
+
+def step_controls(page) -> list[tuple[str, str]]:
+    """The step's own controls (kind, label): not the sidebar, the whole-lesson switch or an exercise's form."""
+    return [(kind, label) for kind, label in page.evaluate(STEP_CONTROLS_JS)]
+
+
+def change_step(page) -> dict | None:
+    """Time a click on Next until the next step is drawn; None on the last step."""
+    button = page.locator("[data-testid='stMain'] button", has_text="Next:")
+    if button.count() == 0:
+        return None
+    page.evaluate("window.__benchArm()")
+    button.first.click()
+    return finish(page)
+
+
+def step_row(browser, page, lesson: str, step: int, size: str, trivial_pick: float, trivial_slide: float) -> str:
+    """One row: the step's query pick, each of its own controls, its element count, and the verdicts."""
+    picks = [query_token(page) for _ in range(STEP_REPEATS)]
+    pick = median_ms(picks)
+    limit = 2 if size == "default preset" else 3
+    verdicts = [pick / trivial_pick <= limit]
+    cells = []
+    for kind, label in step_controls(page)[:3]:
+        box = widget(page, kind, label)
+        if box is None:
+            continue
+        moves = [move_control(page, kind, box, i) for i in range(STEP_REPEATS)]
+        control = median_ms(moves)
+        ratio = control / (trivial_slide if kind == "slider" else trivial_pick)
+        verdicts.append(ratio <= limit)
+        cells.append(f"{label[:28]} {control:.0f} ms ({ratio:.1f})")
+    elements = page.evaluate(ELEMENTS_JS)
+    return (
+        f"| {lesson} | {step} | {size} | {pick:.0f} ms | {pick / trivial_pick:.1f} | {'; '.join(cells) or '-'} "
+        f"| {elements} | {'yes' if all(verdicts) else 'no'} |"
+    )
+
+
+def click_to_redrawn_by_step(browser, base: str, trivial_url: str) -> list[str]:
+    """Every step of every stepped lesson x (default preset, 32 tokens): query pick, the step's own controls, and
+    the time to change the step, against the trivial page measured in the same run."""
+    from tests.pages.test_steps import STEPPED
+
+    trivial_pick, trivial_slide, _ = trivial_figures(browser, trivial_url)
+    lines = [
+        "| lesson | step | size | query token | ratio | the step's controls (ratio) | elements | within budget |",
+        "|---|---:|---|---:|---:|---|---:|---|",
+        f"| trivial page | | | {trivial_pick:.0f} ms | 1.0 | slider {trivial_slide:.0f} ms (1.0) | 3 | |",
+    ]
+    changes: list[float] = []
+    for lesson in STEPPED:
+        for size, query in SIZES.items():
+            url = f"{base}/{lesson.name}?step=1" + (f"&{query}" if query else "")
+            try:
+                page = open_page(browser, url)
+                step = 1
+                while True:
+                    lines.append(step_row(browser, page, lesson.name, step, size, trivial_pick, trivial_slide))
+                    moved = change_step(page)
+                    if moved is None:
+                        break
+                    changes.append(moved["ms"])
+                    step += 1
+                page.context.close()
+            except Exception as error:  # one broken step must not hide the others' figures
+                lines.append(f"| {lesson.name} | | {size} | error: {str(error).splitlines()[0][:120]} | | | | |")
+    if changes:
+        worst = max(changes)
+        lines.append(
+            f"\nChanging the step (Next): median {statistics.median(changes):.0f} ms, slowest {worst:.0f} ms over "
+            f"{len(changes)} changes = {worst / trivial_pick:.1f}x the trivial page's query pick (budget 3x: "
+            f"{'yes' if worst <= 3 * trivial_pick else 'no'})."
+        )
+    lines.append(
+        f"Median of {STEP_REPEATS} per cell. Budget (issue 24): query pick and every control of the step at most 2x "
+        "the trivial page at the default preset and 3x at 32 tokens (a slider against the trivial slider, anything "
+        "else against its selectbox). Elements: element containers and blocks in the main area."
+    )
+    return lines
+
+
 # --- first page ------------------------------------------------------------------------------------
 
 FIRST_PAGE_JS = """() => {
@@ -656,7 +763,7 @@ def load_average() -> str:
 # --- the runner's entry point ----------------------------------------------------------------------
 
 
-def run(emit=print, clicks_only: bool = False) -> list[str]:
+def run(emit=print, clicks_only: bool = False, steps_only: bool = False) -> list[str]:
     """Every browser figure as markdown lines, each section passed to emit as soon as it is measured.
 
     clicks_only: only click to redrawn. In the full run it follows the ten memory sessions, whose
@@ -672,12 +779,12 @@ def run(emit=print, clicks_only: bool = False) -> list[str]:
         sys.stdout.flush()
 
     section([f"Load average (1, 5, 15 min) at start: {load_average()}", ""])
-    if not clicks_only:
+    if not (clicks_only or steps_only):
         section(["### Imports (`python -X importtime`, cumulative)", "", *import_times()])
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            if not clicks_only:
+            if not (clicks_only or steps_only):
                 section(["", "### First page after `streamlit run` (headless Chromium)", "", *first_page(browser)])
                 section([f"Load average: {load_average()}"])
             with tempfile.TemporaryDirectory() as scratch:
@@ -692,6 +799,11 @@ def run(emit=print, clicks_only: bool = False) -> list[str]:
                     wait_healthy(small, trivial_port)
                     wait_healthy(small_frozen, frozen_port)
                     base = f"http://127.0.0.1:{app_port}"
+                    lines = click_to_redrawn_by_step(browser, base, f"http://127.0.0.1:{trivial_port}")
+                    section(["", "### Click to redrawn, step by step (headless Chromium)", "", *lines])
+                    section([f"Load average: {load_average()}"])
+                    if steps_only:
+                        return out
                     if not clicks_only:
                         table = ["| figure | measured |", "|---|---:|", *memory_after_sessions(browser, base, app)]
                         section(["", "### Memory (fresh server)", "", *table, f"\nLoad average: {load_average()}"])

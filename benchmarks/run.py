@@ -112,6 +112,31 @@ def rerun_table() -> tuple[list[str], int, str]:
     return lines, largest_bytes, largest_page
 
 
+def step_rerun_table(trivial: float) -> list[str]:
+    """Server rerun of every step of every stepped lesson at the default preset (budget 50 ms), with its elements."""
+    from tests.pages.test_steps import STEPPED, leaf_count
+
+    lines = [
+        "| lesson | step | rerun | ratio to trivial | elements | within 50 ms |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for lesson in STEPPED:
+        step, count = 1, None
+        while count is None or step <= count:
+            at = AppTest.from_file(APP, default_timeout=120)
+            at.query_params.update({"step": str(step)})
+            at.run()
+            at.switch_page(lesson.path).run()
+            count = len(at.segmented_control(key=f"stepbar:{lesson.name}").options)
+            seconds = median_rerun(at)
+            lines.append(
+                f"| {lesson.name} | {step} | {seconds * 1000:.1f} ms | {seconds / trivial:.1f} | {leaf_count(at.main)} "
+                f"| {'yes' if seconds <= 0.05 else 'no'} |"
+            )
+            step += 1
+    return lines
+
+
 def collector_pauses(freeze: bool, reruns: int = 10) -> tuple[int, float, float]:
     """(full collections, longest ms, total ms) while every page reruns ``reruns`` times at the
     default preset, with the app's gc.freeze after imports (ui.collector) or without it."""
@@ -184,17 +209,23 @@ def main() -> None:
     parser.add_argument(
         "--clicks-only", action="store_true", help="only click to redrawn, on fresh servers (a few minutes)"
     )
+    parser.add_argument(
+        "--steps-only", action="store_true", help="only click to redrawn for every step of every lesson"
+    )
     args = parser.parse_args()
-    if args.browser_only or args.clicks_only:
+    if args.browser_only or args.clicks_only or args.steps_only:
         from benchmarks import browser
 
-        browser.run(clicks_only=args.clicks_only)  # prints each section as it is measured
+        browser.run(clicks_only=args.clicks_only, steps_only=args.steps_only)  # prints each section as measured
         return
     if args.features_only:
         feature_benchmarks()
         return
     print(f"Load average (1, 5, 15 min) at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
     compile_scripts_once()
+    print("### Rerun time of every step (server, AppTest, median of 5, default preset)\n")
+    print("\n".join(step_rerun_table(trivial_rerun())), flush=True)
+    print()
     lines, largest_bytes, largest_page = rerun_table()
     print("### Rerun time (server, AppTest, median of 5)\n")
     print("\n".join(lines), flush=True)

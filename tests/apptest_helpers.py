@@ -26,9 +26,15 @@ EMBEDDING_LABELS = {
 def open_page(
     page: str = "app_pages/overview.py", params: dict[str, str] | None = None, timeout: float = 60
 ) -> AppTest:
-    """Open ``page`` as a deep link with ``params`` in the URL: the first run is that page's."""
+    """Open ``page`` as a deep link with ``params`` in the URL: the first run is that page's.
+
+    A lesson opens whole (``view=all``: every step on one page, as the page tests read it) unless ``params``
+    name a step, a view or the path; tests of the stepped view pass ``step``."""
     at = AppTest.from_file(APP, default_timeout=timeout)
-    at.query_params.update(params or {})
+    params = dict(params or {})
+    if not {"step", "view", "path"} & set(params):
+        params["view"] = "all"
+    at.query_params.update(params)
     if page != "app_pages/overview.py":
         at.switch_page(page)
     return at.run()

@@ -33,6 +33,18 @@ def test_a_good_file_parses_to_itself():
     assert parse_file(text(GOOD).encode()) == GOOD
 
 
+def test_steps_seen_and_the_path_position_load_with_a_file_without_them_still_loading(monkeypatch):
+    """Stepped lessons (issue 24) add "steps" and "path"; a file written before them loads as it did."""
+    stepped = GOOD | {"steps": {"softmax": [1, 3, 2]}, "path": 4}
+    assert parse_file(text(stepped)) == stepped
+    state: dict = {}
+    monkeypatch.setattr(progress.st, "session_state", state)
+    progress.merge(parse_file(text(stepped)))
+    progress.merge(parse_file(text(GOOD)))  # the older file adds nothing and takes nothing away
+    assert progress.steps_seen("softmax") == (1, 3, 2) and progress.path_position() == 4
+    assert parse_file(progress.payload_text())["steps"] == {"softmax": [1, 3, 2]}
+
+
 def deeply_nested() -> str:
     """30,000 levels in under 64 KiB: past the size check, into the parser's recursion limit."""
     return '{"version": 1, "lessons": {"softmax": ' + "[" * 30_000 + "]" * 30_000 + '}, "visited": []}'
@@ -100,6 +112,16 @@ HOSTILE = {
             "visited": [],
         }
     ).replace(" ", ""),
+    "steps a list": text(GOOD | {"steps": [1, 2]}),
+    "steps of an unknown lesson": text(GOOD | {"steps": {"<b>x</b>": [1]}}),
+    "a step zero": text(GOOD | {"steps": {"softmax": [0]}}),
+    "a step too far": text(GOOD | {"steps": {"softmax": [progress.MAX_STEP + 1]}}),
+    "a step as text": text(GOOD | {"steps": {"softmax": ["2"]}}),
+    "a step a bool": text(GOOD | {"steps": {"softmax": [True]}}),
+    "a step twice": text(GOOD | {"steps": {"softmax": [2, 2]}}),
+    "a path as text": text(GOOD | {"path": "3"}),
+    "a negative path": text(GOOD | {"path": -1}),
+    "a path too far": text(GOOD | {"path": 10**9}),
     "huge": text(GOOD)[:-1] + ', "pad": "' + "x" * MAX_BYTES + '"}',
     "deeply nested": deeply_nested(),
 }

@@ -74,20 +74,24 @@ def exercises_section(
     material: object = None,
     material_key: tuple = (),
     made_from: str = "the input in the sidebar",
+    places: tuple[str, ...] | None = None,
 ) -> None:
-    """The lesson's 'Check yourself' section: every exercise with its form, feedback and progress.
+    """A 'Check yourself' section: the lesson's exercises with their forms, feedback and progress.
 
-    Lessons 10-12 compute their own material (a forward pass, a training run, a generation source)
-    and pass it with the plain values that determine it (``material_key``).
+    ``places`` (exercise names such as "weight") keeps the exercises a step tests, in the step that shows
+    their numbers; None asks them all. Lessons 10-12 compute their own material (a forward pass, a training
+    run, a generation source) and pass it with the plain values that determine it (``material_key``).
     """
     lesson = lessons.lesson_for(page).name
     exercises = lesson_exercises(lesson, lab, material=material, material_key=material_key)
-    st.session_state[f"_exercises:{lesson}"] = exercises  # what this run asked (tests read it, as _lab_input)
-    if not exercises:
+    st.session_state[f"_exercises:{lesson}"] = exercises  # what the lesson asks on this input (tests read it)
+    asked = [(n, ex) for n, ex in enumerate(exercises, 1) if places is None or place_name(ex) in places]
+    st.session_state[f"_exercises_shown:{lesson}"] = tuple(ex for _, ex in asked)  # what this step shows
+    if not asked:
         return
-    st.subheader("Check yourself", anchor="check-yourself")
+    st.subheader("Check yourself", anchor=False)
     caption = st.empty()  # filled after the forms, so it counts this run's answer too
-    for number, exercise in enumerate(exercises, 1):
+    for number, exercise in asked:
         exercise_card(lesson, number, exercise)
     answered, correct = progress.counts(lesson)
     caption.caption(

@@ -40,6 +40,8 @@ class Lesson:
     try_this: tuple[Experiment, ...] = ()  # two or three experiments, each set up by one click
     learned: tuple[str, ...] = ()  # "What you just learned": three lines
     exercises: Generator | None = None  # "Check yourself": made from what the page shows
+    essential: str = ""  # the name of the step the 15-minute path shows (lessons 1-9); "": not on the path
+    bridge: str = ""  # the path's one line from the lesson before to this one
 
     @property
     def path(self) -> str:
@@ -134,6 +136,8 @@ LESSONS: tuple[Lesson, ...] = (
             "Subtracting the row maximum first changes nothing but avoids overflow.",
         ),
         exercises=ex.softmax_exercises,
+        essential="Worked example",
+        bridge="Scores can be any size and sign; softmax turns each row into weights that share out exactly 1.",
     ),
     Lesson(
         name="context_vectors",

@@ -19,6 +19,8 @@ from ui import lessons
 
 STATE_KEY = "_exercise_progress"  # {lesson name: {exercise id: {"tries": int, "correct": bool, "revealed": bool}}}
 VISITED_KEY = "_lessons_visited"  # [lesson name], in the order first visited
+STEPS_KEY = "_steps_seen"  # {lesson name: [step number, counted from 1]}
+PATH_KEY = "_path_position"  # the furthest stop reached on the 15-minute path (0: not started)
 LOADED_KEY = "_progress_file_message"  # (kind, text) of the last "Load my progress"
 UPLOAD_KEY = "progress_file"
 
@@ -26,7 +28,10 @@ VERSION = 1
 MAX_BYTES = 64 * 1024  # a file or a stored value larger than this is refused unread
 MAX_ENTRIES = 600  # exercises over every lesson (a full book is about 40 KB of JSON)
 MAX_TRIES = 10_000
+MAX_STEP = 40  # no lesson has more steps; a stored step number beyond it is refused
 EXERCISE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # "weight-1a2b3c4d5e6f", "wrong-axis"
+REQUIRED_PARTS = {"version", "lessons", "visited"}
+OPTIONAL_PARTS = {"steps", "path"}  # added with stepped lessons: a file written before them still loads
 ENTRY_FIELDS = {"tries": int, "correct": bool, "revealed": bool}
 FILE_NAME = "attention-lab-progress.json"
 
@@ -66,6 +71,28 @@ def note_visit(lesson: str) -> None:
     visited = _visited()
     if lesson in lessons.BY_NAME and lesson not in visited:
         visited.append(lesson)
+
+
+def note_step(lesson: str, number: int) -> None:
+    """The learner saw step ``number`` (from 1) of a lesson."""
+    seen = st.session_state.setdefault(STEPS_KEY, {}).setdefault(lesson, [])
+    if lesson in lessons.BY_NAME and 1 <= number <= MAX_STEP and number not in seen:
+        seen.append(number)
+
+
+def steps_seen(lesson: str) -> tuple[int, ...]:
+    """The steps of a lesson seen so far, in the order first seen."""
+    return tuple(st.session_state.get(STEPS_KEY, {}).get(lesson, ()))
+
+
+def note_path(position: int) -> None:
+    """The learner reached stop ``position`` (from 1) of the 15-minute path; the furthest one is kept."""
+    st.session_state[PATH_KEY] = max(int(st.session_state.get(PATH_KEY, 0)), position)
+
+
+def path_position() -> int:
+    """The furthest stop reached on the 15-minute path (0: not started)."""
+    return int(st.session_state.get(PATH_KEY, 0))
 
 
 def visited() -> tuple[str, ...]:
@@ -120,7 +147,8 @@ def payload() -> dict:
     kept: dict[str, dict[str, dict]] = {}
     for lesson, exercise_id, entry in entries:
         kept.setdefault(lesson, {})[exercise_id] = {field: entry[field] for field in ENTRY_FIELDS}
-    return {"version": VERSION, "lessons": kept, "visited": list(_visited())}
+    steps = {lesson: list(seen) for lesson, seen in st.session_state.get(STEPS_KEY, {}).items() if seen}
+    return {"version": VERSION, "lessons": kept, "visited": list(_visited()), "steps": steps, "path": path_position()}
 
 
 def payload_text() -> str:
@@ -151,8 +179,8 @@ def parse_file(raw: bytes | str) -> dict:
         raise
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise ProgressFileError("it is not JSON") from None
-    if not isinstance(data, dict) or set(data) != {"version", "lessons", "visited"}:
-        raise ProgressFileError('it is not an object with exactly "version", "lessons" and "visited"')
+    if not isinstance(data, dict) or not REQUIRED_PARTS <= set(data) <= {*REQUIRED_PARTS, *OPTIONAL_PARTS}:
+        raise ProgressFileError('it is not an object of "version", "lessons", "visited" (and "steps", "path")')
     if type(data["version"]) is not int or data["version"] != VERSION:
         raise ProgressFileError(f"its version is not {VERSION}")
     book, visited_list = data["lessons"], data["visited"]
@@ -176,7 +204,21 @@ def parse_file(raw: bytes | str) -> dict:
                 raise ProgressFileError('"tries" is not a whole number or "correct"/"revealed" is not true/false')
             if not 0 <= entry["tries"] <= MAX_TRIES:
                 raise ProgressFileError(f'"tries" is not between 0 and {MAX_TRIES}')
+    check_steps(data.get("steps", {}), data.get("path", 0))
     return data
+
+
+def check_steps(steps: object, position: object) -> None:
+    """The steps seen per lesson and the path position of a payload, or ProgressFileError."""
+    if not isinstance(steps, dict) or any(not isinstance(name, str) or name not in lessons.BY_NAME for name in steps):
+        raise ProgressFileError('"steps" is not an object of this lab\'s lessons')
+    for seen in steps.values():
+        if not isinstance(seen, list) or any(type(n) is not int or not 1 <= n <= MAX_STEP for n in seen):
+            raise ProgressFileError(f"a lesson's steps are not a list of whole numbers from 1 to {MAX_STEP}")
+        if len(set(seen)) != len(seen):
+            raise ProgressFileError("a step appears twice")
+    if type(position) is not int or not 0 <= position <= MAX_STEP:
+        raise ProgressFileError(f'"path" is not a whole number from 0 to {MAX_STEP}')
 
 
 def merge(data: dict) -> None:
@@ -190,6 +232,10 @@ def merge(data: dict) -> None:
             entry["revealed"] = entry["revealed"] or stored["revealed"]
     for lesson in data["visited"]:
         note_visit(lesson)
+    for lesson, seen in data.get("steps", {}).items():
+        for number in seen:
+            note_step(lesson, number)
+    note_path(data.get("path", 0))
 
 
 def reset() -> None:
@@ -197,6 +243,8 @@ def reset() -> None:
     writes the empty book, which removes it from the browser too."""
     st.session_state.pop(STATE_KEY, None)
     st.session_state.pop(VISITED_KEY, None)
+    st.session_state.pop(STEPS_KEY, None)
+    st.session_state.pop(PATH_KEY, None)
     st.session_state.pop(LOADED_KEY, None)
     for key in [key for key in st.session_state if str(key).startswith(("ex:", "exf:", "exv:", "exq:"))]:
         del st.session_state[key]

@@ -79,7 +79,7 @@ def test_an_answer_survives_a_reload_and_a_new_tab_and_forget_clears_it(browser,
         wait_for_app(other)
         assert marker(other) == NONE_YET
         kept = json.loads(stored(other))  # forgotten in the browser: only this visit of the overview is left
-        assert kept == {"version": 1, "lessons": {}, "visited": ["overview"]}, kept
+        assert kept == {"version": 1, "lessons": {}, "visited": ["overview"], "steps": {}, "path": 0}, kept
         other.reload()
         wait_for_app(other)
         other.wait_for_timeout(1500)

@@ -64,7 +64,13 @@ def test_forget_clears_answers_and_visits_and_tells_the_browser():
     at.button(key="reset_progress").click().run()
     assert marker(at) == NONE_YET
     assert not any(e["tries"] for book in at.session_state[progress.STATE_KEY].values() for e in book.values())
-    assert json.loads(at.session_state[browser_store.WRITTEN]) == {"version": 1, "lessons": {}, "visited": ["overview"]}
+    assert json.loads(at.session_state[browser_store.WRITTEN]) == {
+        "version": 1,
+        "lessons": {},
+        "visited": ["overview"],
+        "steps": {},
+        "path": 0,
+    }
 
 
 def test_download_holds_the_answers_and_visits(served):

@@ -1,0 +1,116 @@
+"""Stepped lessons in a real browser (issue 24): step= links, Next / Back, the whole-lesson switch and the path,
+and every step of every lesson on a 390 px phone with nothing wider than the screen outside a scroll container."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.test_browser import no_exception
+from tests.pages.test_steps import STEPPED
+from ui import steps
+
+PHONE = {"width": 390, "height": 844}
+# Elements of the main column that stick out past the screen's right edge with no scrolling ancestor inside it.
+STICKING_OUT_JS = """() => {
+  const limit = document.documentElement.clientWidth + 1;
+  const out = [];
+  for (const el of document.querySelectorAll("[data-testid='stMain'] [data-testid='stElementContainer'] *")) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0 || box.right <= limit) continue;
+    let scroller = el.parentElement;
+    let held = false;
+    while (scroller && scroller !== document.body) {
+      const overflow = getComputedStyle(scroller).overflowX;
+      if ((overflow === "auto" || overflow === "scroll") && scroller.getBoundingClientRect().right <= limit) {
+        held = true;
+        break;
+      }
+      scroller = scroller.parentElement;
+    }
+    const name = `${el.tagName.toLowerCase()}.${String(el.className).slice(0, 40)}`;
+    if (!held) out.push(`${name} right=${Math.round(box.right)}`);
+  }
+  return {out: out.slice(0, 5), pageScrolls: document.documentElement.scrollWidth > limit};
+}"""
+
+
+def current_step(page) -> str:
+    return page.evaluate("() => new URLSearchParams(window.location.search).get('step')")
+
+
+def click_and_wait(page, name: str) -> None:
+    page.get_by_role("button", name=name).first.click()
+    page.wait_for_timeout(300)
+    wait_for_app(page)
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lesson", STEPPED, ids=lambda lesson: lesson.name)
+def test_every_step_fits_a_phone(phone, app_url, lesson):
+    """Open step 1 from its link, then walk every step with Next, checking the width of each on a 390 px phone."""
+    phone.goto(f"{app_url}/{lesson.name}?step=1")
+    wait_for_app(phone)
+    number = 1
+    while True:
+        no_exception(phone)
+        assert current_step(phone) == str(number)
+        found = phone.evaluate(STICKING_OUT_JS)
+        assert not found["out"] and not found["pageScrolls"], (lesson.name, number, found)
+        if number <= 2:
+            screenshot(phone, f"phone-{lesson.name}-step{number}")
+        next_button = phone.locator("[data-testid='stMain'] button", has_text="Next:")
+        if next_button.count() == 0:
+            break
+        next_button.first.click()
+        number += 1
+        phone.wait_for_function(f"() => new URLSearchParams(window.location.search).get('step') === '{number}'")
+        wait_for_app(phone)
+    assert number >= 3
+
+
+@pytest.mark.browser
+def test_step_links_next_back_and_the_whole_lesson_switch(page, app_url):
+    page.goto(f"{app_url}/softmax?step=3")
+    wait_for_app(page)
+    no_exception(page)
+    assert page.get_by_text("Pitfall: why not just divide by the sum?").count() == 1
+    click_and_wait(page, "Next: All rows")
+    assert current_step(page) == "4"
+    click_and_wait(page, "Back: Divide by the sum?")
+    assert current_step(page) == "3"
+    page.get_by_text("Whole lesson on one page").click()
+    page.wait_for_timeout(300)
+    wait_for_app(page)
+    assert page.evaluate("() => new URLSearchParams(window.location.search).get('view')") == steps.WHOLE
+    assert page.get_by_text("What you just learned").count() == 1
+    assert page.get_by_text("Stability: subtract the maximum before exp").count() == 1
+    page.reload()
+    wait_for_app(page)
+    assert page.get_by_text("What you just learned").count() == 1, "a reload keeps the whole lesson"
+
+
+@pytest.mark.browser
+def test_the_path_leads_from_stop_to_stop(page, app_url):
+    first, second = steps.path_lessons()[:2]
+    page.goto(f"{app_url}/")
+    wait_for_app(page)
+    page.get_by_role("link", name="Take the 15-minute path").click()
+    page.wait_for_url(f"**/{first.name}?*path=short*")
+    wait_for_app(page)
+    no_exception(page)
+    assert page.get_by_text(first.bridge).count() >= 1 or not first.bridge
+    page.get_by_role("link", name=f"Next: {second.label}").click()
+    page.wait_for_url(f"**/{second.name}?*path=short*")
+    wait_for_app(page)
+    no_exception(page)
+    assert page.get_by_text("stop 2 of").count() == 1
+    screenshot(page, "path-stop-2")

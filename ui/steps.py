@@ -1,0 +1,239 @@
+"""A lesson as a short sequence of steps, one idea each, one on screen at a time.
+
+A page hands its steps to ``lesson_steps`` in order, each a function that draws it::
+
+    lesson_steps(__file__, {
+        "Worked example": lambda: worked_example(lab, result),
+        "Divide by the sum?": lambda: pitfall_divide_by_sum(lab, result),
+    })
+
+What the learner gets:
+- a step bar under the title (the steps by name; the ones already seen are ticked), and Back / Next at the
+  bottom; the last step ends with the lesson's footer (Try this, What you just learned, the next lesson);
+- the step in the URL as ``step=N`` (counted from 1), so a link opens that step; a step that does not exist
+  gets a one-line message and step 1 (or the step the learner was on);
+- a switch "Whole lesson on one page" (``view=all`` in the URL) that draws every step in order, as the lesson
+  was before it had steps, for those who want to scroll, search or print;
+- the 15-minute path (``path=short``): lessons 1-9 show only their essential step, a one-line bridge from
+  the lesson before, and a single Next button that opens the next lesson's essential step.
+The steps seen and the position on the path are kept with the learner's progress (``ui.progress``), in the
+browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from ui import lessons, path, progress
+from ui.format import learner_text
+
+STEP_PARAM = "step"  # ?step=N, counted from 1
+VIEW_PARAM = "view"  # ?view=all: the whole lesson on one page
+WHOLE = "all"
+PATH_PARAM = "path"  # ?path=short: the 15-minute path
+SHORT = "short"
+WHOLE_KEY = "whole_lesson"  # the switch's widget key (one switch, the same on every lesson)
+WHOLE_STATE = "_whole_lesson"  # the learner's choice, kept while pages without the switch run
+
+
+def _remembered(lesson: str) -> str:
+    return f"_step:{lesson}"
+
+
+def _bar_key(lesson: str) -> str:
+    return f"stepbar:{lesson}"
+
+
+# --- where the learner is ------------------------------------------------------------------------------------
+
+
+def parse_step(raw: str | None, count: int) -> tuple[int | None, str]:
+    """(step, problem) from the URL's ``step=`` text: the step (1..count) or None with a one-line reason."""
+    if raw is None or raw == "":
+        return None, ""
+    text = raw.strip()
+    if not (text.isascii() and text.isdigit()):
+        return None, f"“step={learner_text(raw[:20])}” is not a step number: a whole number from 1 to {count}."
+    number = int(text)
+    if not 1 <= number <= count:
+        return None, f"This lesson has {count} steps, so step={number} is not one of them."
+    return number, ""
+
+
+def current_step(lesson: str, count: int) -> int:
+    """The step to draw: the URL's if it is valid, else the one this session was on in this lesson, else 1."""
+    number, problem = parse_step(st.query_params.get(STEP_PARAM), count)
+    if problem:
+        st.info(f"{problem} Showing the step you were on.", icon=":material/link_off:")
+    if number is None:
+        number = min(int(st.session_state.get(_remembered(lesson), 1)), count)
+    go_to(lesson, number)
+    return number
+
+
+def go_to(lesson: str, number: int) -> None:
+    """Make ``number`` the lesson's current step: in the session and in the URL (a callback or the script)."""
+    st.session_state[_remembered(lesson)] = number
+    st.query_params[STEP_PARAM] = str(number)
+
+
+def whole_lesson() -> bool:
+    """Whether the learner asked for the whole lesson on one page: the URL's view=all, else the session's choice."""
+    if st.query_params.get(VIEW_PARAM) == WHOLE:
+        st.session_state[WHOLE_STATE] = True
+    whole = bool(st.session_state.get(WHOLE_STATE, False))
+    if whole:
+        st.query_params[VIEW_PARAM] = WHOLE
+        st.query_params.pop(STEP_PARAM, None)
+    return whole
+
+
+def _on_whole_switch() -> None:
+    st.session_state[WHOLE_STATE] = bool(st.session_state[WHOLE_KEY])
+    if st.session_state[WHOLE_STATE]:
+        st.query_params[VIEW_PARAM] = WHOLE
+        st.query_params.pop(STEP_PARAM, None)
+    else:
+        st.query_params.pop(VIEW_PARAM, None)
+
+
+def on_short_path() -> bool:
+    """Whether the learner is following the 15-minute path (``path=short`` in the URL)."""
+    return st.query_params.get(PATH_PARAM) == SHORT
+
+
+# --- drawing ---------------------------------------------------------------------------------------------------
+
+
+def step_label(number: int, name: str, seen: bool) -> str:
+    """'✓ 2. Divide by the sum?' for a step already seen, '2. Divide by the sum?' otherwise."""
+    return f"{'✓ ' if seen else ''}{number}. {name}"
+
+
+def _on_bar(lesson: str) -> None:
+    picked = st.session_state.get(_bar_key(lesson))
+    if picked is not None:
+        go_to(lesson, int(picked))
+
+
+def step_bar(lesson: str, names: tuple[str, ...], current: int) -> None:
+    """The lesson's steps by name, the current one selected, those seen ticked; picking one opens it."""
+    seen = set(progress.steps_seen(lesson))
+    st.session_state[_bar_key(lesson)] = current  # the bar follows the URL and the buttons
+    st.segmented_control(
+        "Steps of this lesson",
+        options=list(range(1, len(names) + 1)),
+        format_func=lambda n: step_label(n, names[n - 1], n in seen and n != current),
+        key=_bar_key(lesson),
+        required=True,
+        on_change=_on_bar,
+        args=(lesson,),
+        label_visibility="collapsed",
+        width="stretch",
+        wrap=True,
+    )
+
+
+def whole_switch() -> bool:
+    """The 'Whole lesson on one page' switch; returns whether it is on."""
+    on = whole_lesson()
+    st.session_state[WHOLE_KEY] = on
+    st.toggle(
+        "Whole lesson on one page",
+        key=WHOLE_KEY,
+        on_change=_on_whole_switch,
+        help="Every step of this lesson in order on one long page, to scroll, search or print.",
+    )
+    return on
+
+
+def step_buttons(lesson: lessons.Lesson, names: tuple[str, ...], current: int) -> None:
+    """Back and Next under the step; the last step leads on with the lesson's footer instead of Next."""
+    left, right = st.columns(2)
+    if current > 1:
+        left.button(
+            f"Back: {names[current - 2]}",
+            key=f"stepback:{lesson.name}",
+            on_click=go_to,
+            args=(lesson.name, current - 1),
+            icon=":material/arrow_back:",
+        )
+    if current < len(names):
+        right.button(
+            f"Next: {names[current]}",
+            key=f"stepnext:{lesson.name}",
+            on_click=go_to,
+            args=(lesson.name, current + 1),
+            icon=":material/arrow_forward:",
+            type="primary",
+        )
+
+
+def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
+    """Draw the lesson ``page`` (its ``__file__``) as steps: the path's step, one step, or all of them."""
+    lesson = lessons.lesson_for(page)
+    names = tuple(steps)
+    if on_short_path() and lesson.essential in steps:
+        short_path_step(lesson, steps[lesson.essential])
+        return
+    bar = st.container()
+    whole = whole_switch()
+    if whole:
+        for draw in steps.values():
+            draw()
+        path.lesson_footer(page)
+        return
+    current = current_step(lesson.name, len(names))
+    with bar:
+        step_bar(lesson.name, names, current)
+    steps[names[current - 1]]()
+    progress.note_step(lesson.name, current)
+    step_buttons(lesson, names, current)
+    if current == len(names):
+        path.lesson_footer(page)
+
+
+# --- the 15-minute path -----------------------------------------------------------------------------------------
+
+
+def path_lessons() -> tuple[lessons.Lesson, ...]:
+    """The lessons on the 15-minute path, in order: each names its essential step."""
+    return tuple(lesson for lesson in lessons.numbered() if lesson.essential)
+
+
+def path_neighbours(lesson: lessons.Lesson) -> tuple[lessons.Lesson | None, lessons.Lesson | None]:
+    """The lessons before and after ``lesson`` on the path (None at either end)."""
+    order = path_lessons()
+    at = order.index(lesson)
+    return (order[at - 1] if at > 0 else None), (order[at + 1] if at + 1 < len(order) else None)
+
+
+def short_path_step(lesson: lessons.Lesson, draw: Callable[[], None]) -> None:
+    """One stop of the 15-minute path: where it is, the bridge, the essential step, and a single Next."""
+    order = path_lessons()
+    position = order.index(lesson) + 1
+    st.caption(f"The 15-minute path: stop {position} of {len(order)}. The full lesson is one click away below.")
+    if lesson.bridge:
+        st.markdown(f"*{lesson.bridge}*")
+    draw()
+    progress.note_path(position)
+    _, following = path_neighbours(lesson)
+    left, right = st.columns(2)
+    left.page_link(
+        lesson.path,
+        label="This whole lesson, step by step",
+        icon=":material/menu_book:",
+        query_params={STEP_PARAM: "1"},
+    )
+    if following is not None:
+        right.page_link(
+            following.path,
+            label=f"Next: {following.label}",
+            icon=":material/arrow_forward:",
+            query_params={PATH_PARAM: SHORT},
+        )
+    else:
+        right.markdown("**You have finished the 15-minute path.** The full lessons go deeper, one step at a time.")
+        right.page_link(lessons.numbered()[0].path, label="Start the full course", icon=":material/school:")
