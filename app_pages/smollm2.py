@@ -75,7 +75,7 @@ def keep_picks() -> None:
 
 def pieces_text(pieces: tuple[str, ...]) -> str:
     """The pieces as the learner reads them: spaces as ·, separated by │."""
-    return " │ ".join(learner_text(p.replace(" ", "·").replace("\n", "↵")) for p in pieces)
+    return " │ ".join(learner_text(sl.shown_piece(p)) for p in pieces)
 
 
 def model_absent(reason: str) -> None:
@@ -139,7 +139,7 @@ Everything below is the lab's own forward pass, from lessons 1-5's functions, on
         )
     st.markdown(f"Your prompt is {plural(len(result.ids), 'piece')}: each row below is one position.")
     display.frame_table(
-        pd.DataFrame({"piece": [repr(p) for p in result.pieces], "id": list(result.ids)}),
+        pd.DataFrame({"piece": [sl.shown_piece(p) for p in result.pieces], "id": list(result.ids)}),
         hide_index=False,
         height="auto" if len(result.ids) <= 12 else 300,
     )
@@ -168,12 +168,12 @@ def next_token_controls(prompt: str) -> None:
     temperature = left.slider("Temperature t", 0.1, 3.0, 1.0, 0.1, key="smol_temperature")
     top_k = right.slider("Top-k", 1, 50, smol_lesson.DEFAULT_TOP_K, key="smol_top_k")
     nt = smol_lesson.next_token(prompt, float(temperature), int(top_k))
-    names = [repr(p) for p in nt.pieces]
+    names = [sl.shown_piece(p) for p in nt.pieces]
     data = pd.DataFrame(
         {
             "piece": names * 2,
             "p": [*nt.raw_probabilities, *nt.probabilities],
-            "as": ["t = 1"] * len(names) + [f"t = {temperature:g}, top-k = {top_k}"] * len(names),
+            "shown": ["t = 1"] * len(names) + [f"t = {temperature:g}, top-k = {top_k}"] * len(names),
         }
     )
     display.chart(
@@ -183,7 +183,7 @@ def next_token_controls(prompt: str) -> None:
         y="p",
         order=names,
         title="The 10 most likely next pieces",
-        color="as",
+        color="shown",
         y_title="probability",
     )
     display.table(
@@ -225,7 +225,7 @@ def continuation_controls(prompt: str) -> None:
     st.markdown(f"**{learner_text(prompt)}**{learner_text(''.join(t.piece for t in tokens))}")
     display.table(
         pd.DataFrame(
-            {"piece": [repr(t.piece) for t in tokens], "its probability": [t.probability for t in tokens]},
+            {"piece": [sl.shown_piece(t.piece) for t in tokens], "its probability": [t.probability for t in tokens]},
             index=[f"step {i + 1}" for i in range(len(tokens))],
         ),
         alt_text="The continuation, piece by piece",
@@ -243,11 +243,13 @@ def every_head_step(prompt: str, result: sm.Forward, labels: tuple[str, ...], as
         "mask leaves the upper right empty). Pick a head and a query to open it large; **click a cell** for its "
         "softmax with the real scores."
     )
-    st.image(
+    grid, one = st.columns([1, 2])
+    grid.image(
         smol_lesson.mosaic(prompt, _file=smol_lesson.file_setting()),
         caption="Layers 1-30 down, heads 1-9 across; weight 0 dark purple, 1 yellow.",
     )
-    head_explorer(prompt, labels, asks)
+    with one:
+        head_explorer(prompt, labels, asks)
 
 
 @st.fragment

@@ -21,6 +21,11 @@ SHOWN_PAIRS = 8  # RoPE pairs listed in the rotation table (of d_k / 2 = 32)
 RANKED_HEADS = 5  # heads listed per figure on the patterns step
 
 
+def shown_piece(piece: str) -> str:
+    """A piece as the page writes it: a space as ·, a line break as ↵ (' cat' -> '·cat')."""
+    return piece.replace(" ", "·").replace("\n", "↵")
+
+
 def masked_row_scores(result: sm.Forward, layer: int, head: int) -> torch.Tensor:
     """The head's scaled scores q k^T / sqrt(d_k) with the causal mask applied (-inf above the diagonal): (T, T)."""
     T = len(result.ids)

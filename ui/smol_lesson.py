@@ -100,8 +100,8 @@ def repeated_forward(prompt: str) -> sm.Forward:
 
 
 def labels(result: sm.Forward) -> tuple[str, ...]:
-    """Unique labels of the pieces ('The (1)', ' cat (2)'), rows and columns of every table and chart."""
-    return tuple(token_labels(result.pieces))
+    """Unique labels of the pieces, a space shown as · ('The (1)', '·cat (2)'): rows and columns everywhere."""
+    return tuple(token_labels([sl.shown_piece(piece) for piece in result.pieces]))
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

@@ -26,6 +26,7 @@ from attention_core.exercises.base import (
     tolerance,
     top_index,
 )
+from attention_core.smollm2_lesson import ranked_heads, shown_piece
 
 DISTINCT = 1e-3  # a distractor's figure is at least this far below the top one
 
@@ -51,8 +52,6 @@ def _head(layer: int, head: int) -> str:
 
 
 def _ranked(figure: torch.Tensor, count: int = 5) -> list[tuple[int, int, float]]:
-    from attention_core.smollm2_lesson import ranked_heads
-
     return ranked_heads(figure, count)
 
 
@@ -74,21 +73,22 @@ def smollm2_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
 def next_token_exercises(m: SmolMaterial) -> list[Exercise]:
     """The most likely next piece, and the top piece's probability renormalised over the top-k."""
     nt = m.next_token
+    pieces = [shown_piece(p) for p in nt.pieces]
     raw = list(nt.raw_probabilities)
     k = nt.top_k or len(raw)
     kept = raw[:k]
     answer = nt.probabilities[0]
-    listed = ", ".join(f"{quote(p)} {fmt(v)}" for p, v in zip(nt.pieces[:4], raw[:4], strict=True))
+    listed = ", ".join(f"{quote(p)} {fmt(v)}" for p, v in zip(pieces[:4], raw[:4], strict=True))
     within = tolerance(answer * (SHOWN_HALF_UNIT / raw[0] + len(kept) * SHOWN_HALF_UNIT / sum(kept)))
     return [
         Exercise(
             id="next-top",
             kind="choice",
             prompt="Which piece does SmolLM2 find most likely to come next after your prompt (temperature 1)?",
-            answer=nt.pieces[0],
+            answer=pieces[0],
             hint="Read the column “p at t = 1” of the table: the largest.",
-            solution=f"p at t = 1: {listed}: the largest is {quote(nt.pieces[0])}.",
-            options=tuple(sorted(set(nt.pieces[:4]))),
+            solution=f"p at t = 1: {listed}: the largest is {quote(pieces[0])}.",
+            options=tuple(sorted(set(pieces[:4]))),
             uses=shown_numbers(raw[:4]),
         ),
         Exercise(
@@ -97,11 +97,11 @@ def next_token_exercises(m: SmolMaterial) -> list[Exercise]:
             prompt=asked(
                 f"With top-k = {k} at temperature 1, only the {k} pieces of the table stay, and their probabilities "
                 f"are divided by their total. From the column “p at t = 1”, compute the new probability of "
-                f"{quote(nt.pieces[0])}, then check it in the column “p at t, top-k”.",
+                f"{quote(pieces[0])}, then check it in the column “p at t, top-k”.",
                 within,
             ),
             answer=answer,
-            hint=f"p({nt.pieces[0]}) / (the sum of the {k} probabilities at t = 1).",
+            hint=f"p({pieces[0]}) / (the sum of the {k} probabilities at t = 1).",
             solution=f"{fmt(raw[0])} / ({' + '.join(fmt(v) for v in kept)}) = {fmt(answer)}: above the "
             f"{fmt(raw[0])} it had, since every other piece's share is given to these {k}.",
             tolerance=within,

@@ -1,17 +1,18 @@
-"""Lesson 11 in a real browser: press Train, watch the status, see the loss chart and the accuracy appear."""
+"""The training lesson in a real browser: press Train, watch the status, see the loss chart and the accuracy appear."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.e2e.conftest import screenshot, wait_for_app
+from ui import lessons
 
 
 @pytest.mark.browser
 def test_a_short_training_shows_the_loss_chart_and_accuracy(page, app_url):
     page.goto(f"{app_url}/training")
     wait_for_app(page)
-    assert page.locator("[data-testid='stMain'] h1").first.inner_text().startswith("11. How attention is learned")
+    assert page.locator("[data-testid='stMain'] h1").first.inner_text().startswith(lessons.BY_NAME["training"].label)
     steps = page.get_by_label("Steps")
     steps.fill("40")
     steps.press("Enter")
