@@ -14,6 +14,7 @@ import torch
 
 from attention_core import smollm2 as sm
 from attention_core.attention import apply_mask
+from attention_core.reference import Agreement
 from attention_core.rope import pair_angles, pair_norms, rope_frequencies
 
 PAGE_MAX_TOKENS = 64  # the lesson's prompt limit: a forward then holds about 13 MB (L x h x T x T twice)
@@ -195,4 +196,15 @@ def cache_table(size: CacheSize, tokens: tuple[int, ...] = (1, 1024, 8192)) -> p
             f"full MHA ({size.heads} key/value heads), bytes": [size.mha_bytes * t for t in tokens],
         },
         index=[f"{t:,} tokens" for t in tokens],
+    )
+
+
+CACHE_TOLERANCE = 1e-4  # cached against recomputed logits: the same float32 products in another order
+
+
+def cache_agreement(check: sm.CacheCheck, tolerance: float = CACHE_TOLERANCE) -> Agreement:
+    """The lab's verdict on cached against recomputed logits, from the check's largest gap and scale."""
+    close = check.max_logit_difference <= tolerance * check.logit_scale
+    return Agreement(
+        check.max_logit_difference, check.logit_scale, close, check.max_logit_difference == 0.0, tolerance, "float32"
     )
