@@ -71,6 +71,8 @@ def keep_picks() -> None:
     for key in PICKS:
         if key in st.session_state:
             st.session_state[key] = st.session_state[key]
+    st.session_state.setdefault("smol_temperature", 1.0)
+    st.session_state.setdefault("smol_top_k", smol_lesson.DEFAULT_TOP_K)
 
 
 def pieces_text(pieces: tuple[str, ...]) -> str:
@@ -165,8 +167,8 @@ def next_token_step(prompt: str, asks) -> None:
 def next_token_controls(prompt: str) -> None:
     """Temperature and top-k, the bars and the table: a fragment, so moving a slider reruns only this."""
     left, right = st.columns(2)
-    temperature = left.slider("Temperature t", 0.1, 3.0, 1.0, 0.1, key="smol_temperature")
-    top_k = right.slider("Top-k", 1, 50, smol_lesson.DEFAULT_TOP_K, key="smol_top_k")
+    temperature = left.slider("Temperature t", 0.1, 3.0, step=0.1, key="smol_temperature")
+    top_k = right.slider("Top-k", 1, 50, key="smol_top_k")
     nt = smol_lesson.next_token(prompt, float(temperature), int(top_k))
     names = [sl.shown_piece(p) for p in nt.pieces]
     data = pd.DataFrame(
@@ -225,8 +227,8 @@ def continuation_controls(prompt: str) -> None:
     st.markdown(f"**{learner_text(prompt)}**{learner_text(''.join(t.piece for t in tokens))}")
     display.table(
         pd.DataFrame(
-            {"piece": [sl.shown_piece(t.piece) for t in tokens], "its probability": [t.probability for t in tokens]},
-            index=[f"step {i + 1}" for i in range(len(tokens))],
+            {"its probability": [t.probability for t in tokens]},
+            index=[f"{i + 1}. {sl.shown_piece(t.piece)}" for i, t in enumerate(tokens)],
         ),
         alt_text="The continuation, piece by piece",
     )
