@@ -8,6 +8,7 @@ from attention_core import cell_math
 from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
 from attention_core.reference import tolerance_text
+from attention_core.tables import to_frame
 from ui import charts, display, inputs, smol_lesson
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, plural
@@ -273,6 +274,11 @@ def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
         key=HEAD_CHART,
         explain=lambda i, j: cell_math.explain_weight(masked[i], j),
         highlight_row=labels[query],
+    )
+    display.download_csv(
+        to_frame(result.attentions[layer, head], labels, labels),
+        f"smollm2_layer{layer + 1}_head{head + 1}_weights.csv",
+        label="Download this head's weights as CSV",
     )
     figures = smol_lesson.patterns(prompt, _file=smol_lesson.file_setting())
     left, right = st.columns(2)
