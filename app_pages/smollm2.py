@@ -403,7 +403,7 @@ Three figures per head, each a mean weight measured on the text, not a label:
         f"queries with an earlier copy: {twice.induction_queries})."
     )
     ranked = sl.ranked_table(sm.HeadPatterns(mine.sink, mine.previous, twice.induction, twice.induction_queries))
-    display.frame_table(ranked, hide_index=False)
+    display.frame_table(ranked.map(lambda v: format_number(v) if isinstance(v, float) else v), hide_index=False)
     tabs = st.tabs(["Sink", "Previous token", "Induction"])
     for tab, figure, name in zip(
         tabs, (mine.sink, mine.previous, twice.induction), ("sink", "previous", "induction"), strict=True
