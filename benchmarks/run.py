@@ -194,6 +194,16 @@ FEATURE_BENCHMARKS = {  # each in a fresh process: the model's load time is a fi
 }
 
 
+SMOLLM2_BENCHMARK = ("benchmarks.smollm2", "SmolLM2-135M run by the lab (load, forward, memory)")
+
+
+def smollm2_benchmark() -> None:
+    """SmolLM2's load, forward and memory, in a fresh process (its first load is the figure); --quick too."""
+    module, title = SMOLLM2_BENCHMARK
+    print(f"\n### {title} (python -m {module})\n", flush=True)
+    subprocess.run([sys.executable, "-m", module], cwd=ROOT, check=False)
+
+
 def feature_benchmarks() -> None:
     """Run every feature's own benchmark module and let it print its figures."""
     for module, title in FEATURE_BENCHMARKS.items():
@@ -220,6 +230,7 @@ def main() -> None:
         return
     if args.features_only:
         feature_benchmarks()
+        smollm2_benchmark()
         return
     print(f"Load average (1, 5, 15 min) at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
     compile_scripts_once()
@@ -232,6 +243,7 @@ def main() -> None:
     print(f"\nBytes of the largest chart at 128 tokens ({Path(largest_page).stem}): {largest_bytes / 1024:.0f} KiB.")
     print(f"\n### Full garbage collections during {len(PAGES)} pages x 10 reruns (GIL held)\n")
     print("\n".join(collector_table()), flush=True)
+    smollm2_benchmark()
     if not args.quick:
         from benchmarks import browser
 

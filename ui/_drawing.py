@@ -70,6 +70,8 @@ def approx_bytes(item: object) -> int:
         return 64 + sum(approx_bytes(key) + approx_bytes(value) for key, value in item.items())
     if isinstance(item, (list, tuple)):
         return 64 + sum(approx_bytes(value) for value in item)
+    if callable(getattr(item, "nbytes", None)):  # a result object that counts its own tensors (smollm2.Forward)
+        return 64 + int(item.nbytes())
     return 32
 
 
