@@ -37,7 +37,7 @@ def render(lab: LabInput) -> None:
         key=PROMPT_KEY,
         max_chars=sm.MAX_CHARACTERS,
         height=68,
-        help=f"Any text; the model reads at most {sl.PAGE_MAX_TOKENS} of its pieces.",
+        help=f"Any text; the model reads at most {sm.MAX_TOKENS} of its pieces.",
     )
     try:
         result = smol_lesson.forward(prompt)
@@ -248,7 +248,7 @@ def every_head_step(prompt: str, result: sm.Forward, labels: tuple[str, ...], as
     )
     grid, one = st.columns([1, 2])
     grid.image(
-        smol_lesson.mosaic(prompt, _file=smol_lesson.file_setting()),
+        smol_lesson.mosaic(prompt),
         caption="Layers 1-30 down, heads 1-9 across; weight 0 dark purple, 1 yellow.",
     )
     with one:
@@ -265,14 +265,15 @@ def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
     columns[1].selectbox("Head", range(1, 10), key="smol_head")
     columns[2].selectbox("Query", range(len(labels)), format_func=labels.__getitem__, key="smol_query")
     layer, head, query = current_head(len(labels))
-    masked = sl.masked_row_scores(result, layer, head)  # (T, T)
     display.heatmap(
         result.attentions[layer, head],
         labels,
         labels,
         title="This head's weights",
         key=HEAD_CHART,
-        explain=lambda i, j: cell_math.explain_weight(masked[i], j),
+        explain=lambda i, j: cell_math.explain_weight(
+            smol_lesson.head_by_hand(prompt, layer, head, i).masked_scores, j
+        ),
         highlight_row=labels[query],
     )
     display.download_csv(
@@ -280,7 +281,7 @@ def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
         f"smollm2_layer{layer + 1}_head{head + 1}_weights.csv",
         label="Download this head's weights as CSV",
     )
-    figures = smol_lesson.patterns(prompt, _file=smol_lesson.file_setting())
+    figures = smol_lesson.patterns(prompt)
     left, right = st.columns(2)
     left.metric("Sink figure (mean weight on the first piece)", format_number(float(figures.sink[layer, head])))
     right.metric("Previous-token figure", format_number(float(figures.previous[layer, head])))
@@ -293,7 +294,7 @@ def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
 def by_hand_step(prompt, model, result, labels, picked, asks) -> None:
     """The head's row recomputed from its normed input with the lab's functions, checked against the model."""
     layer, head, query = picked
-    hand = smol_lesson.head_by_hand(prompt, layer, head, query, _file=smol_lesson.file_setting())
+    hand = smol_lesson.head_by_hand(prompt, layer, head, query)
     c = model.config
     sharing = ", ".join(str(j + 1) for j in sl.sharing_heads(head, c))
     st.subheader(f"Layer {layer + 1}, head {head + 1}, query “{labels[query]}” by hand")
@@ -349,7 +350,7 @@ def verdicts(hand: sm.HeadByHand) -> None:
 def rope_step(prompt, model, labels, picked, asks) -> None:
     """RoPE on the real query vector, and the relative-position check on the whole model."""
     layer, head, query = picked
-    hand = smol_lesson.head_by_hand(prompt, layer, head, query, _file=smol_lesson.file_setting())
+    hand = smol_lesson.head_by_hand(prompt, layer, head, query)
     rotation = sl.query_rotation(hand, model.config)
     st.subheader("RoPE: position as a rotation")
     st.markdown(
@@ -370,7 +371,7 @@ m = {rotation.position}: each pair's angle moves by exactly m·θ_i (largest gap
         "**Why it encodes relative position.** q turned by mθ and k turned by nθ meet at the angle (m − n)θ, so "
         "their dot product depends only on m − n. The check: the whole prompt again, every position shifted by 100."
     )
-    check = smol_lesson.shift_check(prompt, _file=smol_lesson.file_setting())
+    check = smol_lesson.shift_check(prompt)
     st.markdown(
         f"Every score of every head (all {model.config.num_layers} layers), shifted against unshifted: largest "
         f"difference {format_number(check.max_difference)} on scores up to {format_number(check.scale)}: "
@@ -395,8 +396,8 @@ Three figures per head, each a mean weight measured on the text, not a label:
   earlier copy: the head that lets the model continue a pattern it has seen.
 """
     )
-    mine = smol_lesson.patterns(prompt, _file=smol_lesson.file_setting())
-    twice = smol_lesson.patterns(prompt, repeated=True, _file=smol_lesson.file_setting())
+    mine = smol_lesson.patterns(prompt)
+    twice = smol_lesson.patterns(prompt, repeated=True)
     st.caption(
         f"Sink and previous token on your prompt ({plural(len(result.ids), 'piece')}); induction on its first "
         f"{min(len(result.ids), smol_lesson.REPEAT_TOKENS)} pieces twice ({plural(len(repeated.ids), 'piece')}, "

@@ -13,11 +13,9 @@ import pandas as pd
 import torch
 
 from attention_core import smollm2 as sm
-from attention_core.attention import apply_mask
 from attention_core.reference import Agreement
 from attention_core.rope import pair_angles, pair_norms, rope_frequencies
 
-PAGE_MAX_TOKENS = 64  # the lesson's prompt limit: a forward then holds about 13 MB (L x h x T x T twice)
 SHOWN_PAIRS = 8  # RoPE pairs listed in the rotation table (of d_k / 2 = 32)
 RANKED_HEADS = 5  # heads listed per figure on the patterns step
 
@@ -25,13 +23,6 @@ RANKED_HEADS = 5  # heads listed per figure on the patterns step
 def shown_piece(piece: str) -> str:
     """A piece as the page writes it: a space as ·, a line break as ↵ (' cat' -> '·cat')."""
     return piece.replace(" ", "·").replace("\n", "↵")
-
-
-def masked_row_scores(result: sm.Forward, layer: int, head: int) -> torch.Tensor:
-    """The head's scaled scores q k^T / sqrt(d_k) with the causal mask applied (-inf above the diagonal): (T, T)."""
-    T = len(result.ids)
-    allowed = sm.causal_mask(T, T)  # (T, T) True = may attend
-    return apply_mask(result.scores[layer, head], allowed)  # (T, T)
 
 
 def sharing_heads(head: int, config: sm.Config) -> tuple[int, ...]:

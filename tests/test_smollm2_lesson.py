@@ -13,7 +13,6 @@ from attention_core import smollm2_lesson as sl
 from attention_core.exercises import ExerciseInput, check_answer, exercises_for, smollm2_exercises
 from attention_core.rope import apply_rope, pair_norms
 from attention_core.rope_lesson import SHIFT, rope_rows, toy_rope
-from ui.smol_lesson import ForwardStore
 
 CONFIG = sm.Config(30, 9, 3, 64, 576, 1536, 49152, 100_000.0, 1e-5, 8192)
 
@@ -71,36 +70,15 @@ def test_toy_rope_leaves_an_odd_last_dimension_alone():
     assert toy_rope(X).angles.shape == (4, 1)
 
 
-class Sized:
-    """A stand-in for a Forward: only its size matters to the store."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-
-    def nbytes(self) -> int:
-        return self.size
-
-
-def test_the_forward_store_drops_the_oldest_once_past_its_byte_budget():
-    store = ForwardStore(budget=100)
-    store.get("a", lambda: Sized(60))
-    store.get("b", lambda: Sized(30))
-    store.get("a", lambda: Sized(999))  # a hit: moved to the newest end, not recomputed
-    store.get("c", lambda: Sized(40))  # 130 bytes: the oldest (b) goes
-    assert list(store.items) == ["a", "c"] and store.nbytes() == 100
-    store.get("d", lambda: Sized(500))  # larger than the budget alone: kept, everything else goes
-    assert list(store.items) == ["d"]
-
-
 def test_the_real_model_by_hand_row_rope_rotation_and_exercises(model):
     result = sm.forward(model, sm.encode(model, sm.PUBLISHED_PROMPT))
     hand = sm.head_by_hand(model, result, 5, 4, 8)
     table = sl.head_row_table(hand, tuple(result.pieces), result.attentions[5, 4, 8])
-    assert torch.allclose(torch.tensor(table["weight (by hand)"].values, dtype=torch.float32), result.attentions[5, 4, 8], atol=1e-5)
+    assert torch.allclose(
+        torch.tensor(table["weight (by hand)"].values, dtype=torch.float32), result.attentions[5, 4, 8], atol=1e-5
+    )
     rotation = sl.query_rotation(hand, model.config)
     assert sl.rotation_gap(rotation) < 1e-4 and torch.allclose(rotation.norm_before, rotation.norm_after, atol=1e-4)
-    masked = sl.masked_row_scores(result, 5, 4)
-    assert torch.isinf(masked[0, 1:]).all() and torch.isfinite(masked.tril()).all()
     patterns = sm.head_patterns(result)
     repeated = sm.head_patterns(sm.forward(model, sm.repeated_ids(result.ids), logits="none"))
     material = sm_material(model, result, hand, rotation, patterns, repeated)

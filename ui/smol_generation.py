@@ -62,7 +62,7 @@ def cache_check_step() -> None:
         return
     prompt = str(st.session_state.get(PROMPT_KEY) or sm.PUBLISHED_PROMPT)
     try:
-        check = smol_lesson.cache_check(prompt, CHECK_STEPS, _file=smol_lesson.file_setting())
+        check = smol_lesson.cache_check(prompt, CHECK_STEPS)
     except ValueError as error:
         st.warning(f"{learner_text(error)} Change the prompt in lesson 11.", icon=":material/warning:")
         return

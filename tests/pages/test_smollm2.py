@@ -110,7 +110,7 @@ def test_a_typed_prompt_is_read_as_its_own_pieces():
 
 @pytest.mark.parametrize(
     ("prompt", "message"),
-    [("", "The prompt is empty"), ("word " * 200, "this lesson runs at most 64")],
+    [("", "The prompt is empty"), ("word " * 200, f"this lesson runs at most {sm.MAX_TOKENS}")],
     ids=["empty", "huge"],
 )
 def test_a_refused_prompt_gets_a_clear_message(prompt, message):
