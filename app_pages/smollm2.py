@@ -17,7 +17,7 @@ from ui.steps import lesson_steps
 
 PROMPT_KEY = "smol_prompt"
 DEFAULT_PROMPT = sm.PUBLISHED_PROMPT  # "The cat sat on the mat. The cat": short, and it repeats itself
-PICKS = ("smol_layer", "smol_head", "smol_query", "smol_temperature", "smol_top_k")
+PICKS = (PROMPT_KEY, "smol_layer", "smol_head", "smol_query", "smol_temperature", "smol_top_k")
 HEAD_CHART = "smol_head_chart"
 CONTINUE_TOKENS = 8
 
@@ -33,12 +33,12 @@ def render(lab: LabInput) -> None:
         return
     prompt = st.text_area(
         "Your prompt",
-        value=DEFAULT_PROMPT,
         key=PROMPT_KEY,
         max_chars=sm.MAX_CHARACTERS,
         height=68,
         help=f"Any text; the model reads at most {sm.MAX_TOKENS} of its pieces.",
     )
+    st.session_state[smol_lesson.KEPT_PROMPT] = prompt  # kept for the generation lesson's steps on this model
     try:
         result = smol_lesson.forward(prompt)
     except ValueError as error:
@@ -72,6 +72,7 @@ def keep_picks() -> None:
     for key in PICKS:
         if key in st.session_state:
             st.session_state[key] = st.session_state[key]
+    st.session_state.setdefault(PROMPT_KEY, DEFAULT_PROMPT)  # a "Try this" button may set it: no value= below
     st.session_state.setdefault("smol_temperature", 1.0)
     st.session_state.setdefault("smol_top_k", smol_lesson.DEFAULT_TOP_K)
 

@@ -15,7 +15,6 @@ from attention_core.reference import tolerance_text
 from ui import display, smol_lesson
 from ui.format import format_number, learner_text
 
-PROMPT_KEY = "smol_prompt"  # the lesson on SmolLM2 keeps the learner's prompt here
 CHECK_STEPS = 4
 
 
@@ -60,7 +59,7 @@ def cache_check_step() -> None:
     model = loaded_model()
     if model is None:
         return
-    prompt = str(st.session_state.get(PROMPT_KEY) or sm.PUBLISHED_PROMPT)
+    prompt = str(st.session_state.get(smol_lesson.KEPT_PROMPT) or sm.PUBLISHED_PROMPT)
     try:
         check = smol_lesson.cache_check(prompt, CHECK_STEPS)
     except ValueError as error:

@@ -19,6 +19,7 @@ from ui import charts, smol
 FILE_VARIABLE = smol.FILE_VARIABLE  # the tests point it at a missing file to see the page explain itself
 MOSAIC_HEAD_PX = 48  # one head's square in the all-heads image
 REPEAT_TOKENS = 32  # the repeated prompt for induction heads: the first 32 tokens, twice
+KEPT_PROMPT = "_smol_prompt"  # the learner's last prompt, kept while other pages run (not a widget's key)
 DEFAULT_TOP_K = 10  # the next-token step's top-k as the page opens (the exercises read this setting)
 
 model = smol.model

@@ -22,7 +22,7 @@ def check():
 
     from ui.smol_generation import cache_check_step
 
-    st.session_state.setdefault("smol_prompt", "The cat sat")
+    st.session_state.setdefault("_smol_prompt", "The cat sat")  # as lesson 11 keeps the learner's prompt
     cache_check_step()
 
 

@@ -9,7 +9,9 @@ import pytest
 
 from attention_core import smollm2 as sm
 from tests.apptest_helpers import assert_clean, frames, open_page
+from tests.pages.cell_click_helpers import clickable_specs, keep_cell, markdown, outlined_rows
 from ui import lessons, smol_lesson
+from ui.format import format_number
 
 PAGE = "app_pages/smollm2.py"
 STEPS = ("The model", "Next token", "Token by token", "Every head", "One head by hand", "RoPE", "Patterns")
@@ -130,3 +132,14 @@ def test_without_the_model_package_the_page_explains_itself_and_other_pages_work
     other = open_page("app_pages/softmax.py", {"step": "2"})
     assert_clean(other)
     assert other.dataframe or other.table
+
+
+def test_the_head_is_outlined_on_its_query_and_a_clicked_cell_shows_its_softmax():
+    at = open_step(4)
+    spec = clickable_specs(at)[0]
+    assert outlined_rows(spec) == ["·cat (2)"]  # the query: the last piece
+    keep_cell(at, "smol_head_chart", "·sat", "·cat (1)")
+    assert_clean(at)
+    text = markdown(at)
+    hand = smol_lesson.head_by_hand(sm.PUBLISHED_PROMPT, 0, 0, 2)  # layer 1, head 1, the query "·sat"
+    assert "Weight of key “·cat (1)”" in text and format_number(float(hand.weights[1])) in text
