@@ -47,8 +47,9 @@ def patterns(prompt: str, repeated: bool = False) -> sm.HeadPatterns:
 
 
 def head_by_hand(prompt: str, layer: int, head: int, query: int) -> sm.HeadByHand:
-    """One query of one head recomputed with the lab's own functions (checked against the forward)."""
-    return smol.head_by_hand(smol.encode(prompt), layer, head, query)
+    """One query of one head recomputed with the lab's own functions (checked against the forward). About 1 ms,
+    so it runs on every rerun, as the code the page shows says (ui.smol.head_by_hand keeps results instead)."""
+    return sm.head_by_hand(model(), forward(prompt), layer, head, query)
 
 
 def labels(result: sm.Forward) -> tuple[str, ...]:
