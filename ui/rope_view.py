@@ -34,13 +34,12 @@ also depends on **how far apart** they are. Here q = k = X, as in lesson 1, so t
     if lab.d_model % 2:
         st.caption(f"d_model = {lab.d_model} is odd: the last dimension has no partner and is not turned.")
     pairs = [f"pair {i + 1}" for i in range(rope.angles.shape[1])]
+    st.markdown("**The angle m·θ_i (radians) each token's pair i is turned by** (the first token, m = 0, stays):")
     display.table(rope.angles, lab.labels, pairs, alt_text="RoPE angles m·θ_i in radians")
+    st.markdown("**RoPE(X)**: every row of X turned by its angles; each pair keeps its length.")
     display.table(rope.rotated, lab.labels, dimension_labels(lab.d_model), alt_text="RoPE(X): the turned rows")
-    left, right = st.columns(2)
-    with left:
-        display.heatmap(rope.plain_scores, lab.labels, lab.labels, kind="scores", title="X Xᵀ (no positions)")
-    with right:
-        display.heatmap(rope.rope_scores, lab.labels, lab.labels, kind="scores", title="RoPE(X) RoPE(X)ᵀ")
+    display.heatmap(rope.plain_scores, lab.labels, lab.labels, kind="scores", title="Scores X Xᵀ (no positions)")
+    display.heatmap(rope.rope_scores, lab.labels, lab.labels, kind="scores", title="Scores RoPE(X) RoPE(X)ᵀ")
     st.markdown(
         "The diagonal does not move (a vector turned by the same angle as itself), but a repeated word now scores "
         "differently with each copy, by distance. **Relative, not absolute:** every position moved by "
