@@ -77,3 +77,9 @@ def cache_check_step() -> None:
         f"{format_number(check.logit_scale)}: **{verdict.verdict}** ({tolerance_text(verdict.tolerance)}). "
         f"Largest difference of a cached key: {format_number(check.max_key_difference)}."
     )
+
+
+def real_model_step() -> None:
+    """Both of the above as one step: "GQA and the KV cache" on SmolLM2."""
+    gqa_cache_step()
+    cache_check_step()

@@ -56,3 +56,18 @@ def test_without_the_model_package_both_steps_explain_themselves(monkeypatch, tm
         at = AppTest.from_function(step, default_timeout=60).run()
         assert_clean(at)
         assert any("is missing" in i.value for i in at.info)
+
+
+def both():
+    from ui.smol_generation import real_model_step
+
+    real_model_step()
+
+
+def test_the_real_model_step_draws_both(installed):
+    at = AppTest.from_function(both, default_timeout=600).run()
+    assert_clean(at)
+    assert [s.value for s in at.subheader] == [
+        "Grouped-query attention shrinks the cache",
+        "Cached equals recomputed, on the real model",
+    ]

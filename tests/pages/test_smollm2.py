@@ -143,3 +143,12 @@ def test_the_head_is_outlined_on_its_query_and_a_clicked_cell_shows_its_softmax(
     text = markdown(at)
     hand = smol_lesson.head_by_hand(sm.PUBLISHED_PROMPT, 0, 0, 2)  # layer 1, head 1, the query "·sat"
     assert "Weight of key “·cat (1)”" in text and format_number(float(hand.weights[1])) in text
+
+
+def test_the_try_this_button_sets_a_repeated_prompt():
+    at = open_step(len(STEPS))
+    at.button(key="try:smollm2:2").click().run()  # the third experiment: "A repeated prompt"
+    assert_clean(at)
+    assert at.text_area(key="smol_prompt").value == "one two three four five one two three four five"
+    ranked = next(frame for frame in frames(at) if "induction: head" in frame.columns)
+    assert float(ranked["induction: figure"].iloc[0]) > 0.3
