@@ -7,6 +7,7 @@ from streamlit.testing.v1.element_tree import Block
 
 from attention_core.presets import PRESETS
 from tests.apptest_helpers import PAGES, assert_clean, charts, frames, open_page, sentence_params
+from ui import lessons
 
 LESSON_PAGES = [page for page in PAGES if not page.endswith("overview.py")]
 INPUTS = {preset.key: {"example": preset.name} for preset in PRESETS} | {
@@ -136,11 +137,11 @@ def test_overview_states_the_counting_convention_once():
 
 
 def test_overview_names_the_tutorials_and_does_not_deny_training():
-    """Issue 22 part 7: one line per tutorial, named by its example (no file numbers); lesson 11 trains."""
+    """Issue 22 part 7: one line per tutorial, named by its example (no file numbers); the training lesson trains."""
     at = open_page("app_pages/overview.py")
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown)
     for name in ("Your journey starts with one step", "I can't find the light switch", "Self Attention is good"):
         assert f"- **“{name}”**:" in text
     assert "no\ntraining" not in text and "no training" not in text
-    assert "lesson 11, which trains" in " ".join(text.split())
+    assert f"lesson {lessons.BY_NAME['training'].number}, which trains" in " ".join(text.split())

@@ -404,8 +404,41 @@ LESSONS: tuple[Lesson, ...] = (
         exercises=ex.trained_exercises,
     ),
     Lesson(
-        name="training",
+        name="smollm2",
         number=11,
+        title="Inside a GPT-style model",
+        icon=":material/smart_toy:",
+        summary="SmolLM2-135M on your prompt: the next token, all 270 heads, one head by hand with RoPE and GQA.",
+        teaches="A modern causal model is lessons 1-7 plus RoPE and shared key/value heads; its heads sink, copy "
+        "the previous token, or continue a repeated pattern.",
+        section=BEYOND,
+        try_this=(
+            Experiment(
+                "Temperature 0.3",
+                "Step “Next token”: the most likely piece takes almost all the probability.",
+                (("smol_temperature", 0.3),),
+            ),
+            Experiment(
+                "Layer 1, head 1",
+                "Step “Every head”: then open “One head by hand” and check the verdicts.",
+                (("smol_layer", 1), ("smol_head", 1)),
+            ),
+            Experiment(
+                "A repeated prompt",
+                "Step “Patterns”: the induction column names the heads that continue a pattern.",
+                (("smol_prompt", "one two three four five one two three four five"),),
+            ),
+        ),
+        learned=(
+            "A GPT-style head is causal attention with RoPE-turned q and k; the lab recomputes it exactly.",
+            "Grouped-query attention shares each key/value head among three query heads: a third of the cache.",
+            "Heads show measurable habits on your text: sinks, previous token, induction on repeats.",
+        ),
+        exercises=ex.smollm2_exercises,
+    ),
+    Lesson(
+        name="training",
+        number=12,
         title="How attention is learned",
         icon=":material/model_training:",
         summary="Train a tiny transformer live on a toy task and watch its attention pattern form.",
@@ -449,7 +482,7 @@ LESSONS: tuple[Lesson, ...] = (
     ),
     Lesson(
         name="generation",
-        number=12,
+        number=13,
         title="Generation, step by step",
         icon=":material/keyboard_double_arrow_right:",
         summary="Token-by-token decoding with a KV cache, the T² cost of attention, and online softmax.",

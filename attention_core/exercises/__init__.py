@@ -36,6 +36,7 @@ from attention_core.exercises.models import (
     trained_exercises,
     training_exercises,
 )
+from attention_core.exercises.smollm2 import SmolMaterial, smollm2_exercises
 from attention_core.exercises.steps import (
     ProjectedShown,
     context_exercises,
@@ -58,6 +59,7 @@ __all__ = [
     "MultiHeadShown",
     "PositionsShown",
     "ProjectedShown",
+    "SmolMaterial",
     "TrainedMaterial",
     "TrainingMaterial",
     "check_answer",
@@ -75,6 +77,7 @@ __all__ = [
     "qkv_exercises",
     "scaling_exercises",
     "scores_exercises",
+    "smollm2_exercises",
     "softmax_exercises",
     "tolerance",
     "trained_exercises",

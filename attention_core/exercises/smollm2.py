@@ -1,0 +1,261 @@
+"""Exercises of the SmolLM2 lesson, made from what its steps show: the next-token table, the head on screen,
+its row by hand, RoPE on its query, and the head figures ranked on the prompt and on the repeated prompt.
+
+Each exercise's id names the step that shows its numbers (the page places it there): next-*, head-*, hand-*,
+rope-*, patterns-*. Layers and heads are 0-based in the material and counted from 1 in the questions.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+import torch
+
+from attention_core.exercises.base import (
+    SHOWN_HALF_UNIT,
+    Exercise,
+    ExerciseInput,
+    asked,
+    fmt,
+    labelled_values,
+    pick_options,
+    quote,
+    shown_numbers,
+    tolerance,
+    top_index,
+)
+from attention_core.smollm2_lesson import ranked_heads, shown_piece
+
+DISTINCT = 1e-3  # a distractor's figure is at least this far below the top one
+
+
+@dataclass(frozen=True)
+class SmolMaterial:
+    """What the lesson shows on the learner's prompt (read-only objects of attention_core.smollm2)."""
+
+    labels: tuple[str, ...]  # the prompt's pieces, unique labels
+    next_token: object  # smollm2.NextToken at t = 1 and the page's default top-k
+    hand: object  # smollm2.HeadByHand of the head and query on screen
+    model_row: torch.Tensor  # (T,) the forward's weights of that query
+    patterns: object  # smollm2.HeadPatterns on the prompt
+    repeated: object  # smollm2.HeadPatterns on the repeated prompt
+    num_heads: int
+    num_kv_heads: int
+    rotation: object  # smollm2_lesson.Rotation of the query
+    weights_first: torch.Tensor  # (T - 1,) the head's weights on the first piece, queries 2 .. T
+
+
+def _head(layer: int, head: int) -> str:
+    return f"layer {layer + 1}, head {head + 1}"
+
+
+def _ranked(figure: torch.Tensor, count: int = 5) -> list[tuple[int, int, float]]:
+    return ranked_heads(figure, count)
+
+
+def smollm2_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
+    """Next token, the head's favourite piece, GQA, a scaled score, RoPE's angle and shift, sinks and induction."""
+    m = inp.material
+    if not isinstance(m, SmolMaterial):
+        return []
+    return [
+        *next_token_exercises(m),
+        head_exercise(m, rng),
+        *head_sink_exercise(m),
+        *by_hand_exercises(m, rng),
+        *rope_exercises(m),
+        *pattern_exercises(m, rng),
+    ]
+
+
+def next_token_exercises(m: SmolMaterial) -> list[Exercise]:
+    """The most likely next piece, and the top piece's probability renormalised over the top-k."""
+    nt = m.next_token
+    pieces = [shown_piece(p) for p in nt.pieces]
+    raw = list(nt.raw_probabilities)
+    k = nt.top_k or len(raw)
+    kept = raw[:k]
+    answer = nt.probabilities[0]
+    listed = ", ".join(f"{quote(p)} {fmt(v)}" for p, v in zip(pieces[:4], raw[:4], strict=True))
+    within = tolerance(answer * (SHOWN_HALF_UNIT / raw[0] + len(kept) * SHOWN_HALF_UNIT / sum(kept)))
+    return [
+        Exercise(
+            id="next-top",
+            kind="choice",
+            prompt="Which piece does SmolLM2 find most likely to come next after your prompt (temperature 1)?",
+            answer=pieces[0],
+            hint="Read the column “p at t = 1” of the table: the largest.",
+            solution=f"p at t = 1: {listed}: the largest is {quote(pieces[0])}.",
+            options=tuple(sorted(set(pieces[:4]))),
+            uses=shown_numbers(raw[:4]),
+        ),
+        Exercise(
+            id="next-topk",
+            kind="numeric",
+            prompt=asked(
+                f"With top-k = {k} at temperature 1, only the {k} pieces of the table stay, and their probabilities "
+                f"are divided by their total. From the column “p at t = 1”, compute the new probability of "
+                f"{quote(pieces[0])}, then check it in the column “p at t, top-k”.",
+                within,
+            ),
+            answer=answer,
+            hint=f"p({pieces[0]}) / (the sum of the {k} probabilities at t = 1).",
+            solution=f"{fmt(raw[0])} / ({' + '.join(fmt(v) for v in kept)}) = {fmt(answer)}: above the "
+            f"{fmt(raw[0])} it had, since every other piece's share is given to these {k}.",
+            tolerance=within,
+            uses=shown_numbers(kept),
+        ),
+    ]
+
+
+def head_exercise(m: SmolMaterial, rng: random.Random) -> Exercise:
+    """The query's most-attended piece in the head on screen."""
+    h = m.hand
+    row = m.model_row
+    top = top_index(row)
+    where = _head(h.layer, h.head)
+    allowed = list(range(h.query + 1))
+    options = pick_options([m.labels[j] for j in allowed], allowed.index(top), rng)
+    return Exercise(
+        id="head-top",
+        kind="choice",
+        prompt=f"In {where} (the head shown large), which piece does the query {quote(m.labels[h.query])} "
+        "attend to most?",
+        answer=m.labels[top],
+        hint="Read the query's outlined row: the brightest cell (only pieces up to the query can be seen).",
+        solution=f"Row {quote(m.labels[h.query])}: "
+        f"{labelled_values(m.labels[: h.query + 1], row[: h.query + 1])}: the largest is {quote(m.labels[top])}.",
+        options=options,
+        uses=shown_numbers(row[: h.query + 1]),
+    )
+
+
+def head_sink_exercise(m: SmolMaterial) -> list[Exercise]:
+    """The head's sink figure: the mean weight on the first piece over the queries after it."""
+    column = m.weights_first
+    if column.numel() == 0:  # one piece: no query after the first
+        return []
+    answer = float(column.mean())
+    within = tolerance(SHOWN_HALF_UNIT)
+    where = _head(m.hand.layer, m.hand.head)
+    return [
+        Exercise(
+            id="head-sink",
+            kind="numeric",
+            prompt=asked(
+                f"The sink figure of {where} is the mean weight on the first piece {quote(m.labels[0])}, over every "
+                f"query after it (rows 2 to {len(m.labels)}). Compute it from the heatmap's first column, then check "
+                "it under the heatmap.",
+                within,
+            ),
+            answer=answer,
+            hint=f"Add the first column's weights from row 2 down and divide by {column.numel()}.",
+            solution=f"({' + '.join(fmt(float(w)) for w in column)}) / {column.numel()} = {fmt(answer)}.",
+            tolerance=within,
+            uses=shown_numbers(column),
+        )
+    ]
+
+
+def by_hand_exercises(m: SmolMaterial, rng: random.Random) -> list[Exercise]:
+    """Which key/value head the query head reads, and one scaled score from its dot product."""
+    h = m.hand
+    group = m.num_heads // m.num_kv_heads
+    j = rng.randrange(h.query + 1)
+    dot, scaled = float(h.scores[j]), float(h.scaled_scores[j])
+    within = tolerance(SHOWN_HALF_UNIT / 8)
+    return [
+        Exercise(
+            id="hand-gqa",
+            kind="choice",
+            prompt=f"SmolLM2 has {m.num_heads} query heads but only {m.num_kv_heads} key/value heads. Which "
+            f"key/value head does query head {h.head + 1} read its keys and values from?",
+            answer=f"key/value head {h.kv_head + 1}",
+            hint=f"Query heads are grouped in threes: heads 1-{group} share key/value head 1, and so on.",
+            solution=f"Head {h.head + 1} is in group ⌊{h.head} / {group}⌋ + 1 = {h.kv_head + 1} (counting heads "
+            "from 0 inside the brackets).",
+            options=tuple(f"key/value head {i + 1}" for i in range(m.num_kv_heads)),
+        ),
+        Exercise(
+            id="hand-scaled",
+            kind="numeric",
+            prompt=asked(
+                f"The table gives q·k = {fmt(dot)} for the query {quote(m.labels[h.query])} and the key "
+                f"{quote(m.labels[j])}. Compute the scaled score the softmax receives (d_k = 64).",
+                within,
+            ),
+            answer=scaled,
+            hint="Divide by √d_k = √64 = 8.",
+            solution=f"{fmt(dot)} / 8 = {fmt(scaled)} (column “÷ √64”).",
+            tolerance=within,
+            uses=shown_numbers(dot),
+        ),
+    ]
+
+
+def rope_exercises(m: SmolMaterial) -> list[Exercise]:
+    """The angle pair 2 of the query turns by, and what shifting every position does to the scores."""
+    r = m.rotation
+    theta, turned = float(r.theta[1]), float(r.turned[1])
+    wrapped = math.atan2(math.sin(turned), math.cos(turned))
+    within = tolerance(r.position * SHOWN_HALF_UNIT)
+    return [
+        Exercise(
+            id="rope-angle",
+            kind="numeric",
+            prompt=asked(
+                f"The query {quote(m.labels[r.position])} sits at position m = {r.position} (RoPE counts from 0). "
+                f"Pair 2 turns by θ_2 = {fmt(theta)} radians per position. By what angle is it turned, brought "
+                "into −π … π (add or subtract 2π until it is)?",
+                within,
+            ),
+            answer=wrapped,
+            hint="m × θ_2, then subtract 2π (6.2832) as often as needed.",
+            solution=f"{r.position} × {fmt(theta)} = {fmt(turned)}; brought into −π … π: {fmt(wrapped)} "
+            "(row “pair 2”, column “m·θ_i (wrapped)”).",
+            tolerance=within,
+            uses=shown_numbers(theta),
+        ),
+        Exercise(
+            id="rope-shift",
+            kind="what-if",
+            prompt="What if every position of the prompt were shifted by 100 (the first token at position 100, "
+            "not 0)? The scores q·k of every head would …",
+            answer="stay the same",
+            hint="RoPE turns q at m and k at n; their dot product depends on the angle between them.",
+            solution="q turned by m θ and k by n θ meet at the angle (m − n) θ: the same when both move by 100. The "
+            "check on this step shifts the real model's positions and compares every score.",
+            options=("stay the same", "all grow", "all shrink", "change unpredictably"),
+        ),
+    ]
+
+
+def pattern_exercises(m: SmolMaterial, rng: random.Random) -> list[Exercise]:
+    """The strongest attention sink on the prompt, and the strongest induction head on the repeated prompt."""
+    items = []
+    for name, figure, what in (
+        ("sink", m.patterns.sink, "puts the most weight on the first piece (an attention sink), on your prompt"),
+        ("induction", m.repeated.induction, "is the strongest induction head on the repeated prompt"),
+    ):
+        ranked = _ranked(figure)
+        lower = [item for item in ranked[1:] if item[2] <= ranked[0][2] - DISTINCT] if ranked else []
+        if not lower:  # the top figures tie at the 4 decimals shown: no fair question
+            continue
+        chosen = [ranked[0], *rng.sample(lower, min(3, len(lower)))]
+        names = [_head(layer, head) for layer, head, _ in chosen]
+        items.append(
+            Exercise(
+                id=f"patterns-{name}",
+                kind="choice",
+                prompt=f"Which of these heads {what}?",
+                answer=names[0],
+                hint=f"Read the {name} columns of the ranked table: the largest figure.",
+                solution="; ".join(f"{n}: {fmt(v)}" for n, (_, _, v) in zip(names, chosen, strict=True))
+                + f": {names[0]}.",
+                options=tuple(sorted(names)),
+                uses=shown_numbers([v for _, _, v in chosen]),
+            )
+        )
+    return items

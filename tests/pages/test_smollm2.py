@@ -1,0 +1,154 @@
+"""Page tests of the SmolLM2 lesson (inside a GPT-style model): every step on the default prompt, the by-hand head
+against the model, induction on a repeated prompt, a typed prompt, refused prompts, and the absent model package."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from attention_core import smollm2 as sm
+from tests.apptest_helpers import assert_clean, frames, open_page
+from tests.pages.cell_click_helpers import clickable_specs, keep_cell, markdown, outlined_rows
+from ui import lessons, smol_lesson
+from ui.format import format_number
+
+PAGE = "app_pages/smollm2.py"
+STEPS = ("The model", "Next token", "Token by token", "Every head", "One head by hand", "RoPE", "Patterns")
+REPEATED = "one two three four five six one two three four five six"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def needs_model():
+    """These tests run the real model: skipped with the reason where the package is not installed."""
+    try:
+        sm.gguf_path()
+    except sm.ModelUnavailable as error:
+        pytest.skip(str(error))
+
+
+def open_step(step: int, prompt: str | None = None):
+    """The lesson at ``step`` (1-based), with ``prompt`` typed into its text box if given."""
+    at = open_page(PAGE, {"step": str(step)}, timeout=300)
+    if prompt is not None:
+        at.text_area(key="smol_prompt").set_value(prompt)
+        at = at.run()
+    return at
+
+
+def text_of(at) -> str:
+    kinds = ("markdown", "caption", "success", "error", "warning", "info")
+    return " ".join(str(element.value) for kind in kinds for element in at.get(kind))
+
+
+def test_the_lesson_follows_the_trained_model_and_its_steps_open():
+    assert lessons.lesson_for(PAGE).number == lessons.lesson_for("app_pages/trained_model.py").number + 1
+    at = open_step(1)
+    assert_clean(at)
+    assert tuple(at.segmented_control(key="stepbar:smollm2").options) == tuple(
+        f"{n}. {name}" for n, name in enumerate(STEPS, 1)
+    )
+    text = text_of(at)
+    assert "4-bit quantized" in text and "differ slightly from the full-precision" in text
+    assert sm.GGUF_SHA256 in text  # the checksum checked at load, as lesson 10 shows its own
+    pieces = frames(at)[0]["piece"].tolist()
+    assert pieces == ["The", "·cat", "·sat", "·on", "·the", "·mat", ".", "·The", "·cat"]
+
+
+def test_the_next_token_matches_the_published_check_and_temperature_sharpens_it():
+    at = open_step(2)
+    assert_clean(at)
+    table = next(e.value for e in [*at.table, *at.dataframe] if "p at t = 1" in list(e.value.columns))
+    assert table.index[0] == "·was" and abs(table["p at t = 1"].iloc[0] - sm.PUBLISHED_NEXT[1]) < 0.01
+    at.slider(key="smol_temperature").set_value(0.3).run()
+    sharper = next(e.value for e in [*at.table, *at.dataframe] if "p at t, top-k" in list(e.value.columns))
+    assert sharper["p at t, top-k"].iloc[0] > 0.8 > 0.5 > table["p at t, top-k"].iloc[0]
+
+
+def test_the_greedy_continuation_is_written_token_by_token():
+    at = open_step(3)
+    at.button(key="smol_continue").click().run()
+    assert_clean(at)
+    continued = next(e.value for e in [*at.table, *at.dataframe] if "its probability" in list(e.value.columns))
+    assert len(continued) == 8 and continued.index[0] == "1. ·was"
+
+
+def test_the_head_by_hand_agrees_with_the_model_and_the_verdict_can_fail():
+    at = open_page(PAGE, {"step": "5"}, timeout=300)
+    at.session_state["smol_layer"] = 6
+    at.session_state["smol_head"] = 5
+    at = at.run()
+    assert_clean(at)
+    verdicts = [s.value for s in at.success]
+    assert len(verdicts) == 2 and all("equal up to float32 rounding" in v for v in verdicts)
+    assert "key/value head 2" in text_of(at)  # head 5 (0-based 4) reads key/value head 4 // 3 + 1
+    assert not at.error
+    model, result = smol_lesson.model(), smol_lesson.forward(sm.PUBLISHED_PROMPT)
+    assert sm.head_by_hand(model, result, 5, 4, 8).agrees
+    attentions = result.attentions.clone()
+    attentions[5, 4, 8, 0] += 1e-3  # the model's weight changed by a thousandth: the verdict must say so
+    changed = sm.head_by_hand(model, dataclasses.replace(result, attentions=attentions), 5, 4, 8)
+    assert not changed.weights_agreement.close and changed.weights_agreement.verdict == "different"
+
+
+def test_a_repeated_prompt_shows_an_induction_head_with_its_figure():
+    at = open_step(7, REPEATED)
+    assert_clean(at)
+    ranked = next(frame for frame in frames(at) if "induction: head" in frame.columns)
+    induction = [float(value) for value in ranked["induction: figure"]]  # written with 4 decimals
+    assert induction[0] > 0.3 and induction == sorted(induction, reverse=True)
+    assert ranked["induction: head"].iloc[0].startswith("layer ")
+    assert len(ranked["induction: figure"].iloc[0].split(".")[1]) == 4
+
+
+def test_a_typed_prompt_is_read_as_its_own_pieces():
+    at = open_step(1, "Paris is the capital of")
+    assert_clean(at)
+    assert frames(at)[0]["piece"].tolist() == ["Paris", "·is", "·the", "·capital", "·of"]
+    at = open_step(4, "Paris is the capital of")
+    assert_clean(at)
+    assert at.selectbox(key="smol_query").value == 4  # the last piece, the one that predicts the next
+
+
+@pytest.mark.parametrize(
+    ("prompt", "message"),
+    [("", "The prompt is empty"), ("word " * 200, f"this lesson runs at most {sm.MAX_TOKENS}")],
+    ids=["empty", "huge"],
+)
+def test_a_refused_prompt_gets_a_clear_message(prompt, message):
+    at = open_step(2, prompt)
+    assert_clean(at)
+    assert any(message in w.value for w in at.warning)
+    assert not at.get("vega_lite_chart")
+
+
+def test_without_the_model_package_the_page_explains_itself_and_other_pages_work(monkeypatch, tmp_path):
+    monkeypatch.setenv(smol_lesson.FILE_VARIABLE, str(tmp_path / sm.GGUF_FILE))  # a file that is not there
+    at = open_page(PAGE, {"step": "2"}, timeout=300)
+    assert_clean(at)
+    said = " ".join(i.value for i in at.info)
+    assert "is missing" in said and "Community Cloud" in said
+    assert not at.text_area  # no prompt box, no steps: nothing to run
+    other = open_page("app_pages/softmax.py", {"step": "2"})
+    assert_clean(other)
+    assert other.dataframe or other.table
+
+
+def test_the_head_is_outlined_on_its_query_and_a_clicked_cell_shows_its_softmax():
+    at = open_step(4)
+    spec = clickable_specs(at)[0]
+    assert outlined_rows(spec) == ["·cat (2)"]  # the query: the last piece
+    keep_cell(at, "smol_head_chart", "·sat", "·cat (1)")
+    assert_clean(at)
+    text = markdown(at)
+    hand = smol_lesson.head_by_hand(sm.PUBLISHED_PROMPT, 0, 0, 2)  # layer 1, head 1, the query "·sat"
+    assert "Weight of key “·cat (1)”" in text and format_number(float(hand.weights[1])) in text
+
+
+def test_the_try_this_button_sets_a_repeated_prompt():
+    at = open_step(len(STEPS))
+    at.button(key="try:smollm2:2").click().run()  # the third experiment: "A repeated prompt"
+    assert_clean(at)
+    assert at.text_area(key="smol_prompt").value == "one two three four five one two three four five"
+    ranked = next(frame for frame in frames(at) if "induction: head" in frame.columns)
+    assert float(ranked["induction: figure"].iloc[0]) > 0.3

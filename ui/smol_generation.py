@@ -1,0 +1,85 @@
+"""The generation lesson's steps on the real model: grouped-query attention and the KV cache of SmolLM2.
+
+``gqa_cache_step()`` (bytes per token of this model's cache beside full multi-head attention) and
+``cache_check_step()`` (cached decoding equals recomputing, on the real model) are step functions the
+generation page adds to its steps. Both explain themselves when the model package is absent.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention_core import smollm2 as sm
+from attention_core import smollm2_lesson as sl
+from attention_core.reference import tolerance_text
+from ui import display, smol_lesson
+from ui.format import format_number, learner_text
+
+CHECK_STEPS = 4
+
+
+def loaded_model() -> sm.SmolModel | None:
+    """The model, or None after saying why it cannot be used here."""
+    try:
+        return smol_lesson.model()
+    except sm.ModelUnavailable as error:
+        st.info(
+            f"{learner_text(error)} This step measures SmolLM2's cache; the toy model's steps above work without it.",
+            icon=":material/cloud_off:",
+        )
+        return None
+
+
+def gqa_cache_step() -> None:
+    """The cache's bytes per token for SmolLM2 (3 key/value heads) beside full multi-head attention (9)."""
+    st.subheader("Grouped-query attention shrinks the cache")
+    model = loaded_model()
+    if model is None:
+        return
+    size = sl.cache_size(model.config)
+    st.markdown(
+        f"""
+Each new token adds its keys and values to the cache, in every layer. SmolLM2's {size.heads} query heads share
+**{size.kv_heads} key/value heads** (grouped-query attention), so per token the cache grows by
+2 (K and V) × {size.layers} layers × {size.kv_heads} key/value heads × {size.d_k} numbers × {size.bytes_per_number}
+bytes = **{size.gqa_bytes:,} bytes**. Full multi-head attention, with a key/value head per query head, would
+store {size.mha_bytes:,} bytes: {format_number(size.saving, 0)} times as much.
+"""
+    )
+    st.latex(
+        rf"2 \times {size.layers} \times {size.kv_heads} \times {size.d_k} \times {size.bytes_per_number}"
+        rf" = {size.gqa_bytes}\ \text{{bytes per token}}"
+    )
+    display.frame_table(sl.cache_table(size), hide_index=False)
+
+
+def cache_check_step() -> None:
+    """Cached decoding against recomputing the whole sequence at every step, on SmolLM2 and the learner's prompt."""
+    st.subheader("Cached equals recomputed, on the real model")
+    model = loaded_model()
+    if model is None:
+        return
+    prompt = str(st.session_state.get(smol_lesson.KEPT_PROMPT) or sm.PUBLISHED_PROMPT)
+    try:
+        check = smol_lesson.cache_check(prompt, CHECK_STEPS)
+    except ValueError as error:
+        st.warning(f"{learner_text(error)} Change the prompt in lesson 11.", icon=":material/warning:")
+        return
+    verdict = sl.cache_agreement(check)
+    continued = sm.decode(model, check.ids[-CHECK_STEPS:])
+    st.markdown(
+        f"The prompt of lesson 11, “{learner_text(prompt)}”, continued greedily by {CHECK_STEPS} pieces "
+        f"(“{learner_text(continued)}”) twice: with the cache (each step runs only the new piece) and by running "
+        "the whole sequence again at every step."
+    )
+    st.markdown(
+        f"Largest difference of a next-piece logit: {format_number(check.max_logit_difference)} on logits up to "
+        f"{format_number(check.logit_scale)}: **{verdict.verdict}** ({tolerance_text(verdict.tolerance)}). "
+        f"Largest difference of a cached key: {format_number(check.max_key_difference)}."
+    )
+
+
+def real_model_step() -> None:
+    """Both of the above as one step: "GQA and the KV cache" on SmolLM2."""
+    gqa_cache_step()
+    cache_check_step()
