@@ -1,4 +1,4 @@
-"""Lesson 12: generation, step by step. A KV cache, what it saves, the cost of attention, online softmax."""
+"""Lesson 13: generation, step by step. A KV cache, what it saves, the cost of attention, online softmax."""
 
 import dataclasses
 import functools
@@ -15,7 +15,7 @@ from attention_core.exercises import GenerationMaterial
 from attention_core.masks import causal_mask
 from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import dimension_labels, long_columns
-from ui import cell_click, charts, display, inputs, training_runs
+from ui import cell_click, charts, display, inputs, lessons, smol_generation, training_runs
 from ui.exercises import exercises_section
 from ui.format import format_number, vector_text
 from ui.inputs import LabInput
@@ -47,20 +47,21 @@ def render(lab: LabInput) -> None:
             "What the cache saves": lambda: saving_step(lab, head),
             "The cost of attention": cost_of_attention,
             "Online softmax": lambda: online_softmax_step(lab, head),
+            "GQA and the KV cache": smol_generation.real_model_step,
         },
     )
 
 
 @dataclasses.dataclass(frozen=True)
 class Head:
-    """The head the lesson generates with (the model trained in lesson 11, or the sidebar's input) and its steps."""
+    """The head the lesson generates with (the model trained in the training lesson, or the sidebar's input) and its steps."""
 
     X: torch.Tensor  # (T, d_model)
     W_q: torch.Tensor  # (d_model, d_k)
     W_k: torch.Tensor
     W_v: torch.Tensor
     labels: tuple[str, ...]
-    run: tr.TrainingRun | None  # this session's run of lesson 11's chosen settings, if any
+    run: tr.TrainingRun | None  # this session's run of the training lesson's chosen settings, if any
 
     @functools.cached_property
     def steps(self) -> list[gen.CacheStep]:
@@ -151,15 +152,17 @@ def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
 
 
 def source_note(lab: LabInput, run: tr.TrainingRun | None) -> None:
-    """Which head the lesson generates with: the model trained in lesson 11, or the sidebar's input."""
+    """Which head the lesson generates with: the model trained in the training lesson, or the sidebar's input."""
+    trained_in = lessons.BY_NAME["training"].number
     if run is not None:
         st.success(
-            f"Using the model you trained in lesson 11 ({tr.TASKS[run.settings.task]}): layer 1, head 1.",
+            f"Using the model you trained in lesson {trained_in} ({tr.TASKS[run.settings.task]}): layer 1, head 1.",
             icon=":material/model_training:",
         )
         return
     st.info(
-        "No model trained yet: you have not trained the settings chosen in lesson 11 in this session, so this uses "
+        f"No model trained yet: you have not trained the settings chosen in lesson {trained_in} in this session, so "
+        "this uses "
         "the sidebar's input with seeded random W_q, W_k, W_v (d_k = d_model). Train a model there and come back "
         "to see it generate.",
         icon=":material/info:",

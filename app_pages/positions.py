@@ -36,6 +36,7 @@ from ui import cell_click, charts, display, inputs
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, vector_text
 from ui.inputs import LabInput
+from ui.rope_view import rope_step
 from ui.steps import lesson_steps
 
 VERDICT_HELP = (
@@ -71,7 +72,7 @@ def render(lab: LabInput) -> None:
             "Shuffle with positions": lambda: shuffle_with_positions_step(
                 lab, params, perm, gap_none, E_sin, E_learned
             ),
-            # Issue 26 adds its rotary positions (RoPE) step here, after the added positions: "Rotary positions".
+            "Rotary positions": lambda: rope_step(lab),
         },
     )
 

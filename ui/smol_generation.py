@@ -12,8 +12,10 @@ import streamlit as st
 from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
 from attention_core.reference import tolerance_text
-from ui import display, smol_lesson
+from ui import display, lessons, smol_lesson
 from ui.format import format_number, learner_text
+
+PROMPT_LESSON = lessons.BY_NAME["smollm2"].number  # the lesson whose prompt this step continues
 
 CHECK_STEPS = 4
 
@@ -63,12 +65,12 @@ def cache_check_step() -> None:
     try:
         check = smol_lesson.cache_check(prompt, CHECK_STEPS)
     except ValueError as error:
-        st.warning(f"{learner_text(error)} Change the prompt in lesson 11.", icon=":material/warning:")
+        st.warning(f"{learner_text(error)} Change the prompt in lesson {PROMPT_LESSON}.", icon=":material/warning:")
         return
     verdict = sl.cache_agreement(check)
     continued = sm.decode(model, check.ids[-CHECK_STEPS:])
     st.markdown(
-        f"The prompt of lesson 11, “{learner_text(prompt)}”, continued greedily by {CHECK_STEPS} pieces "
+        f"The prompt of lesson {PROMPT_LESSON}, “{learner_text(prompt)}”, continued greedily by {CHECK_STEPS} pieces "
         f"(“{learner_text(continued)}”) twice: with the cache (each step runs only the new piece) and by running "
         "the whole sequence again at every step."
     )
