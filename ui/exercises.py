@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from attention_core.exercises import Exercise, ExerciseInput, check_answer, exercises_for, material_fingerprint
-from ui import lessons, progress
+from ui import lessons, progress, steps
 from ui.format import format_number, learner_text
 
 KIND_LABELS = {"numeric": "Compute", "choice": "Choose", "what-if": "What if?"}
@@ -82,6 +82,8 @@ def exercises_section(
     their numbers; None asks them all. Lessons 10-12 compute their own material (a forward pass, a training
     run, a generation source) and pass it with the plain values that determine it (``material_key``).
     """
+    if steps.on_short_path():  # the 15-minute path reads the essential steps; the exercises wait in the lessons
+        return
     lesson = lessons.lesson_for(page).name
     exercises = lesson_exercises(lesson, lab, material=material, material_key=material_key)
     st.session_state[f"_exercises:{lesson}"] = exercises  # what the lesson asks on this input (tests read it)

@@ -17,10 +17,11 @@ def rope_step(lab) -> None:
     st.subheader("RoPE: position as a rotation")
     st.markdown(
         """
-Modern models (Llama, and SmolLM2 in the lesson after the trained encoder) add nothing to X. **Rotary position embedding** turns q and k
-instead: the dimensions go in pairs (i, i + d/2), and pair i of the token at position m is turned by the angle
-m·θ_i with θ_i = 10000^(−2i/d). A turn keeps each vector's length; two tokens' vectors meet at an angle that now
-also depends on **how far apart** they are. Here q = k = X, as in lesson 1, so the scores are RoPE(X) RoPE(X)ᵀ.
+Modern models (Llama, and SmolLM2 in the lesson after the trained encoder) add nothing to X. **Rotary position
+embedding** turns q and k instead: the dimensions go in pairs (i, i + d/2), and pair i of the token at
+position m is turned by the angle m·θ_i with θ_i = 10000^(−2i/d). A turn keeps each vector's length; two
+tokens' vectors meet at an angle that now also depends on **how far apart** they are. Here q = k = X, as in
+lesson 1, so the scores are RoPE(X) RoPE(X)ᵀ.
 """
     )
     st.latex(

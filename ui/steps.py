@@ -260,7 +260,7 @@ def short_path_step(lesson: lessons.Lesson, draw: Callable[[], None]) -> None:
     left, right = st.columns(2)
     left.page_link(
         lesson.path,
-        label="This whole lesson, step by step",
+        label="This whole lesson, step by step, with its exercises",
         icon=":material/menu_book:",
         query_params={STEP_PARAM: "1"},
     )

@@ -119,6 +119,7 @@ def test_the_path_shows_the_essential_step_a_bridge_and_one_next():
     at = path_stop(lessons.BY_NAME[LESSON])
     assert_clean(at)
     assert not at.segmented_control, "the path shows one step, without the bar"
+    assert "Check yourself" not in headings(at), "the exercises wait in the full lesson"
     position = [lesson.name for lesson in stops].index(LESSON) + 1
     assert any(f"stop {position} of {len(stops)}" in c.value for c in at.caption)
     assert any(lessons.BY_NAME[LESSON].bridge in m.value for m in at.markdown)
