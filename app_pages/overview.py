@@ -46,7 +46,7 @@ def intro() -> None:
     st.markdown(
         """
 Self-attention is how a transformer lets every word of a sentence look at every other word
-and mix in what it finds. This lab takes it apart **one step per page**, with every number
+and mix in what it finds. This lab takes it apart **one idea per step, one concept per lesson**, with every number
 computed live from the input in the sidebar, so you can check each one by hand.
 The examples come from five tutorial notebooks (listed below); where a tutorial made a mistake, the
 lab shows the right numbers and labels the mistake as a pitfall.
