@@ -8,14 +8,19 @@ temp dir (its upstream lines pointed at those ports, listening on a free 127.0.0
 temp dir), then opens one Chromium context per learner on the scores page with its own sentence and
 seed. Each session must show its own score cell, equal to attention_core's. Each context's first
 response names the copy that served it (nginx's X-Upstream header), and its websocket's handshake
-(read through the Chrome DevTools Protocol) names the same copy. Then one copy is killed: its learners' websockets
-reconnect through nginx to another copy, the page is drawn again there, and a query-token pick redraws
-the right number. Prints the figures; returns them with the errors found.
+(read through the Chrome DevTools Protocol) names the same copy; no request is sent on to another copy
+(nginx's access log). Each learner answers the page's first exercise: the sidebar counts it and the browser's
+store (ui/browser_store.py) keeps it. Then one copy is killed: its learners' websockets reconnect through
+nginx to another copy, the page is drawn again there, and a query-token pick (the first run of the new
+session there) redraws the right number and shows the learner's progress, read back from the browser.
+Prints the figures; returns them with the errors found (and, for a failing learner, its route, nginx's log
+lines and its console on the connection).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -43,6 +48,7 @@ from benchmarks.browser import (  # noqa: E402
     start_pick,
 )
 from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_healthy  # noqa: E402
+from ui.browser_store import STORAGE_KEY  # noqa: E402
 
 NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -91,6 +97,12 @@ class Session:
     page: object
     copy: str = ""  # the upstream that served its first page
     websockets: list[tuple[float, str]] = field(default_factory=list)  # (time of the handshake, X-Upstream)
+    console: list[str] = field(default_factory=list)  # the page's console lines about its connection
+    progress: str = ""  # the sidebar's progress line after this learner answered an exercise
+
+    def route(self) -> str:
+        """The route cookie nginx gave this learner's browser (its key in nginx's access log)."""
+        return next((c["value"] for c in self.page.context.cookies() if c["name"] == "lab_route"), "")
 
 
 def sentence(i: int) -> tuple[list[str], int]:
@@ -110,6 +122,14 @@ def open_session(browser, base: str, i: int) -> Session:
         session.websockets.append((time.monotonic(), headers.get("x-upstream", "")))
 
     cdp.on("Network.webSocketHandshakeResponseReceived", handshake)
+    page.on(
+        "console",
+        lambda msg: (
+            session.console.append(f"{time.monotonic():.1f} {msg.type}: {msg.text[:200]}")
+            if re.search(r"websocket|ping|connect", msg.text, re.IGNORECASE)
+            else None
+        ),
+    )
     query = f"example=Your+own+sentence&sentence={'+'.join(tokens)}&embedding=Random+%28seeded%29&seed={i}"
     response = page.goto(f"{base}/scores?{query}&d_model={d_model}", wait_until="commit", timeout=TIMEOUT_MS)
     session.copy = response.headers.get("x-upstream", "")
@@ -129,6 +149,45 @@ def check(session: Session, errors: list[str], when: str) -> None:
     errors += [f"{when}: {error}" for error in found]
 
 
+NONE_YET = "Exercises: none answered yet"
+PROGRESS_JS = """() => {
+  const lines = [...document.querySelectorAll("[data-testid='stSidebar'] [data-testid='stCaptionContainer']")];
+  const line = lines.find((element) => element.innerText.includes("Exercises:"));
+  return line ? line.innerText.trim() : "";
+}"""
+
+
+def progress_line(session: Session) -> str:
+    """The sidebar's progress line ("Exercises: 0/1 correct"), drawn after the page from the session's book."""
+    return session.page.evaluate(PROGRESS_JS)
+
+
+def start_answer(session: Session) -> None:
+    """Answer the page's first exercise (any answer counts as answered): the first radio option, or a number."""
+    form = session.page.locator("[data-testid='stMain'] [data-testid='stForm']").first
+    options = form.locator("[data-testid='stRadio'] [role='radiogroup'] label")
+    if options.count():
+        options.first.click()
+    else:
+        form.locator("input[type='text']").first.fill("0.5")
+    form.get_by_role("button", name="Check").click()
+
+
+def wait_progress(session: Session, expected: str | None, timeout: float = PICK_TIMEOUT_MS) -> str:
+    """Wait until the progress line reads ``expected`` (None: anything but "none answered yet"); returns it."""
+    deadline = time.monotonic() + timeout / 1000
+    line = progress_line(session)
+    while (line == NONE_YET or not line or (expected is not None and line != expected)) and time.monotonic() < deadline:
+        session.page.wait_for_timeout(200)
+        line = progress_line(session)
+    return line
+
+
+def stored_progress(session: Session) -> str:
+    """What the learner's browser keeps in localStorage (ui/browser_store.py): the progress that outlives a copy."""
+    return session.page.evaluate(f"() => window.localStorage.getItem({json.dumps(STORAGE_KEY)}) || ''")
+
+
 def new_routes(base: str, probes: int) -> Counter:
     """How many of `probes` cookie-less requests nginx sends to each copy (each gets a new route cookie)."""
     import urllib.request
@@ -142,6 +201,30 @@ def new_routes(base: str, probes: int) -> Counter:
     return copies
 
 
+def failovers(scratch: Path) -> list[str]:
+    """nginx's access-log lines of requests that tried more than one copy (upstream=A, B)."""
+    log = scratch / "access.log"
+    return [line for line in log.read_text().splitlines() if ", " in line.rsplit("upstream=", 1)[-1]]
+
+
+def diagnose(group: list[Session], errors: list[str], scratch: Path, killed_at: float) -> list[str]:
+    """Each learner named in an error: its route, nginx's log lines for that route, its console on the connection."""
+    named = {int(n) for n in re.findall(r"session (\d+)", "\n".join(errors))}
+    access = (scratch / "access.log").read_text().splitlines() if (scratch / "access.log").exists() else []
+    out: list[str] = []
+    for s in group:
+        if s.i not in named:
+            continue
+        route = s.route()
+        out.append(f"\nsession {s.i}: route {route}, page from {s.copy}, websockets {s.websockets}")
+        out.append(f"  killed at {killed_at:.1f}")
+        out += [f"  nginx: {line}" for line in access if route and f"route={route}" in line][-40:]
+        out += [f"  console: {line}" for line in s.console[-20:]]
+    if named and (scratch / "error.log").exists():
+        out += [f"  nginx error.log: {line}" for line in (scratch / "error.log").read_text().splitlines()[-40:]]
+    return out
+
+
 def median_max(seconds: list[float]) -> str:
     return f"{statistics.median(seconds):.1f} s ({max(seconds):.1f} s) |" if seconds else "none |"
 
@@ -151,6 +234,7 @@ def run(sessions: int = 30, copies: int = 3, emit=print) -> tuple[list[str], lis
     from playwright.sync_api import sync_playwright
 
     errors: list[str] = []
+    diagnosis: list[str] = []
     lines = [f"| copies behind nginx / concurrent sessions | {copies} / {sessions} |"]
     ports = [free_port() for _ in range(copies)]
     listen = free_port()
@@ -177,6 +261,19 @@ def run(sessions: int = 30, copies: int = 3, emit=print) -> tuple[list[str], lis
                     lines.append(
                         f"| all {sessions} first pages drawn and checked | {time.monotonic() - started:.1f} s |"
                     )
+                    # each learner answers an exercise: its progress, kept in its browser, must outlive its copy
+                    for s in group:
+                        try:
+                            start_answer(s)
+                        except Exception as error:
+                            errors.append(f"session {s.i} answering: {str(error).splitlines()[0][:160]}")
+                    for s in group:
+                        try:
+                            s.progress = wait_progress(s, None)
+                            if s.progress in ("", NONE_YET) or '"lessons":{"scores"' not in stored_progress(s):
+                                errors.append(f"session {s.i}: answered, but progress reads {s.progress!r}")
+                        except Exception as error:
+                            errors.append(f"session {s.i} after answering: {str(error).splitlines()[0][:160]}")
                     per_copy = Counter(s.copy for s in group)
                     spread = " / ".join(str(per_copy.get(f"127.0.0.1:{p}", 0)) for p in ports)
                     lines.append(f"| sessions per copy (X-Upstream of the first page) | {spread} |")
@@ -194,10 +291,13 @@ def run(sessions: int = 30, copies: int = 3, emit=print) -> tuple[list[str], lis
                     victim = ports.index(int(group[0].copy.rsplit(":", 1)[1]))
                     moved = [s for s in group if s.copy == f"127.0.0.1:{ports[victim]}"]
                     stayed = [s for s in group if s not in moved]
+                    retried = failovers(scratch)  # before the kill every request must reach its route's copy
+                    lines.append(f"| requests nginx sent on to another copy before the kill | {len(retried)} |")
+                    errors += [f"before the kill, nginx moved a request: {line}" for line in retried[:3]]
                     killed_at = time.monotonic()
                     apps[victim].kill()
                     apps[victim].wait()
-                    reconnect, handshakes = [], []
+                    reconnect, handshakes, kept = [], [], []
                     for s in moved:
                         try:
                             deadline = time.monotonic() + TIMEOUT_MS / 1000
@@ -226,6 +326,13 @@ def run(sessions: int = 30, copies: int = 3, emit=print) -> tuple[list[str], lis
                         try:
                             s.page.wait_for_function(DONE_JS, arg=QUIET_MS, timeout=TIMEOUT_MS, polling=100)
                             check(s, errors, "after a pick")
+                            # A reconnected page is not rerun until the learner acts: this pick is the first run
+                            # of its new session on another copy, which reads the progress back from the browser.
+                            line = wait_progress(s, s.progress)
+                            if line != s.progress:
+                                errors.append(f"session {s.i}: progress {line!r} after the pick, not {s.progress!r}")
+                            elif s in moved:
+                                kept.append(s.i)
                         except Exception as error:
                             errors.append(f"session {s.i} after the pick: {str(error).splitlines()[0][:160]}")
                     moved_to = Counter(u for s in moved for t, u in s.websockets if t > killed_at)
@@ -235,7 +342,11 @@ def run(sessions: int = 30, copies: int = 3, emit=print) -> tuple[list[str], lis
                         f"| its sessions' websockets moved to | {where} |",
                         "| kill to new websocket handshake, median (max) | " + median_max(handshakes),
                         "| kill to page drawn again, median (max) | " + median_max(reconnect),
+                        f"| its learners whose progress was back on their new copy | {len(kept)} of {len(moved)} |",
                     ]
+                    if not moved or len(kept) < len(moved):
+                        errors.append(f"progress back for {len(kept)} of the killed copy's {len(moved)} learners")
+                    diagnosis += diagnose(group, errors, scratch, killed_at)
                     for s in group:
                         s.page.context.close()
                 finally:
@@ -248,7 +359,7 @@ def run(sessions: int = 30, copies: int = 3, emit=print) -> tuple[list[str], lis
                     stop(app)
     lines.append(f"| errors (wrong number, no reconnect, ...) | {len(errors)} |")
     lines += [f"| error | {error} |" for error in errors[:10]]
-    emit("\n".join(["| figure | measured |", "|---|---:|", *lines, f"\nLoad average: {load_average()}"]))
+    emit("\n".join(["| figure | measured |", "|---|---:|", *lines, f"\nLoad average: {load_average()}", *diagnosis]))
     return lines, errors
 
 

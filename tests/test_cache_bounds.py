@@ -3,6 +3,7 @@ sentences the learners send, and a long sentence's large tables are drawn, not k
 
 from __future__ import annotations
 
+import functools
 import random
 
 import torch
@@ -58,3 +59,44 @@ def test_a_long_sentence_table_is_drawn_not_kept():
     side = 1 + int(_drawing.MAX_REPLAYED_CELLS**0.5)
     assert not _drawing.replayed(torch.zeros(side, side))
     assert _drawing.replayed(torch.zeros(charts.MAX_CHART_TOKENS // 2, 4))
+
+
+LARGE_TABLE_PAGE = """
+import torch
+from ui import display
+
+side = 70  # beyond MAX_REPLAYED_CELLS (64 x 64)
+values = torch.arange(side * side, dtype=torch.float64).reshape(side, side) / 7
+labels = [f"t{i}" for i in range(side)]
+display.table(values, labels, labels, alt_text="a large table")
+"""
+
+
+def test_a_large_table_is_converted_once_and_drawn_from_its_kept_arrow_table():
+    """A table too large to replay is not converted again on a rerun (it is drawn from LARGE_TABLES), and what is
+    drawn is the same table: its numbers, row labels and column labels."""
+    from streamlit.testing.v1 import AppTest
+
+    store = _drawing.LARGE_TABLES
+    at = AppTest.from_string(LARGE_TABLE_PAGE, default_timeout=60).run()
+    assert not at.exception
+    made = store.made
+    at.run()
+    assert not at.exception and store.made == made, "the rerun converted the table again"
+    frame = at.dataframe[0].value
+    side = 70
+    expected = (torch.arange(side * side, dtype=torch.float64).reshape(side, side) / 7).tolist()
+    assert list(frame.index) == [f"t{i}" for i in range(side)] and list(frame.columns) == list(frame.index)
+    assert frame.to_numpy().tolist() == expected
+
+
+def test_large_tables_of_many_long_sentences_stay_within_their_byte_budget():
+    rng = random.Random(2)
+    store = _drawing.LARGE_TABLES
+    for _ in range(60):
+        labels = long_labels(rng)
+        matrix = torch.rand(len(labels), len(labels), dtype=torch.float64)
+        key = _drawing.table_key(matrix, labels, labels, None)
+        store.get(key, functools.partial(_drawing.large_table, matrix, labels, labels))
+        assert store.bytes <= store.max_bytes
+    assert store.bytes > store.max_bytes // 2, "the store is used, up to its budget"

@@ -66,6 +66,8 @@ def approx_bytes(item: object) -> int:
         return 128 + item.element_size() * item.nelement()
     if isinstance(item, pd.DataFrame):
         return 256 + int(item.memory_usage(index=True, deep=True).sum())
+    if isinstance(item, pa.Table):
+        return 256 + item.nbytes
     if isinstance(item, dict):
         return 64 + sum(approx_bytes(key) + approx_bytes(value) for key, value in item.items())
     if isinstance(item, (list, tuple)):
@@ -216,8 +218,14 @@ def drawn_table(
     draw_table(_data, _rows, _cols, _alt_text)
 
 
-MAX_REPLAYED_CELLS = 64 * 64  # a larger table is drawn each run, not kept to replay: a long sentence's T x T table
-# is megabytes, and a server kept 512 of them (issue 25); the lessons' tables of up to 64 tokens square stay replayed
+MAX_REPLAYED_CELLS = 64 * 64  # a larger table is not kept to replay: a long sentence's T x T table is megabytes,
+# and a server kept 512 of them (issue 25); the lessons' tables of up to 64 tokens square stay replayed
+
+
+# The Arrow tables of those larger tables (with their column formats), kept by table_key within a byte budget: a
+# rerun draws them without converting 128 x 128 cells again (docs/benchmarks.md: the reruns at 128 tokens after
+# issue 25), and a long sentence's megabytes push out the oldest instead of adding up.
+LARGE_TABLES = Kept(64, 24 * MB)
 
 
 def replayed(frame_or_matrix: pd.DataFrame | torch.Tensor) -> bool:
@@ -229,31 +237,48 @@ def replayed(frame_or_matrix: pd.DataFrame | torch.Tensor) -> bool:
 def show_table(
     data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None, alt_text: str | None
 ) -> None:
-    """display.table: replayed when small, drawn afresh when too large to keep (memory stays bounded)."""
-    if not replayed(data):
-        draw_table(data, rows, cols, alt_text)
-        return
+    """display.table: replayed when small; a table too large to replay is drawn from its kept Arrow table and
+    column formats (LARGE_TABLES, a byte budget), so memory stays bounded and a rerun does not convert it again."""
     key = table_key(data, rows, cols, alt_text)
+    if not replayed(data):
+        table, config, height = LARGE_TABLES.get(key, lambda: large_table(data, rows, cols))
+        st.dataframe(table, column_config=config, height=height, alt=alt_text)
+        return
     drawn_table(key=key, _data=data, _rows=rows, _cols=cols, _alt_text=alt_text)
+
+
+def table_layout(frame: pd.DataFrame, column_formats_too: bool) -> tuple[dict, int | str]:
+    """The column config (the index wide enough for its labels; one number format per column when asked) and the
+    height of a drawn table."""
+    longest_label = max((len(str(label)) for label in frame.index), default=0)
+    config = {"_index": st.column_config.Column(width=min(260, 24 + 8 * longest_label))}  # labels not cut off
+    if column_formats_too:
+        config |= {
+            str(column): st.column_config.NumberColumn(str(column), format=fmt)
+            for column, fmt in zip(frame.columns, column_formats(frame), strict=True)
+        }
+    return config, "auto" if len(frame) <= 16 else 420
+
+
+def large_table(
+    data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None
+) -> tuple[pa.Table, dict, int | str]:
+    """A table beyond MAX_REPLAYED_CELLS as st.dataframe draws it: its Arrow table (the index kept as the row
+    labels), one format per column (a Styler is too slow at this size) and its height."""
+    frame = data if isinstance(data, pd.DataFrame) else to_frame(data, rows, cols)
+    config, height = table_layout(frame, column_formats_too=True)
+    return pa.Table.from_pandas(frame, preserve_index=True), config, height
 
 
 def draw_table(
     data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None, alt_text: str | None
 ) -> None:
-    """drawn_table's drawing, without the replay (for tables too large to keep)."""
+    """drawn_table's drawing, without the replay."""
     frame = data if isinstance(data, pd.DataFrame) else to_frame(data, rows, cols)
-    longest_label = max((len(str(label)) for label in frame.index), default=0)
-    config = {"_index": st.column_config.Column(width=min(260, 24 + 8 * longest_label))}  # labels not cut off
-    height = "auto" if len(frame) <= 16 else 420
-    if plain_decimals(frame) or frame.size > MAX_STYLED_CELLS:
-        formats = column_formats(frame)
-        config |= {
-            str(column): st.column_config.NumberColumn(str(column), format=fmt)
-            for column, fmt in zip(frame.columns, formats, strict=True)
-        }
-        st.dataframe(frame, column_config=config, height=height, alt=alt_text)
-    else:
-        st.dataframe(frame.style.format(format_number), column_config=config, height=height, alt=alt_text)
+    plain = plain_decimals(frame) or frame.size > MAX_STYLED_CELLS
+    config, height = table_layout(frame, column_formats_too=plain)
+    shown = frame if plain else frame.style.format(format_number)
+    st.dataframe(shown, column_config=config, height=height, alt=alt_text)
 
 
 def frame_key(frame: pd.DataFrame, options: dict) -> str:

@@ -2,11 +2,13 @@
 
 The small form of `python -m deploy.many_copies` (30 learners): every learner sees its own number
 (attention_core's), page and websocket reach the same copy, new learners spread over the copies, and
-the learners of a killed copy reconnect to another one where their page works again.
+the learners of a killed copy reconnect to another one where their page works again and their progress
+(an answered exercise, kept in their browser) is there.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import threading
 
@@ -42,3 +44,5 @@ def test_three_copies_behind_nginx_keep_each_learner_and_survive_a_killed_copy()
     assert errors == [], "\n".join(lines)
     moved = next(line for line in lines if line.startswith("| its sessions' websockets moved to"))
     assert "127.0.0.1:" in moved
+    kept = next(line for line in lines if line.startswith("| its learners whose progress was back"))
+    assert re.search(r"\| (\d+) of \1 \|$", kept) and "| 0 of" not in kept, kept
