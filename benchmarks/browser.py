@@ -346,7 +346,7 @@ def click_to_redrawn(browser, base: str, trivial_url: str, frozen_url: str | Non
         if lesson.number is None:
             continue
         for size, query in SIZES.items():
-            url = f"{base}/{lesson.name}" + (f"?{query}" if query else "")
+            url = f"{base}/{lesson.name}?view=all" + (f"&{query}" if query else "")  # the whole lesson
             try:
                 page = open_page(browser, url)
                 picks = [query_token(page) for _ in range(REPEATS)]
@@ -713,7 +713,7 @@ def concurrent_sessions(browser, base: str, sessions: int = SESSIONS) -> tuple[l
             f"&seed={i}&d_model={d_model}"
         )
         page = new_page(browser)
-        page.goto(f"{base}/{name}?{query}", wait_until="commit", timeout=TIMEOUT_MS)
+        page.goto(f"{base}/{name}?{query}&view=all", wait_until="commit", timeout=TIMEOUT_MS)
         pages.append((i, name, tokens, d_model, page))
     for i, name, tokens, d_model, page in pages:  # all load at once; each checks its own numbers
         try:

@@ -75,7 +75,7 @@ def first_page_cpu(browser, base: str, pid: int, tag: str) -> float:
     tokens = [f"{tag}w{j}" for j in range(6)]
     page = new_page(browser)
     before = cpu_seconds(pid)
-    page.goto(f"{base}/scores?{query(tokens, 7, 4)}", timeout=TIMEOUT_MS)
+    page.goto(f"{base}/scores?{query(tokens, 7, 4)}&view=all", timeout=TIMEOUT_MS)
     wait_drawn(page)
     spent = cpu_seconds(pid) - before
     errors: list[str] = []
@@ -106,7 +106,7 @@ def level(browser, base: str, pid: int, n: int) -> dict:
         name = "scores" if i % 3 == 0 else names[i % len(names)]
         page = new_page(browser)
         page.set_default_timeout(TIMEOUT_MS)
-        page.goto(f"{base}/{name}?{query(tokens, seed, d_model)}", wait_until="commit", timeout=TIMEOUT_MS)
+        page.goto(f"{base}/{name}?{query(tokens, seed, d_model)}&view=all", wait_until="commit", timeout=TIMEOUT_MS)
         sessions.append([i, name, tokens, d_model, seed, page])
     for i, name, tokens, d_model, seed, page in sessions:
         try:

@@ -74,7 +74,7 @@ def run(sessions: int, seed: int = 0) -> bool:
                 context = browser.new_context(viewport={"width": 1400, "height": 2000})
                 page = context.new_page()
                 params = {"example": "Your own sentence", "sentence": sentence, "embedding": "Random (seeded)"}
-                page.goto(f"{base}/{PAGES[i % len(PAGES)]}?{urlencode(params | {'seed': str(i)})}")
+                page.goto(f"{base}/{PAGES[i % len(PAGES)]}?{urlencode(params | {'seed': str(i), 'view': 'all'})}")
                 try:
                     wait_for_app(page, timeout=180_000)
                 finally:

@@ -131,7 +131,7 @@ def open_session(browser, base: str, i: int) -> Session:
         ),
     )
     query = f"example=Your+own+sentence&sentence={'+'.join(tokens)}&embedding=Random+%28seeded%29&seed={i}"
-    response = page.goto(f"{base}/scores?{query}&d_model={d_model}", wait_until="commit", timeout=TIMEOUT_MS)
+    response = page.goto(f"{base}/scores?{query}&d_model={d_model}&view=all", wait_until="commit", timeout=TIMEOUT_MS)
     session.copy = response.headers.get("x-upstream", "")
     return session
 

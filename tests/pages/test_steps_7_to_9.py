@@ -33,6 +33,7 @@ STEPS = {
         "Adding positions",
         "Weights with positions",
         "Shuffle with positions",
+        "Rotary positions",
     ),
     "app_pages/pipeline.py": (
         "The block",
