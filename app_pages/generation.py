@@ -47,7 +47,7 @@ def render(lab: LabInput) -> None:
             "What the cache saves": lambda: saving_step(lab, head),
             "The cost of attention": cost_of_attention,
             "Online softmax": lambda: online_softmax_step(lab, head),
-            "GQA and the KV cache": smol_generation.real_model_step,
+            "GQA and the KV cache": lambda: smol_generation.real_model_step(__file__, lab),
         },
     )
 

@@ -13,6 +13,7 @@ import torch
 import attention_core as ac
 from attention_core import exercises as ex
 from attention_core import generation as gen
+from attention_core import smollm2 as sm
 from attention_core import trained_model as tm
 from attention_core import training as tr
 from ui import lessons
@@ -412,3 +413,50 @@ def test_every_written_sum_of_a_solution_checks_by_hand(path, inp):
     if path in ("app_pages/scores.py", "app_pages/context_vectors.py", "app_pages/qkv_projections.py"):
         assert sum(found.values()) >= 1, "the parser reads the solutions"
     assert not re.search(r"(?<![\d.])-?0\.0000(?![\d])", " ".join(item.solution for item in items)), "0.0000"
+
+
+# --- lesson 13's step on the real model: SmolLM2's cache (no model file needed: the architecture is enough) --------
+
+SMOLLM2 = sm.Config(30, 9, 3, 64, 576, 1536, 49_152, 100_000.0, 1e-5, 8192)  # as its GGUF metadata gives it
+
+
+def smol_cache_input(config: sm.Config = SMOLLM2, bytes_per_number: int = 2) -> ex.ExerciseInput:
+    """The generation lesson's input with the material of its step "GQA and the KV cache"."""
+    material = ex.SmolCacheMaterial(config, bytes_per_number)
+    return replace_input(input_of(), material, ("smollm2", *dataclasses.astuple(material)))
+
+
+def test_the_real_model_steps_questions_are_smollm2s_cache_sizes_exact():
+    items = lesson_exercises("app_pages/generation.py", smol_cache_input())
+    assert sorted(item.id.rsplit("-", 1)[0] for item in items) == ["gqa-group", "gqa-tokens", "gqa-what-if"]
+    assert {item.kind for item in items} == {"numeric", "choice", "what-if"}
+    tokens = by_id(items, "gqa-tokens")
+    n = int(re.search(r"of ([\d,]+) tokens", tokens.prompt).group(1).replace(",", ""))
+    assert tokens.answer == 2 * 30 * 3 * 64 * 2 * n and tokens.tolerance == 0, "23,040 bytes a token, exact"
+    assert "23,040 bytes per token" in tokens.solution
+    group = by_id(items, "gqa-group")
+    assert group.answer == "3" and group.answer in group.options and len(group.options) >= 3
+    what_if = by_id(items, "gqa-what-if")
+    expected = {"float32": 2 * 30 * 3 * 64 * 4, "one key/value head": 2 * 30 * 1 * 64 * 2, "full multi": 69_120 * 2}
+    (change,) = [key for key in expected if key in what_if.prompt]
+    assert what_if.answer == expected[change] and what_if.tolerance == 0
+    assert ex.check_answer(what_if, str(expected[change])).status == "correct"
+    assert ex.check_answer(what_if, "23040").status == "wrong", "the model's own figure is not the what-if's"
+    assert ex.check_answer(tokens, str(int(tokens.answer) + 1)).status == "wrong", "exact: one byte off is wrong"
+
+
+def test_the_real_model_steps_questions_follow_the_architecture():
+    other = dataclasses.replace(SMOLLM2, num_layers=32, num_heads=32, num_kv_heads=8, head_dim=128)
+    items = lesson_exercises("app_pages/generation.py", smol_cache_input(other, bytes_per_number=4))
+    assert by_id(items, "gqa-group").answer == "4"
+    tokens = by_id(items, "gqa-tokens")
+    n = int(re.search(r"of ([\d,]+) tokens", tokens.prompt).group(1).replace(",", ""))
+    assert tokens.answer == 2 * 32 * 8 * 128 * 4 * n
+    seen = {by_id(lesson_exercises("app_pages/generation.py", smol_cache_input(SMOLLM2, b)), "gqa-tokens").id
+            for b in (2, 4)}  # fmt: skip
+    assert len(seen) == 2, "another cache, another question"
+
+
+def test_the_toy_heads_material_asks_nothing_about_smollm2():
+    items = lesson_exercises("app_pages/generation.py", with_material("app_pages/generation.py", input_of()))
+    assert items and not any(item.id.startswith("gqa-") for item in items)

@@ -64,7 +64,9 @@ def answer_text(exercise: Exercise) -> str:
     if exercise.is_choice:  # a token label: the learner's text, drawn in Markdown
         return learner_text(exercise.answer)
     value = float(exercise.answer)
-    return f"{value:g}" if exercise.tolerance == 0 and value == int(value) else format_number(value)
+    if exercise.tolerance == 0 and value == int(value):  # an exact count, whole (11,520,000, never 1.152e+07)
+        return f"{int(value):,}"
+    return format_number(value)
 
 
 def exercises_section(
@@ -86,7 +88,7 @@ def exercises_section(
         return
     lesson = lessons.lesson_for(page).name
     exercises = lesson_exercises(lesson, lab, material=material, material_key=material_key)
-    st.session_state[f"_exercises:{lesson}"] = exercises  # what the lesson asks on this input (tests read it)
+    record_asked(lesson, places, exercises)
     asked = [(n, ex) for n, ex in enumerate(exercises, 1) if places is None or place_name(ex) in places]
     st.session_state[f"_exercises_shown:{lesson}"] = tuple(ex for _, ex in asked)  # what this step shows
     if not asked:
@@ -100,6 +102,36 @@ def exercises_section(
         f"Predict first, then check. These questions are made from {made_from}: a new input "
         f"gives new ones. This lesson so far: {correct} right of {answered} answered."
     )
+
+
+def asked_record(lesson: str) -> str:
+    """The session key of what each exercises_section call of this run asked, by its places."""
+    return f"_exercises_run:{lesson}"
+
+
+def start_run(lesson: str) -> None:
+    """Forget what the last run asked (the lesson's page calls this once per run, before its steps): a step that
+    asks nothing leaves nothing asked."""
+    for key in (asked_record(lesson), f"_exercises:{lesson}", f"_exercises_shown:{lesson}"):
+        st.session_state.pop(key, None)
+
+
+def record_asked(lesson: str, places: tuple[str, ...] | None, exercises: tuple[Exercise, ...]) -> None:
+    """Keep what this call asks beside what the run's other calls asked, and ``_exercises:{lesson}``: all of it,
+    each exercise once (tests read it).
+
+    A lesson in steps calls exercises_section once per step that asks something, each with its own material (the
+    generation lesson's toy head, then SmolLM2's cache): the lesson asks what every call asks. A call is known by
+    its places, so a fragment's rerun replaces its own exercises instead of adding them twice.
+    """
+    record = dict(st.session_state.get(asked_record(lesson), {}))
+    record[places] = exercises
+    st.session_state[asked_record(lesson)] = record
+    seen: dict[str, Exercise] = {}
+    for items in record.values():
+        for exercise in items:
+            seen.setdefault(exercise.id, exercise)
+    st.session_state[f"_exercises:{lesson}"] = tuple(seen.values())
 
 
 def exercise_card(lesson: str, number: int, exercise: Exercise) -> None:

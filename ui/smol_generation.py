@@ -2,22 +2,28 @@
 
 ``gqa_cache_step()`` (bytes per token of this model's cache beside full multi-head attention) and
 ``cache_check_step()`` (cached decoding equals recomputing, on the real model) are step functions the
-generation page adds to its steps. Both explain themselves when the model package is absent.
+generation page adds to its steps, and ``real_model_step()`` draws both with the questions they raise. Both explain
+themselves when the model package is absent (and then nothing is asked).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import streamlit as st
 
 from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
+from attention_core.exercises import SmolCacheMaterial
 from attention_core.reference import tolerance_text
 from ui import display, lessons, smol_lesson
+from ui.exercises import exercises_section
 from ui.format import format_number, learner_text
 
 PROMPT_LESSON = lessons.BY_NAME["smollm2"].number  # the lesson whose prompt this step continues
 
 CHECK_STEPS = 4
+PLACES = ("gqa-tokens", "gqa-group", "gqa-what-if")  # the questions of this step (attention_core.exercises.smollm2)
 
 
 def loaded_model() -> sm.SmolModel | None:
@@ -32,12 +38,13 @@ def loaded_model() -> sm.SmolModel | None:
         return None
 
 
-def gqa_cache_step() -> None:
-    """The cache's bytes per token for SmolLM2 (3 key/value heads) beside full multi-head attention (9)."""
+def gqa_cache_step() -> SmolCacheMaterial | None:
+    """The cache's bytes per token for SmolLM2 (3 key/value heads) beside full multi-head attention (9); returns
+    what it showed, for the step's questions (None without the model)."""
     st.subheader("Grouped-query attention shrinks the cache")
     model = loaded_model()
     if model is None:
-        return
+        return None
     size = sl.cache_size(model.config)
     st.markdown(
         f"""
@@ -53,6 +60,7 @@ store {size.mha_bytes:,} bytes: {format_number(size.saving, 0)} times as much.
         rf" = {size.gqa_bytes}\ \text{{bytes per token}}"
     )
     display.frame_table(sl.cache_table(size), hide_index=False)
+    return SmolCacheMaterial(model.config, size.bytes_per_number)
 
 
 def cache_check_step() -> None:
@@ -81,7 +89,23 @@ def cache_check_step() -> None:
     )
 
 
-def real_model_step() -> None:
-    """Both of the above as one step: "GQA and the KV cache" on SmolLM2."""
-    gqa_cache_step()
+def cache_questions(page: str, lab, material: SmolCacheMaterial | None) -> None:
+    """The step's questions (the generation lesson's, on ``page``), made from the cache sizes it showed."""
+    if material is None:  # no model, no numbers: nothing to ask
+        return
+    exercises_section(
+        page,
+        lab,
+        material=material,
+        material_key=("smollm2", *dataclasses.astuple(material)),
+        made_from="SmolLM2's cache sizes above",
+        places=PLACES,
+    )
+
+
+def real_model_step(page: str, lab) -> None:
+    """Both of the above as one step: "GQA and the KV cache" on SmolLM2, then its questions (the lesson ``page``'s,
+    on the page's input ``lab``)."""
+    material = gqa_cache_step()
     cache_check_step()
+    cache_questions(page, lab, material)

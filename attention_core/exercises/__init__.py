@@ -36,7 +36,7 @@ from attention_core.exercises.models import (
     trained_exercises,
     training_exercises,
 )
-from attention_core.exercises.smollm2 import SmolMaterial, smollm2_exercises
+from attention_core.exercises.smollm2 import SmolCacheMaterial, SmolMaterial, smol_cache_exercises, smollm2_exercises
 from attention_core.exercises.steps import (
     ProjectedShown,
     context_exercises,
@@ -59,6 +59,7 @@ __all__ = [
     "MultiHeadShown",
     "PositionsShown",
     "ProjectedShown",
+    "SmolCacheMaterial",
     "SmolMaterial",
     "TrainedMaterial",
     "TrainingMaterial",
@@ -77,6 +78,7 @@ __all__ = [
     "qkv_exercises",
     "scaling_exercises",
     "scores_exercises",
+    "smol_cache_exercises",
     "smollm2_exercises",
     "softmax_exercises",
     "tolerance",

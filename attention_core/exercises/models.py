@@ -23,6 +23,7 @@ from attention_core.exercises.base import (
     tolerance,
     top_index,
 )
+from attention_core.exercises.smollm2 import SmolCacheMaterial, smol_cache_exercises
 
 
 @dataclass(frozen=True)
@@ -227,9 +228,12 @@ def training_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
 
 
 def generation_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
-    """Lesson 12: the cache's size and favourite key at the shown step, a running max, cost, and the cache's past."""
+    """Lesson 13: the cache's size and favourite key at the shown step, a running max, cost, and the cache's past;
+    on the material of the step on the real model (SmolCacheMaterial), SmolLM2's cache instead."""
     from attention_core import generation as gen
 
+    if isinstance(inp.material, SmolCacheMaterial):  # the step on the real model: SmolLM2's cache
+        return smol_cache_exercises(inp.material, rng)
     if not isinstance(inp.material, GenerationMaterial):
         return []
     m = inp.material

@@ -3,12 +3,15 @@ grouped-query attention beside full multi-head attention, cached equals recomput
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention_core import smollm2 as sm
-from tests.apptest_helpers import assert_clean
+from tests.apptest_helpers import assert_clean, open_page
 from ui import smol_lesson
+from ui.exercises import answer_key, place_name
 
 
 def gqa():
@@ -59,9 +62,10 @@ def test_without_the_model_package_both_steps_explain_themselves(monkeypatch, tm
 
 
 def both():
+    from ui import inputs
     from ui.smol_generation import real_model_step
 
-    real_model_step()
+    real_model_step("app_pages/generation.py", inputs.default_input())
 
 
 def test_the_real_model_step_draws_both(installed):
@@ -70,4 +74,71 @@ def test_the_real_model_step_draws_both(installed):
     assert [s.value for s in at.subheader] == [
         "Grouped-query attention shrinks the cache",
         "Cached equals recomputed, on the real model",
+        "Check yourself",
     ]
+
+
+GENERATION = "app_pages/generation.py"
+GQA_STEP = "7"  # "GQA and the KV cache", the lesson's last step
+GQA_PLACES = {"gqa-tokens", "gqa-group", "gqa-what-if"}
+
+
+def step_texts(at) -> str:
+    """What the step writes (markdown, LaTeX and its table), where the questions' numbers must be read."""
+    parts = [str(e.value) for kind in ("markdown", "latex") for e in at.get(kind)]
+    parts += [f"{value:,}" for frame in at.dataframe for value in frame.value.to_numpy().reshape(-1).tolist()]
+    return "\n".join(parts)
+
+
+def whole_numbers(text: str) -> set[int]:
+    """Every whole number written in ``text`` (23,040 reads 23040)."""
+    return {int(raw.replace(",", "")) for raw in re.findall(r"\d+(?:,\d{3})*", text)}
+
+
+def test_the_real_model_step_asks_what_it_shows_and_marks_answers(installed):
+    at = open_page(GENERATION, {"step": GQA_STEP}, timeout=600)
+    assert_clean(at)
+    items = {place_name(item): item for item in at.session_state["_exercises_shown:generation"]}
+    assert set(items) == GQA_PLACES
+    assert {item.kind for item in items.values()} == {"numeric", "choice", "what-if"}
+    assert all(item.tolerance == 0 for item in items.values()), "whole numbers, exact"
+    shown = whole_numbers(step_texts(at))
+    assert {23_040, 69_120, 30, 3, 9, 64, 2} <= shown, "the collector reads the step"
+    for item in items.values():  # every number a solution reads is the question's own, its answer or on screen
+        read = whole_numbers(item.solution) - whole_numbers(item.prompt) - {int(float(item.answer))}
+        assert read <= shown, (item.id, read - shown)
+    tokens = items["gqa-tokens"]
+    at.text_input(key=answer_key(GENERATION, tokens)).set_value(str(int(tokens.answer) + 1))
+    at = form_button(at, tokens).click().run()
+    assert any("Not quite" in e.value for e in at.error)
+    at.text_input(key=answer_key(GENERATION, tokens)).set_value(str(int(tokens.answer)))
+    at = form_button(at, tokens).click().run()
+    assert any(f"Right: **{int(tokens.answer):,}**" in s.value for s in at.success), "the count written whole"
+    group = items["gqa-group"]
+    at.radio(key=answer_key(GENERATION, group)).set_value("3")
+    at = form_button(at, group).click().run()
+    assert sum("Right: **3**" in s.value for s in at.success) == 1
+
+
+def form_button(at, item):
+    return next(b for b in at.button if b.proto.form_id == f"exf:generation:{place_name(item)}")
+
+
+def test_the_whole_lesson_asks_the_toy_heads_and_smollm2s_questions_once(installed):
+    """Several steps ask with different material: the lesson asks all of it, each question once, run after run."""
+    at = open_page(GENERATION, {}, timeout=600)
+    asked = at.session_state["_exercises:generation"]
+    places = [place_name(item) for item in asked]
+    assert set(places) >= GQA_PLACES and "cache-numbers" in places and "running-max" in places
+    assert len(set(places)) == len(places)
+    again = at.run().session_state["_exercises:generation"]
+    assert [item.id for item in again] == [item.id for item in asked], "a rerun neither loses nor doubles"
+
+
+def test_without_the_model_the_step_asks_nothing_and_works(monkeypatch, tmp_path):
+    monkeypatch.setenv(smol_lesson.FILE_VARIABLE, str(tmp_path / "missing.gguf"))
+    at = open_page(GENERATION, {"step": GQA_STEP}, timeout=120)
+    assert_clean(at)
+    assert any("is missing" in i.value for i in at.info)
+    for key in ("_exercises_shown:generation", "_exercises:generation"):  # nothing asked, nothing left over
+        assert key not in at.session_state or not at.session_state[key]
