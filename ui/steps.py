@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from ui import exercises, lessons, path, progress
+from ui import lessons, path, progress
 from ui.format import learner_text
 
 STEP_PARAM = "step"  # ?step=N, counted from 1
@@ -210,6 +210,8 @@ def step_buttons(lesson: lessons.Lesson, names: tuple[str, ...], current: int) -
 def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
     """Draw the lesson ``page`` (its ``__file__``) as steps: the path's step, one step, or all of them."""
     lesson = lessons.lesson_for(page)
+    from ui import exercises  # here, not at the top: ui.exercises reads ui.steps (the path hides the exercises)
+
     exercises.start_run(lesson.name)  # the steps drawn below record what they ask afresh
     names = tuple(steps)
     if on_short_path() and lesson.essential in steps:
