@@ -19,18 +19,21 @@ import torch
 DEFAULT_BASE = 10_000.0  # the RoPE paper's base; SmolLM2 uses 100,000 (its GGUF says so)
 
 
-def rope_frequencies(d: int, base: float = DEFAULT_BASE) -> torch.Tensor:
-    """theta_i = base^(-2i/d) for the d/2 pairs (radians per position step), as Hugging Face computes it."""
+def rope_frequencies(d: int, base: float = DEFAULT_BASE, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """theta_i = base^(-2i/d) for the d/2 pairs (radians per position step), as Hugging Face computes it (in
+    float32; a float64 input gets float64 angles, so its rotation rounds no more than its numbers)."""
     if d < 2 or d % 2:
         raise ValueError("RoPE needs an even vector size d of at least 2.")
-    exponents = torch.arange(0, d, 2, dtype=torch.int64).to(torch.float32) / d  # (d/2,)
+    exponents = torch.arange(0, d, 2, dtype=torch.int64).to(dtype) / d  # (d/2,)
     return 1.0 / (base**exponents)  # (d/2,)
 
 
-def rope_angles(positions: torch.Tensor, d: int, base: float = DEFAULT_BASE) -> torch.Tensor:
+def rope_angles(
+    positions: torch.Tensor, d: int, base: float = DEFAULT_BASE, dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
     """angles[t, i] = positions[t] x theta_i: how far pair i of the vector at positions[t] is turned."""
-    theta = rope_frequencies(d, base)  # (d/2,)
-    return positions.to(torch.float32)[:, None] * theta[None, :]  # (T, 1) * (1, d/2) -> (T, d/2)
+    theta = rope_frequencies(d, base, dtype)  # (d/2,)
+    return positions.to(dtype)[:, None] * theta[None, :]  # (T, 1) * (1, d/2) -> (T, d/2)
 
 
 def pair_halves(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -56,7 +59,8 @@ def rotate_pairs(x: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
 
 def apply_rope(x: torch.Tensor, positions: torch.Tensor, base: float = DEFAULT_BASE) -> torch.Tensor:
     """x (..., T, d) with the vector at positions[t] rotated by its angles: rotate_pairs(x, rope_angles(...))."""
-    return rotate_pairs(x, rope_angles(positions, x.shape[-1], base))  # (..., T, d)
+    dtype = torch.float64 if x.dtype == torch.float64 else torch.float32
+    return rotate_pairs(x, rope_angles(positions, x.shape[-1], base, dtype))  # (..., T, d)
 
 
 def pair_norms(x: torch.Tensor) -> torch.Tensor:

@@ -29,7 +29,7 @@ def rope_rows(X: torch.Tensor, offset: int = 0, base: float = DEFAULT_BASE) -> t
     if paired == 0:
         return X.clone()
     positions = torch.arange(offset, offset + T)
-    turned = apply_rope(X[:, :paired].float(), positions, base).to(X.dtype)  # (T, paired)
+    turned = apply_rope(X[:, :paired], positions, base)  # (T, paired), in X's precision (hand edits: float64)
     return torch.cat([turned, X[:, paired:]], dim=1)  # (T, d)
 
 
@@ -53,7 +53,7 @@ def toy_rope(X: torch.Tensor, base: float = DEFAULT_BASE, shift: int = SHIFT) ->
     rope_scores = rotated @ rotated.T  # (T, d) @ (d, T) -> (T, T)
     shifted_scores = moved @ moved.T  # (T, T)
     return ToyRope(
-        angles=rope_angles(torch.arange(T), max(paired_size(d), 2), base)[:, : paired_size(d) // 2],
+        angles=rope_angles(torch.arange(T), max(paired_size(d), 2), base, X.dtype)[:, : paired_size(d) // 2],
         rotated=rotated,
         plain_scores=X @ X.T,
         rope_scores=rope_scores,
