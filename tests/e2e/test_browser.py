@@ -88,7 +88,7 @@ def test_every_page_with_a_32_token_sentence(page, app_url, path):
 
 @pytest.mark.browser
 def test_preset_and_query_token_update_the_numbers(page, app_url):
-    page.goto(f"{app_url}/scores")
+    page.goto(f"{app_url}/scores?view=all")
     wait_for_app(page)
     first_text = breakdown(page)
     table = page.locator("[data-testid='stDataFrame']:visible").first  # the term-by-term table (X's is in a tab)
@@ -115,7 +115,7 @@ def test_preset_and_query_token_update_the_numbers(page, app_url):
 @pytest.mark.browser
 def test_a_copied_link_opens_the_same_numbers(browser, app_url):
     first = browser.new_context(viewport={"width": 1400, "height": 2000}).new_page()
-    first.goto(f"{app_url}/scores")
+    first.goto(f"{app_url}/scores?view=all")
     wait_for_app(first)
     choose(first, "Example", "Your own sentence")
     sentence = first.locator("[data-testid='stSidebar']").get_by_role("textbox", name="Your sentence")

@@ -33,7 +33,7 @@ def phone(browser):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("path", ["scores", "masking", "multi_head?view=all", "pipeline?view=all"])  # stepped: whole
+@pytest.mark.parametrize("path", ["scores?view=all", "masking?view=all", "multi_head?view=all", "pipeline?view=all"])
 def test_wide_content_scrolls_on_a_phone_instead_of_being_cut(phone, app_url, path):
     phone.goto(f"{app_url}/{path}")
     wait_for_app(phone)
@@ -51,7 +51,7 @@ def test_wide_content_scrolls_on_a_phone_instead_of_being_cut(phone, app_url, pa
 def test_the_dark_theme_is_offered_and_charts_draw_on_it(browser, app_url):
     context = browser.new_context(viewport={"width": 1400, "height": 2400}, color_scheme="dark")
     page = context.new_page()
-    page.goto(f"{app_url}/softmax")
+    page.goto(f"{app_url}/softmax?view=all")
     wait_for_app(page)
     no_exception(page)
     background = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
@@ -81,7 +81,7 @@ def test_lesson_12_charts_have_no_white_legend_box_in_the_dark_theme(browser, ap
 
     context = browser.new_context(viewport={"width": 1400, "height": 2400}, color_scheme="dark")
     page = context.new_page()
-    page.goto(f"{app_url}/generation")
+    page.goto(f"{app_url}/generation?view=all")
     wait_for_app(page)
     no_exception(page)
     drawn = page.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg.marks")

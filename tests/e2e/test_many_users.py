@@ -22,7 +22,7 @@ def test_ten_sessions_each_see_their_own_numbers(browser, app_url):
     for i in range(SESSIONS):  # open all ten before waiting for any: their runs overlap on the server
         page = browser.new_context(viewport={"width": 1200, "height": 1600}).new_page()
         query = f"example=Your+own+sentence&sentence={sentence(i).replace(' ', '+')}&seed={i}&d_model={2 + i}"
-        page.goto(f"{app_url}/scores?{query}", wait_until="commit")
+        page.goto(f"{app_url}/scores?{query}&view=all", wait_until="commit")
         pages.append(page)
     for i, page in enumerate(pages):
         wait_for_app(page, timeout=120_000)

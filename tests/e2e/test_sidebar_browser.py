@@ -37,7 +37,7 @@ def assert_box_shows(page, expected: str, timeout_ms: int = 20_000) -> None:
 
 @pytest.mark.browser
 def test_query_box_follows_example_changes_and_reset(page, app_url):
-    page.goto(f"{app_url}/scores")
+    page.goto(f"{app_url}/scores?view=all")
     wait_for_app(page)
     assert_box_shows(page, "starts")
     choose(page, "Example", "I can't find the light switch")
@@ -56,7 +56,7 @@ def test_query_box_follows_example_changes_and_reset(page, app_url):
 
 @pytest.mark.browser
 def test_query_box_after_a_deep_link_a_page_switch_and_back(page, app_url):
-    page.goto(f"{app_url}/scores?example=I+can%27t+find+the+light+switch&query=I")
+    page.goto(f"{app_url}/scores?example=I+can%27t+find+the+light+switch&query=I&view=all")
     wait_for_app(page)
     assert_box_shows(page, "I")
     choose(page, "Example", "Self Attention is good")
@@ -76,7 +76,7 @@ def test_query_box_after_a_deep_link_a_page_switch_and_back(page, app_url):
 @pytest.mark.browser
 def test_hand_edits_in_a_link_survive_opening_and_a_page_switch(page, app_url):
     edits = "2.5_0_0~0_1_0~0_0_1~1_1_1~0.5_0.5_0.5~3_0_1"
-    page.goto(f"{app_url}/scores?embedding=Edit+by+hand&edits={edits}")
+    page.goto(f"{app_url}/scores?embedding=Edit+by+hand&edits={edits}&view=all")
     wait_for_app(page)
     no_exception(page)
     assert page.get_by_text("A copied link holds these edited embeddings.").count() == 1
