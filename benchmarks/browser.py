@@ -600,10 +600,10 @@ def memory_after_sessions(browser, base: str, process: subprocess.Popen, session
     for i in range(sessions):
         tokens = "+".join(f"m{i}w{j}" for j in range(5 + i))
         query = f"example=Your+own+sentence&sentence={tokens}&embedding=Random+%28seeded%29&seed={i}"
-        pages.append(open_page(browser, f"{base}/?{query}"))
+        pages.append(open_page(browser, f"{base}/scores?{query}&view=all"))  # whole lessons from here on
         if i == 0:
-            rows.append(f"| server memory after 1 session (overview) | {rss_mb(process.pid):.0f} MB |")
-    for lesson in LESSONS[1:]:  # every session walks the navigation: same session, every page
+            rows.append(f"| server memory after 1 session (lesson 1, whole) | {rss_mb(process.pid):.0f} MB |")
+    for lesson in LESSONS[2:]:  # every session walks the navigation: same session, every page, each whole
         for page in pages:
             page.locator("[data-testid='stSidebarNav'] a").filter(has_text=lesson.label).first.click()
         for page in pages:
@@ -763,7 +763,7 @@ def load_average() -> str:
 # --- the runner's entry point ----------------------------------------------------------------------
 
 
-def run(emit=print, clicks_only: bool = False, steps_only: bool = False) -> list[str]:
+def run(emit=print, clicks_only: bool = False, steps_only: bool = False, memory_only: bool = False) -> list[str]:
     """Every browser figure as markdown lines, each section passed to emit as soon as it is measured.
 
     clicks_only: only click to redrawn. In the full run it follows the ten memory sessions, whose
@@ -779,12 +779,12 @@ def run(emit=print, clicks_only: bool = False, steps_only: bool = False) -> list
         sys.stdout.flush()
 
     section([f"Load average (1, 5, 15 min) at start: {load_average()}", ""])
-    if not (clicks_only or steps_only):
+    if not (clicks_only or steps_only or memory_only):
         section(["### Imports (`python -X importtime`, cumulative)", "", *import_times()])
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            if not (clicks_only or steps_only):
+            if not (clicks_only or steps_only or memory_only):
                 section(["", "### First page after `streamlit run` (headless Chromium)", "", *first_page(browser)])
                 section([f"Load average: {load_average()}"])
             with tempfile.TemporaryDirectory() as scratch:
@@ -799,6 +799,10 @@ def run(emit=print, clicks_only: bool = False, steps_only: bool = False) -> list
                     wait_healthy(small, trivial_port)
                     wait_healthy(small_frozen, frozen_port)
                     base = f"http://127.0.0.1:{app_port}"
+                    if memory_only:
+                        table = ["| figure | measured |", "|---|---:|", *memory_after_sessions(browser, base, app)]
+                        section(["", "### Memory (fresh server)", "", *table, f"\nLoad average: {load_average()}"])
+                        return out
                     lines = click_to_redrawn_by_step(browser, base, f"http://127.0.0.1:{trivial_port}")
                     section(["", "### Click to redrawn, step by step (headless Chromium)", "", *lines])
                     section([f"Load average: {load_average()}"])
