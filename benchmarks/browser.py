@@ -467,6 +467,7 @@ def click_to_redrawn_by_step(browser, base: str, trivial_url: str) -> list[str]:
                 step = 1
                 while True:
                     lines.append(step_row(browser, page, lesson.name, step, size, trivial_pick, trivial_slide))
+                    print(lines[-1], file=sys.stderr, flush=True)  # progress: the table prints when complete
                     moved = change_step(page)
                     if moved is None:
                         break

@@ -222,6 +222,7 @@ def main() -> None:
     parser.add_argument(
         "--steps-only", action="store_true", help="only click to redrawn for every step of every lesson"
     )
+    parser.add_argument("--memory-only", action="store_true", help="only server memory after 1 and 10 sessions")
     args = parser.parse_args()
     if args.browser_only or args.clicks_only or args.steps_only or args.memory_only:
         from benchmarks import browser
