@@ -459,7 +459,8 @@ def click_to_redrawn_by_step(browser, base: str, trivial_url: str) -> list[str]:
         f"| trivial page | | | {trivial_pick:.0f} ms | 1.0 | slider {trivial_slide:.0f} ms (1.0) | 3 | |",
     ]
     changes: list[float] = []
-    for lesson in STEPPED:
+    only = os.environ.get("BENCH_STEP_LESSONS", "")  # e.g. "multi_head,positions": a part of the run
+    for lesson in [lesson for lesson in STEPPED if not only or lesson.name in only.split(",")]:
         for size, query in SIZES.items():
             url = f"{base}/{lesson.name}?step=1" + (f"&{query}" if query else "")
             try:
