@@ -260,9 +260,10 @@ def move_control(page, kind: str, box, step: int) -> dict:
         page.evaluate("window.__benchArm()")
         page.keyboard.press("ArrowRight" if step % 2 == 0 else "ArrowLeft")
     elif kind == "number":
-        button = box.locator(
-            "[data-testid='stNumberInputStepDown']" if step % 2 == 0 else "[data-testid='stNumberInputStepUp']"
-        )
+        down, up = box.locator("[data-testid='stNumberInputStepDown']"), box.locator("[data-testid='stNumberInputStepUp']")
+        button = down if step % 2 == 0 else up
+        if button.is_disabled():  # at its minimum or maximum (a seed at 0): the other way
+            button = up if button is down else down
         page.evaluate("window.__benchArm()")
         button.click()
     elif kind == "toggle":
