@@ -478,6 +478,7 @@ def click_to_redrawn_by_step(browser, base: str, trivial_url: str) -> list[str]:
                 page.context.close()
             except Exception as error:  # one broken step must not hide the others' figures
                 lines.append(f"| {lesson.name} | | {size} | error: {str(error).splitlines()[0][:120]} | | | | |")
+                print(lines[-1], file=sys.stderr, flush=True)
     if changes:
         worst = max(changes)
         lines.append(
