@@ -400,6 +400,8 @@ STEP_CONTROLS_JS = f"""() => {{
   for (const [testid, kind] of Object.entries({json.dumps(CONTROL_TESTIDS)})) {{
     for (const box of document.querySelectorAll(`[data-testid='stMain'] [data-testid='${{testid}}']`)) {{
       if (box.closest("[data-testid='stForm']") || box.offsetParent === null) continue;
+      // a disabled control (a sampling seed while greedy is chosen) cannot be moved
+      if (box.querySelector("input[disabled], [role='slider'][aria-disabled='true']")) continue;
       const label = box.querySelector("[data-testid='stWidgetLabel']");
       const text = label ? label.innerText.trim() : "";
       const skipped = {json.dumps(list(NOT_STEP_CONTROLS))}.some((skip) => text.startsWith(skip));
