@@ -203,15 +203,17 @@ def test_a_long_sentence_is_neither_cut_nor_padded(tokenizer, reference_tokenize
     """tokenizer.json truncates and pads to 128; the lab's tokenizer does neither (AutoTokenizer with
     truncation=False neither), so a long sentence is refused by the lab, not silently cut."""
     sentence = _sentence_of(200)
-    assert len(tokenizer.encode(sentence).ids) == 200 == len(reference_tokenizer(sentence, truncation=False)["input_ids"])
+    expected = reference_tokenizer(sentence, truncation=False)["input_ids"]
+    assert len(tokenizer.encode(sentence).ids) == 200 == len(expected)
     assert len(tokenizer.encode("a cat").ids) == 4
 
 
 @pytest.mark.parametrize("word", SINGLE_WORDS)
 def test_a_word_without_special_tokens_equals_autotokenizer(tokenizer, reference_tokenizer, word):
-    assert tokenizer.encode(word, add_special_tokens=False).ids == reference_tokenizer(
-        word, add_special_tokens=False
-    )["input_ids"]
+    assert (
+        tokenizer.encode(word, add_special_tokens=False).ids
+        == reference_tokenizer(word, add_special_tokens=False)["input_ids"]
+    )
 
 
 def test_unknown_piece_is_autotokenizers(tokenizer, reference_tokenizer):
