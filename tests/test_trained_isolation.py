@@ -1,4 +1,5 @@
-"""transformers is paid for only by the trained-model feature: the core and the other pages never import it."""
+"""transformers is never imported by the app (it is the tests' reference only); safetensors and tokenizers, which
+load lesson 10's model, are paid for only by the trained-model feature."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE_PROBE = """
 import json, sys
 import attention_core
-from attention_core import trained_model  # the loader module itself imports transformers lazily
+from attention_core import trained_model, bert  # the loader imports safetensors and tokenizers lazily
 import ui.trained, ui.inputs
 print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("transformers", "tokenizers", "safetensors"))))
 """
@@ -32,6 +33,24 @@ for lesson in LESSONS:
     assert not at.exception, [e.value for e in at.exception]
     visited.append(lesson.path)
 print(json.dumps({"visited": visited, "loaded": sorted(m for m in sys.modules if m.split(".")[0] == "transformers")}))
+"""
+
+
+TRAINED_PROBE = """
+import json, sys
+from tests.apptest_helpers import open_page, sentence_params
+from attention_core.presets import JOURNEY
+runs = [
+    open_page("app_pages/trained_model.py", {"example": JOURNEY.name}, timeout=300),  # lesson 10, every step
+    *(open_page(page, sentence_params("the cat ate fish", embedding="trained"), timeout=300)  # meaning steps
+      for page in ("app_pages/scores.py", "app_pages/softmax.py", "app_pages/context_vectors.py")),
+]
+problems = [e.value for at in runs for e in [*at.exception, *at.error]]
+print(json.dumps({
+    "problems": problems,
+    "metrics": [m.value for m in runs[0].metric],
+    "loaded": sorted({m.split(".")[0] for m in sys.modules} & {"transformers", "tokenizers", "safetensors"}),
+}))
 """
 
 
@@ -55,3 +74,12 @@ def test_every_other_page_runs_without_loading_transformers():
     report = _probe(PAGES_PROBE)
     assert len(report["visited"]) >= 10
     assert report["loaded"] == []
+
+
+def test_lesson_10_and_the_meaning_steps_run_without_importing_transformers():
+    """The model loads (its libraries are imported, lesson 10's agreement metrics are drawn) and transformers is not
+    imported: on main, lesson 10 imported it (and with it sympy, scipy, torch._dynamo: +145 MB per server)."""
+    report = _probe(TRAINED_PROBE)
+    assert report["problems"] == []
+    assert len(report["metrics"]) == 4 and all(float(value) < 1e-5 for value in report["metrics"])
+    assert report["loaded"] == ["safetensors", "tokenizers"]

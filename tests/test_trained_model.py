@@ -1,4 +1,7 @@
-"""attention_core.trained_model: all-MiniLM-L6-v2 loaded offline, every head recomputed with the lab's functions."""
+"""attention_core.trained_model: all-MiniLM-L6-v2 loaded offline, every head recomputed with the lab's functions.
+
+transformers' BertModel and AutoTokenizer on the same files are the independent reference (tests only).
+"""
 
 from __future__ import annotations
 
@@ -26,9 +29,17 @@ def trained() -> tm.TrainedModel:
 
 
 @pytest.fixture(scope="module")
+def reference():
+    """transformers' BertModel on the same folder, eager attention: the oracle the lab's forward is checked by."""
+    from transformers import BertModel
+
+    return BertModel.from_pretrained(tm.model_folder(), local_files_only=True, attn_implementation="eager").eval()
+
+
+@pytest.fixture(scope="module")
 def pca(trained) -> tm.VocabularyPCA:
     """The vocabulary PCA, fitted once for this module."""
-    return tm.fit_vocabulary_pca(trained.model.embeddings.word_embeddings.weight)
+    return tm.fit_vocabulary_pca(trained.model.word_embeddings)
 
 
 def test_weights_file_is_the_published_one():
@@ -37,8 +48,8 @@ def test_weights_file_is_the_published_one():
 
 def test_loaded_model_has_the_expected_shape(trained):
     config = trained.model.config
-    assert (config.num_hidden_layers, config.num_attention_heads, config.hidden_size) == (6, 12, 384)
-    assert config._attn_implementation == "eager"
+    assert (config.num_layers, config.num_heads, config.d_model, config.d_k) == (6, 12, 384, 32)
+    assert (tm.NUM_LAYERS, tm.NUM_HEADS, tm.D_MODEL, tm.D_K) == (6, 12, 384, 32)
 
 
 def test_it_reproduces_the_published_similarities(trained):
@@ -57,23 +68,25 @@ def test_tokeniser_pieces_of_a_known_sentence(trained):
 
 
 @pytest.mark.parametrize("sentence", SENTENCES)
-def test_every_head_recomputed_equals_output_attentions(trained, sentence):
+def test_every_head_recomputed_equals_output_attentions(trained, reference, sentence):
+    """Each head by hand on transformers' hidden states gives transformers' output_attentions, and the lab's forward's
+    context of that head."""
     ids, _, _ = tm.encode(trained.tokenizer, sentence)
     with torch.no_grad():
-        output = trained.model(input_ids=torch.tensor([ids]), output_attentions=True, output_hidden_states=True)
+        output = reference(input_ids=torch.tensor([ids]), output_attentions=True, output_hidden_states=True)
     forward = tm.run_forward(trained, sentence)
     for layer in range(tm.NUM_LAYERS):
         X = output.hidden_states[layer][0]  # (T, 384)
         for head in range(tm.NUM_HEADS):
             steps = tm.head_by_hand(X, tm.head_params(trained.model, layer, head))
             torch.testing.assert_close(steps.weights, output.attentions[layer][0, head], atol=1e-5, rtol=0)
-            hooked = forward.contexts[layer][:, head * tm.D_K : (head + 1) * tm.D_K]  # (T, 32)
-            torch.testing.assert_close(steps.context, hooked, atol=1e-5, rtol=0)
+            own = forward.contexts[layer][:, head * tm.D_K : (head + 1) * tm.D_K]  # (T, 32)
+            torch.testing.assert_close(steps.context, own, atol=1e-5, rtol=0)
     assert max(tm.max_differences(trained.model, forward)) < 1e-5
 
 
-def test_context_hook_is_the_attention_modules_output(trained):
-    """Sanity of the oracle: the hooked context concatenates the heads, as weights @ V per head."""
+def test_forward_keeps_every_layers_input_weights_and_context(trained):
+    """Sanity of the oracle: the shapes the page reads, and rows of weights that sum to 1."""
     forward = tm.run_forward(trained, SENTENCES[0])
     assert forward.contexts.shape == (6, len(forward.pieces), 384)
     assert forward.hidden_states.shape == (7, len(forward.pieces), 384)
@@ -81,14 +94,16 @@ def test_context_hook_is_the_attention_modules_output(trained):
     torch.testing.assert_close(forward.attentions.sum(-1), torch.ones(6, 12, len(forward.pieces)))
 
 
-def test_head_slices_follow_the_linear_layout(trained):
+def test_head_slices_follow_the_linear_layout(trained, reference):
     params = tm.head_params(trained.model, 2, 5)
-    query = trained.model.encoder.layer[2].attention.self.query
+    query = reference.encoder.layer[2].attention.self.query
     assert params.W_q.shape == (384, 32) and params.b_q.shape == (32,)
-    torch.testing.assert_close(params.W_q, query.weight[160:192, :].T)
-    torch.testing.assert_close(params.b_q, query.bias[160:192])
+    torch.testing.assert_close(params.W_q, query.weight.detach()[160:192, :].T)
+    torch.testing.assert_close(params.b_q, query.bias.detach()[160:192])
     X = torch.randn(5, 384, generator=torch.Generator().manual_seed(0))
-    torch.testing.assert_close(tm.biased_projection(X, params.W_q, params.b_q), query(X)[:, 160:192], atol=1e-5, rtol=0)
+    with torch.no_grad():
+        expected = query(X)[:, 160:192]  # (5, 32)
+    torch.testing.assert_close(tm.biased_projection(X, params.W_q, params.b_q), expected, atol=1e-5, rtol=0)
 
 
 @pytest.mark.parametrize(
@@ -171,7 +186,7 @@ def test_trained_embeddings_shape(trained, pca, d_model):
 
 
 def test_trained_embeddings_are_deterministic(trained, pca):
-    again = tm.fit_vocabulary_pca(trained.model.embeddings.word_embeddings.weight)
+    again = tm.fit_vocabulary_pca(trained.model.word_embeddings)
     torch.testing.assert_close(pca.components, again.components)
     words = ["cat", "dog", "money"]
     torch.testing.assert_close(
@@ -187,10 +202,17 @@ def test_related_words_point_the_same_way(trained, pca):
     assert E[0] @ E[1] > E[0] @ E[2]
 
 
-def test_word_vector_averages_the_pieces(trained):
-    table = trained.model.embeddings.word_embeddings.weight
-    ids = trained.tokenizer("unbelievably", add_special_tokens=False)["input_ids"]
+def test_word_vector_averages_the_pieces(trained, reference):
+    """Checked against transformers' embedding table and tokenizer, not the lab's."""
+    from transformers import AutoTokenizer
+
+    table = reference.embeddings.word_embeddings.weight.detach()  # (vocab, 384)
+    tokenizer = AutoTokenizer.from_pretrained(tm.model_folder(), local_files_only=True)
+    ids = tokenizer("unbelievably", add_special_tokens=False)["input_ids"]
+    assert len(ids) == 5
     torch.testing.assert_close(tm.word_vectors(trained, ["unbelievably"])[0], table[ids].mean(0))
+    unknown = table[tokenizer.unk_token_id]  # a word with no piece gets [UNK]'s row
+    torch.testing.assert_close(tm.word_vectors(trained, ["\u200b"])[0], unknown)
 
 
 # --- faults ---
@@ -223,11 +245,11 @@ def test_a_broken_config_is_refused(tmp_path):
     folder = _copy_model(tmp_path)
     (folder / "config.json").unlink()
     (folder / "config.json").write_text("{ this is not json")
-    with pytest.raises(tm.ModelUnavailable, match=r"config\.json has sha256"):  # refused before transformers reads it
+    with pytest.raises(tm.ModelUnavailable, match=r"config\.json has sha256"):  # refused before the lab reads it
         tm.load_model(folder)
 
 
-def test_a_file_transformers_cannot_read_is_refused_without_server_paths(tmp_path, monkeypatch):
+def test_a_file_the_lab_cannot_read_is_refused_without_server_paths(tmp_path, monkeypatch):
     folder = _copy_model(tmp_path)
     (folder / "config.json").unlink()
     (folder / "config.json").write_text("{ this is not json")
@@ -312,12 +334,12 @@ def test_strongest_head_is_the_one_with_most_rows_on_the_pattern():
 
 
 @pytest.mark.parametrize(("query", "key"), [(3, 2), (1, 0), (5, 5)])
-def test_heads_linking_ranks_the_forwards_attentions(trained, query, key):
+def test_heads_linking_ranks_the_forwards_attentions(trained, reference, query, key):
     """Checked against transformers' own output_attentions, not against the Forward the function reads."""
     sentence = "The chef who ran to the store was out of food."
     ids, _, _ = tm.encode(trained.tokenizer, sentence)
     with torch.no_grad():
-        attentions = trained.model(input_ids=torch.tensor([ids]), output_attentions=True).attentions
+        attentions = reference(input_ids=torch.tensor([ids]), output_attentions=True).attentions
     weights = torch.stack([a[0, :, query, key] for a in attentions])  # (L, h)
     ranked = tm.heads_linking(tm.run_forward(trained, sentence).attentions, query, key)
     assert len(ranked) == tm.ALL_HEADS and ranked["weight"].is_monotonic_decreasing
@@ -364,9 +386,9 @@ def test_head_ref_refuses_a_number_the_selectors_do_not_offer(layer_number, head
         tm.HeadRef.numbered(layer_number, head_number)
 
 
-def test_head_slice_is_the_heads_rows_of_the_linear_weight(trained):
+def test_head_slice_is_the_heads_rows_of_the_linear_weight(trained, reference):
     """head_slice(h) picks the rows head_params transposes: W_q of head h is query.weight[head_slice(h)].T."""
-    query = trained.model.encoder.layer[2].attention.self.query
+    query = reference.encoder.layer[2].attention.self.query
     for head in (0, 6, tm.NUM_HEADS - 1):
         assert torch.equal(tm.head_params(trained.model, 2, head).W_q, query.weight.detach()[tm.head_slice(head)].T)
     assert [tm.head_slice(h).stop - tm.head_slice(h).start for h in range(tm.NUM_HEADS)] == [tm.D_K] * tm.NUM_HEADS

@@ -1,6 +1,6 @@
 """The server's garbage collector: objects that live as long as the process are frozen out of it.
 
-The lab imports torch, pandas, Altair, Streamlit (and transformers on lesson 10): about 300,000
+The lab imports torch, pandas, Altair, Streamlit (and safetensors and tokenizers on lesson 10): about 300,000
 objects that are never freed. CPython's full (generation 2) cycle collection walks every one of
 them, 150-250 ms with the GIL held on this machine, and allocation-heavy reruns trigger one about
 every rerun. During that pause no session's messages go out: the browser waits for the end of a

@@ -1,6 +1,7 @@
 """The trained model for the app: loaded once per server process, one forward pass cached per sentence.
 
-Importing this module does not import transformers; the first call to ``model()`` does. The model
+Importing this module does not import safetensors or tokenizers; the first call to ``model()`` does (the app
+never imports transformers: ``attention_core.bert`` runs the published weights). The model
 folder is the installed package's, or ``ATTENTION_LAB_MODEL_DIR`` (the fault tests point it at a
 folder with a broken file).
 """
@@ -53,7 +54,7 @@ def model() -> tm.TrainedModel:
 @st.cache_resource(show_spinner="Fitting a PCA on the model's vocabulary (once per server)…", max_entries=2)
 def _pca(folder: str) -> tm.VocabularyPCA:
     """The vocabulary PCA of the loaded model's input word embeddings."""
-    return tm.fit_vocabulary_pca(model().model.embeddings.word_embeddings.weight)
+    return tm.fit_vocabulary_pca(model().model.word_embeddings)
 
 
 @st.cache_data(max_entries=128, show_spinner=False)

@@ -31,7 +31,7 @@ class TrainedMaterial:
     """Lesson 10: the sentence through all-MiniLM-L6-v2, and the model (read-only) for one head's parameters."""
 
     forward: object  # trained_model.Forward
-    model: object  # transformers.BertModel
+    model: object  # bert.BertEncoder: the published weights the lab's own forward runs
     layer: int = 0  # the head the page shows, 0-based (the page reads them 1-based)
     head: int = 0
     query: int = 1  # the query piece the page outlines
@@ -62,7 +62,7 @@ class GenerationMaterial:
 
 def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     """Lesson 10: the shown head's favourite key, its label, the query row's entropy, and dropping b_k."""
-    from attention_core import trained_model as tm  # only this lesson needs it (transformers stays unimported)
+    from attention_core import trained_model as tm  # only this lesson needs it
 
     if not isinstance(inp.material, TrainedMaterial):
         return []

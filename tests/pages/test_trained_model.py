@@ -119,12 +119,16 @@ def _clear_model_caches() -> None:
         cached.clear()
 
 
-@pytest.fixture
-def no_transformers(monkeypatch):
-    """`import transformers` fails in this process, as on a server without it; the model caches start empty."""
-    monkeypatch.setitem(sys.modules, "transformers", None)
+LOADER_LIBRARIES = ("safetensors", "tokenizers")  # what the lab's encoder reads the model files with
+
+
+@pytest.fixture(params=LOADER_LIBRARIES)
+def missing_library(request, monkeypatch):
+    """One of the model's loader libraries fails to import in this process, as on a server without it; the model
+    caches start empty. The value is the library's name."""
+    monkeypatch.setitem(sys.modules, request.param, None)
     _clear_model_caches()
-    yield
+    yield request.param
     _clear_model_caches()  # the next test loads the real model again (the failure is cached otherwise)
 
 
@@ -133,20 +137,21 @@ def _page_text(at) -> str:
     return " ".join(str(element.value) for kind in kinds for element in at.get(kind))
 
 
-def test_without_transformers_lesson_10_explains_in_a_sentence(no_transformers):
+def test_without_a_loader_library_lesson_10_explains_in_a_sentence(missing_library):
     at = open_page(PAGE, {"example": JOURNEY.name}, timeout=300)
     assert_clean(at)
-    assert any("transformers is not installed" in e.value for e in at.error), [e.value for e in at.error]
+    reason = f"{missing_library} is not installed"
+    assert any(reason in e.value for e in at.error), [e.value for e in at.error]
     text = _page_text(at)
     assert "ModuleNotFoundError" not in text and "Traceback" not in text and "site-packages" not in text
 
 
-def test_without_transformers_a_trained_embedding_link_falls_back_with_a_note(no_transformers):
+def test_without_a_loader_library_a_trained_embedding_link_falls_back_with_a_note(missing_library):
     at = open_page("app_pages/scores.py", sentence_params("the cat sat", embedding="trained"), timeout=300)
     assert_clean(at)
     assert not at.error, [e.value for e in at.error]
     notes = [w.value for w in at.sidebar.warning]
-    assert any("Trained embeddings are unavailable" in n and "transformers is not installed" in n for n in notes)
+    assert any("Trained embeddings are unavailable" in n and f"{missing_library} is not installed" in n for n in notes)
     lab = lab_input(at)
     assert lab.tokens == ("the", "cat", "sat") and lab.embedding_mode == "random"
     assert "Traceback" not in _page_text(at) and "site-packages" not in _page_text(at)
