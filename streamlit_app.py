@@ -2,7 +2,8 @@
 
 This file only starts the server. Streamlit sees the ``st.App`` below and runs it; its lifespan
 imports torch, pandas, Altair and the lab in a thread as the server starts (``ui/warmup.py``), so
-the first visitor's browser loads Streamlit's bundle while the imports run instead of before them.
+the first visitor's browser loads Streamlit's bundle while the imports run instead of before them,
+after limiting malloc to two arenas (``ui/memory.py``).
 The navigation, the sidebar and the pages are in ``lab.py``.
 """
 
@@ -12,11 +13,12 @@ from contextlib import asynccontextmanager
 
 import streamlit as st
 
-from ui import warmup
+from ui import memory, warmup
 
 
 @asynccontextmanager
 async def warm_imports(_app):
+    memory.limit_malloc_arenas()  # before any session's thread: see ui/memory.py
     warmup.start()
     yield
 
