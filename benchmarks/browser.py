@@ -209,7 +209,8 @@ def start_pick(page, combobox, avoid: str | None = None) -> str:
     """Open a selectbox and click the first option that is not selected, timing from that click; returns it."""
     combobox.click()
     options = page.get_by_role("option")
-    options.first.wait_for(timeout=TIMEOUT_MS)
+    # the list fills in as it opens: wait for an option that is not the selected one
+    page.locator("[role='option'][aria-selected='false']").first.wait_for(timeout=TIMEOUT_MS)
     target = None
     for i in range(min(options.count(), 8)):
         option = options.nth(i)
