@@ -272,8 +272,7 @@ def move_control(page, kind: str, box, step: int) -> dict:
         page.evaluate("window.__benchArm()")
         box.locator("label").first.click()
     elif kind == "radio":
-        choices = box.locator("label")
-        target = choices.nth(1 if step % 2 == 0 else 0)
+        target = box.locator("label").filter(has=page.locator("input:not(:checked)")).first  # another choice
         page.evaluate("window.__benchArm()")
         target.click()
     else:
