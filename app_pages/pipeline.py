@@ -32,18 +32,23 @@ def render(lab: LabInput) -> None:
     or two, in the order the block runs them."""
     display.lesson_title(__file__)
     wanted_heads, mask_kind, seed = controls()
-    num_heads = heads_or_one(lab.d_model, wanted_heads)
+    with display.slot():  # the error shows only while h does not divide d_model
+        num_heads = heads_or_one(lab.d_model, wanted_heads)
     block = pipeline_block(lab.X, num_heads, mask_kind, seed)  # W_q, W_k, W_v, W_o, the mask and every step
-    head_index = head_to_follow(num_heads, block.d_k)
+    with display.slot():  # the head choice shows only with several heads
+        head_index = head_to_follow(num_heads, block.d_k)
     settings_caption(lab, num_heads, block.d_k, mask_kind, seed)
     stages = stages_of(lab, block, mask_kind, head_index)
     lesson_steps(
         __file__,
         {
             "The block": lambda: block_step(lab, num_heads, mask_kind),
-            "Input and Q, K, V": lambda: input_step(stages),
-            "Scores and mask": lambda: scores_step(stages),
-            "Weights and context": lambda: weights_step(stages),
+            "Input": lambda: input_step(stages),
+            "Queries, keys, values": lambda: projections_step(stages),
+            "Scores": lambda: scores_step(stages),
+            "Mask": lambda: mask_step(stages),
+            "Weights": lambda: weights_step(stages),
+            "Context": lambda: context_step(stages),
             "Heads and output": lambda: output_step(stages),
             "One query": lambda: one_query(lab, stages.head, block.steps.output, stages.head_name, block.d_k),
             "Who attends to whom": lambda: who_attends_to_whom(lab, stages.head, stages.head_name),
@@ -103,10 +108,14 @@ def block_step(lab: LabInput, num_heads: int, mask_kind: str) -> None:
 
 
 def input_step(stages: Stages) -> None:
-    """Stages 1 and 2: the input, and the queries, keys and values of the followed head."""
+    """Stage 1: the input."""
     st.subheader("Stage by stage")
     st.caption("Each stage computes and draws its numbers while it is open (closed stages cost nothing).")
     step_input(stages.lab, stages.opened)
+
+
+def projections_step(stages: Stages) -> None:
+    """Stage 2: the queries, keys and values of the followed head, and the four weight matrices."""
     num_heads = len(stages.steps.heads)
     column_note = f" {stages.head_name.capitalize()} uses {column_range(stages.head_index, stages.d_k)} of each W."
     step_projections(
@@ -122,15 +131,25 @@ def input_step(stages: Stages) -> None:
 
 
 def scores_step(stages: Stages) -> None:
-    """Stages 3 to 5: scores, scaled scores, masked scores, and the what-if on a causal mask."""
-    step_scores(stages.lab, stages.head, stages.mask, stages.mask_kind, stages.head_name, stages.d_k, stages.opened)
+    """Stages 3 and 4: scores and scaled scores."""
+    step_scores(stages.lab, stages.head, stages.head_name, stages.d_k, stages.opened)
+
+
+def mask_step(stages: Stages) -> None:
+    """Stage 5: the masked scores, and the what-if on a causal mask."""
+    step_masked_scores(stages.lab, stages.head, stages.mask, stages.mask_kind, stages.head_name, stages.opened)
     exercises_section(__file__, stages.lab, material=stages.shown, places=("causal-count",))
 
 
 def weights_step(stages: Stages) -> None:
-    """Stages 6 and 7: the weights and the context, and the question on the largest self-weight."""
-    step_weights_and_context(stages.lab, stages.head, stages.head_name, stages.d_k, stages.opened)
+    """Stage 6: the weights, and the question on the largest self-weight."""
+    step_weights(stages.lab, stages.head, stages.head_name, stages.opened)
     exercises_section(__file__, stages.lab, material=stages.shown, places=("self-attention",))
+
+
+def context_step(stages: Stages) -> None:
+    """Stage 7: the context."""
+    step_context(stages.lab, stages.head, stages.head_name, stages.d_k, stages.opened)
 
 
 def output_step(stages: Stages) -> None:
@@ -318,16 +337,8 @@ def step_projections(
                     display.table(W, dims, dims, alt_text=name)
 
 
-def step_scores(
-    lab: LabInput,
-    head: ac.AttentionSteps,
-    mask: torch.Tensor | None,
-    mask_kind: str,
-    head_name: str,
-    d_k: int,
-    opened: bool,
-) -> None:
-    """Steps 3 to 5: scores, scaled scores, masked scores."""
+def step_scores(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int, opened: bool) -> None:
+    """Stages 3 and 4: scores, scaled scores."""
     T, labels = lab.T, lab.labels
     with step(
         f"3. Scores Q Kᵀ ({T} × {T})",
@@ -364,6 +375,18 @@ def step_scores(
                 explain=cell_click.scores_of(head, scaled=True),
                 highlight_row=lab.query_label,
             )
+
+
+def step_masked_scores(
+    lab: LabInput,
+    head: ac.AttentionSteps,
+    mask: torch.Tensor | None,
+    mask_kind: str,
+    head_name: str,
+    opened: bool,
+) -> None:
+    """Stage 5: masked scores (and the mask)."""
+    T, labels = lab.T, lab.labels
     mask_note = (
         "No mask: every query may attend to every key, so the masked scores equal the scaled scores."
         if mask is None
@@ -395,8 +418,8 @@ def step_scores(
             )
 
 
-def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int, opened: bool) -> None:
-    """Steps 6 and 7: softmax rows, then weights V."""
+def step_weights(lab: LabInput, head: ac.AttentionSteps, head_name: str, opened: bool) -> None:
+    """Stage 6: softmax rows."""
     T, labels = lab.T, lab.labels
     with step(
         f"6. Weights = softmax of each row ({T} × {T})",
@@ -416,6 +439,11 @@ def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: 
                 download="pipeline_weights.csv",
                 highlight_row=lab.query_label,
             )
+
+
+def step_context(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int, opened: bool) -> None:
+    """Stage 7: weights V."""
+    T, labels = lab.T, lab.labels
     with step(
         f"7. Context = weights V ({T} × {d_k})",
         "context",
