@@ -32,7 +32,9 @@ STEPS = {
     "app_pages/positions.py": (
         "Order is invisible",
         "Dog bites man",
+        "Positions tell them apart",
         "Your input, shuffled",
+        "The query, moved",
         "Repeated words",
         "Adding positions",
         "Weights with positions",
