@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import LiteralString
 
 import streamlit as st
 import torch
@@ -276,19 +277,23 @@ def flow_diagram(T: int, d_model: int, num_heads: int, mask_kind: str) -> None:
     st.caption("Each arrow carries the shape of the tensor flowing along it (heads × rows × columns).")
 
 
-def step(title: str, key: str, summary: str, *, expanded: bool = False):
-    """One collapsible stage of the block; its heavy content runs only while it is open."""
+def step(title: LiteralString, key: str, summary: str, *, shape: str, expanded: bool = False):
+    """One collapsible stage of the block; its heavy content runs only while it is open. The title is fixed text:
+    an expander that reruns on a click is identified by its label too, so a title naming the live shape would
+    make a new expander (closed again, everything in it drawn anew) whenever T, d_k or the mask changes. The
+    shape goes first in the caption instead."""
     box = st.expander(title, expanded=expanded, key=f"pipeline_step_{key}", type="step", on_change="rerun")
-    box.caption(summary)
+    box.caption(f"{shape}. {summary}")
     return box
 
 
 def step_input(lab: LabInput, opened: bool) -> None:
     dims = dimension_labels(lab.d_model)
     with step(
-        f"1. Input X ({lab.T} × {lab.d_model})",
+        "1. Input X",
         "x",
         "One row per token, one column per embedding dimension: the sidebar's input.",
+        shape=f"{lab.T} × {lab.d_model}",
         expanded=opened,
     ) as box:
         if box.open:
@@ -309,9 +314,10 @@ def step_projections(
 ) -> None:
     dims, dims_k = dimension_labels(lab.d_model), dimension_labels(d_k)
     with step(
-        f"2. Queries, keys, values ({lab.T} × {d_k} each)",
+        "2. Queries, keys, values",
         "qkv",
         f"Q = X W_q, K = X W_k, V = X W_v, each W of shape {lab.d_model} × {lab.d_model}.{note}",
+        shape=f"{lab.T} × {d_k} each",
         expanded=opened,
     ) as box:
         if box.open:
@@ -341,9 +347,10 @@ def step_scores(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int
     """Stages 3 and 4: scores, scaled scores."""
     T, labels = lab.T, lab.labels
     with step(
-        f"3. Scores Q Kᵀ ({T} × {T})",
+        "3. Scores Q Kᵀ",
         "scores",
         "scores[i, j] = q_i · k_j: how well query i matches key j.",
+        shape=f"{T} × {T}",
         expanded=opened,
     ) as box:
         if box.open:
@@ -352,16 +359,18 @@ def step_scores(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int
                 labels,
                 labels,
                 kind="scores",
-                title=f"Scores Q Kᵀ of {head_name}",
+                title="Scores Q Kᵀ",
+                caption=f"Scores Q Kᵀ of {head_name}",  # a fixed title: h 1 <-> 2 keeps the chart
                 key="pipeline_cell_scores",
                 explain=cell_click.scores_of(head),
                 highlight_row=lab.query_label,
             )
     with step(
-        f"4. Scaled scores ÷ √d_k = ÷ √{d_k} ({T} × {T})",
+        "4. Scaled scores ÷ √d_k",
         "scaled",
         f"Every score is divided by √{d_k}. For entries that are independent with mean 0, q · k has a variance "
         "d_k times theirs; the division stops the scores' spread growing with d_k, so softmax does not saturate.",
+        shape=f"{T} × {T}",
         expanded=opened,
     ) as box:
         if box.open:
@@ -370,7 +379,8 @@ def step_scores(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int
                 labels,
                 labels,
                 kind="scores",
-                title=f"Scaled scores of {head_name}",
+                title="Scaled scores",
+                caption=f"Scaled scores of {head_name}",  # a fixed title: h 1 <-> 2 keeps the chart
                 key="pipeline_cell_scaled",
                 explain=cell_click.scores_of(head, scaled=True),
                 highlight_row=lab.query_label,
@@ -393,7 +403,7 @@ def step_masked_scores(
         else "The causal mask blocks every key after the query: those cells become −∞ (drawn empty in the heatmap, "
         "“-inf” in the table), so softmax gives them weight exactly 0."
     )
-    with step(f"5. Masked scores, mask: {mask_kind} ({T} × {T})", "masked", mask_note, expanded=opened) as box:
+    with step("5. Masked scores", "masked", mask_note, shape=f"{T} × {T}, mask: {mask_kind}", expanded=opened) as box:
         if box.open:
             if mask is not None:
                 display.heatmap(
@@ -411,7 +421,8 @@ def step_masked_scores(
                 labels,
                 labels,
                 kind="scores",
-                title=f"Masked scores of {head_name}",
+                title="Masked scores",
+                caption=f"Masked scores of {head_name}",  # a fixed title: h 1 <-> 2 keeps the chart
                 key="pipeline_cell_masked",
                 explain=cell_click.masked_scores_of(head, mask),
                 highlight_row=lab.query_label,
@@ -422,9 +433,10 @@ def step_weights(lab: LabInput, head: ac.AttentionSteps, head_name: str, opened:
     """Stage 6: softmax rows."""
     T, labels = lab.T, lab.labels
     with step(
-        f"6. Weights = softmax of each row ({T} × {T})",
+        "6. Weights = softmax of each row",
         "weights",
         "Each row is a probability distribution over the keys: non-negative, summing to 1.",
+        shape=f"{T} × {T}",
         expanded=opened,
     ) as box:
         if box.open:
@@ -433,7 +445,8 @@ def step_weights(lab: LabInput, head: ac.AttentionSteps, head_name: str, opened:
                 labels,
                 labels,
                 kind="weights",
-                title=f"Attention weights of {head_name}",
+                title="Attention weights",
+                caption=f"Attention weights of {head_name}",  # a fixed title: h 1 <-> 2 keeps the chart
                 key="pipeline_cell_weights",
                 explain=cell_click.weights_of(head),
                 download="pipeline_weights.csv",
@@ -445,9 +458,10 @@ def step_context(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: in
     """Stage 7: weights V."""
     T, labels = lab.T, lab.labels
     with step(
-        f"7. Context = weights V ({T} × {d_k})",
+        "7. Context = weights V",
         "context",
         "context_i = Σ_j weights[i, j] v_j: each token's new vector is a weighted mix of the values.",
+        shape=f"{T} × {d_k}",
         expanded=opened,
     ) as box:
         if box.open:
@@ -474,13 +488,14 @@ def step_heads_and_output(
         if num_heads > 1
         else "With a single head the concatenation is the head's context itself."
     )
-    with step(f"8. Heads side by side: concat ({T} × {d_model})", "concat", concat_note, expanded=opened) as box:
+    with step("8. Heads side by side: concat", "concat", concat_note, shape=f"{T} × {d_model}", expanded=opened) as box:
         if box.open:
             display.matrix(steps.concat, labels, dims, kind="values", title="Concatenated heads", col_title="dimension")
     with step(
-        f"9. Output = concat W_o ({T} × {d_model})",
+        "9. Output = concat W_o",
         "output",
         "W_o mixes the heads' columns back into one d_model-wide vector per token: the block's output.",
+        shape=f"{T} × {d_model}",
         expanded=True,
     ) as box:
         if box.open:
@@ -519,15 +534,15 @@ def who_attends_to_whom(lab: LabInput, head: ac.AttentionSteps, head_name: str) 
     st.subheader("Who attends to whom")
     focus = lab.query_label if lab.T > charts.MAX_LINE_TOKENS else None
     st.markdown(
-        "Queries on the left, keys on the right; the stronger the weight, the darker and thicker the line. "
-        "Hover a word on the left to keep only its lines, or a word on the right to see who attends to it."
+        f"The weights of {head_name}: queries on the left, keys on the right; the stronger the weight, the darker "
+        "and thicker the line. Hover a word on the left to keep only its lines, or a word on the right to see who attends to it."
     )
     if focus is not None:
         st.caption(
             f"{lab.T} tokens make {lab.T}² lines: only the lines of the query “{focus}” are drawn (change it in the "
             "sidebar)."
         )
-    display.line_view(head.weights, lab.labels, title=f"Attention weights of {head_name} as lines", focus=focus)
+    display.line_view(head.weights, lab.labels, title="Attention weights as lines", focus=focus)
 
 
 def in_a_transformer(T: int, d_model: int) -> None:
