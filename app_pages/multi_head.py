@@ -80,7 +80,8 @@ def render(lab: LabInput) -> None:
             "Worked example": lambda: worked_example_step(lab, mha, layer),
             "Output as a sum": lambda: output_parts(lab, mha.steps, mha.params.W_o, mha.head_names, mha.d_k),
             "Concatenation": lambda: concatenation(lab.labels, mha.steps, layer.num_heads),
-            "W_o and the output": lambda: wo_and_output(lab.labels, mha.steps, mha.params.W_o, layer.num_heads),
+            "W_o": lambda: output_projection(mha.params.W_o, layer.num_heads),
+            "The output": lambda: multi_head_output(lab.labels, mha.steps, mha.params.W_o),
             "Parameters": lambda: parameters_step(lab, mha, layer),
             "Check against PyTorch": lambda: check_step(lab, layer, mha.head_names),
         },
@@ -274,7 +275,8 @@ def shapes(X_model: torch.Tensor, num_heads: int, d_k: int) -> None:
         alt=f"X split into {num_heads} heads of d_k = {d_k}, concatenated and projected by W_o",
     )
     steps_and_shapes = head_shapes(T, d_model, num_heads)
-    st.table({"step": [step for step, _ in steps_and_shapes], "shape": [str(shape) for _, shape in steps_and_shapes]})
+    rows = "".join(f"| {step.replace('_', chr(92) + '_')} | {shape} |\n" for step, shape in steps_and_shapes)
+    st.markdown("| step | shape |\n|---|---|\n" + rows)  # a markdown table: one cheap element, not st.table
 
 
 def split_queries(labels: tuple[str, ...], X_model: torch.Tensor, params, num_heads: int, d_k: int) -> None:
@@ -390,26 +392,29 @@ def concatenation(labels: tuple[str, ...], steps: ac.MultiHeadSteps, num_heads: 
     display.table(steps.concat, labels, head_dims, alt_text="Concatenated heads")
 
 
-def wo_and_output(labels: tuple[str, ...], steps: ac.MultiHeadSteps, W_o: torch.Tensor, num_heads: int) -> None:
-    """W_o, and the output concat W_o."""
-    st.subheader("W_o and the output")
+def output_projection(W_o: torch.Tensor, num_heads: int) -> None:
+    """W_o, its rows named by the head whose concatenated column they multiply."""
+    st.subheader("W_o")
     d_model = int(W_o.shape[1])
     dims = dimension_labels(d_model)
     head_dims = head_column_labels(d_model, num_heads)
-    wo_tab, out_tab = st.tabs(["W_o", "Output"])
-    with wo_tab:
-        display.heatmap(W_o, head_dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
-        display.table(W_o, head_dims, dims, alt_text="W_o")
-    with out_tab:
-        display.matrix(
-            steps.output,
-            labels,
-            dims,
-            title="Multi-head output",
-            key="multi_head_output_chart",
-            download="multi_head_output.csv",
-            **cell_click.output_options(steps, W_o),
-        )
+    display.heatmap(W_o, head_dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
+    display.table(W_o, head_dims, dims, alt_text="W_o")
+
+
+def multi_head_output(labels: tuple[str, ...], steps: ac.MultiHeadSteps, W_o: torch.Tensor) -> None:
+    """The layer's output, concat W_o, every cell clickable for its sum."""
+    st.subheader("The output")
+    dims = dimension_labels(int(W_o.shape[1]))
+    display.matrix(
+        steps.output,
+        labels,
+        dims,
+        title="Multi-head output",
+        key="multi_head_output_chart",
+        download="multi_head_output.csv",
+        **cell_click.output_options(steps, W_o),
+    )
 
 
 def parameter_count(d_model: int) -> None:

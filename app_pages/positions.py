@@ -70,6 +70,7 @@ def render(lab: LabInput) -> None:
             "The query, moved": lambda: moved_query_step(lab, params, perm, output, gap_none, shown),
             "Repeated words": lambda: repeated_words(lab, params, output),
             "Adding positions": lambda: encodings_step(lab, E_sin, E_learned, shown),
+            "One position worked out": lambda: position_worked_out(lab, E_sin),
             "Weights with positions": lambda: weights_step(lab, plain, placed, shown),
             "Shuffle with positions": lambda: shuffle_with_positions_step(
                 lab, params, perm, gap_none, E_sin, E_learned
@@ -346,8 +347,8 @@ def repeated_words(lab: LabInput, params: Params, output: torch.Tensor) -> None:
 
 
 def position_encodings(lab: LabInput, E_sin: torch.Tensor) -> None:
-    """The sinusoidal formula, its table for this input, and one row worked out."""
-    T, d_model, q = lab.T, lab.d_model, lab.query_index
+    """The sinusoidal formula and its table for this input."""
+    T, d_model = lab.T, lab.d_model
     dims = dimension_labels(d_model)
     st.subheader("Adding positions")
     st.markdown(
@@ -379,6 +380,12 @@ sentences longer than its row count).
         col_title="dimension",
         download="sinusoidal_positions.csv",
     )
+
+
+def position_worked_out(lab: LabInput, E_sin: torch.Tensor) -> None:
+    """The query's position: its angle and sin/cos column by column, and its first entry written out."""
+    d_model, q = lab.d_model, lab.query_index
+    st.subheader(f"Position {q + 1}, worked out")
     st.markdown(
         f"Position {q + 1} (the query “{lab.query_label}”, pos = {q}), column by column: the angle is "
         f"{q} / 10000^(2i/{d_model}), then sin for d1, d3, … and cos for d2, d4, …"
