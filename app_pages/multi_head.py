@@ -321,9 +321,7 @@ def weights_of_every_head(labels: tuple[str, ...], query: str, steps: ac.MultiHe
         f"The row of the query “{query}” is outlined; click any cell for its softmax with the real numbers."
     )
     st.caption(f"Colours: {charts.weights_legend(shared)}, shared by every panel.")
-    grid_rows = charts.head_grid(len(heads))[0]
-    panel_px = charts.head_grid(max(len(heads), 2))[1]  # one head drawn as wide as one of two: the same chart
-    # for h = 1 and h = 2, so changing h gives head 1 new numbers instead of drawing it anew
+    grid_rows, panel_px = charts.head_grid(len(heads))
     for row in grid_rows:
         for column, h in zip(st.columns(len(grid_rows[0])), row, strict=False):
             with column:
