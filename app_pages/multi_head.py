@@ -73,10 +73,15 @@ def render(lab: LabInput) -> None:
         {
             "Why several heads": lambda: intro(lab.description),
             "Shapes": lambda: shapes_step(lab, mha, layer),
+            "Q by head": lambda: q_by_head(lab, mha, layer.num_heads),
             "What splitting costs": lambda: split_costs(lab.T, mha.d_model, layer.num_heads),
             "Every head": lambda: every_head_step(lab, mha, layer),
+            "One head's weights": lambda: one_head_table(lab.labels, mha.steps, mha.head_names),
             "Worked example": lambda: worked_example_step(lab, mha, layer),
-            "Concat and W_o": lambda: concat_and_output(lab.labels, mha.steps, mha.params.W_o, layer.num_heads),
+            "Output as a sum": lambda: output_parts(lab, mha.steps, mha.params.W_o, mha.head_names, mha.d_k),
+            "Concatenation": lambda: concatenation(lab.labels, mha.steps, layer.num_heads),
+            "W_o": lambda: output_projection(mha.params.W_o, layer.num_heads),
+            "The output": lambda: multi_head_output(lab.labels, mha.steps, mha.params.W_o),
             "Parameters": lambda: parameters_step(lab, mha, layer),
             "Check against PyTorch": lambda: check_step(lab, layer, mha.head_names),
         },
@@ -89,10 +94,15 @@ def material(mha: MultiHeadLayer, layer: Layer) -> MultiHeadShown:
 
 
 def shapes_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
-    """The layer's input (lifted when needed), the shape of every step, and the question on d_k."""
-    lifted_input(lab, mha.X, mha.W_in)
-    shapes(lab.labels, mha.X, mha.params, layer.num_heads, mha.d_k)
+    """The shape of every step, and the question on d_k."""
+    shapes(mha.X, layer.num_heads, mha.d_k)
     exercises_section(__file__, lab, material=material(mha, layer), places=("head-size",))
+
+
+def q_by_head(lab: LabInput, mha: MultiHeadLayer, num_heads: int) -> None:
+    """The layer's input (lifted when needed), and Q with its columns named by head."""
+    lifted_input(lab, mha.X, mha.W_in)
+    split_queries(lab.labels, mha.X, mha.params, num_heads, mha.d_k)
 
 
 def every_head_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
@@ -102,7 +112,7 @@ def every_head_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
 
 
 def worked_example_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
-    """The query through every head, the concatenation and W_o, and the question on the concatenation's shape."""
+    """The query through every head and its concatenated row, and the question on the concatenation's shape."""
     worked_example(lab, mha.steps, mha.params.W_o, mha.head_names, mha.d_k)
     exercises_section(__file__, lab, material=material(mha, layer), places=("concat-shape",))
 
@@ -251,8 +261,8 @@ def lifted_input(lab: LabInput, X_model: torch.Tensor, W_in: torch.Tensor | None
         display.table(W_in, dimension_labels(lab.d_model), dimension_labels(d_model), alt_text="Lifting matrix W_in")
 
 
-def shapes(labels: tuple[str, ...], X_model: torch.Tensor, params, num_heads: int, d_k: int) -> None:
-    """The shape of every step (diagram and table), and Q with its columns named by head."""
+def shapes(X_model: torch.Tensor, num_heads: int, d_k: int) -> None:
+    """The shape of every step (diagram and table)."""
     T, d_model = X_model.shape
     st.subheader("The shapes at every step")
     st.markdown(
@@ -265,7 +275,14 @@ def shapes(labels: tuple[str, ...], X_model: torch.Tensor, params, num_heads: in
         alt=f"X split into {num_heads} heads of d_k = {d_k}, concatenated and projected by W_o",
     )
     steps_and_shapes = head_shapes(T, d_model, num_heads)
-    st.table({"step": [step for step, _ in steps_and_shapes], "shape": [str(shape) for _, shape in steps_and_shapes]})
+    rows = "".join(f"| {step.replace('_', chr(92) + '_')} | {shape} |\n" for step, shape in steps_and_shapes)
+    st.markdown("| step | shape |\n|---|---|\n" + rows)  # a markdown table: one cheap element, not st.table
+
+
+def split_queries(labels: tuple[str, ...], X_model: torch.Tensor, params, num_heads: int, d_k: int) -> None:
+    """Q with its columns named by head."""
+    d_model = int(X_model.shape[1])
+    st.subheader("Q, split by head")
     st.markdown(
         f"Each head uses its own columns of W_q, W_k and W_v (head 1 the first {d_k}, head 2 the next {d_k}, …). "
         "Column names below say which head a column of Q belongs to:"
@@ -326,15 +343,19 @@ def weights_of_every_head(labels: tuple[str, ...], query: str, steps: ac.MultiHe
                         compact=True,
                         panel_px=panel_px,
                     )
+
+
+def one_head_table(labels: tuple[str, ...], steps: ac.MultiHeadSteps, heads: list[str]) -> None:
+    """The weights of the chosen head as a table."""
+    st.subheader("One head's weights as a table")
     shown_head = st.selectbox("Table of the weights of", heads, key="multi_head_table_head")
     display.table(steps.heads[heads.index(shown_head)].weights, labels, labels, alt_text=f"Weights of {shown_head}")
 
 
 def worked_example(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, heads: list[str], d_k: int) -> None:
-    """The query's row in every head, its concatenation, and the output as a sum of per-head parts."""
+    """The query's row in every head, and its concatenation."""
     q, query = lab.query_index, lab.query_label
     d_model = int(W_o.shape[1])
-    dims = dimension_labels(d_model)
     head_dims = head_column_labels(d_model, len(heads))
     st.subheader(f"Step by step for the query “{query}”")
     st.markdown(f"Row “{query}” of every head's weights: each row adds up to 1 (or is all 0 if fully masked).")
@@ -344,6 +365,13 @@ def worked_example(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, h
         f"concatenated row of {d_model} numbers:"
     )
     display.table(steps.concat[q].unsqueeze(0), [query], head_dims, alt_text="The query's concatenated heads")
+
+
+def output_parts(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, heads: list[str], d_k: int) -> None:
+    """The query's output row as a sum of per-head parts."""
+    q, query = lab.query_index, lab.query_label
+    dims = dimension_labels(int(W_o.shape[1]))
+    st.subheader(f"The output of “{query}” as a sum")
     parts = head_output_parts(steps, W_o)  # (h, T, d_model)
     st.markdown(
         f"output = concat W_o. Row *r* of W_o multiplies column *r* of the concatenation, so head *h* writes into "
@@ -354,28 +382,37 @@ def worked_example(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, h
     display.table(steps.output[q].unsqueeze(0), ["output (sum)"], dims, alt_text="Output row of the query")
 
 
-def concat_and_output(labels: tuple[str, ...], steps: ac.MultiHeadSteps, W_o: torch.Tensor, num_heads: int) -> None:
-    st.subheader("Concatenation, W_o and the output")
+def concatenation(labels: tuple[str, ...], steps: ac.MultiHeadSteps, num_heads: int) -> None:
+    """Every token's heads side by side: the concatenation, as a heatmap and a table."""
+    st.subheader("Concatenation")
+    head_dims = head_column_labels(int(steps.concat.shape[1]), num_heads)
+    display.heatmap(steps.concat, labels, head_dims, kind="values", title="Concatenated heads", col_title="column")
+    display.table(steps.concat, labels, head_dims, alt_text="Concatenated heads")
+
+
+def output_projection(W_o: torch.Tensor, num_heads: int) -> None:
+    """W_o, its rows named by the head whose concatenated column they multiply."""
+    st.subheader("W_o")
     d_model = int(W_o.shape[1])
     dims = dimension_labels(d_model)
     head_dims = head_column_labels(d_model, num_heads)
-    concat_tab, wo_tab, out_tab = st.tabs(["Concatenated heads", "W_o", "Output"])
-    with concat_tab:
-        display.heatmap(steps.concat, labels, head_dims, kind="values", title="Concatenated heads", col_title="column")
-        display.table(steps.concat, labels, head_dims, alt_text="Concatenated heads")
-    with wo_tab:
-        display.heatmap(W_o, head_dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
-        display.table(W_o, head_dims, dims, alt_text="W_o")
-    with out_tab:
-        display.matrix(
-            steps.output,
-            labels,
-            dims,
-            title="Multi-head output",
-            key="multi_head_output_chart",
-            download="multi_head_output.csv",
-            **cell_click.output_options(steps, W_o),
-        )
+    display.heatmap(W_o, head_dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
+    display.table(W_o, head_dims, dims, alt_text="W_o")
+
+
+def multi_head_output(labels: tuple[str, ...], steps: ac.MultiHeadSteps, W_o: torch.Tensor) -> None:
+    """The layer's output, concat W_o, every cell clickable for its sum."""
+    st.subheader("The output")
+    dims = dimension_labels(int(W_o.shape[1]))
+    display.matrix(
+        steps.output,
+        labels,
+        dims,
+        title="Multi-head output",
+        key="multi_head_output_chart",
+        download="multi_head_output.csv",
+        **cell_click.output_options(steps, W_o),
+    )
 
 
 def parameter_count(d_model: int) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import LiteralString
 
 import streamlit as st
 import torch
@@ -32,18 +33,23 @@ def render(lab: LabInput) -> None:
     or two, in the order the block runs them."""
     display.lesson_title(__file__)
     wanted_heads, mask_kind, seed = controls()
-    num_heads = heads_or_one(lab.d_model, wanted_heads)
+    with display.slot():  # the error shows only while h does not divide d_model
+        num_heads = heads_or_one(lab.d_model, wanted_heads)
     block = pipeline_block(lab.X, num_heads, mask_kind, seed)  # W_q, W_k, W_v, W_o, the mask and every step
-    head_index = head_to_follow(num_heads, block.d_k)
+    with display.slot():  # the head choice shows only with several heads
+        head_index = head_to_follow(num_heads, block.d_k)
     settings_caption(lab, num_heads, block.d_k, mask_kind, seed)
     stages = stages_of(lab, block, mask_kind, head_index)
     lesson_steps(
         __file__,
         {
             "The block": lambda: block_step(lab, num_heads, mask_kind),
-            "Input and Q, K, V": lambda: input_step(stages),
-            "Scores and mask": lambda: scores_step(stages),
-            "Weights and context": lambda: weights_step(stages),
+            "Input": lambda: input_step(stages),
+            "Queries, keys, values": lambda: projections_step(stages),
+            "Scores": lambda: scores_step(stages),
+            "Mask": lambda: mask_step(stages),
+            "Weights": lambda: weights_step(stages),
+            "Context": lambda: context_step(stages),
             "Heads and output": lambda: output_step(stages),
             "One query": lambda: one_query(lab, stages.head, block.steps.output, stages.head_name, block.d_k),
             "Who attends to whom": lambda: who_attends_to_whom(lab, stages.head, stages.head_name),
@@ -103,10 +109,14 @@ def block_step(lab: LabInput, num_heads: int, mask_kind: str) -> None:
 
 
 def input_step(stages: Stages) -> None:
-    """Stages 1 and 2: the input, and the queries, keys and values of the followed head."""
+    """Stage 1: the input."""
     st.subheader("Stage by stage")
     st.caption("Each stage computes and draws its numbers while it is open (closed stages cost nothing).")
     step_input(stages.lab, stages.opened)
+
+
+def projections_step(stages: Stages) -> None:
+    """Stage 2: the queries, keys and values of the followed head, and the four weight matrices."""
     num_heads = len(stages.steps.heads)
     column_note = f" {stages.head_name.capitalize()} uses {column_range(stages.head_index, stages.d_k)} of each W."
     step_projections(
@@ -122,15 +132,25 @@ def input_step(stages: Stages) -> None:
 
 
 def scores_step(stages: Stages) -> None:
-    """Stages 3 to 5: scores, scaled scores, masked scores, and the what-if on a causal mask."""
-    step_scores(stages.lab, stages.head, stages.mask, stages.mask_kind, stages.head_name, stages.d_k, stages.opened)
+    """Stages 3 and 4: scores and scaled scores."""
+    step_scores(stages.lab, stages.head, stages.head_name, stages.d_k, stages.opened)
+
+
+def mask_step(stages: Stages) -> None:
+    """Stage 5: the masked scores, and the what-if on a causal mask."""
+    step_masked_scores(stages.lab, stages.head, stages.mask, stages.mask_kind, stages.head_name, stages.opened)
     exercises_section(__file__, stages.lab, material=stages.shown, places=("causal-count",))
 
 
 def weights_step(stages: Stages) -> None:
-    """Stages 6 and 7: the weights and the context, and the question on the largest self-weight."""
-    step_weights_and_context(stages.lab, stages.head, stages.head_name, stages.d_k, stages.opened)
+    """Stage 6: the weights, and the question on the largest self-weight."""
+    step_weights(stages.lab, stages.head, stages.head_name, stages.opened)
     exercises_section(__file__, stages.lab, material=stages.shown, places=("self-attention",))
+
+
+def context_step(stages: Stages) -> None:
+    """Stage 7: the context."""
+    step_context(stages.lab, stages.head, stages.head_name, stages.d_k, stages.opened)
 
 
 def output_step(stages: Stages) -> None:
@@ -257,19 +277,23 @@ def flow_diagram(T: int, d_model: int, num_heads: int, mask_kind: str) -> None:
     st.caption("Each arrow carries the shape of the tensor flowing along it (heads × rows × columns).")
 
 
-def step(title: str, key: str, summary: str, *, expanded: bool = False):
-    """One collapsible stage of the block; its heavy content runs only while it is open."""
+def step(title: LiteralString, key: str, summary: str, *, shape: str, expanded: bool = False):
+    """One collapsible stage of the block; its heavy content runs only while it is open. The title is fixed text:
+    an expander that reruns on a click is identified by its label too, so a title naming the live shape would
+    make a new expander (closed again, everything in it drawn anew) whenever T, d_k or the mask changes. The
+    shape goes first in the caption instead."""
     box = st.expander(title, expanded=expanded, key=f"pipeline_step_{key}", type="step", on_change="rerun")
-    box.caption(summary)
+    box.caption(f"{shape}. {summary}")
     return box
 
 
 def step_input(lab: LabInput, opened: bool) -> None:
     dims = dimension_labels(lab.d_model)
     with step(
-        f"1. Input X ({lab.T} × {lab.d_model})",
+        "1. Input X",
         "x",
         "One row per token, one column per embedding dimension: the sidebar's input.",
+        shape=f"{lab.T} × {lab.d_model}",
         expanded=opened,
     ) as box:
         if box.open:
@@ -290,9 +314,10 @@ def step_projections(
 ) -> None:
     dims, dims_k = dimension_labels(lab.d_model), dimension_labels(d_k)
     with step(
-        f"2. Queries, keys, values ({lab.T} × {d_k} each)",
+        "2. Queries, keys, values",
         "qkv",
         f"Q = X W_q, K = X W_k, V = X W_v, each W of shape {lab.d_model} × {lab.d_model}.{note}",
+        shape=f"{lab.T} × {d_k} each",
         expanded=opened,
     ) as box:
         if box.open:
@@ -318,21 +343,14 @@ def step_projections(
                     display.table(W, dims, dims, alt_text=name)
 
 
-def step_scores(
-    lab: LabInput,
-    head: ac.AttentionSteps,
-    mask: torch.Tensor | None,
-    mask_kind: str,
-    head_name: str,
-    d_k: int,
-    opened: bool,
-) -> None:
-    """Steps 3 to 5: scores, scaled scores, masked scores."""
+def step_scores(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int, opened: bool) -> None:
+    """Stages 3 and 4: scores, scaled scores."""
     T, labels = lab.T, lab.labels
     with step(
-        f"3. Scores Q Kᵀ ({T} × {T})",
+        "3. Scores Q Kᵀ",
         "scores",
         "scores[i, j] = q_i · k_j: how well query i matches key j.",
+        shape=f"{T} × {T}",
         expanded=opened,
     ) as box:
         if box.open:
@@ -341,16 +359,18 @@ def step_scores(
                 labels,
                 labels,
                 kind="scores",
-                title=f"Scores Q Kᵀ of {head_name}",
+                title="Scores Q Kᵀ",
+                caption=f"Scores Q Kᵀ of {head_name}",  # a fixed title: h 1 <-> 2 keeps the chart
                 key="pipeline_cell_scores",
                 explain=cell_click.scores_of(head),
                 highlight_row=lab.query_label,
             )
     with step(
-        f"4. Scaled scores ÷ √d_k = ÷ √{d_k} ({T} × {T})",
+        "4. Scaled scores ÷ √d_k",
         "scaled",
         f"Every score is divided by √{d_k}. For entries that are independent with mean 0, q · k has a variance "
         "d_k times theirs; the division stops the scores' spread growing with d_k, so softmax does not saturate.",
+        shape=f"{T} × {T}",
         expanded=opened,
     ) as box:
         if box.open:
@@ -359,18 +379,31 @@ def step_scores(
                 labels,
                 labels,
                 kind="scores",
-                title=f"Scaled scores of {head_name}",
+                title="Scaled scores",
+                caption=f"Scaled scores of {head_name}",  # a fixed title: h 1 <-> 2 keeps the chart
                 key="pipeline_cell_scaled",
                 explain=cell_click.scores_of(head, scaled=True),
                 highlight_row=lab.query_label,
             )
+
+
+def step_masked_scores(
+    lab: LabInput,
+    head: ac.AttentionSteps,
+    mask: torch.Tensor | None,
+    mask_kind: str,
+    head_name: str,
+    opened: bool,
+) -> None:
+    """Stage 5: masked scores (and the mask)."""
+    T, labels = lab.T, lab.labels
     mask_note = (
         "No mask: every query may attend to every key, so the masked scores equal the scaled scores."
         if mask is None
         else "The causal mask blocks every key after the query: those cells become −∞ (drawn empty in the heatmap, "
         "“-inf” in the table), so softmax gives them weight exactly 0."
     )
-    with step(f"5. Masked scores, mask: {mask_kind} ({T} × {T})", "masked", mask_note, expanded=opened) as box:
+    with step("5. Masked scores", "masked", mask_note, shape=f"{T} × {T}, mask: {mask_kind}", expanded=opened) as box:
         if box.open:
             if mask is not None:
                 display.heatmap(
@@ -388,20 +421,22 @@ def step_scores(
                 labels,
                 labels,
                 kind="scores",
-                title=f"Masked scores of {head_name}",
+                title="Masked scores",
+                caption=f"Masked scores of {head_name}",  # a fixed title: h 1 <-> 2 keeps the chart
                 key="pipeline_cell_masked",
                 explain=cell_click.masked_scores_of(head, mask),
                 highlight_row=lab.query_label,
             )
 
 
-def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int, opened: bool) -> None:
-    """Steps 6 and 7: softmax rows, then weights V."""
+def step_weights(lab: LabInput, head: ac.AttentionSteps, head_name: str, opened: bool) -> None:
+    """Stage 6: softmax rows."""
     T, labels = lab.T, lab.labels
     with step(
-        f"6. Weights = softmax of each row ({T} × {T})",
+        "6. Weights = softmax of each row",
         "weights",
         "Each row is a probability distribution over the keys: non-negative, summing to 1.",
+        shape=f"{T} × {T}",
         expanded=opened,
     ) as box:
         if box.open:
@@ -410,16 +445,23 @@ def step_weights_and_context(lab: LabInput, head: ac.AttentionSteps, head_name: 
                 labels,
                 labels,
                 kind="weights",
-                title=f"Attention weights of {head_name}",
+                title="Attention weights",
+                caption=f"Attention weights of {head_name}",  # a fixed title: h 1 <-> 2 keeps the chart
                 key="pipeline_cell_weights",
                 explain=cell_click.weights_of(head),
                 download="pipeline_weights.csv",
                 highlight_row=lab.query_label,
             )
+
+
+def step_context(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int, opened: bool) -> None:
+    """Stage 7: weights V."""
+    T, labels = lab.T, lab.labels
     with step(
-        f"7. Context = weights V ({T} × {d_k})",
+        "7. Context = weights V",
         "context",
         "context_i = Σ_j weights[i, j] v_j: each token's new vector is a weighted mix of the values.",
+        shape=f"{T} × {d_k}",
         expanded=opened,
     ) as box:
         if box.open:
@@ -446,13 +488,14 @@ def step_heads_and_output(
         if num_heads > 1
         else "With a single head the concatenation is the head's context itself."
     )
-    with step(f"8. Heads side by side: concat ({T} × {d_model})", "concat", concat_note, expanded=opened) as box:
+    with step("8. Heads side by side: concat", "concat", concat_note, shape=f"{T} × {d_model}", expanded=opened) as box:
         if box.open:
             display.matrix(steps.concat, labels, dims, kind="values", title="Concatenated heads", col_title="dimension")
     with step(
-        f"9. Output = concat W_o ({T} × {d_model})",
+        "9. Output = concat W_o",
         "output",
         "W_o mixes the heads' columns back into one d_model-wide vector per token: the block's output.",
+        shape=f"{T} × {d_model}",
         expanded=True,
     ) as box:
         if box.open:
@@ -491,15 +534,15 @@ def who_attends_to_whom(lab: LabInput, head: ac.AttentionSteps, head_name: str) 
     st.subheader("Who attends to whom")
     focus = lab.query_label if lab.T > charts.MAX_LINE_TOKENS else None
     st.markdown(
-        "Queries on the left, keys on the right; the stronger the weight, the darker and thicker the line. "
-        "Hover a word on the left to keep only its lines, or a word on the right to see who attends to it."
+        f"The weights of {head_name}: queries on the left, keys on the right; the stronger the weight, the darker "
+        "and thicker the line. Hover a word on the left to keep only its lines, or a word on the right to see who attends to it."
     )
     if focus is not None:
         st.caption(
             f"{lab.T} tokens make {lab.T}² lines: only the lines of the query “{focus}” are drawn (change it in the "
             "sidebar)."
         )
-    display.line_view(head.weights, lab.labels, title=f"Attention weights of {head_name} as lines", focus=focus)
+    display.line_view(head.weights, lab.labels, title="Attention weights as lines", focus=focus)
 
 
 def in_a_transformer(T: int, d_model: int) -> None:

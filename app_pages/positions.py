@@ -65,9 +65,12 @@ def render(lab: LabInput) -> None:
         {
             "Order is invisible": lambda: intro(lab.description),
             "Dog bites man": lambda: dog_bites_man(seed),
-            "Your input, shuffled": lambda: shuffled_step(lab, params, perm, output, gap_none, shown),
+            "Positions tell them apart": lambda: dog_bites_man_with_positions(seed),
+            "Your input, shuffled": lambda: shuffled_input(lab, params, perm, output, gap_none),
+            "The query, moved": lambda: moved_query_step(lab, params, perm, output, gap_none, shown),
             "Repeated words": lambda: repeated_words(lab, params, output),
             "Adding positions": lambda: encodings_step(lab, E_sin, E_learned, shown),
+            "One position worked out": lambda: position_worked_out(lab, E_sin),
             "Weights with positions": lambda: weights_step(lab, plain, placed, shown),
             "Shuffle with positions": lambda: shuffle_with_positions_step(
                 lab, params, perm, gap_none, E_sin, E_learned
@@ -77,7 +80,7 @@ def render(lab: LabInput) -> None:
     )
 
 
-def shuffled_step(
+def moved_query_step(
     lab: LabInput,
     params: Params,
     perm: torch.Tensor,
@@ -85,9 +88,8 @@ def shuffled_step(
     gap_none: Agreement,
     shown: PositionsShown,
 ) -> None:
-    """The learner's sentence shuffled without positions, and the question on the shuffled output."""
-    st.subheader("Your input, shuffled")
-    shuffled_input(lab, params, perm, output, gap_none)
+    """The query's output before and after the shuffle, and the question on the shuffled output."""
+    moved_query(lab, params, perm, output, gap_none)
     exercises_section(__file__, lab, material=shown, places=("shuffled-context",))
 
 
@@ -192,13 +194,8 @@ def controls() -> tuple[int, str]:
 def dog_bites_man(seed: int) -> None:
     """The built-in demo: without positions, 'dog' gets the same output in both sentences."""
     st.subheader("“dog bites man” vs “man bites dog”")
-    n = len(DOG_BITES_MAN)
-    dims = dimension_labels(n)
-    demo_X = ac.one_hot_embeddings(DOG_BITES_MAN)  # (3, 3) one-hot rows for dog, bites, man
-    flip = reversal_permutation(n)
-    flipped = permute_tokens(DOG_BITES_MAN, flip)
-    demo_W = random_projections(n, n, seed)
-    demo_params = (demo_W.W_q, demo_W.W_k, demo_W.W_v)
+    dims = dimension_labels(len(DOG_BITES_MAN))
+    demo_X, flip, flipped, demo_params = demo_example(seed)
     st.markdown(
         "A built-in example, independent of the sidebar: each word is a one-hot vector (dog = [1, 0, 0], "
         "bites = [0, 1, 0], man = [0, 0, 1]), with seeded random W_q, W_k, W_v of 3 × 3. "
@@ -215,6 +212,27 @@ def dog_bites_man(seed: int) -> None:
         f"The row of “dog” is **{full_vector(demo_out[0])}** in both sentences (and so are the rows of “bites” and "
         f"“man”): the largest difference between a word's two outputs is "
         f"**{gap_text(equivariance_agreement(demo_X, flip, *demo_params))}**. Attention cannot tell who bit whom."
+    )
+
+
+def demo_example(seed: int):
+    """The built-in demo's sentence X, its reversal, the reversed words and the seeded W_q, W_k, W_v."""
+    n = len(DOG_BITES_MAN)
+    demo_X = ac.one_hot_embeddings(DOG_BITES_MAN)  # (3, 3) one-hot rows for dog, bites, man
+    flip = reversal_permutation(n)
+    demo_W = random_projections(n, n, seed)
+    return demo_X, flip, permute_tokens(DOG_BITES_MAN, flip), (demo_W.W_q, demo_W.W_k, demo_W.W_v)
+
+
+def dog_bites_man_with_positions(seed: int) -> None:
+    """The built-in demo with sinusoidal positions added: 'dog' now gets different outputs."""
+    st.subheader("“dog bites man” + positions")
+    n = len(DOG_BITES_MAN)
+    dims = dimension_labels(n)
+    demo_X, flip, flipped, demo_params = demo_example(seed)
+    st.markdown(
+        "The same two sentences and the same W_q, W_k, W_v, now with the sinusoidal position vectors of the 3 "
+        "slots added to the words (“Adding positions” shows how they are made)."
     )
     demo_E = sinusoidal_encoding(n, n)
     demo_pos = attention_output(demo_X, *demo_params, positions=demo_E)
@@ -256,7 +274,7 @@ def shuffled_input(
     """A(P X) beside P A(X): equal, so shuffling the words only shuffles the outputs."""
     labels = list(lab.labels)
     dims = dimension_labels(lab.d_model)
-    q = lab.query_index
+    st.subheader("Your input, shuffled")
     shuffled_labels = permute_tokens(labels, perm)
     if lab.T == 1:
         st.info(
@@ -281,6 +299,13 @@ def shuffled_input(
         f"largest difference {format_number(check.max_difference)}, **{check.verdict}** "
         f"({tolerance_text(check.tolerance)})."
     )
+
+
+def moved_query(lab: LabInput, params: Params, perm: torch.Tensor, output: torch.Tensor, gap_none: Agreement) -> None:
+    """Where the query stands before and after the shuffle, and its output in both."""
+    q = lab.query_index
+    st.subheader(f"The query “{lab.query_label}”, moved")
+    shuffled_output = attention_output(permute_rows(lab.X, perm), *params)  # (T, d_model)
     moved = int(inverse_permutation(perm)[q])
     st.markdown(
         f"The query “{lab.query_label}” stands at position {q + 1} in the original and at position {moved + 1} "
@@ -322,8 +347,8 @@ def repeated_words(lab: LabInput, params: Params, output: torch.Tensor) -> None:
 
 
 def position_encodings(lab: LabInput, E_sin: torch.Tensor) -> None:
-    """The sinusoidal formula, its table for this input, and one row worked out."""
-    T, d_model, q = lab.T, lab.d_model, lab.query_index
+    """The sinusoidal formula and its table for this input."""
+    T, d_model = lab.T, lab.d_model
     dims = dimension_labels(d_model)
     st.subheader("Adding positions")
     st.markdown(
@@ -355,6 +380,12 @@ sentences longer than its row count).
         col_title="dimension",
         download="sinusoidal_positions.csv",
     )
+
+
+def position_worked_out(lab: LabInput, E_sin: torch.Tensor) -> None:
+    """The query's position: its angle and sin/cos column by column, and its first entry written out."""
+    d_model, q = lab.d_model, lab.query_index
+    st.subheader(f"Position {q + 1}, worked out")
     st.markdown(
         f"Position {q + 1} (the query “{lab.query_label}”, pos = {q}), column by column: the angle is "
         f"{q} / 10000^(2i/{d_model}), then sin for d1, d3, … and cos for d2, d4, …"

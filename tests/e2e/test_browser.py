@@ -142,7 +142,7 @@ def test_a_copied_link_opens_the_same_numbers(browser, app_url):
 
 @pytest.mark.browser
 def test_head_grid_and_line_view_are_visible(page, app_url):
-    page.goto(f"{app_url}/multi_head?step=4")  # the step "Every head"
+    page.goto(f"{app_url}/multi_head?step=5")  # the step "Every head"
     wait_for_app(page)
     no_exception(page)
     grid = page.locator("[data-testid='stVegaLiteChart'][aria-label^='Attention weights of head']")
@@ -150,7 +150,7 @@ def test_head_grid_and_line_view_are_visible(page, app_url):
     assert grid.first.locator("[aria-label*='query: starts; key: journey']").count() >= 1  # cells carry values
     screenshot(page, "multi-head-grid")
 
-    page.goto(f"{app_url}/pipeline?step=7")  # the step "Who attends to whom"
+    page.goto(f"{app_url}/pipeline?step=10")  # the step "Who attends to whom"
     wait_for_app(page)
     no_exception(page)
     line_view = page.locator("[data-testid='stVegaLiteChart']").last

@@ -29,7 +29,7 @@ def test_the_parameter_counts_fit_their_column_on_a_phone_and_a_desktop(browser,
     """The BERT-base counts (2,359,296 and more) was wider than its column: cut on a desktop, scrolled on a phone."""
     context = browser.new_context(viewport={"width": width, "height": 1600})
     page = context.new_page()
-    page.goto(f"{app_url}/multi_head?step=7")  # the step "Parameters"
+    page.goto(f"{app_url}/multi_head?step=12")  # the step "Parameters"
     wait_for_app(page)
     no_exception(page)
     formulas = page.evaluate(FORMULAS_JS)

@@ -18,28 +18,39 @@ STEPS = {
     "app_pages/multi_head.py": (
         "Why several heads",
         "Shapes",
+        "Q by head",
         "What splitting costs",
         "Every head",
+        "One head's weights",
         "Worked example",
-        "Concat and W_o",
+        "Output as a sum",
+        "Concatenation",
+        "W_o",
+        "The output",
         "Parameters",
         "Check against PyTorch",
     ),
     "app_pages/positions.py": (
         "Order is invisible",
         "Dog bites man",
+        "Positions tell them apart",
         "Your input, shuffled",
+        "The query, moved",
         "Repeated words",
         "Adding positions",
+        "One position worked out",
         "Weights with positions",
         "Shuffle with positions",
         "Rotary positions",
     ),
     "app_pages/pipeline.py": (
         "The block",
-        "Input and Q, K, V",
-        "Scores and mask",
-        "Weights and context",
+        "Input",
+        "Queries, keys, values",
+        "Scores",
+        "Mask",
+        "Weights",
+        "Context",
         "Heads and output",
         "One query",
         "Who attends to whom",
@@ -83,10 +94,10 @@ def test_the_path_stop_shows_the_bridge_and_only_the_essential_step(page):
 
 
 def test_the_pipeline_step_opens_its_stages_and_the_whole_page_keeps_them_closed():
-    """Step 5 holds stages 8 and 9: both start open, so its question's concatenated row is on screen; the whole
+    """Step 8 holds stages 8 and 9: both start open, so its question's concatenated row is on screen; the whole
     lesson on one page keeps stage 8 closed until it is opened (closed stages cost nothing)."""
     page = "app_pages/pipeline.py"
-    stepped = open_page(page, {"step": "5"})
+    stepped = open_page(page, {"step": "8"})
     assert_clean(stepped)
     labels = list(lab_input(stepped).labels)
     block = core_steps(stepped)
