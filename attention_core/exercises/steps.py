@@ -65,7 +65,7 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     top = top_index(scores[i])
     within = tolerance(dot_slack(X[i], X[j]))
     doubled_within = tolerance(2 * SHOWN_HALF_UNIT)
-    return [
+    score, top_score, double_key = (
         Exercise(
             id="score",
             kind="numeric",
@@ -107,7 +107,8 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             tolerance=doubled_within,
             uses=shown_numbers(s),
         ),
-    ]
+    )
+    return [score, double_key, top_score]  # in the order of the lesson's steps (top-score: "Length and direction")
 
 
 WHAT_IF_TEMPERATURE = 0.1  # the lowest temperature the softmax page's slider offers
