@@ -211,8 +211,8 @@ def context_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             prompt=asked(
                 f"From the weights of the row {quote(L[i])} and column v d{d + 1} of the values V = X, "
                 "compute "
-                f"entry d{d + 1} of the context vector of {quote(L[i])}, then find it in the table "
-                "“Context vectors W X”.",
+                f"entry d{d + 1} of the context vector of {quote(L[i])}, then check it against the context vector "
+                f"c({quote(L[i])}) (also row {quote(L[i])} of the table “Context vectors W X”).",
                 within,
             ),
             answer=value,
