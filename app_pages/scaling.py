@@ -56,6 +56,7 @@ def render(lab: LabInput) -> None:
             "Beside the printout": printout_step,
             "Printout: weights": printout_weights_step,
             "Your input": lambda: your_input_step(lab, chosen),
+            "The query's row": lambda: query_row_step(lab, chosen_settings(lab, chosen)),
             "Large d_k": lambda: why_it_matters_here(lab, chosen_settings(lab, chosen)),
             "Weights": lambda: weights_step(lab, chosen_settings(lab, chosen)),
             "Variance": lambda: variance_simulation(*grid_settings(lab, chosen)),
@@ -133,12 +134,17 @@ def printout_weights_step() -> None:
 
 
 def your_input_step(lab: LabInput, chosen: dict[str, Chosen]) -> None:
-    """The lesson's controls, the spread of the scores on the sidebar's input, the query's row and the questions."""
+    """The lesson's controls and the spread of the scores on the sidebar's input, without and with scaling."""
     seed, d_k, scale = your_input_controls()
     chosen["settings"] = settings = chosen_for(lab, seed, d_k, scale)
+    spread_with_and_without(lab, settings.steps[0], scale)
+
+
+def query_row_step(lab: LabInput, settings: Chosen) -> None:
+    """The query's scores and weights key by key, without and with scaling, and the questions on them."""
     steps, other_steps = settings.steps
-    spread_with_and_without(lab, steps, scale)
-    query_row(lab, steps, other_steps, scale)
+    st.subheader("The query's row: without and with scaling")
+    query_row(lab, steps, other_steps, settings.shown.scale)
     exercises_section(__file__, lab, material=settings.shown)
 
 

@@ -342,8 +342,9 @@ def scaling_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="scaled-score",
             kind="numeric",
             prompt=asked(
-                f"With {shown.origin} and d_k = {d_k} (the slider above), the score q · k of {quote(L[i])} with "
-                f"{quote(L[j])} is {fmt(s)} (the row of {quote(L[i])}, key by key). What is it after dividing by √d_k?",
+                f"With {shown.origin} and d_k = {d_k} (the slider of the step “Your input”), the score q · k of "
+                f"{quote(L[i])} with {quote(L[j])} is {fmt(s)} (the row of {quote(L[i])}, key by key). What is it "
+                "after dividing by √d_k?",
                 within,
             ),
             answer=t,

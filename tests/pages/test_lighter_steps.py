@@ -44,6 +44,8 @@ def asked(at, lesson: str) -> list[str]:
         ("qkv_projections", "Keys and values", [], 20),
         ("scaling", "Beside the printout", [], 20),
         ("scaling", "Printout: weights", [], 20),
+        ("scaling", "Your input", [], 16),
+        ("scaling", "The query's row", ["scaled-score", "sharper", "scaling-switched"], 24),
         ("masking", "Masked scores", ["non-zero"], 20),
         ("masking", "Masked weights", ["masked-weight", "masked-top"], 24),
         ("softmax", "Temperature", ["temperature"], 22),
