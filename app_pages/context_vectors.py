@@ -39,6 +39,7 @@ def render(lab: LabInput) -> None:
             "What a context vector is": lambda: intro(lab),
             "Worked example": lambda: worked_step(lab, steps.weights, steps.context, dims),
             "All context vectors": lambda: all_context_step(lab, steps, dims),
+            "One entry by hand": lambda: by_hand_step(lab, steps, dims),
             "Loops or matrices": lambda: loops_and_matrices(lab, steps.weights, steps.context, dims),
             "The picture": lambda: picture_step(lab, steps.context),
             "One-hot inputs": lambda: one_hot_step(lab),
@@ -54,9 +55,33 @@ def worked_step(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, dim
 
 
 def all_context_step(lab: LabInput, steps: ac.AttentionSteps, dims: list[str]) -> None:
-    """Every context vector at once, and the questions on one of its entries."""
+    """Every context vector at once, the weights and the values they come from."""
     all_context_vectors(lab, steps, dims)
     values_mixed(lab, dims)
+
+
+def by_hand_step(lab: LabInput, steps: ac.AttentionSteps, dims: list[str]) -> None:
+    """One entry of the query's context vector from its weights and one column of V, and equal weights."""
+    q, query = lab.query_index, lab.query_label
+    st.subheader(f"One entry of c(“{query}”) by hand")
+    st.markdown(
+        "Entry d of the context vector is the query's row of weights times column d of the values, added up. If "
+        "every weight were the same 1/T instead, it would be the plain average of the column, the same for every "
+        "query: the weights of softmax are what make each context vector its own blend."
+    )
+    st.latex(r"c_{i,d} = \sum_{j=1}^{T} w_{ij}\, v_{j,d}")
+    display.table(
+        torch.cat([steps.weights[q].unsqueeze(1), lab.X], dim=1),  # (T, 1) beside (T, d_model): no arithmetic
+        lab.labels,
+        [f"weight w_j of “{query}”", *(f"v {d}" for d in dims)],
+        alt_text=f"The weights of {query} and the values V = X they mix",
+    )
+    display.table(
+        steps.context[q].unsqueeze(0),  # (1, d_model)
+        [f"c(“{query}”)"],
+        [f"c {d}" for d in dims],
+        alt_text=f"The context vector of {query}",
+    )
     exercises_section(__file__, lab, places=("context-entry", "uniform"))
 
 

@@ -82,7 +82,8 @@ def render(lab: LabInput) -> None:
             "Why mask": lambda: intro(lab, keeping=True),
             "Choose a mask": lambda: choose_step(lab, padded, masked, choice, named),
             "Two conventions": lambda: conventions_step(padded, masked, choice, named),
-            "Scores and weights": lambda: scores_and_weights_step(padded, masked, choice, named),
+            "Masked scores": lambda: masked_scores_step(padded, masked, choice, named),
+            "Masked weights": lambda: masked_weights_step(padded, masked, choice, named),
             "Step by step": lambda: step_by_step(padded, masked, choice, named),
             "Mask off": lambda: mask_off_step(padded, masked, choice, named),
             "Three ways": lambda: three_ways_step(padded, masked, choice, named),
@@ -138,15 +139,27 @@ def conventions_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice,
     conventions(lab.labels, masked.mask, choice, masked.padded)
 
 
-def scores_and_weights_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, named: dict[str, bool]) -> None:
-    """Masked scores, masked weights, and the questions on them."""
+def masked_scores_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, named: dict[str, bool]) -> None:
+    """Masked scores, and the question on how many keys a row keeps."""
     name_the_mask(choice, named)
     masked_scores(lab, masked.steps, masked.active)
+    masking_exercises(lab, masked, choice, ("non-zero",))
+
+
+def masked_weights_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, named: dict[str, bool]) -> None:
+    """Masked weights, and the questions on them."""
+    name_the_mask(choice, named)
     masked_weights(lab, masked.steps, masked.empty_rows)
+    masking_exercises(lab, masked, choice, ("masked-weight", "masked-top"))
+
+
+def masking_exercises(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, places: tuple[str, ...]) -> None:
+    """The lesson's questions on the masked attention, those of ``places``."""
     exercises_section(
         __file__,
         lab,
         material=MaskedShown(tuple(lab.labels), masked.active, masked.steps, mask_name(choice), lab.query_index),
+        places=places,
     )
 
 

@@ -54,7 +54,9 @@ def render(lab: LabInput) -> None:
             "Three roles": lambda: roles_step(lab),
             "W_q, W_k, W_v": lambda: weights_step(lab, chosen),
             "One token": lambda: one_token_step(lab, chosen_weights(lab, chosen)),
+            "Shapes": lambda: shapes_step(lab, chosen_weights(lab, chosen)),
             "All tokens": lambda: all_tokens_step(lab, chosen_weights(lab, chosen)),
+            "Keys and values": lambda: keys_and_values(lab, chosen_weights(lab, chosen)),
             "Scores Q Kᵀ": lambda: scores_not_symmetric(lab, chosen_weights(lab, chosen).shown.steps),
             "Attention weights": lambda: attention_weights_step(lab, chosen_weights(lab, chosen)),
             "Context vectors": lambda: context_vectors_step(lab, chosen_weights(lab, chosen)),
@@ -85,11 +87,24 @@ class Chosen:
 
 
 def weights_step(lab: LabInput, chosen: dict[str, Chosen]) -> None:
-    """Where W_q, W_k, W_v come from (the lesson's controls), the matrices, and the questions on their shapes."""
+    """Where W_q, W_k, W_v come from (the lesson's controls) and the matrices."""
     source, params = projection_matrices(lab)
     scale = scale_choice(source)
     chosen["weights"] = Chosen(source, projected_shown(lab.X, params, scale, ORIGINS[source]))
-    exercises_section(__file__, lab, material=chosen["weights"].shown, places=("shape-q", "parameters"))
+
+
+def shapes_step(lab: LabInput, chosen: Chosen) -> None:
+    """From one token to all of them: the shapes of X and W, and the questions on the shape of Q and the number of
+    learned entries."""
+    d_k = chosen.params.W_q.shape[1]
+    st.subheader("Shapes and sizes")
+    st.markdown(
+        f"X holds one row of d_model = {lab.d_model} numbers per token ({lab.T} × {lab.d_model}). Each of W_q, W_k "
+        f"and W_v has one row per embedding dimension and one column per entry of q, k or v "
+        f"({lab.d_model} × {d_k}). One token's row gave one q; before stacking all the tokens, predict what comes "
+        "out and how many numbers training has to learn."
+    )
+    exercises_section(__file__, lab, material=chosen.shown, places=("shape-q", "parameters"))
 
 
 def chosen_weights(lab: LabInput, chosen: dict[str, Chosen]) -> Chosen:
@@ -405,28 +420,44 @@ def one_token(lab: LabInput, params: Projections, steps: AttentionSteps) -> None
 
 
 def all_tokens(lab: LabInput, params: Projections, steps: AttentionSteps) -> None:
-    """Q, K and V for every token at once; each entry explains its dot product with a column of W."""
+    """Q for every token at once; each entry explains its dot product with a column of W_q."""
     d_model, d_k, T = lab.d_model, steps.Q.shape[1], lab.T
     st.subheader("Q, K and V for all tokens")
     st.markdown(
         f"Stacking the tokens as rows does all of them at once: (T, d_model) @ (d_model, d_k) → (T, d_k), "
-        f"here ({T}, {d_model}) @ ({d_model}, {d_k}) → ({T}, {d_k}) for each of Q, K and V."
+        f"here ({T}, {d_model}) @ ({d_model}, {d_k}) → ({T}, {d_k}) for each of Q, K and V. The queries first:"
     )
-    tabs = st.tabs(["Q = X W_q", "K = X W_k", "V = X W_v"])
-    projections = (("q", steps.Q, params.W_q), ("k", steps.K, params.W_k), ("v", steps.V, params.W_v))
-    for tab, (name, matrix, W) in zip(tabs, projections, strict=True):
+    projection_matrix(lab, "q", steps.Q, params.W_q, d_k)
+
+
+def keys_and_values(lab: LabInput, chosen: Chosen) -> None:
+    """K and V for every token at once, the same products with W_k and W_v."""
+    params, steps = chosen.params, chosen.shown.steps
+    d_k = steps.Q.shape[1]
+    st.subheader("K and V for all tokens")
+    st.markdown(
+        f"The keys and the values are the same product with W_k and W_v: ({lab.T}, {lab.d_model}) @ "
+        f"({lab.d_model}, {d_k}) → ({lab.T}, {d_k}) each."
+    )
+    tabs = st.tabs(["K = X W_k", "V = X W_v"])
+    for tab, (name, matrix, W) in zip(tabs, (("k", steps.K, params.W_k), ("v", steps.V, params.W_v)), strict=True):
         with tab:
-            display.matrix(
-                matrix,
-                lab.labels,
-                dimension_labels(d_k, name),
-                kind="values",
-                title=f"{name.upper()} for all tokens",
-                key=f"qkv_{name}_chart",
-                explain=cell_click.projection_of(lab.X, W),
-                row_title="token",
-                col_title="entry",
-            )
+            projection_matrix(lab, name, matrix, W, d_k)
+
+
+def projection_matrix(lab: LabInput, name: str, matrix: torch.Tensor, W: torch.Tensor, d_k: int) -> None:
+    """One of Q, K, V for all tokens (heatmap and table); a clicked entry shows its dot product with W's column."""
+    display.matrix(
+        matrix,
+        lab.labels,
+        dimension_labels(d_k, name),
+        kind="values",
+        title=f"{name.upper()} for all tokens",
+        key=f"qkv_{name}_chart",
+        explain=cell_click.projection_of(lab.X, W),
+        row_title="token",
+        col_title="entry",
+    )
 
 
 def scores_not_symmetric(lab: LabInput, steps: AttentionSteps) -> None:

@@ -54,7 +54,9 @@ def render(lab: LabInput) -> None:
             "Why √d_k": lambda: intro(lab, keeping=True),
             "Tutorial example": tutorial_example_step,
             "Beside the printout": printout_step,
+            "Printout: weights": printout_weights_step,
             "Your input": lambda: your_input_step(lab, chosen),
+            "The query's row": lambda: query_row_step(lab, chosen_settings(lab, chosen)),
             "Large d_k": lambda: why_it_matters_here(lab, chosen_settings(lab, chosen)),
             "Weights": lambda: weights_step(lab, chosen_settings(lab, chosen)),
             "Variance": lambda: variance_simulation(*grid_settings(lab, chosen)),
@@ -114,21 +116,35 @@ def tutorial_example_step() -> None:
 
 
 def printout_step() -> None:
-    """Every step beside the tutorial's printout, rows and columns, and the cells from another run."""
+    """How close every step comes to the tutorial's printout, and the scores beside it."""
+    keep(*CONTROLS)
+    _, comparisons = reproduce_003()
+    printout_differences(comparisons)
+    beside_printout(comparisons[:2])
+
+
+def printout_weights_step() -> None:
+    """The weights and context vectors beside the printout, rows and columns, and the cells from another run."""
     keep(*CONTROLS)
     example, comparisons = reproduce_003()
-    beside_printout(comparisons)
+    st.markdown("The weights and the context vectors for all three queries, beside the tutorial's printout:")
+    beside_printout(comparisons[2:])
     rows_and_columns(example)
     pitfall_other_run(example)
 
 
 def your_input_step(lab: LabInput, chosen: dict[str, Chosen]) -> None:
-    """The lesson's controls, the spread of the scores on the sidebar's input, the query's row and the questions."""
+    """The lesson's controls and the spread of the scores on the sidebar's input, without and with scaling."""
     seed, d_k, scale = your_input_controls()
     chosen["settings"] = settings = chosen_for(lab, seed, d_k, scale)
+    spread_with_and_without(lab, settings.steps[0], scale)
+
+
+def query_row_step(lab: LabInput, settings: Chosen) -> None:
+    """The query's scores and weights key by key, without and with scaling, and the questions on them."""
     steps, other_steps = settings.steps
-    spread_with_and_without(lab, steps, scale)
-    query_row(lab, steps, other_steps, scale)
+    st.subheader("The query's row: without and with scaling")
+    query_row(lab, steps, other_steps, settings.shown.scale)
     exercises_section(__file__, lab, material=settings.shown)
 
 
@@ -241,9 +257,8 @@ def by_hand(example: AttentionSteps) -> None:
     )
 
 
-def beside_printout(comparisons: list[Comparison]) -> None:
-    """Every step for all three queries, beside the tutorial's printout."""
-    labels = list(SCALING_EXAMPLE.tokens)
+def printout_differences(comparisons: list[Comparison]) -> None:
+    """How far each step of the lab is from the tutorial's printout."""
     st.markdown("Every step for all three queries, beside the “scaled_dot_product” tutorial's printout:")
     display.table(
         pd.DataFrame(
@@ -252,6 +267,11 @@ def beside_printout(comparisons: list[Comparison]) -> None:
         alt_text="Largest difference between the lab and the tutorial's printed numbers",
     )
     st.caption("Differences below 0.0005 are rounding: the tutorial prints 4 decimals.")
+
+
+def beside_printout(comparisons: list[Comparison]) -> None:
+    """Some steps for all three queries, beside the tutorial's printout, one tab each."""
+    labels = list(SCALING_EXAMPLE.tokens)
     for tab, comparison in zip(st.tabs([c.name for c in comparisons]), comparisons, strict=True):
         columns = labels if comparison.ours.shape[1] == len(labels) else dimension_labels(2, "c")
         with tab:

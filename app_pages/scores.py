@@ -28,7 +28,7 @@ def render(lab: LabInput) -> None:
             "What a score is": lambda: intro(lab),
             "Worked example": lambda: worked_step(lab, scores),
             "All scores": lambda: all_scores_step(lab, steps),
-            "Length and direction": lambda: length_and_direction(lab, scores[lab.query_index]),
+            "Length and direction": lambda: length_step(lab, scores[lab.query_index]),
             "Symmetry": lambda: symmetry_step(lab, scores),
             "What the scores mean": lambda: scores_meaning_step(lab),
         },
@@ -39,7 +39,13 @@ def worked_step(lab: LabInput, scores: torch.Tensor) -> None:
     """The embeddings, the query's scores term by term, and the questions they answer."""
     embeddings(lab)
     worked_example(lab, scores)
-    exercises_section(__file__, lab, places=("score", "top-score"))
+    exercises_section(__file__, lab, places=("score",))
+
+
+def length_step(lab: LabInput, row: torch.Tensor) -> None:
+    """Length against direction, and the question on the query's highest score (its row is in the table)."""
+    length_and_direction(lab, row)
+    exercises_section(__file__, lab, places=("top-score",))
 
 
 def all_scores_step(lab: LabInput, steps: ac.AttentionSteps) -> None:

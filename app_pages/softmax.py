@@ -24,9 +24,11 @@ from ui import cell_click, charts, display, inputs, meaning
 from ui.exercises import exercises_section
 from ui.format import exp_text, format_number, numbers_text, quotient_text, sum_text, texts, written_sum
 from ui.inputs import LabInput
-from ui.steps import lesson_steps
+from ui.kept import kept
+from ui.steps import lesson_steps, whole_lesson
 
-SIDE_BY_SIDE_TOKENS = 8  # up to this many tokens, the temperature heatmap and bars share a row
+SIDE_BY_SIDE_TOKENS = 8  # up to this many tokens, the temperature heatmap and bars share a row (whole lesson)
+TEMPERATURE_KEY = "softmax_temperature"  # the slider of the step "Temperature", kept in the step after it
 
 
 def render(lab: LabInput) -> None:
@@ -41,6 +43,7 @@ def render(lab: LabInput) -> None:
             "Divide by the sum?": lambda: pitfall_divide_by_sum(lab, steps.scores, steps.weights),
             "All rows": lambda: all_rows(lab, steps),
             "Temperature": lambda: temperature_step(lab, steps.weights),
+            "All rows at t": lambda: hot_rows_step(lab),
             "What the weights mean": lambda: weights_meaning_step(lab),
             "Stability": lambda: stability_step(lab, steps.scores, steps.weights),
             "Wrong axis": lambda: pitfall_wrong_axis(lab, steps.scores),
@@ -53,6 +56,21 @@ def temperature_step(lab: LabInput, weights: torch.Tensor) -> None:
     temperature_intro()
     temperature_section(lab, weights)
     exercises_section(__file__, lab, places=("temperature",))
+
+
+def hot_rows_step(lab: LabInput) -> None:
+    """Every query's weights at the temperature chosen in the step "Temperature" (the whole lesson draws them
+    beside the slider instead, where moving it redraws them)."""
+    if whole_lesson():
+        return
+    temperature = float(kept(TEMPERATURE_KEY, 1.0))
+    st.subheader("All rows at the temperature t")
+    st.markdown(
+        "The temperature divides every row of scores, not only the query's: a low t makes every query's weights "
+        "peaked, a high t makes every row flatter, closer to 1/T."
+    )
+    st.caption(f"t = {temperature:g}: change it in the step “Temperature”.")
+    hot_heatmap(lab, ac.self_attention(lab.X, scale=False, temperature=temperature))  # scores / t, then softmax
 
 
 def stability_step(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor) -> None:
@@ -374,7 +392,7 @@ def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
         max_value=5.0,
         value=1.0,
         step=0.1,
-        key="softmax_temperature",
+        key=TEMPERATURE_KEY,
         help="The scores are divided by t before the softmax. t = 1 is the plain softmax.",
     )
     hot_steps = ac.self_attention(lab.X, scale=False, temperature=temperature)  # scores / t, then softmax
@@ -412,7 +430,9 @@ def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
         if temperature == 1
         else f"Bars: the weights of “{query}” at t = 1 and at t = {temperature:g}."
     )
-    if lab.T <= SIDE_BY_SIDE_TOKENS:
+    if not whole_lesson():  # the heatmap of every row is the next step's
+        row_bars(labels, hot_rows, title=hot_title, y_title="weight")
+    elif lab.T <= SIDE_BY_SIDE_TOKENS:
         hot_left, hot_right = st.columns(2)
         with hot_left:
             hot_heatmap(lab, hot_steps)

@@ -80,8 +80,8 @@ def masking_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             prompt=asked(
                 f"With {shown.mask_name} (chosen in the step “Choose a mask”), what is the weight of {quote(L[j])} "
                 f"for the query {quote(L[i])}? "
-                f"Compute it from the row {quote(L[i])} of the table “Masked scores”, then find it in the table "
-                "“Masked attention weights”.",
+                f"Compute it from the row {quote(L[i])} of the table “Masked scores” (step “Masked scores”), then "
+                "find it in the table “Masked attention weights”.",
                 within,
             ),
             answer=weight,

@@ -65,7 +65,7 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     top = top_index(scores[i])
     within = tolerance(dot_slack(X[i], X[j]))
     doubled_within = tolerance(2 * SHOWN_HALF_UNIT)
-    return [
+    score, top_score, double_key = (
         Exercise(
             id="score",
             kind="numeric",
@@ -107,7 +107,8 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             tolerance=doubled_within,
             uses=shown_numbers(s),
         ),
-    ]
+    )
+    return [score, double_key, top_score]  # in the order of the lesson's steps (top-score: "Length and direction")
 
 
 WHAT_IF_TEMPERATURE = 0.1  # the lowest temperature the softmax page's slider offers
@@ -210,8 +211,8 @@ def context_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             prompt=asked(
                 f"From the weights of the row {quote(L[i])} and column v d{d + 1} of the values V = X, "
                 "compute "
-                f"entry d{d + 1} of the context vector of {quote(L[i])}, then find it in the table "
-                "“Context vectors W X”.",
+                f"entry d{d + 1} of the context vector of {quote(L[i])}, then check it against the context vector "
+                f"c({quote(L[i])}) (also row {quote(L[i])} of the table “Context vectors W X”).",
                 within,
             ),
             answer=value,
@@ -341,8 +342,9 @@ def scaling_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="scaled-score",
             kind="numeric",
             prompt=asked(
-                f"With {shown.origin} and d_k = {d_k} (the slider above), the score q · k of {quote(L[i])} with "
-                f"{quote(L[j])} is {fmt(s)} (the row of {quote(L[i])}, key by key). What is it after dividing by √d_k?",
+                f"With {shown.origin} and d_k = {d_k} (the slider of the step “Your input”), the score q · k of "
+                f"{quote(L[i])} with {quote(L[j])} is {fmt(s)} (the row of {quote(L[i])}, key by key). What is it "
+                "after dividing by √d_k?",
                 within,
             ),
             answer=t,

@@ -302,7 +302,7 @@ def test_each_step_uses_the_mask_chosen_in_the_step_choose_a_mask(kind, widgets,
         assert_clean(at)
         assert not [r for r in at.radio if r.key == "masking_type"], step
         assert step == 1 or any(named in c.value for c in at.caption), (step, [c.value for c in at.caption])
-        if "Scores and weights" in names[step - 1]:  # the masked weights of the chosen mask, [PAD] rows included
+        if "Masked weights" in names[step - 1]:  # the masked weights of the chosen mask, [PAD] rows included
             weights = numeric_square(at, labels)[0]
             assert np.allclose(weights.to_numpy(), steps.weights.numpy(), atol=1e-6)
             assert at.session_state["_exercises_shown:masking"], "the questions sit with the weights"

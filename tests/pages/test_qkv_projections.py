@@ -249,7 +249,7 @@ def test_each_step_uses_the_weights_chosen_in_the_step_that_draws_them():
         assert_clean(at)
         assert any("d_k = 5" in c.value for c in at.caption), step
         assert not [s for s in at.slider if s.key == "qkv_d_k"], step
-        if step == 6:  # attention weights: the query's row, unscaled, with the chosen weights
+        if "Attention weights" in str(names[step - 1]):  # the query's row, unscaled, with the chosen weights
             row = next(f for f in frames(at) if "weight" in f.columns)
             assert close(row[["weight"]].T, steps.weights[lab.query_index].unsqueeze(0))
     at.segmented_control(key=bar).set_value(2).run()
