@@ -23,12 +23,13 @@ SLICE = 8  # columns of a 384- or 32-wide matrix shown in the tables
 
 HEAD_KEYS = ("tm_layer", "tm_head", "tm_query")  # the head picked in one step, read by the next
 EXPLORER = f"All {tm.ALL_HEADS} heads"  # the step with the head explorer's grid
-ONE_HEAD, LINES = "One head", "Line view"  # the stepped view's next two parts of the explorer
+ONE_HEAD, ROW, LINES = "One head", "The query's row", "Line view"  # the stepped view's next parts of the explorer
 STEP_NAMES = (
     "A trained model",
     "Word pieces",
     EXPLORER,
     ONE_HEAD,
+    ROW,
     LINES,
     "By hand",
     "What heads do",
@@ -38,8 +39,9 @@ STEP_NAMES = (
 ONE_HEAD_STEP = STEP_NAMES.index(EXPLORER) + 1  # counted from 1, as in the URL
 LINES_STEP = STEP_NAMES.index(LINES) + 1
 # the stepped view asks each exercise in the step that shows what it needs (the whole lesson asks them together)
-HEAD_PLACES = ("trained-top", "trained-entropy")  # the query's row of weights
-BY_HAND_PLACES = ("trained-label", "trained-no-bias")  # the head's weights and its biases
+HEAD_PLACES = ("trained-top", "trained-entropy")  # the query's row of weights (the step ROW)
+GRID_PLACES = ("trained-label",)  # the head's label, beside the grid's labels
+BY_HAND_PLACES = ("trained-no-bias",)  # the head's biases
 
 
 def render(lab: LabInput) -> None:
@@ -74,6 +76,7 @@ def render(lab: LabInput) -> None:
         lambda: pieces_section(forward()),
         lambda: head_explorer(lab, loaded, forward(), chosen(), part=None if whole else EXPLORER),
         lambda: None if whole else head_explorer(lab, loaded, forward(), chosen(), part=ONE_HEAD),
+        lambda: None if whole else head_explorer(lab, loaded, forward(), chosen(), part=ROW),
         lambda: None if whole else head_explorer(lab, loaded, forward(), chosen(), part=LINES),
         lambda: None if whole else by_hand_step(lab, loaded, forward(), chosen()),
         lambda: heads_step(sentence, forward()),
@@ -109,9 +112,15 @@ def by_hand_step(lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, ch
     params, steps = trained.head_steps(sentence, ref.layer, ref.head)
     pieces = ac.token_labels(forward.pieces)
     by_hand(sentence, forward, pieces, ref, params, steps)
-    followed = st.session_state.get("tm_query_follows") == (sentence, lab.query_index)
+    head_exercises(lab, loaded, forward, ref, picked_query(lab, chosen, len(pieces)), BY_HAND_PLACES)
+
+
+def picked_query(lab: LabInput, chosen: tm.QueryPiece, T: int) -> int:
+    """The query piece picked in a step with its selector, while it follows this sentence and query; else the
+    piece of the sidebar's query."""
+    followed = st.session_state.get("tm_query_follows") == (" ".join(lab.tokens), lab.query_index)
     query = int(st.session_state["tm_query"]) if followed and "tm_query" in st.session_state else chosen.index
-    head_exercises(lab, loaded, forward, ref, min(query, len(pieces) - 1), BY_HAND_PLACES)
+    return min(query, T - 1)
 
 
 def head_exercises(
@@ -258,8 +267,8 @@ def head_explorer(
 ) -> None:
     """Grid, selectors, one head, the same head by hand, and the exercises about that head: a fragment, so picking
     a head reruns only this part, and the questions are always about the head on screen. ``part`` None draws it all
-    (the whole lesson); in steps, EXPLORER draws the grid and the picked head's figures, ONE_HEAD its weights, the
-    query's row and their questions, LINES its line view (each step with the selectors it needs)."""
+    (the whole lesson); in steps, EXPLORER draws the grid and the picked head's figures, ONE_HEAD its weights, ROW
+    the query's row and its questions, LINES its line view (each step with the selectors it needs)."""
     sentence, word, query_index = " ".join(lab.tokens), lab.query_label, lab.query_index
     labels = trained.head_labels(sentence)
     pieces = ac.token_labels(forward.pieces)
@@ -287,16 +296,22 @@ def head_explorer(
     if part == EXPLORER:
         head_title(ref, labels[ref.layer][ref.head])
         head_figures(pieces, summary)
+        head_exercises(lab, loaded, forward, ref, picked_query(lab, chosen, len(pieces)), GRID_PLACES)
         return
-    if part == LINES:
+    if part in (LINES, ROW):
         head_title(ref, labels[ref.layer][ref.head])
-        line_view(forward.attentions[ref.layer, ref.head], pieces, query)
+        weights = forward.attentions[ref.layer, ref.head]  # (T, T)
+        if part == LINES:
+            line_view(weights, pieces, query)
+            return
+        query_row(weights, pieces, query)
+        head_exercises(lab, loaded, forward, ref, query, HEAD_PLACES)
         return
-    one_head(forward, pieces, ref, query, labels[ref.layer][ref.head], steps, with_lines=part is None)
+    one_head(forward, pieces, ref, query, labels[ref.layer][ref.head], steps, with_row=part is None)
     if part is None:
         head_figures(pieces, summary)
         by_hand(sentence, forward, pieces, ref, params, steps)
-    head_exercises(lab, loaded, forward, ref, query, None if part is None else HEAD_PLACES)
+        head_exercises(lab, loaded, forward, ref, query)
 
 
 def all_heads(
@@ -332,9 +347,10 @@ def one_head(
     query: int,
     label: str,
     steps: tm.HeadSteps,
-    with_lines: bool = True,
+    with_row: bool = True,
 ) -> None:
-    """The head's weights, their CSV, (``with_lines``) its line view beside the query's row, and that row."""
+    """The head's weights, their CSV and (``with_row``) its line view beside the query's row (the stepped view
+    shows those two in steps of their own)."""
     weights = forward.attentions[ref.layer, ref.head]  # (T, T)
     head_title(ref, label)
     title = f"Weights of {ref.name}"
@@ -353,8 +369,7 @@ def one_head(
         f"minilm_layer{ref.layer_number}_head{ref.head_number}_weights.csv",
         label=f"Download {title} as CSV",
     )
-    if not with_lines:  # the stepped view: the line view has its own step
-        query_row(weights, pieces, query)
+    if not with_row:
         return
     line_column, row_column = st.columns(2)
     with line_column:
