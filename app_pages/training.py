@@ -62,7 +62,7 @@ def pattern_step(lab: LabInput, settings: tr.TrainingSettings | None) -> None:
     if settings is None:
         return
     st.caption(f"The task chosen in the step before: {tr.TASKS[settings.task]}, seed {settings.seed}.")
-    st.subheader("The right pattern")
+    st.subheader("What attention must learn")
     right_pattern(settings)
     check_yourself(lab, settings, places=TASK_PLACES)
 

@@ -132,7 +132,7 @@ def test_in_steps_the_settings_carry_to_the_train_step_which_redraws_while_train
     assert "training_train" not in [button.key for button in at.button]
     at.number_input(key="training_steps").set_value(40).run()
     at.button(key="stepnext:training").click().run()
-    assert at.query_params["step"] == "3" and "The right pattern" in [h.value for h in at.subheader]
+    assert at.query_params["step"] == "3" and "What attention must learn" in [h.value for h in at.subheader]
     shown = {place_name(item) for item in at.session_state["_exercises_shown:training"]}
     assert shown == {"ideal-key", "uniform-closeness", "causal-future", "scored-count"}
     at.button(key="stepnext:training").click().run()
