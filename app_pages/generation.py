@@ -50,7 +50,10 @@ def render(lab: LabInput) -> None:
             "What the cache saves": lambda: saving_step(lab, head),
             "The cost of attention": cost_of_attention,
             "Online softmax": lambda: online_softmax_step(lab, head),
-            "GQA and the KV cache": lambda: smol_generation.real_model_step(__file__, lab),
+            "GQA and the KV cache": lambda: (
+                smol_generation.real_model_step if whole else smol_generation.gqa_questions_step
+            )(__file__, lab),
+            "Cached on SmolLM2": lambda: None if whole else smol_generation.cache_check_step(),
         },
     )
 
