@@ -19,7 +19,7 @@ from ui import cell_click, charts, display, inputs, lessons, smol_generation, tr
 from ui.exercises import exercises_section
 from ui.format import format_number, vector_text
 from ui.inputs import LabInput
-from ui.steps import lesson_steps
+from ui.steps import lesson_steps, whole_lesson
 
 BLOCK_SIZES = (1, 2, 3, 4, 8)
 NARROW_CACHE = 6  # dimensions up to which K, V and the query's row fit side by side
@@ -30,11 +30,13 @@ OVERHEAD_RATIO = 1.5  # from this measured / formula ratio on, a fixed cost per 
 COUNT_FORMAT = {name: st.column_config.NumberColumn(format="localized") for name in (*COUNTS, ALLOCATED)}
 TIME_FORMAT = {name: st.column_config.NumberColumn(format="%.4f") for name in ("ms", "ms (c·T²)")}
 RATIO_FORMAT = {"allocated / formula": st.column_config.NumberColumn(format="%.1f")}
+CACHE, QUERY = "cache", "query"  # the stepped view's two parts of the KV cache: its K and V, the new query's row
 
 
 def render(lab: LabInput) -> None:
     """The lesson's outline: one function per step (a later step, such as a real model's cache, is one more entry)."""
     display.lesson_title(__file__)
+    whole = whole_lesson()  # one page: the cache and the new query's row are drawn together, under one slider
     run = training_runs.current_run()
     X, W_q, W_k, W_v, labels = source(lab, run)
     head = Head(X, W_q, W_k, W_v, tuple(labels), run)
@@ -42,12 +44,16 @@ def render(lab: LabInput) -> None:
         __file__,
         {
             "One token at a time": lambda: intro(lab, run),
-            "The KV cache": lambda: kv_cache_step(lab, head),
+            "The KV cache": lambda: kv_cache_step(lab, head, part=None if whole else CACHE),
+            "The new query": lambda: None if whole else kv_cache_step(lab, head, part=QUERY),
             "Cache = recompute": lambda: recompute_step(head),
             "What the cache saves": lambda: saving_step(lab, head),
             "The cost of attention": cost_of_attention,
             "Online softmax": lambda: online_softmax_step(lab, head),
-            "GQA and the KV cache": lambda: smol_generation.real_model_step(__file__, lab),
+            "GQA and the KV cache": lambda: (
+                smol_generation.real_model_step if whole else smol_generation.gqa_questions_step
+            )(__file__, lab),
+            "Cached on SmolLM2": lambda: None if whole else smol_generation.cache_check_step(),
         },
     )
 
@@ -93,13 +99,17 @@ def check_yourself(lab: LabInput, head: Head, step: int, online_row: int, block_
     )
 
 
-def kv_cache_step(lab: LabInput, head: Head) -> None:
-    """The cache at a chosen step, its code, and the questions about that step."""
-    step = kv_cache(head.X, head.W_k, head.W_v, head.steps, list(head.labels))
-    display.show_code(gen.cached_step)
-    check_yourself(
-        lab, head, step, *default_online(head.labels), places=("cache-numbers", "step-top", "cache-unchanged")
-    )
+def kv_cache_step(lab: LabInput, head: Head, part: str | None = None) -> None:
+    """The cache at a chosen step, its code, and the questions about that step. ``part`` None draws it all (the
+    whole lesson); in steps, CACHE draws the K and V caches and the code, QUERY the new query's row over them and
+    the questions (each with the step slider)."""
+    step = kv_cache(head.X, head.W_k, head.W_v, head.steps, list(head.labels), part)
+    if part != QUERY:
+        display.show_code(gen.cached_step)
+    if part != CACHE:
+        check_yourself(
+            lab, head, step, *default_online(head.labels), places=("cache-numbers", "step-top", "cache-unchanged")
+        )
 
 
 def recompute_step(head: Head) -> None:
@@ -175,11 +185,17 @@ def source_note(lab: LabInput, run: tr.TrainingRun | None) -> None:
 
 
 def kv_cache(
-    X: torch.Tensor, W_k: torch.Tensor, W_v: torch.Tensor, steps: list[gen.CacheStep], labels: list[str]
+    X: torch.Tensor,
+    W_k: torch.Tensor,
+    W_v: torch.Tensor,
+    steps: list[gen.CacheStep],
+    labels: list[str],
+    part: str | None = None,
 ) -> int:
-    """The cache at a chosen step: one K row and one V row per token so far, and the new query's weights;
-    returns the step shown, 0-based (the exercises ask about it)."""
-    st.subheader("The KV cache, step by step")
+    """The cache at a chosen step: one K row and one V row per token so far, and the new query's weights (``part``
+    CACHE: the caches only; QUERY: the query's row only); returns the step shown, 0-based (the exercises ask about
+    it)."""
+    st.subheader("The KV cache, step by step" if part != QUERY else "The new query over the cache")
     if len(steps) > 1:
         number = st.slider("Step t (the new token)", 1, len(steps), len(steps), key="generation_step")
     else:
@@ -191,9 +207,15 @@ def kv_cache(
         f"Step {number}: the new token **{labels[t]}** gives q = {vector_text(step.q)}; its k and v are appended, "
         f"so the cache holds {t + 1} K rows and {t + 1} V rows."
     )
+    if part == QUERY:
+        query_over_cache(step, seen, labels[t], number)
+        return t
     d_k, d_v = step.K.shape[1], step.V.shape[1]
     narrow = max(d_k, d_v) <= NARROW_CACHE  # three side by side; wider caches get a row each
-    left, middle, right = st.columns(3) if narrow else (st.container(), st.container(), st.container())
+    if part == CACHE:  # the query's row has its own step
+        left, middle = st.columns(2) if narrow else (st.container(), st.container())
+    else:
+        left, middle, right = st.columns(3) if narrow else (st.container(), st.container(), st.container())
     with left:
         display.heatmap(
             step.K,
@@ -218,12 +240,18 @@ def kv_cache(
             row_title="token",
             col_title="dimension",
         )
-    with right:
-        row = pd.DataFrame({"score": step.scores.tolist(), "weight": step.weights.tolist()}, index=seen)
-        st.markdown(f"**Query {labels[t]}** over the cache")
-        display.table(row, alt_text=f"Scores and weights of step {number}")
-        display.download_csv(row, f"generation-step-{number}.csv", label="Download this step as CSV")
+    if part is None:
+        with right:
+            query_over_cache(step, seen, labels[t], number)
     return t
+
+
+def query_over_cache(step: gen.CacheStep, seen: list[str], token: str, number: int) -> None:
+    """The new token's scores and weights over the keys in the cache, with their CSV."""
+    row = pd.DataFrame({"score": step.scores.tolist(), "weight": step.weights.tolist()}, index=seen)
+    st.markdown(f"**Query {token}** over the cache")
+    display.table(row, alt_text=f"Scores and weights of step {number}")
+    display.download_csv(row, f"generation-step-{number}.csv", label="Download this step as CSV")
 
 
 def cached_equals_recomputed(

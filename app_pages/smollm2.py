@@ -13,13 +13,14 @@ from ui import charts, display, inputs, smol_lesson
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, plural
 from ui.inputs import LabInput
-from ui.steps import lesson_steps
+from ui.steps import lesson_steps, whole_lesson
 
 PROMPT_KEY = "smol_prompt"
 DEFAULT_PROMPT = sm.PUBLISHED_PROMPT  # "The cat sat on the mat. The cat": short, and it repeats itself
 PICKS = (PROMPT_KEY, "smol_layer", "smol_head", "smol_query", "smol_temperature", "smol_top_k")
 HEAD_CHART = "smol_head_chart"
 CONTINUE_TOKENS = 8
+PICK_STEP = "Pick a head"  # the stepped view's step with the head pickers (the whole lesson: under "Every head")
 
 
 def render(lab: LabInput) -> None:
@@ -47,6 +48,7 @@ def render(lab: LabInput) -> None:
     labels = smol_lesson.labels(result)
     st.caption("The model reads your prompt as these pieces (· marks a space): " + pieces_text(result.pieces))
     layer, head, query = current_head(len(labels))
+    whole = whole_lesson()  # one page: the 270 heads and the picked one side by side
     material = smol_lesson.material(prompt, layer, head, query)
     key = (prompt, layer, head, query)
 
@@ -59,8 +61,11 @@ def render(lab: LabInput) -> None:
             "The model": lambda: intro(model, result),
             "Next token": lambda: next_token_step(prompt, asks),
             "Token by token": lambda: continuation_step(prompt),
-            "Every head": lambda: every_head_step(prompt, result, labels, asks),
-            "One head by hand": lambda: by_hand_step(prompt, model, result, labels, (layer, head, query), asks),
+            "Every head": lambda: every_head_step(prompt, result, labels, asks, with_picked=whole),
+            PICK_STEP: lambda: None if whole else picked_head_step(prompt, labels, asks),
+            "One head by hand": lambda: by_hand_step(
+                prompt, model, result, labels, (layer, head, query), asks, "Every head" if whole else PICK_STEP
+            ),
             "RoPE": lambda: rope_step(prompt, model, labels, (layer, head, query), asks),
             "Patterns": lambda: patterns_step(prompt, result, asks),
         },
@@ -239,12 +244,14 @@ def continuation_controls(prompt: str) -> None:
 # --- step 4 ------------------------------------------------------------------------------------------------
 
 
-def every_head_step(prompt: str, result: sm.Forward, labels: tuple[str, ...], asks) -> None:
-    """All 270 heads as one image, then the chosen head large with its cells' arithmetic."""
+def every_head_step(prompt: str, result: sm.Forward, labels: tuple[str, ...], asks, with_picked: bool = True) -> None:
+    """All 270 heads as one image, then (``with_picked``; in steps: the next step) the chosen head large with its
+    cells' arithmetic."""
     st.subheader("Every head")
+    where = "to open it large" if with_picked else f"in the next step (“{PICK_STEP}”) to open it large"
     st.markdown(
         "Below: all 30 × 9 = 270 heads on your prompt, each a small triangle (query down, key across; the causal "
-        "mask leaves the upper right empty). Pick a head and a query to open it large; **click a cell** for its "
+        f"mask leaves the upper right empty). Pick a head and a query {where}; **click a cell** for its "
         "softmax with the real scores."
     )
     grid, one = st.columns([1, 2])
@@ -252,8 +259,15 @@ def every_head_step(prompt: str, result: sm.Forward, labels: tuple[str, ...], as
         smol_lesson.mosaic(prompt),
         caption="Layers 1-30 down, heads 1-9 across; weight 0 dark purple, 1 yellow.",
     )
-    with one:
-        head_explorer(prompt, labels, asks)
+    if with_picked:
+        with one:
+            head_explorer(prompt, labels, asks)
+
+
+def picked_head_step(prompt: str, labels: tuple[str, ...], asks) -> None:
+    """The head and query picked, large, with its cells' arithmetic, its figures and questions."""
+    st.subheader("One head, large")
+    head_explorer(prompt, labels, asks)
 
 
 @st.fragment
@@ -266,6 +280,8 @@ def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
     columns[1].selectbox("Head", range(1, 10), key="smol_head")
     columns[2].selectbox("Query", range(len(labels)), format_func=labels.__getitem__, key="smol_query")
     layer, head, query = current_head(len(labels))
+    # a line between the pickers and the chart: the chart's toolbar (shown on hover) would cover the Query picker
+    st.caption(f"Layer {layer + 1}, head {head + 1}; the query “{learner_text(labels[query])}” is outlined.")
     display.heatmap(
         result.attentions[layer, head],
         labels,
@@ -292,14 +308,14 @@ def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
 # --- step 5 ------------------------------------------------------------------------------------------------
 
 
-def by_hand_step(prompt, model, result, labels, picked, asks) -> None:
+def by_hand_step(prompt, model, result, labels, picked, asks, pick_step: str) -> None:
     """The head's row recomputed from its normed input with the lab's functions, checked against the model."""
     layer, head, query = picked
     hand = smol_lesson.head_by_hand(prompt, layer, head, query)
     c = model.config
     sharing = ", ".join(str(j + 1) for j in sl.sharing_heads(head, c))
     st.subheader(f"Layer {layer + 1}, head {head + 1}, query “{labels[query]}” by hand")
-    st.caption("Pick another head or query in the step “Every head”.")
+    st.caption(f"Pick another head or query in the step “{pick_step}”.")
     st.markdown(
         f"""
 1. **q and k.** q = a W_q (this head's 64 columns), k = a W_k: a is the layer's RMS-normed input.

@@ -22,17 +22,26 @@ SLICE = 8  # columns of a 384- or 32-wide matrix shown in the tables
 
 
 HEAD_KEYS = ("tm_layer", "tm_head", "tm_query")  # the head picked in one step, read by the next
-EXPLORER = f"All {tm.ALL_HEADS} heads"  # the step with the head explorer
+EXPLORER = f"All {tm.ALL_HEADS} heads"  # the step with the head explorer's grid
+ONE_HEAD, ROW, LINES = "One head", "The query's row", "Line view"  # the stepped view's next parts of the explorer
 STEP_NAMES = (
     "A trained model",
     "Word pieces",
     EXPLORER,
+    ONE_HEAD,
+    ROW,
+    LINES,
     "By hand",
     "What heads do",
     "Linking pieces",
     "Not explanations",
 )
 ONE_HEAD_STEP = STEP_NAMES.index(EXPLORER) + 1  # counted from 1, as in the URL
+LINES_STEP = STEP_NAMES.index(LINES) + 1
+# the stepped view asks each exercise in the step that shows what it needs (the whole lesson asks them together)
+HEAD_PLACES = ("trained-top", "trained-entropy")  # the query's row of weights (the step ROW)
+GRID_PLACES = ("trained-label",)  # the head's label, beside the grid's labels
+BY_HAND_PLACES = ("trained-no-bias",)  # the head's biases
 
 
 def render(lab: LabInput) -> None:
@@ -65,8 +74,11 @@ def render(lab: LabInput) -> None:
     draws = (
         lambda: first_step(lab, loaded),
         lambda: pieces_section(forward()),
-        lambda: head_explorer(lab, loaded, forward(), chosen(), with_by_hand=whole),
-        lambda: None if whole else by_hand_step(sentence, loaded, forward()),
+        lambda: head_explorer(lab, loaded, forward(), chosen(), part=None if whole else EXPLORER),
+        lambda: None if whole else head_explorer(lab, loaded, forward(), chosen(), part=ONE_HEAD),
+        lambda: None if whole else head_explorer(lab, loaded, forward(), chosen(), part=ROW),
+        lambda: None if whole else head_explorer(lab, loaded, forward(), chosen(), part=LINES),
+        lambda: None if whole else by_hand_step(lab, loaded, forward(), chosen()),
         lambda: heads_step(sentence, forward()),
         lambda: heads_linking(sentence, forward(), chosen()),
         last_step,
@@ -93,12 +105,43 @@ def first_step(lab: LabInput, loaded: tm.TrainedModel) -> None:
     model_card(loaded)
 
 
-def by_hand_step(sentence: str, loaded: tm.TrainedModel, forward: tm.Forward) -> None:
-    """The head picked in the explorer's step, recomputed by hand."""
-    ref = picked_head()
+def by_hand_step(lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, chosen: tm.QueryPiece) -> None:
+    """The head picked in the explorer's step, recomputed by hand, and the questions about its weights and biases."""
+    sentence, ref = " ".join(lab.tokens), picked_head()
     st.caption(f"The head picked in step {ONE_HEAD_STEP} (“{STEP_NAMES[ONE_HEAD_STEP - 1]}”): pick another there.")
     params, steps = trained.head_steps(sentence, ref.layer, ref.head)
-    by_hand(sentence, forward, ac.token_labels(forward.pieces), ref, params, steps)
+    pieces = ac.token_labels(forward.pieces)
+    by_hand(sentence, forward, pieces, ref, params, steps)
+    head_exercises(lab, loaded, forward, ref, picked_query(lab, chosen, len(pieces)), BY_HAND_PLACES)
+
+
+def picked_query(lab: LabInput, chosen: tm.QueryPiece, T: int) -> int:
+    """The query piece picked in a step with its selector, while it follows this sentence and query; else the
+    piece of the sidebar's query."""
+    followed = st.session_state.get("tm_query_follows") == (" ".join(lab.tokens), lab.query_index)
+    query = int(st.session_state["tm_query"]) if followed and "tm_query" in st.session_state else chosen.index
+    return min(query, T - 1)
+
+
+def head_exercises(
+    lab: LabInput,
+    loaded: tm.TrainedModel,
+    forward: tm.Forward,
+    ref: tm.HeadRef,
+    query: int,
+    places: tuple[str, ...] | None = None,
+) -> None:
+    """The questions about the head on screen and its query piece (``places``: those of this step; None: all)."""
+    pieces = ac.token_labels(forward.pieces)
+    layer, head = ref.layer_number, ref.head_number
+    exercises_section(
+        __file__,
+        lab,
+        material=TrainedMaterial(forward, loaded.model, ref.layer, ref.head, query),
+        material_key=(" ".join(lab.tokens), layer, head, query),
+        made_from=f"layer {layer}, head {head} and the query “{pieces[query]}” above",
+        places=places,
+    )
 
 
 def heads_step(sentence: str, forward: tm.Forward) -> None:
@@ -222,45 +265,66 @@ def chosen_piece_note(word: str, pieces: list[str], chosen: tm.QueryPiece) -> st
 
 @st.fragment
 def head_explorer(
-    lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, chosen: tm.QueryPiece, with_by_hand: bool = True
+    lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, chosen: tm.QueryPiece, part: str | None = None
 ) -> None:
-    """Grid, selectors, one head, (``with_by_hand``) the same head by hand, and the exercises about that head: a
-    fragment, so picking a head reruns only this part, and the questions are always about the head on screen."""
+    """Grid, selectors, one head, the same head by hand, and the exercises about that head: a fragment, so picking
+    a head reruns only this part, and the questions are always about the head on screen. ``part`` None draws it all
+    (the whole lesson); in steps, EXPLORER draws the grid and the picked head's figures, ONE_HEAD its weights, ROW
+    the query's row and its questions, LINES its line view (each step with the selectors it needs)."""
     sentence, word, query_index = " ".join(lab.tokens), lab.query_label, lab.query_index
     labels = trained.head_labels(sentence)
     pieces = ac.token_labels(forward.pieces)
-    st.subheader(f"2. All {tm.ALL_HEADS} heads at once")
-    layer_column, head_column, query_column = st.columns(3)
+    if part in (None, EXPLORER):
+        st.subheader(f"2. All {tm.ALL_HEADS} heads at once")
+    if part == EXPLORER:  # the grid does not read the query piece
+        layer_column, head_column = st.columns(2)
+    else:
+        layer_column, head_column, query_column = st.columns(3)
     layer = layer_column.selectbox("Layer", tm.LAYER_NUMBERS, key="tm_layer")  # numbered from 1, as shown
     head = head_column.selectbox("Head", tm.HEAD_NUMBERS, key="tm_head")
-    follow_sidebar("tm_query", (sentence, query_index), chosen.index)
-    query = query_column.selectbox("Query piece", range(len(pieces)), format_func=pieces.__getitem__, key="tm_query")
-    st.caption(chosen_piece_note(word, pieces, chosen))
+    query = None
+    if part != EXPLORER:
+        follow_sidebar("tm_query", (sentence, query_index), chosen.index)
+        query = query_column.selectbox(
+            "Query piece", range(len(pieces)), format_func=pieces.__getitem__, key="tm_query"
+        )
+        st.caption(chosen_piece_note(word, pieces, chosen))
     ref = tm.HeadRef.numbered(layer, head)  # zero-based from here on
-    all_heads(sentence, forward, labels, ref)
+    if part in (None, EXPLORER):
+        opens = "below" if part is None else f"in the next step (“{ONE_HEAD}”)"
+        all_heads(sentence, forward, labels, ref, opens=opens)
     params, steps = trained.head_steps(sentence, ref.layer, ref.head)
     summary = trained.head_summaries(sentence)[ref.layer][ref.head]
-    one_head(forward, pieces, ref, query, labels[ref.layer][ref.head], steps)
-    head_figures(pieces, summary)
-    if with_by_hand:
+    if part == EXPLORER:
+        head_title(ref, labels[ref.layer][ref.head])
+        head_figures(pieces, summary)
+        head_exercises(lab, loaded, forward, ref, picked_query(lab, chosen, len(pieces)), GRID_PLACES)
+        return
+    if part in (LINES, ROW):
+        head_title(ref, labels[ref.layer][ref.head])
+        weights = forward.attentions[ref.layer, ref.head]  # (T, T)
+        if part == LINES:
+            line_view(weights, pieces, query)
+            return
+        query_row(weights, pieces, query)
+        head_exercises(lab, loaded, forward, ref, query, HEAD_PLACES)
+        return
+    one_head(forward, pieces, ref, query, labels[ref.layer][ref.head], steps, with_row=part is None)
+    if part is None:
+        head_figures(pieces, summary)
         by_hand(sentence, forward, pieces, ref, params, steps)
-    material = TrainedMaterial(forward, loaded.model, ref.layer, ref.head, query)
-    exercises_section(
-        __file__,
-        lab,
-        material=material,
-        material_key=(sentence, layer, head, query),
-        made_from=f"layer {layer}, head {head} and the query “{pieces[query]}” above",
-    )
+        head_exercises(lab, loaded, forward, ref, query)
 
 
-def all_heads(sentence: str, forward: tm.Forward, labels: list[list[str]], selected: tm.HeadRef) -> None:
+def all_heads(
+    sentence: str, forward: tm.Forward, labels: list[list[str]], selected: tm.HeadRef, opens: str = "below"
+) -> None:
     st.markdown(
         f"Rows are layers 1 (nearest the input) to {tm.NUM_LAYERS}, columns heads 1 to {tm.NUM_HEADS}; each square "
         "is one head's weights (query down, key across) on one colour scale: weight 0 dark purple, 1 yellow, as in "
         "every lesson. Above each head: its label measured on your sentence (section 5), such as “next 0.62”: the "
-        "average weight a query puts on the next piece. **Click a head** (or use the selectors) to open it below; "
-        "the orange frame marks it."
+        "average weight a query puts on the next piece. **Click a head** (or use the selectors) to open it "
+        f"{opens}; the orange frame marks it."
     )
     T = len(forward.pieces)
     if T <= GRID_CHART_PIECES:
@@ -274,11 +338,23 @@ def all_heads(sentence: str, forward: tm.Forward, labels: list[list[str]], selec
         )
 
 
-def one_head(
-    forward: tm.Forward, pieces: list[str], ref: tm.HeadRef, query: int, label: str, steps: tm.HeadSteps
-) -> None:
-    weights = forward.attentions[ref.layer, ref.head]  # (T, T)
+def head_title(ref: tm.HeadRef, label: str) -> None:
     st.subheader(f"3. {ref.name.capitalize()}: “{label}”")
+
+
+def one_head(
+    forward: tm.Forward,
+    pieces: list[str],
+    ref: tm.HeadRef,
+    query: int,
+    label: str,
+    steps: tm.HeadSteps,
+    with_row: bool = True,
+) -> None:
+    """The head's weights, their CSV and (``with_row``) its line view beside the query's row (the stepped view
+    shows those two in steps of their own)."""
+    weights = forward.attentions[ref.layer, ref.head]  # (T, T)
+    head_title(ref, label)
     title = f"Weights of {ref.name}"
     display.heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
         weights,
@@ -295,20 +371,30 @@ def one_head(
         f"minilm_layer{ref.layer_number}_head{ref.head_number}_weights.csv",
         label=f"Download {title} as CSV",
     )
+    if not with_row:
+        return
     line_column, row_column = st.columns(2)
     with line_column:
-        focus = pieces[query] if len(pieces) > LINE_VIEW_ALL_PIECES else None
-        shown = f"the lines of “{pieces[query]}” only (long sentence)" if focus else "hover a piece to see its lines"
-        st.markdown(f"**Line view** (as BertViz draws it): {shown}.")
-        display.line_view(weights, pieces, title="Lines of this head", focus=focus)
+        line_view(weights, pieces, query)
     with row_column:
-        st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
-        display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt_text="The query's row of weights")
-        entropy = float(ac.row_entropy(weights[query : query + 1])[0])
-        st.caption(
-            f"Its entropy −Σ w ln w: {format_number(entropy)} nats (a uniform row: ln {len(pieces)} = "
-            f"{format_number(tm.uniform_entropy(len(pieces)))})."
-        )
+        query_row(weights, pieces, query)
+
+
+def line_view(weights: torch.Tensor, pieces: list[str], query: int) -> None:
+    focus = pieces[query] if len(pieces) > LINE_VIEW_ALL_PIECES else None
+    shown = f"the lines of “{pieces[query]}” only (long sentence)" if focus else "hover a piece to see its lines"
+    st.markdown(f"**Line view** (as BertViz draws it): {shown}.")
+    display.line_view(weights, pieces, title="Lines of this head", focus=focus)
+
+
+def query_row(weights: torch.Tensor, pieces: list[str], query: int) -> None:
+    st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
+    display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt_text="The query's row of weights")
+    entropy = float(ac.row_entropy(weights[query : query + 1])[0])
+    st.caption(
+        f"Its entropy −Σ w ln w: {format_number(entropy)} nats (a uniform row: ln {len(pieces)} = "
+        f"{format_number(tm.uniform_entropy(len(pieces)))})."
+    )
 
 
 def head_figures(pieces: list[str], summary: tm.HeadSummary) -> None:
@@ -524,9 +610,9 @@ def heads_linking(sentence: str, forward: tm.Forward, chosen: tm.QueryPiece) -> 
 
 
 def open_head(layer: int, head: int) -> None:
-    """A button's callback: pick this head (numbered from 1) and open the step that shows it."""
+    """A button's callback: pick this head (numbered from 1) and open the step with its line view."""
     st.session_state["tm_layer"], st.session_state["tm_head"] = layer, head
-    go_to(lessons.lesson_for(__file__).name, ONE_HEAD_STEP)
+    go_to(lessons.lesson_for(__file__).name, LINES_STEP)
 
 
 def heads_to_open(sentence: str) -> None:

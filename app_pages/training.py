@@ -33,22 +33,38 @@ def render(lab: LabInput) -> None:
         __file__,
         {
             "Why training": intro,
-            "The task": lambda: chosen.append(task_step(lab)),
+            "The task": lambda: chosen.append(task_step(lab, whole)),
+            "The right pattern": lambda: None if whole else pattern_step(lab, settings()),
             "Train it": lambda: train_step(settings(), whole),
             "Watch it learn": lambda: heads_step(lab, settings(), whole),
         },
     )
 
 
-def task_step(lab: LabInput) -> tr.TrainingSettings | None:
-    """The settings, the task they set with its right pattern, and the questions on the task; returns the
-    settings (None when they do not fit: then nothing is trained)."""
+TASK_PLACES = ("ideal-key", "uniform-closeness", "causal-future", "scored-count")  # the questions on the task
+
+
+def task_step(lab: LabInput, whole: bool = True) -> tr.TrainingSettings | None:
+    """The settings, the task they set (``whole``: with its right pattern and the questions on the task, which
+    the stepped view shows in the next step); returns the settings (None when they do not fit: then nothing is
+    trained)."""
     settings = choose_settings()
     if settings is None:
         return None
-    the_task(settings)
-    check_yourself(lab, settings, places=("ideal-key", "uniform-closeness", "causal-future", "scored-count"))
+    the_task(settings, with_pattern=whole)
+    if whole:
+        check_yourself(lab, settings, places=TASK_PLACES)
     return settings
+
+
+def pattern_step(lab: LabInput, settings: tr.TrainingSettings | None) -> None:
+    """The task's right pattern on the held-out example, and the questions on the task."""
+    if settings is None:
+        return
+    st.caption(f"The task chosen in the step before: {tr.TASKS[settings.task]}, seed {settings.seed}.")
+    st.subheader("What attention must learn")
+    right_pattern(settings)
+    check_yourself(lab, settings, places=TASK_PLACES)
 
 
 def train_step(settings: tr.TrainingSettings | None, whole: bool) -> None:
@@ -167,11 +183,11 @@ def settings_in_session() -> tr.TrainingSettings:
     return settings
 
 
-def the_task(settings: tr.TrainingSettings) -> None:
-    """A few held-out sequences with their targets, and the right attention pattern for one of them."""
+def the_task(settings: tr.TrainingSettings, with_pattern: bool = True) -> None:
+    """A few held-out sequences with their targets, and (``with_pattern``) the right attention pattern for one of
+    them beside them."""
     st.subheader("The task")
     tokens, targets = tr.make_batch(settings.task, 6, torch.Generator().manual_seed(settings.seed + 1))
-    example, _ = training_runs.untrained(settings)
     symbols = tr.vocabulary(settings.task)
     frame = pd.DataFrame(
         {
@@ -181,14 +197,21 @@ def the_task(settings: tr.TrainingSettings) -> None:
             ],
         }
     )
-    left, right = st.columns(2)
+    left, right = st.columns(2) if with_pattern else (st.container(), None)
     with left:
         st.markdown(f"**{tr.TASKS[settings.task]}**: held-out sequences and what each position must predict.")
         display.frame_table(frame, hide_index=True)
         display.download_csv(frame, f"training-{settings.task}-examples.csv", label="Download the examples as CSV")
-    with right:
-        labels = tr.position_labels(settings.task, example)
-        display.heatmap(tr.ideal_pattern(settings.task, example), labels, labels, title="The right pattern")
+    if right is not None:
+        with right:
+            right_pattern(settings)
+
+
+def right_pattern(settings: tr.TrainingSettings) -> None:
+    """The right attention pattern for the held-out example: 1 on the key each scored query needs."""
+    example, _ = training_runs.untrained(settings)
+    labels = tr.position_labels(settings.task, example)
+    display.heatmap(tr.ideal_pattern(settings.task, example), labels, labels, title="The right pattern")
 
 
 @st.fragment

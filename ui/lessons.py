@@ -420,7 +420,7 @@ LESSONS: tuple[Lesson, ...] = (
             ),
             Experiment(
                 "Layer 1, head 1",
-                "Step “Every head”: then open “One head by hand” and check the verdicts.",
+                "Step “Pick a head”: then open “One head by hand” and check the verdicts.",
                 (("smol_layer", 1), ("smol_head", 1)),
             ),
             Experiment(

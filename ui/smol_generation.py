@@ -2,7 +2,8 @@
 
 ``gqa_cache_step()`` (bytes per token of this model's cache beside full multi-head attention) and
 ``cache_check_step()`` (cached decoding equals recomputing, on the real model) are step functions the
-generation page adds to its steps, and ``real_model_step()`` draws both with the questions they raise. Both explain
+generation page adds to its steps: ``gqa_questions_step()`` the first with its questions, then the second (the
+stepped view); ``real_model_step()`` draws both with the questions they raise (the whole lesson). Both explain
 themselves when the model package is absent (and then nothing is asked).
 """
 
@@ -101,6 +102,11 @@ def cache_questions(page: str, lab, material: SmolCacheMaterial | None) -> None:
         made_from="SmolLM2's cache sizes above",
         places=PLACES,
     )
+
+
+def gqa_questions_step(page: str, lab) -> None:
+    """The first of the above with its questions (the stepped view; the check is a step of its own)."""
+    cache_questions(page, lab, gqa_cache_step())
 
 
 def real_model_step(page: str, lab) -> None:

@@ -27,11 +27,13 @@ def test_a_short_training_shows_the_loss_chart_and_accuracy(page, app_url):
 
 
 def choose_steps(page, steps: int) -> None:
-    """In the task step: set the number of training steps, then go on to the train step (the settings follow)."""
+    """In the task step: set the number of training steps, then go on past the right pattern to the train step (the
+    settings follow)."""
     field = page.get_by_label("Steps", exact=True)
     field.fill(str(steps))
     field.press("Enter")
     wait_for_app(page)
+    page.get_by_role("button", name="Next: The right pattern").click()
     page.get_by_role("button", name="Next: Train it").click()
     page.get_by_role("button", name="Train", exact=True).wait_for(timeout=60_000)
     wait_for_app(page)

@@ -127,8 +127,9 @@ def test_the_cost_caption_follows_the_measured_times():
 
 
 def test_in_steps_the_kv_cache_step_asks_about_the_step_its_slider_shows():
-    """Issue 24: lesson 12 is stepped; the KV cache step holds the cache, its slider and only the questions about
-    that step (the cost table and online softmax wait in their own steps), and its questions follow the slider."""
+    """Issue 24: lesson 12 is stepped; the KV cache step holds the cache and its slider, the next step the new
+    query's row over it with the same slider and only the questions about that step (the cost table and online
+    softmax wait in their own steps), and its questions follow the slider."""
     from ui.exercises import place_name
 
     at = open_page(PAGE, {"step": "2"})
@@ -137,12 +138,19 @@ def test_in_steps_the_kv_cache_step_asks_about_the_step_its_slider_shows():
     headers = [h.value for h in at.subheader]
     assert "The KV cache, step by step" in headers
     assert "The cost of attention" not in headers and "Online softmax, block by block" not in headers
+    assert "_exercises_shown:generation" not in at.session_state, "the cache's step asks nothing"
+    at.slider(key="generation_step").set_value(2).run()
+    at.button(key="stepnext:generation").click().run()
+    assert_clean(at)
+    assert at.slider(key="generation_step").value == 2, "the slider keeps its step"
+    assert "The new query over the cache" in [h.value for h in at.subheader]
     shown = at.session_state["_exercises_shown:generation"]
     assert {place_name(item) for item in shown} == {"cache-numbers", "step-top", "cache-unchanged"}
-    at.slider(key="generation_step").set_value(2).run()
-    assert_clean(at)
     asked = next(item for item in at.session_state["_exercises_shown:generation"] if item.id.startswith("cache-num"))
     assert "After step 2" in asked.prompt
-    online = open_page(PAGE, {"step": "6"})
+    at.slider(key="generation_step").set_value(3).run()
+    asked = next(item for item in at.session_state["_exercises_shown:generation"] if item.id.startswith("cache-num"))
+    assert "After step 3" in asked.prompt
+    online = open_page(PAGE, {"step": "7"})
     assert [place_name(item) for item in online.session_state["_exercises_shown:generation"]] == ["running-max"]
     assert "The KV cache, step by step" not in [h.value for h in online.subheader]

@@ -79,7 +79,7 @@ def test_the_real_model_step_draws_both(installed):
 
 
 GENERATION = "app_pages/generation.py"
-GQA_STEP = "7"  # "GQA and the KV cache", the lesson's last step
+GQA_STEP = "8"  # "GQA and the KV cache", before the lesson's last step (the check on SmolLM2)
 GQA_PLACES = {"gqa-tokens", "gqa-group", "gqa-what-if"}
 
 
@@ -142,3 +142,17 @@ def test_without_the_model_the_step_asks_nothing_and_works(monkeypatch, tmp_path
     assert any("is missing" in i.value for i in at.info)
     for key in ("_exercises_shown:generation", "_exercises:generation"):  # nothing asked, nothing left over
         assert key not in at.session_state or not at.session_state[key]
+
+
+def test_in_steps_the_gqa_step_asks_and_the_check_on_smollm2_is_the_last_step(installed):
+    """Issue 24: the real model's part of lesson 13 in two steps (each lighter): the cache sizes with their
+    questions, then cached equals recomputed on SmolLM2, which ends the lesson."""
+    at = open_page(GENERATION, {"step": GQA_STEP}, timeout=600)
+    assert_clean(at)
+    assert [s.value for s in at.subheader] == ["Grouped-query attention shrinks the cache", "Check yourself"]
+    at.button(key="stepnext:generation").click().run()
+    assert_clean(at)
+    assert at.query_params["step"] == str(int(GQA_STEP) + 1)
+    assert next(s.value for s in at.subheader) == "Cached equals recomputed, on the real model"
+    assert "_exercises_shown:generation" not in at.session_state
+    assert not any(b.key == "stepnext:generation" for b in at.button), "the lesson's last step"

@@ -14,7 +14,16 @@ from ui import lessons, smol_lesson
 from ui.format import format_number
 
 PAGE = "app_pages/smollm2.py"
-STEPS = ("The model", "Next token", "Token by token", "Every head", "One head by hand", "RoPE", "Patterns")
+STEPS = (
+    "The model",
+    "Next token",
+    "Token by token",
+    "Every head",
+    "Pick a head",
+    "One head by hand",
+    "RoPE",
+    "Patterns",
+)
 REPEATED = "one two three four five six one two three four five six"
 
 
@@ -74,7 +83,7 @@ def test_the_greedy_continuation_is_written_token_by_token():
 
 
 def test_the_head_by_hand_agrees_with_the_model_and_the_verdict_can_fail():
-    at = open_page(PAGE, {"step": "5"}, timeout=300)
+    at = open_page(PAGE, {"step": str(STEPS.index("One head by hand") + 1)}, timeout=300)
     at.session_state["smol_layer"] = 6
     at.session_state["smol_head"] = 5
     at = at.run()
@@ -92,7 +101,7 @@ def test_the_head_by_hand_agrees_with_the_model_and_the_verdict_can_fail():
 
 
 def test_a_repeated_prompt_shows_an_induction_head_with_its_figure():
-    at = open_step(7, REPEATED)
+    at = open_step(STEPS.index("Patterns") + 1, REPEATED)
     assert_clean(at)
     ranked = next(frame for frame in frames(at) if "induction: head" in frame.columns)
     induction = [float(value) for value in ranked["induction: figure"]]  # written with 4 decimals
@@ -105,7 +114,7 @@ def test_a_typed_prompt_is_read_as_its_own_pieces():
     at = open_step(1, "Paris is the capital of")
     assert_clean(at)
     assert frames(at)[0]["piece"].tolist() == ["Paris", "·is", "·the", "·capital", "·of"]
-    at = open_step(4, "Paris is the capital of")
+    at = open_step(STEPS.index("Pick a head") + 1, "Paris is the capital of")
     assert_clean(at)
     assert at.selectbox(key="smol_query").value == 4  # the last piece, the one that predicts the next
 
@@ -135,7 +144,7 @@ def test_without_the_model_package_the_page_explains_itself_and_other_pages_work
 
 
 def test_the_head_is_outlined_on_its_query_and_a_clicked_cell_shows_its_softmax():
-    at = open_step(4)
+    at = open_step(STEPS.index("Pick a head") + 1)
     spec = clickable_specs(at)[0]
     assert outlined_rows(spec) == ["·cat (2)"]  # the query: the last piece
     keep_cell(at, "smol_head_chart", "·sat", "·cat (1)")

@@ -379,19 +379,32 @@ def test_in_steps_the_first_step_runs_no_forward_pass_and_a_picked_head_follows_
 
     at = open_page(PAGE, {**sentence_params(sentence), "step": "3"}, timeout=300)
     assert runs, "the explorer's step runs the forward pass"
-    assert {place_name(item) for item in at.session_state["_exercises_shown:trained_model"]} == {
-        "trained-top", "trained-label", "trained-entropy", "trained-no-bias"}  # fmt: skip
+    assert [place_name(item) for item in at.session_state["_exercises_shown:trained_model"]] == ["trained-label"]
     assert not any(h.value.startswith("4. The same head by hand") for h in at.subheader)
     at.selectbox(key="tm_layer").set_value(2)
     at.selectbox(key="tm_head").set_value(5).run()
-    assert all("layer 2, head 5" in item.prompt for item in at.session_state["_exercises_shown:trained_model"])
+    assert any(h.value.startswith("3. Layer 2, head 5") for h in at.subheader)
+    assert "layer 2, head 5" in at.session_state["_exercises_shown:trained_model"][0].prompt
     at.button(key="stepnext:trained_model").click().run()
     assert_clean(at)
-    assert at.query_params["step"] == "4"
+    assert at.query_params["step"] == "4", "the picked head's weights: a step of their own"
+    assert "_exercises_shown:trained_model" not in at.session_state
+    at.button(key="stepnext:trained_model").click().run()
+    assert at.query_params["step"] == "5" and any(m.value.startswith("Row of the query") for m in at.markdown)
+    assert {place_name(item) for item in at.session_state["_exercises_shown:trained_model"]} == {
+        "trained-top", "trained-entropy"}  # fmt: skip
+    assert all("layer 2, head 5" in item.prompt for item in at.session_state["_exercises_shown:trained_model"])
+    at.button(key="stepnext:trained_model").click().run()
+    assert at.query_params["step"] == "6" and any(m.value.startswith("**Line view**") for m in at.markdown)
+    at.button(key="stepnext:trained_model").click().run()
+    assert_clean(at)
+    assert at.query_params["step"] == "7"
     assert any(h.value == "4. The same head by hand (layer 2, head 5)" for h in at.subheader)
+    assert [place_name(item) for item in at.session_state["_exercises_shown:trained_model"]] == ["trained-no-bias"]
+    assert all("layer 2, head 5" in item.prompt for item in at.session_state["_exercises_shown:trained_model"])
     at.button(key="stepnext:trained_model").click().run()
     pattern, layer, head, _ = trained.claims(sentence)[0]
     at.button(key=f"tm_open:{pattern}").click().run()
     assert_clean(at)
-    assert at.query_params["step"] == "3"
+    assert at.query_params["step"] == "6", "a head to open opens with its line view"
     assert any(h.value.startswith(f"3. Layer {layer + 1}, head {head + 1}") for h in at.subheader)

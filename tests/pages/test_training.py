@@ -117,8 +117,9 @@ def test_the_attention_redraws_while_training(monkeypatch):
 
 
 def test_in_steps_the_settings_carry_to_the_train_step_which_redraws_while_training(monkeypatch):
-    """Issue 24: lesson 11 in steps. The task step holds the settings and the task's questions; Next opens the
-    train step with those settings, where the attention redraws while it trains; the next step scrubs the run."""
+    """Issue 24: lesson 11 in steps. The task step holds the settings, the next one the right pattern and the task's
+    questions; Next opens the train step with those settings, where the attention redraws while it trains; the next
+    step scrubs the run."""
     from tests.learn_helpers import record_training_drawings
     from ui import training_runs
     from ui.exercises import place_name
@@ -127,12 +128,15 @@ def test_in_steps_the_settings_carry_to_the_train_step_which_redraws_while_train
     drawn = record_training_drawings(monkeypatch)
     at = open_page(PAGE, {"step": "2"})
     assert_clean(at)
-    shown = {place_name(item) for item in at.session_state["_exercises_shown:training"]}
-    assert shown == {"ideal-key", "uniform-closeness", "causal-future", "scored-count"}
+    assert "_exercises_shown:training" not in at.session_state
     assert "training_train" not in [button.key for button in at.button]
     at.number_input(key="training_steps").set_value(40).run()
     at.button(key="stepnext:training").click().run()
-    assert at.query_params["step"] == "3"
+    assert at.query_params["step"] == "3" and "What attention must learn" in [h.value for h in at.subheader]
+    shown = {place_name(item) for item in at.session_state["_exercises_shown:training"]}
+    assert shown == {"ideal-key", "uniform-closeness", "causal-future", "scored-count"}
+    at.button(key="stepnext:training").click().run()
+    assert at.query_params["step"] == "4"
     assert "training_steps" not in [number.key for number in at.number_input]  # the settings stay in their step
     assert any("40 steps" in caption.value for caption in at.caption)
     at.button(key="training_train").click().run()
@@ -149,12 +153,13 @@ def test_in_steps_the_settings_carry_to_the_train_step_which_redraws_while_train
 
 def test_in_steps_a_try_this_button_on_the_last_step_sets_up_the_train_step():
     """The footer's Try this sits on the last step, away from the settings: the train step trains what it set up."""
-    at = open_page(PAGE, {"step": "4"})
+    at = open_page(PAGE, {"step": "5"})
     at.button(key="try:training:0").click().run()  # reverse task, 2 heads, 300 steps
     at.button(key="stepback:training").click().run()
     assert_clean(at)
-    assert at.query_params["step"] == "3"
+    assert at.query_params["step"] == "4"
     assert any(c.value.startswith("Settings from the task step: Reverse the sequence") and "2 heads, 300 steps"
                in c.value for c in at.caption)  # fmt: skip
+    at.button(key="stepback:training").click().run()
     at.button(key="stepback:training").click().run()
     assert at.selectbox(key="training_task").value == "reverse" and at.number_input(key="training_steps").value == 300
