@@ -139,6 +139,8 @@ DONE_JS = f"""(quiet) => {{
   const b = window.__bench;
   const app = document.querySelector("[data-testid='stApp']");
   if (!b || b.t0 === null || !app) return false;
+  // nothing drawn since the click yet (the server still computing the new step): not done
+  if (b.last <= b.t0) return false;
   if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   // stale elements of the last run, the running man, and lazy elements whose JS chunk is still loading
   if (document.querySelector("[data-stale='true'], [data-testid='stStatusWidget'], [data-testid='stSkeleton']"))
@@ -208,15 +210,13 @@ def finish(page) -> dict:
 def start_pick(page, combobox, avoid: str | None = None) -> str:
     """Open a selectbox and click the first option that is not selected, timing from that click; returns it."""
     combobox.click()
-    options = page.get_by_role("option")
-    # the list fills in as it opens: wait for an option that is not the selected one
-    page.locator("[role='option'][aria-selected='false']").first.wait_for(timeout=TIMEOUT_MS)
-    target = None
-    for i in range(min(options.count(), 8)):
-        option = options.nth(i)
-        if option.get_attribute("aria-selected") != "true" and option.inner_text().strip() != avoid:
-            target = option
-            break
+    # the list fills in as it opens: wait for an option that is not the selected one, then take the first of them
+    # whose text is not ``avoid``
+    others = page.locator("[role='option'][aria-selected='false']")
+    others.first.wait_for(timeout=TIMEOUT_MS)
+    target = others.first
+    if avoid is not None:
+        target = others.filter(has_not_text=re.compile("^" + re.escape(avoid) + "$")).first
     name = target.inner_text().strip()
     page.evaluate("window.__benchArm()")
     target.click()
