@@ -779,6 +779,19 @@ def load_average() -> str:
 # --- the runner's entry point ----------------------------------------------------------------------
 
 
+def first_page_run(emit=print) -> None:
+    """Only `streamlit run` to the first drawn page (benchmarks.run --first-page-only)."""
+    from playwright.sync_api import sync_playwright
+
+    emit(f"Load average (1, 5, 15 min) at start: {load_average()}\n")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            emit("\n".join(["### First page after `streamlit run` (headless Chromium)", "", *first_page(browser)]))
+        finally:
+            browser.close()
+
+
 def run(emit=print, clicks_only: bool = False, steps_only: bool = False, memory_only: bool = False) -> list[str]:
     """Every browser figure as markdown lines, each section passed to emit as soon as it is measured.
 

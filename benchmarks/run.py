@@ -223,7 +223,13 @@ def main() -> None:
         "--steps-only", action="store_true", help="only click to redrawn for every step of every lesson"
     )
     parser.add_argument("--memory-only", action="store_true", help="only server memory after 1 and 10 sessions")
+    parser.add_argument("--first-page-only", action="store_true", help="only `streamlit run` to the first page")
     args = parser.parse_args()
+    if args.first_page_only:
+        from benchmarks import browser
+
+        browser.first_page_run()
+        return
     if args.browser_only or args.clicks_only or args.steps_only or args.memory_only:
         from benchmarks import browser
 
