@@ -257,9 +257,16 @@ def move_control(page, kind: str, box, step: int) -> dict:
     """Time one change of a page-local control; step alternates the direction (0, 1, 0, ...)."""
     if kind == "slider":
         thumb = box.get_by_role("slider").first
+        key = "ArrowRight" if step % 2 == 0 else "ArrowLeft"
+        # Streamlit 1.67's slider thumb is an <input type=range>: its value, min and max
+        value, low, high = thumb.evaluate("(e) => [e.value, e.min, e.max]")
+        if value == high:  # at an end the key would change nothing (a slider kept at its last step): the other way
+            key = "ArrowLeft"
+        elif value == low:
+            key = "ArrowRight"
         thumb.focus()
         page.evaluate("window.__benchArm()")
-        page.keyboard.press("ArrowRight" if step % 2 == 0 else "ArrowLeft")
+        page.keyboard.press(key)
     elif kind == "number":
         down = box.locator("[data-testid='stNumberInputStepDown']")
         up = box.locator("[data-testid='stNumberInputStepUp']")
