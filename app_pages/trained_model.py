@@ -213,7 +213,7 @@ def model_card(loaded: tm.TrainedModel) -> None:
 
 
 def pieces_section(forward: tm.Forward) -> None:
-    st.subheader("1. The sentence as the model reads it")
+    st.subheader("The sentence as the model reads it")
     st.markdown(
         "The model does not see words but **word pieces** from its vocabulary. It adds **[CLS]** at the start "
         "and **[SEP]** at the end; a piece starting with ## continues the previous one. At most "
@@ -275,7 +275,7 @@ def head_explorer(
     labels = trained.head_labels(sentence)
     pieces = ac.token_labels(forward.pieces)
     if part in (None, EXPLORER):
-        st.subheader(f"2. All {tm.ALL_HEADS} heads at once")
+        st.subheader(f"All {tm.ALL_HEADS} heads at once")
     if part == EXPLORER:  # the grid does not read the query piece
         layer_column, head_column = st.columns(2)
     else:
@@ -322,7 +322,7 @@ def all_heads(
     st.markdown(
         f"Rows are layers 1 (nearest the input) to {tm.NUM_LAYERS}, columns heads 1 to {tm.NUM_HEADS}; each square "
         "is one head's weights (query down, key across) on one colour scale: weight 0 dark purple, 1 yellow, as in "
-        "every lesson. Above each head: its label measured on your sentence (section 5), such as “next 0.62”: the "
+        "every lesson. Above each head: its label measured on your sentence (step “What heads do”), such as “next 0.62”: the "
         "average weight a query puts on the next piece. **Click a head** (or use the selectors) to open it "
         f"{opens}; the orange frame marks it."
     )
@@ -339,7 +339,7 @@ def all_heads(
 
 
 def head_title(ref: tm.HeadRef, label: str) -> None:
-    st.subheader(f"3. {ref.name.capitalize()}: “{label}”")
+    st.subheader(f"{ref.name.capitalize()}: “{label}”")
 
 
 def one_head(
@@ -410,7 +410,7 @@ def head_figures(pieces: list[str], summary: tm.HeadSummary) -> None:
         lines.append(
             f"That is below {format_number(tm.LABEL_SHARE, 2)}, so the pattern is **weak**; its mean row entropy is "
             f"{format_number(summary.entropy_fraction)} of ln T (the entropy of a uniform row), {spread} "
-            f"{format_number(tm.BROAD_FRACTION, 2)}: section 5's label is **{summary.label}**."
+            f"{format_number(tm.BROAD_FRACTION, 2)}: by the rules of the step “What heads do” its label is **{summary.label}**."
         )
     if summary.link is not None:
         query, key, weight = summary.link
@@ -430,7 +430,7 @@ def by_hand(
     steps: tm.HeadSteps,
 ) -> None:
     X = forward.hidden_states[ref.layer]  # (T, d_model)
-    st.subheader(f"4. The same head by hand ({ref.name})")
+    st.subheader(f"The same head by hand ({ref.name})")
     st.markdown(
         f"**X entering layer {ref.layer_number}**: {X.shape[0]} × {X.shape[1]} (a row per piece; the first {SLICE} of "
         f"{X.shape[1]} columns shown). Layer 1 gets the embeddings (word + position + segment, normalised); "
@@ -540,7 +540,7 @@ def agreement(sentence: str, forward: tm.Forward, ref: tm.HeadRef, steps: tm.Hea
 
 def what_heads_do(sentence: str, forward: tm.Forward) -> None:
     labels = trained.label_names(sentence)
-    st.subheader("5. What heads do")
+    st.subheader("What heads do")
     st.markdown(
         f"""
 Each head gets a label from its weights on this sentence, averaged over the queries:
@@ -550,7 +550,7 @@ after, or the query itself; **broad** when the weights are spread almost evenly 
 least {tm.BROAD_FRACTION:.0%} of ln T, the entropy of a uniform row); otherwise **mixed**.
 The grid's labels carry the figure: “next 0.62” means a query puts on average 0.62 of its weight on the next
 piece (“prev” is the previous piece); “weak CLS 0.37” or “broad CLS 0.18” names the strongest pattern when it
-is below {format_number(tm.LABEL_SHARE, 2)}. A label is an average: section 3 gives, for the open head, on how many rows
+is below {format_number(tm.LABEL_SHARE, 2)}. A label is an average: the step “All 72 heads” gives, for the open head, on how many rows
 the pattern holds and the head's largest weight off those keys.
 """
     )
@@ -586,7 +586,7 @@ below shows how focused each head is: low entropy (dark) is a focused head, high
 def heads_linking(sentence: str, forward: tm.Forward, chosen: tm.QueryPiece) -> None:
     """Which heads link piece A to piece B on this sentence: all heads ranked by the weight A puts on B."""
     pieces = ac.token_labels(forward.pieces)
-    st.subheader("6. Which heads link one piece to another?")
+    st.subheader("Which heads link one piece to another?")
     st.markdown(
         f"Pick a query piece A and a key piece B: the table ranks all {tm.ALL_HEADS} heads by the weight A puts on "
         "B on your sentence (a cell of each head's weights, row A, column B)."

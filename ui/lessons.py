@@ -379,19 +379,19 @@ LESSONS: tuple[Lesson, ...] = (
         try_this=(
             Experiment(
                 "Layer 1, head 3",
-                "Open it: section 3 says on how many rows of your sentence it looks at the previous piece.",
+                "Open it: its step says on how many rows of your sentence it looks at the previous piece.",
                 (("tm_layer", 1), ("tm_head", 3)),
                 step="All 72 heads",
             ),
             Experiment(
                 "Layer 2, head 9",
-                "Open it: section 3 says on how many rows of your sentence it looks at the next piece.",
+                "Open it: its step says on how many rows of your sentence it looks at the next piece.",
                 (("tm_layer", 2), ("tm_head", 9)),
                 step="All 72 heads",
             ),
             Experiment(
                 "Layer 3, head 1",
-                "Open it: section 3 says on how many rows of your sentence it parks its weight on [CLS].",
+                "Open it: its step says on how many rows of your sentence it parks its weight on [CLS].",
                 (("tm_layer", 3), ("tm_head", 1)),
                 step="All 72 heads",
             ),

@@ -92,7 +92,7 @@ def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             kind="choice",
             prompt=f"In {where} of all-MiniLM-L6-v2, which piece does the query {quote(P[i])} attend to most?",
             answer=P[top],
-            hint="Read the query's row in section 3: the brightest cell.",
+            hint="Read the query's row of weights shown in this step: the largest one.",
             solution=f"Row {quote(P[i])} of {where}: {labelled_values(P, row)}: the largest is {quote(P[top])}.",
             options=pick_options(P, top, rng),
             uses=shown_numbers(row),
@@ -100,8 +100,8 @@ def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
         Exercise(
             id="trained-label",
             kind="choice",
-            prompt=f"Which label does {where} get on this sentence, by the labelling rules of section 5 (“What heads "
-            "do”; the hint sums them up)?",
+            prompt=f"Which label does {where} get on this sentence, by the labelling rules of the step “What heads "
+            "do” (the hint sums them up)?",
             answer=label,
             hint=f"Average over the queries the weight on [CLS], [SEP], the previous, next and same piece; "
             f"a share of at least {tm.LABEL_SHARE:g} names the head, else look at the entropy.",

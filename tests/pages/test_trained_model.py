@@ -30,7 +30,7 @@ def test_preset_shows_every_section_and_agreement(preset_page):
     assert not at.error, [e.value for e in at.error]
     assert at.title[0].value == "10. Inside a trained model"
     headers = [h.value for h in at.subheader]
-    assert headers[0].startswith("1.") and any(h.startswith("3. Layer 1, head 1") for h in headers)
+    assert headers[0] == "The sentence as the model reads it" and any(h.startswith("Layer 1, head 1") for h in headers)
     assert "[CLS]  your  journey  starts  with  one  step  [SEP]" in [c.value for c in at.code]
     assert all(float(value) < 1e-5 for metric in _metrics(at) for value in metric.split(", "))
     assert any("all_heads" in str(spec.get("description", "")) or "72 heads" in str(spec.get("description", ""))
@@ -49,8 +49,8 @@ def test_picking_a_layer_and_head_opens_it(preset_page):
     at.selectbox(key="tm_layer").set_value(3)
     at.selectbox(key="tm_head").set_value(7).run()
     assert_clean(at)
-    assert any(h.value.startswith("3. Layer 3, head 7") for h in at.subheader)
-    assert any(h.value == "4. The same head by hand (layer 3, head 7)" for h in at.subheader)
+    assert any(h.value.startswith("Layer 3, head 7") for h in at.subheader)
+    assert any(h.value == "The same head by hand (layer 3, head 7)" for h in at.subheader)
     assert all(float(value) < 1e-5 for metric in _metrics(at) for value in metric.split(", "))
 
 
@@ -305,7 +305,7 @@ def test_head_claims_carry_the_figures_measured_on_the_sentence():
     at.selectbox(key="tm_layer").set_value(3)
     at.selectbox(key="tm_head").set_value(1).run()
     summary = tm.head_summary(attentions[2, 0])
-    heading = next(h.value for h in at.subheader if h.value.startswith("3. Layer 3, head 1"))
+    heading = next(h.value for h in at.subheader if h.value.startswith("Layer 3, head 1"))
     assert f"{trained.SHORT_NAMES.get(summary.pattern, summary.pattern)} {summary.share:.2f}" in heading
     figures = next(m.value for m in at.markdown if m.value.startswith("**Measured on your sentence.**"))
     assert f"{summary.rows_on.hit} of {summary.rows_on.rows} rows" in figures
@@ -380,10 +380,10 @@ def test_in_steps_the_first_step_runs_no_forward_pass_and_a_picked_head_follows_
     at = open_page(PAGE, {**sentence_params(sentence), "step": "3"}, timeout=300)
     assert runs, "the explorer's step runs the forward pass"
     assert [place_name(item) for item in at.session_state["_exercises_shown:trained_model"]] == ["trained-label"]
-    assert not any(h.value.startswith("4. The same head by hand") for h in at.subheader)
+    assert not any(h.value.startswith("The same head by hand") for h in at.subheader)
     at.selectbox(key="tm_layer").set_value(2)
     at.selectbox(key="tm_head").set_value(5).run()
-    assert any(h.value.startswith("3. Layer 2, head 5") for h in at.subheader)
+    assert any(h.value.startswith("Layer 2, head 5") for h in at.subheader)
     assert "layer 2, head 5" in at.session_state["_exercises_shown:trained_model"][0].prompt
     at.button(key="stepnext:trained_model").click().run()
     assert_clean(at)
@@ -399,7 +399,7 @@ def test_in_steps_the_first_step_runs_no_forward_pass_and_a_picked_head_follows_
     at.button(key="stepnext:trained_model").click().run()
     assert_clean(at)
     assert at.query_params["step"] == "7"
-    assert any(h.value == "4. The same head by hand (layer 2, head 5)" for h in at.subheader)
+    assert any(h.value == "The same head by hand (layer 2, head 5)" for h in at.subheader)
     assert [place_name(item) for item in at.session_state["_exercises_shown:trained_model"]] == ["trained-no-bias"]
     assert all("layer 2, head 5" in item.prompt for item in at.session_state["_exercises_shown:trained_model"])
     at.button(key="stepnext:trained_model").click().run()
@@ -407,4 +407,4 @@ def test_in_steps_the_first_step_runs_no_forward_pass_and_a_picked_head_follows_
     at.button(key=f"tm_open:{pattern}").click().run()
     assert_clean(at)
     assert at.query_params["step"] == "6", "a head to open opens with its line view"
-    assert any(h.value.startswith(f"3. Layer {layer + 1}, head {head + 1}") for h in at.subheader)
+    assert any(h.value.startswith(f"Layer {layer + 1}, head {head + 1}") for h in at.subheader)
