@@ -550,7 +550,7 @@ after, or the query itself; **broad** when the weights are spread almost evenly 
 least {tm.BROAD_FRACTION:.0%} of ln T, the entropy of a uniform row); otherwise **mixed**.
 The grid's labels carry the figure: “next 0.62” means a query puts on average 0.62 of its weight on the next
 piece (“prev” is the previous piece); “weak CLS 0.37” or “broad CLS 0.18” names the strongest pattern when it
-is below {format_number(tm.LABEL_SHARE, 2)}. A label is an average: the step “All 72 heads” gives, for the open head, on how many rows
+is below {format_number(tm.LABEL_SHARE, 2)}. A label is an average: the step “{EXPLORER}” gives, for the open head, on how many rows
 the pattern holds and the head's largest weight off those keys.
 """
     )
