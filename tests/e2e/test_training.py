@@ -3,6 +3,8 @@ watch the status, see the loss chart and the accuracy appear."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.e2e.conftest import screenshot, wait_for_app
@@ -50,12 +52,22 @@ def _training_page(browser, app_url: str, steps: int):
 
 
 def _finished(page, steps: int) -> str:
-    """Wait for the run's results; the held-out accuracy shown."""
+    """Wait for the run's results; the held-out accuracy shown once it has settled (a learner who follows another's
+    run sees its live figures first, then the finished run's: two reads a second apart that agree)."""
     page.locator("[data-testid='stMetricLabel']").filter(has_text="Held-out accuracy").wait_for(timeout=60_000)
-    wait_for_app(page)
+    page.get_by_text(f"Trained {steps} steps").wait_for(timeout=60_000)
+    metric = page.locator("[data-testid='stMetricValue']").first
+    shown, deadline = None, time.monotonic() + 30
+    while time.monotonic() < deadline:
+        wait_for_app(page)
+        now = metric.inner_text()
+        if now == shown:
+            break
+        shown = now
+        page.wait_for_timeout(1000)
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.get_by_text(f"Trained {steps} steps").count() == 1, "this learner's own status box, completed"
-    return page.locator("[data-testid='stMetricValue']").first.inner_text()
+    return shown
 
 
 @pytest.mark.browser
