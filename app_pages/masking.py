@@ -371,7 +371,7 @@ PyTorch uses **both** boolean conventions, so always check which one a function 
 * `F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)`: **True = may attend** (the lab's convention).
 * `nn.MultiheadAttention(...)(x, x, x, attn_mask=~mask)` and its `key_padding_mask`: **True = blocked**.
 
-The same mask, written both ways (a ticked box is True):
+The same mask, written both ways (False in faint type):
 """
     )
     may, blocked = st.columns(2) if len(labels) <= SIDE_BY_SIDE_TOKENS else (st.container(), st.container())

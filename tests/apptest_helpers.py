@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pandas as pd
@@ -71,9 +72,94 @@ def charts(at: AppTest) -> list:
     return list(at.get("vega_lite_chart"))
 
 
-def frames(at: AppTest) -> list[pd.DataFrame]:
-    """Every st.dataframe's data as a DataFrame (data editors excluded)."""
-    return [df.value for df in at.dataframe if df.editing_mode == "read_only"]
+def frames(at) -> list[pd.DataFrame]:
+    """Every table the page shows, in page order, as the DataFrame that was drawn: the lessons' HTML tables
+    (ui.html_table, read back by ``read_table_html``) and the st.dataframes of larger tables (data editors
+    excluded). Each frame's ``attrs["alt"]`` is the table's alt text. ``at``: an AppTest or any block of one (a
+    column, a tab)."""
+    found = []
+
+    def visit(node) -> None:
+        if getattr(node, "type", None) == "html":
+            found.extend(read_table_html(node.proto.body))
+        elif getattr(node, "type", None) == "dataframe" and node.editing_mode == "read_only":
+            frame = node.value
+            frame.attrs["alt"] = node.proto.alt
+            found.append(frame)
+        for child in getattr(node, "children", {}).values():
+            visit(child)
+
+    visit(at._tree if isinstance(at, AppTest) else at)
+    return found
+
+
+class _TableReader(HTMLParser):
+    """Reads the tables of ui.html_table back: header kinds (data-t), labels, and each cell's exact value."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[dict] = []
+        self.cell: dict | None = None
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        attributes = dict(attrs)
+        if tag == "table":
+            self.tables.append({"head": [], "rows": [], "alt": attributes.get("aria-label") or ""})
+        elif tag == "tr" and self.tables:
+            self.tables[-1]["rows"].append([])
+        elif tag in ("th", "td") and self.tables:
+            self.cell = {"tag": tag, "scope": attributes.get("scope"), "text": "", **attributes}
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell["text"] += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("th", "td") and self.cell is not None:
+            table = self.tables[-1]
+            if self.cell["scope"] == "col":
+                table["head"].append(self.cell)
+            else:
+                table["rows"][-1].append(self.cell)
+            self.cell = None
+
+
+def _value(cell: dict, kind: str):
+    exact = cell.get("data-v")
+    if exact is None:
+        return cell["text"] if cell["text"] else None
+    return {"f": float, "i": int, "b": lambda v: v == "1"}[kind](exact)
+
+
+def read_table_html(body: str) -> list[pd.DataFrame]:
+    """The DataFrames of the HTML tables in ``body`` (none when it has none): columns named as drawn (the
+    column's name where its label differs), row labels from the row headers, every number exact."""
+    reader = _TableReader()
+    reader.feed(body)
+    frames_read = []
+    for table in reader.tables:
+        head = table["head"]
+        rows = [row for row in table["rows"] if row]
+        with_index = bool(head) and "data-i" in head[0]  # the index's corner header
+        columns = head[1:] if with_index else head
+        kinds = [column["data-t"] for column in columns]
+        data = {
+            column.get("data-c", column["text"]): [_value(row[i + with_index], kind) for row in rows]
+            for i, (column, kind) in enumerate(zip(columns, kinds, strict=True))
+        }
+        frame = pd.DataFrame(data)
+        for name, kind in zip(data, kinds, strict=True):
+            if kind == "b":
+                frame[name] = frame[name].astype(bool)
+        if with_index:
+            labels = [row[0]["text"] for row in rows]
+            index_kind = head[0]["data-t"]
+            frame.index = pd.Index(
+                [int(v) for v in labels] if index_kind == "i" else labels, name=head[0]["text"] or None
+            )
+        frame.attrs["alt"] = table["alt"]
+        frames_read.append(frame)
+    return frames_read
 
 
 def chart_specs(at: AppTest) -> list[dict]:

@@ -55,17 +55,17 @@ def test_heatmap_specs_never_exceed_their_budget_after_many_long_sentences():
             assert store.bytes <= store.max_bytes
 
 
-def test_a_long_sentence_table_is_drawn_not_kept():
-    side = 1 + int(_drawing.MAX_REPLAYED_CELLS**0.5)
-    assert not _drawing.replayed(torch.zeros(side, side))
-    assert _drawing.replayed(torch.zeros(charts.MAX_CHART_TOKENS // 2, 4))
+def test_a_long_sentence_table_is_a_data_grid_not_html():
+    side = 1 + int(_drawing.MAX_HTML_CELLS**0.5)
+    assert not _drawing.html_sized(torch.zeros(side, side))
+    assert _drawing.html_sized(torch.zeros(charts.MAX_CHART_TOKENS // 2, 4))
 
 
 LARGE_TABLE_PAGE = """
 import torch
 from ui import display
 
-side = 70  # beyond MAX_REPLAYED_CELLS (64 x 64)
+side = 70  # beyond MAX_HTML_CELLS (64 x 64)
 values = torch.arange(side * side, dtype=torch.float64).reshape(side, side) / 7
 labels = [f"t{i}" for i in range(side)]
 display.table(values, labels, labels, alt_text="a large table")

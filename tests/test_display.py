@@ -12,6 +12,7 @@ import torch
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_helpers import frames
 from ui import _drawing, charts
 
 
@@ -25,13 +26,19 @@ def table_app() -> None:
     display.table(frame, alt_text="mixed")
 
 
+def shown_texts(body: str) -> list[list[str]]:
+    """The cell texts of an HTML table, row by row (row headers left out)."""
+    return [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", body)[1:]]
+
+
 def test_a_table_formats_each_cell_by_itself_and_keeps_numbers():
     at = AppTest.from_function(table_app).run()
     assert not at.exception
-    element = at.dataframe[0]
-    assert element.value["tiny"].tolist() == [3e-7, 0.5]  # numbers, as tests and sorting read them
-    shown = convert_arrow_bytes_to_pandas_df(element.proto.arrow_data.styler.display_values)
-    assert shown.to_numpy().tolist() == [["1.0000", "3.0000e-07", "0"], ["0.2500", "0.5000", "1.0226e+36"]]
+    (frame,) = frames(at)
+    assert frame["tiny"].tolist() == [3e-7, 0.5]  # the exact numbers, as the tests read them
+    assert list(frame.index) == ["a", "b"]
+    assert shown_texts(at.html[-1].proto.body) == [["1.0000", "3.0000e-07", "0"], ["0.2500", "0.5000", "1.0226e+36"]]
+    assert 'aria-label="mixed"' in at.html[-1].proto.body
 
 
 def replayed_tables_app() -> None:
@@ -48,21 +55,24 @@ def replayed_tables_app() -> None:
     display.table(torch.tensor([[0.25, 0.75], [1.5, 2.5]]), ["a", "b"], ["x", "y"], alt_text="weights")
 
 
-def test_a_table_is_drawn_once_per_content_and_replayed_where_it_is_called(monkeypatch):
-    """drawn_table is a st.cache_data function: the same numbers, labels and alt text are drawn once
-    and replayed in the container of each call; a rerun draws nothing anew."""
-    drawn = []
-    monkeypatch.setattr(_drawing, "plain_decimals", lambda frame: drawn.append(frame.shape) or False)
-    _drawing.drawn_table.clear()
+def test_a_table_is_formatted_once_per_content_and_drawn_where_it_is_called(monkeypatch):
+    """A table's HTML is kept by its content (_drawing.TABLE_HTML): the same numbers, labels and alt text are
+    formatted once and drawn in the container of each call; a rerun formats nothing anew."""
+    from ui import html_table
+
+    made, table_html = [], html_table.table_html
+    monkeypatch.setattr(
+        html_table, "table_html", lambda frame, **kw: made.append(frame.shape) or table_html(frame, **kw)
+    )
+    monkeypatch.setattr(_drawing, "TABLE_HTML", _drawing.Kept(16))
     at = AppTest.from_function(replayed_tables_app).run()
-    assert not at.exception and len(drawn) == 2  # two contents: the repeated table was replayed
-    first, second = (column.dataframe[0] for column in at.columns)
-    assert first.value.to_numpy().tolist() == second.value.to_numpy().tolist() == [[0.5, 0.0], [3e-7, 1.0]]
-    shown = convert_arrow_bytes_to_pandas_df(second.proto.arrow_data.styler.display_values)
-    assert shown.to_numpy().tolist() == [["0.5000", "0"], ["3.0000e-07", "1.0000"]]
-    assert at.main.dataframe[2].value.to_numpy().tolist() == [[0.25, 0.75], [1.5, 2.5]]
+    assert not at.exception and len(made) == 2  # two contents: the repeated table was formatted once
+    first, second = (frames(column)[0] for column in at.columns)
+    assert first.to_numpy().tolist() == second.to_numpy().tolist() == [[0.5, 0.0], [3e-7, 1.0]]
+    assert shown_texts(at.columns[1].html[0].proto.body) == [["0.5000", "0"], ["3.0000e-07", "1.0000"]]
+    assert frames(at)[2].to_numpy().tolist() == [[0.25, 0.75], [1.5, 2.5]]
     at.run()
-    assert len(drawn) == 2 and len(at.dataframe) == 3
+    assert len(made) == 2 and len(frames(at)) == 3
 
 
 def frame_tables_app() -> None:
@@ -79,19 +89,20 @@ def frame_tables_app() -> None:
     display.frame_table(frame.assign(**{"may attend": [False, False]}), hide_index=True)
 
 
-def test_any_frame_is_drawn_once_per_content_and_options_and_replayed_in_place(monkeypatch):
-    import streamlit as st
+def test_any_frame_is_formatted_once_per_content_and_options_and_drawn_in_place(monkeypatch):
+    from ui import html_table
 
-    drawn, dataframe = [], st.dataframe
-    monkeypatch.setattr(st, "dataframe", lambda *args, **kwargs: drawn.append(1) or dataframe(*args, **kwargs))
-    _drawing.drawn_frame.clear()
+    made, table_html = [], html_table.table_html
+    monkeypatch.setattr(html_table, "table_html", lambda frame, **kw: made.append(1) or table_html(frame, **kw))
+    monkeypatch.setattr(_drawing, "TABLE_HTML", _drawing.Kept(16))
     at = AppTest.from_function(frame_tables_app).run()
-    assert not at.exception and len(drawn) == 2
-    shown = [column.dataframe[0].value["may attend"].tolist() for column in at.columns]
+    assert not at.exception and len(made) == 2
+    shown = [frames(column)[0]["may attend"].tolist() for column in at.columns]
     assert shown == [[True, False], [True, False]]
-    assert at.main.dataframe[2].value["may attend"].tolist() == [False, False]
+    assert frames(at)[2]["may attend"].tolist() == [False, False]
+    assert '<th scope="row">' not in at.html[-1].proto.body  # hide_index
     at.run()
-    assert len(drawn) == 2 and len(at.dataframe) == 3
+    assert len(made) == 2 and len(frames(at)) == 3
 
 
 def test_the_table_key_changes_with_any_number_label_type_or_alt_text():
@@ -110,12 +121,6 @@ def test_the_table_key_changes_with_any_number_label_type_or_alt_text():
     assert len({key, *others}) == 6
     frame = pd.DataFrame({"n": [1, 2]}, index=["a", "b"])
     assert _drawing.table_key(frame, None, None, None) != _drawing.table_key(frame.astype(float), None, None, None)
-
-
-def test_plain_decimals_only_when_every_cell_reads_at_4_decimals():
-    assert _drawing.plain_decimals(pd.DataFrame({"a": [0.5, -2.0], "b": [1.0, 12.0]}))
-    for odd in (0.0, 3e-7, 2e6, float("nan"), float("-inf")):
-        assert not _drawing.plain_decimals(pd.DataFrame({"a": [0.5, odd], "b": [1.0, 12.0]}))
 
 
 def test_heatmap_spec_and_data_are_apart_and_in_sentence_order():
@@ -264,7 +269,7 @@ def test_very_large_tables_fall_back_to_one_format_per_column():
     frame = pd.DataFrame(np.full((70, 70), 0.5))
     frame.iloc[3, 2] = 1e-9
     formats = _drawing.column_formats(frame)
-    assert formats[2] == "%.4e" and formats[0] == "%.4f" and frame.size > _drawing.MAX_STYLED_CELLS
+    assert formats[2] == "%.4e" and formats[0] == "%.4f" and not _drawing.html_sized(frame)
 
 
 def line_view_app() -> None:

@@ -19,7 +19,7 @@ import streamlit as st
 import torch
 
 from attention_core.presets import PRESETS
-from tests.apptest_helpers import OWN_SENTENCE, assert_clean, open_page, sentence_params
+from tests.apptest_helpers import OWN_SENTENCE, assert_clean, frames, open_page, sentence_params
 
 attention = importlib.import_module("attention_core.attention")  # the module (the package exports a function too)
 heads = importlib.import_module("attention_core.heads")
@@ -85,8 +85,7 @@ def shown_verdicts(at) -> list[str]:
     """Every agreement verdict on the page, in order: bold in text and captions, or a table's verdict column."""
     texts = [element.value for element in (*at.markdown, *at.caption)]
     found = [match for text in texts for match in VERDICT.findall(text)]
-    for table in (*at.table, *at.dataframe):
-        frame = table.value
+    for frame in (*(table.value for table in at.table), *frames(at)):
         if "verdict" in getattr(frame, "columns", ()):
             found += list(frame["verdict"])
     return found

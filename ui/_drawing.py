@@ -2,7 +2,8 @@
 
 Pages never import this module; they call ui.display. What is here:
 
-- tables: ``table_key`` (a digest of what a table shows) and ``drawn_table`` / ``drawn_frame``, which draw;
+- tables: ``show_table`` / ``show_frame``: an HTML table (ui.html_table) kept by ``table_key`` / ``frame_key`` (digests
+  of what a table shows), or for a table too large for HTML a st.dataframe of its kept Arrow table;
 - heatmaps: ``HeatmapStyle`` (everything of a heatmap but its labels and numbers), ``heatmap_template`` (built by
   Altair once per size and style), ``heatmap_spec`` (the template with the real labels swapped in),
   ``heatmap_data`` / ``outline_data`` (the named Arrow datasets the spec reads);
@@ -13,18 +14,15 @@ Pages never import this module; they call ui.display. What is here:
 A spec holds no number and no query: those travel in named datasets. The same spec with new datasets lets the
 browser put the new data into the drawn chart instead of drawing the chart anew.
 
-Two kinds of cache, each for its own reason, and no other:
+One kind of cache for drawing:
 
-- ``st.cache_data`` replays drawn elements. ``drawn_table`` and ``drawn_frame`` draw; on a hit Streamlit replays
-  the element it recorded, in the container of the call, without formatting or converting the table again.
-  Only st.cache_data can replay an element.
 - ``Kept`` (and the ``kept`` decorator) is a bounded store for the whole server process of built things: specs,
-  templates, Arrow datasets, a function's source. They are read-only (Arrow bytes cannot change; Streamlit copies
-  a spec before it edits its top level, the only level it edits), so a plain dict serves them without
-  st.cache_data's argument hashing and pickled copies, which cost more than the build is worth for the dozen
-  small items a page draws per rerun.
+  templates, Arrow datasets, tables' HTML, a function's source. They are read-only (strings and Arrow bytes cannot
+  change; Streamlit copies a spec before it edits its top level, the only level it edits), so a plain dict serves
+  them without st.cache_data's argument hashing and pickled copies, which cost more than the build is worth for
+  the dozen small items a page draws per rerun.
 
-(ui.trained's forward passes are st.cache_data for a third reason that is not about drawing: GUIDE rule 6,
+(ui.trained's forward passes are st.cache_data for a reason that is not about drawing: GUIDE rule 6,
 results computed from plain arguments.)
 """
 
@@ -46,8 +44,8 @@ import torch
 from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
 from attention_core.tables import long_frame, to_frame
-from ui import charts
-from ui.format import HUGE, TINY, format_number
+from ui import charts, html_table
+from ui.format import HUGE, TINY
 
 # --- the process-wide store ------------------------------------------------------------------------------------
 
@@ -148,28 +146,42 @@ def source_of(function: Callable) -> str:
     return inspect.getsource(function)
 
 
-# Formulas and charts wider than a phone scroll sideways instead of being cut off (display.page_style).
+# Formulas, charts and tables wider than a phone scroll sideways instead of being cut off (display.page_style).
+# The tables (ui.html_table, class lab-table): text, borders and header tints inherit or mix the theme's colours,
+# so one set of rules reads on the light and the dark theme; the sticky header row and row labels blur what
+# scrolls under them instead of covering it with a colour that would be wrong on one of the themes.
 PAGE_CSS = """<style>
 [data-testid="stMain"] .katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0 6px; }
 [data-testid="stMain"] [data-testid="stVegaLiteChart"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+.lab-table { overflow: auto; max-width: 100%; width: fit-content; margin: 0 0 0.75rem;
+  border: 1px solid rgba(128, 128, 128, 0.3); border-radius: 0.5rem; }
+.lab-table.stretch { width: auto; }
+.lab-table table { border-collapse: separate; border-spacing: 0; font-size: 0.875rem; line-height: 1.4;
+  font-variant-numeric: tabular-nums; color: inherit; margin: 0; }
+.lab-table.stretch table { width: 100%; }
+.lab-table th, .lab-table td { padding: 0.3rem 0.65rem; white-space: nowrap; border: none;
+  border-bottom: 1px solid rgba(128, 128, 128, 0.18); }
+.lab-table tbody tr:last-child > * { border-bottom: none; }
+.lab-table td { text-align: left; }
+.lab-table td.n { text-align: right; }
+.lab-table td.b0 { opacity: 0.45; }
+.lab-table thead th { position: sticky; top: 0; z-index: 1; font-weight: 600; text-align: right;
+  background: rgba(128, 128, 128, 0.12); backdrop-filter: blur(10px); }
+.lab-table thead th.s { text-align: left; }
+.lab-table tbody th { position: sticky; left: 0; font-weight: 400; text-align: left; opacity: 0.85;
+  background: rgba(128, 128, 128, 0.06); backdrop-filter: blur(10px); }
+.lab-table thead th[data-i] { left: 0; z-index: 2; }
+.lab-table th[title] { text-decoration: underline dotted; cursor: help; }
 </style>"""
 
 
 def page_style() -> None:
-    """The lab's few layout rules (sideways scrolling of wide formulas and charts); once per run."""
+    """The lab's few layout rules (sideways scrolling of wide formulas, charts and tables, the tables' look); once
+    per run."""
     st.html(PAGE_CSS)
 
 
 # --- tables ----------------------------------------------------------------------------------------------------
-
-MAX_STYLED_CELLS = 64 * 64  # per-cell formatting (a pandas Styler) is slow; beyond, one format per column
-
-
-def plain_decimals(frame: pd.DataFrame) -> bool:
-    """True when every cell reads at plain 4 decimals (finite, non-zero, not scientific): one column format fits."""
-    values = frame.to_numpy(dtype=float)
-    magnitude = np.abs(values)
-    return bool(np.isfinite(values).all() and ((magnitude >= TINY) & (magnitude < HUGE)).all())
 
 
 def column_formats(frame: pd.DataFrame) -> list[str]:
@@ -184,8 +196,7 @@ def table_key(
 ) -> str:
     """A digest of what a table shows: its numbers (with their types), its labels and its alt text.
 
-    One short string, because st.cache_data hashes a tuple of labels item by item; arguments go by keyword,
-    which spares it a signature lookup each.
+    One short string, the key its HTML (or a large table's Arrow table) is kept under.
     """
     if isinstance(data, pd.DataFrame):
         values = data.to_numpy(dtype=np.float64)
@@ -199,86 +210,63 @@ def table_key(
     return digest.hexdigest()
 
 
-@st.cache_data(max_entries=512, show_spinner=False)
-def drawn_table(
-    *,
-    key: str,
-    _data: pd.DataFrame | torch.Tensor,
-    _rows: Sequence[str] | None,
-    _cols: Sequence[str] | None,
-    _alt_text: str | None,
-) -> None:
-    """Draws the table ``key`` names (table_key of the underscored arguments, which are not hashed), through
-    draw_table.
+MAX_HTML_CELLS = 64 * 64  # up to this, a table is HTML (ui.html_table), kept by its content; beyond, it is a
+# st.dataframe, whose data grid draws only the rows in view (a long sentence's T x T table is megabytes of HTML)
 
-    When every cell reads at 4 decimals a column format draws them; otherwise a Styler formats each
-    cell by itself (format_number: '0', '3.2100e-07', '1.0226e+36', '-∞' beside '0.2500').
-    Beyond MAX_STYLED_CELLS (64 x 64) a Styler is too slow: each column gets one format instead.
-    """
-    draw_table(_data, _rows, _cols, _alt_text)
+# The HTML of the lessons' tables, kept by content: a rerun that shows the same numbers formats nothing again.
+TABLE_HTML = Kept(512, 24 * MB)
 
-
-MAX_REPLAYED_CELLS = 64 * 64  # a larger table is not kept to replay: a long sentence's T x T table is megabytes,
-# and a server kept 512 of them (issue 25); the lessons' tables of up to 64 tokens square stay replayed
-
-
-# The Arrow tables of those larger tables (with their column formats), kept by table_key within a byte budget: a
+# The Arrow tables of the larger tables (with their column formats), kept by table_key within a byte budget: a
 # rerun draws them without converting 128 x 128 cells again (docs/benchmarks.md: the reruns at 128 tokens after
 # issue 25), and a long sentence's megabytes push out the oldest instead of adding up.
 LARGE_TABLES = Kept(64, 24 * MB)
 
 
-def replayed(frame_or_matrix: pd.DataFrame | torch.Tensor) -> bool:
-    """True when a table is small enough to be kept and replayed (MAX_REPLAYED_CELLS)."""
+def html_sized(frame_or_matrix: pd.DataFrame | torch.Tensor) -> bool:
+    """True when a table is small enough to be drawn as HTML (MAX_HTML_CELLS)."""
     shape = frame_or_matrix.shape
-    return int(np.prod(shape)) <= MAX_REPLAYED_CELLS
+    return int(np.prod(shape)) <= MAX_HTML_CELLS
 
 
 def show_table(
     data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None, alt_text: str | None
 ) -> None:
-    """display.table: replayed when small; a table too large to replay is drawn from its kept Arrow table and
-    column formats (LARGE_TABLES, a byte budget), so memory stays bounded and a rerun does not convert it again."""
+    """display.table: an HTML table (ui.html_table) kept by content; a table too large for that is a st.dataframe
+    drawn from its kept Arrow table and column formats (LARGE_TABLES, a byte budget), so memory stays bounded and
+    a rerun does not convert it again."""
     key = table_key(data, rows, cols, alt_text)
-    if not replayed(data):
+    if not html_sized(data):
         table, config, height = LARGE_TABLES.get(key, lambda: large_table(data, rows, cols))
         st.dataframe(table, column_config=config, height=height, alt=alt_text)
         return
-    drawn_table(key=key, _data=data, _rows=rows, _cols=cols, _alt_text=alt_text)
+    st.html(TABLE_HTML.get(key, lambda: html_table.table_html(as_frame(data, rows, cols), alt=alt_text)))
 
 
-def table_layout(frame: pd.DataFrame, column_formats_too: bool) -> tuple[dict, int | str]:
-    """The column config (the index wide enough for its labels; one number format per column when asked) and the
-    height of a drawn table."""
+def as_frame(data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None) -> pd.DataFrame:
+    """A table's DataFrame: the frame itself, or the matrix with its row and column labels."""
+    return data if isinstance(data, pd.DataFrame) else to_frame(data, rows, cols)
+
+
+def table_layout(frame: pd.DataFrame) -> tuple[dict, int | str]:
+    """The column config of a large table drawn by st.dataframe (the index wide enough for its labels, one
+    number format per column) and its height."""
     longest_label = max((len(str(label)) for label in frame.index), default=0)
     config = {"_index": st.column_config.Column(width=min(260, 24 + 8 * longest_label))}  # labels not cut off
-    if column_formats_too:
-        config |= {
-            str(column): st.column_config.NumberColumn(str(column), format=fmt)
-            for column, fmt in zip(frame.columns, column_formats(frame), strict=True)
-        }
+    config |= {
+        str(column): st.column_config.NumberColumn(str(column), format=fmt)
+        for column, fmt in zip(frame.columns, column_formats(frame), strict=True)
+    }
     return config, "auto" if len(frame) <= 16 else 420
 
 
 def large_table(
     data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None
 ) -> tuple[pa.Table, dict, int | str]:
-    """A table beyond MAX_REPLAYED_CELLS as st.dataframe draws it: its Arrow table (the index kept as the row
-    labels), one format per column (a Styler is too slow at this size) and its height."""
-    frame = data if isinstance(data, pd.DataFrame) else to_frame(data, rows, cols)
-    config, height = table_layout(frame, column_formats_too=True)
+    """A table beyond MAX_HTML_CELLS as st.dataframe draws it: its Arrow table (the index kept as the row
+    labels), one format per column (per-cell formatting is too slow at this size) and its height."""
+    frame = as_frame(data, rows, cols)
+    config, height = table_layout(frame)
     return pa.Table.from_pandas(frame, preserve_index=True), config, height
-
-
-def draw_table(
-    data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None, alt_text: str | None
-) -> None:
-    """drawn_table's drawing, without the replay."""
-    frame = data if isinstance(data, pd.DataFrame) else to_frame(data, rows, cols)
-    plain = plain_decimals(frame) or frame.size > MAX_STYLED_CELLS
-    config, height = table_layout(frame, column_formats_too=plain)
-    shown = frame if plain else frame.style.format(format_number)
-    st.dataframe(shown, column_config=config, height=height, alt=alt_text)
 
 
 def frame_key(frame: pd.DataFrame, options: dict) -> str:
@@ -286,18 +274,16 @@ def frame_key(frame: pd.DataFrame, options: dict) -> str:
     return hashlib.blake2b(repr((fingerprint(frame), sorted(options.items()))).encode(), digest_size=20).hexdigest()
 
 
+FRAME_OPTIONS = ("alt", "column_config", "hide_index", "width", "height")  # what frame_table's HTML honours
+
+
 def show_frame(frame: pd.DataFrame, options: dict) -> None:
-    """display.frame_table: replayed when small, drawn afresh when too large to keep."""
-    if not replayed(frame):
+    """display.frame_table: an HTML table kept by content and options; a frame too large for that, or asking for
+    an option an HTML table does not have, is a st.dataframe."""
+    if not html_sized(frame) or set(options) - set(FRAME_OPTIONS) or isinstance(frame.columns, pd.MultiIndex):
         st.dataframe(frame, **options)
         return
-    drawn_frame(key=frame_key(frame, options), _frame=frame, _options=options)
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def drawn_frame(*, key: str, _frame: pd.DataFrame, _options: dict) -> None:
-    """Draws the frame ``key`` names (frame_key of the unhashed arguments)."""
-    st.dataframe(_frame, **_options)
+    st.html(TABLE_HTML.get(frame_key(frame, options), lambda: html_table.table_html(frame, **options)))
 
 
 # --- heatmaps --------------------------------------------------------------------------------------------------

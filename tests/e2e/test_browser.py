@@ -1,7 +1,7 @@
 """The app in a real browser (Debian's headless Chromium): pages render, inputs update them, links share them.
 
-Cell values of st.dataframe live on a canvas, so updates are checked through the text the page
-writes (the worked breakdown) and through pixels of the table and heatmap elements.
+The lessons' tables are HTML, so updates are checked through their text and the text the page writes (the
+worked breakdown); heatmaps through their pixels and their cells' labels.
 """
 
 from __future__ import annotations
@@ -91,16 +91,16 @@ def test_preset_and_query_token_update_the_numbers(page, app_url):
     page.goto(f"{app_url}/scores?view=all")
     wait_for_app(page)
     first_text = breakdown(page)
-    table = page.locator("[data-testid='stDataFrame']:visible").first  # the term-by-term table (X's is in a tab)
+    table = page.locator(".lab-table:visible").first  # the term-by-term table (X's is in a tab)
     # the scores heatmap: its cells are labelled by query and key (X's heatmap by token and dimension)
     chart = page.locator("[data-testid='stVegaLiteChart']").filter(has=page.locator("[aria-label^='key: ']")).first
-    first_table, first_chart, first_csv = table.screenshot(), chart.screenshot(), downloaded_csv(page)
+    first_table, first_chart, first_csv = table.inner_text(), chart.screenshot(), downloaded_csv(page)
 
     choose(page, "Query token", "journey")
     headings = page.locator("[data-testid='stMain'] h2, [data-testid='stMain'] h3").all_inner_texts()
     assert any("query “journey”" in heading for heading in headings)
     assert breakdown(page) != first_text
-    assert table.screenshot() != first_table  # the term-by-term table follows the query
+    assert table.inner_text() != first_table  # the term-by-term table follows the query
 
     choose(page, "Example", "I can't find the light switch")
     no_exception(page)

@@ -11,7 +11,7 @@ PHONE = {"width": 390, "height": 844}
 # Every formula, chart and table of the main column: its own width, the width it scrolls over, its overflow rule.
 BOXES_JS = """() => {
   const main = document.querySelector("[data-testid='stMainBlockContainer']").getBoundingClientRect();
-  const selector = ".katex-display, [data-testid='stVegaLiteChart'], [data-testid='stDataFrame']";
+  const selector = ".katex-display, [data-testid='stVegaLiteChart'], [data-testid='stDataFrame'], .lab-table";
   return [...document.querySelectorAll(`[data-testid='stMain'] :is(${selector})`)]
     .filter((el) => el.offsetParent !== null)
     .map((el) => ({
@@ -40,6 +40,7 @@ def test_wide_content_scrolls_on_a_phone_instead_of_being_cut(phone, app_url, pa
     no_exception(phone)
     boxes = phone.evaluate(BOXES_JS)
     assert any(box["kind"] == "stVegaLiteChart" for box in boxes)
+    assert any(box["kind"].startswith("lab-table") for box in boxes)
     for box in boxes:
         assert box["right"] <= box["mainRight"] + 1, f"{box['kind']} sticks out of the page: {box}"
         if box["scrolls"] and box["kind"] != "stDataFrame":  # tables scroll inside their own grid

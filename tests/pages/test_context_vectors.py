@@ -166,19 +166,19 @@ def test_hand_edits_near_100_show_every_digit_right(page):
     expected["context"] = [[f"{c:.4f}" for c in row] for row in (exact @ X).tolist()]
     assert "0.2802" in expected["weights"][0]
     shown = [
-        [[f"{v:.4f}" if isinstance(v, float) else v for v in row] for row in df.value.to_numpy().tolist()]
-        for df in at.dataframe
+        [[f"{v:.4f}" if isinstance(v, float) else v for v in row] for row in df.to_numpy().tolist()]
+        for df in frames(at)
     ]
     tokens = ["a", "b", "c", "d"]
-    frames_shown = list(zip(shown, at.dataframe, strict=True))
-    weights_tables = [t for t, df in frames_shown if list(df.value.columns)[:4] == list(df.value.index)[:4] == tokens]
+    frames_shown = list(zip(shown, frames(at), strict=True))
+    weights_tables = [t for t, df in frames_shown if list(df.columns)[:4] == list(df.index)[:4] == tokens]
     transposed = [list(column) for column in zip(*expected["weights"], strict=True)]  # the column-sums view
     assert weights_tables and all(
         [row[:4] for row in table[:4]] in (expected["weights"], transposed) for table in weights_tables
     )
     if page == PAGE:
-        contexts = [table for table, df in frames_shown if list(df.value.columns)[:1] == ["d1"]]
+        contexts = [table for table, df in frames_shown if list(df.columns)[:1] == ["d1"]]
         assert expected["context"] in contexts
         verdict = next(m.value for m in at.markdown if m.value.startswith("Relative gap"))
-        assert "computes in float64" in verdict and "different" not in verdict
+        assert "computes in float64" in verdict and "**different**" not in verdict  # the gap may be 0 or 1 ulp
         assert "more than" not in verdict and "float32" not in verdict

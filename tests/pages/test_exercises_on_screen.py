@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 from attention_core.exercises import MAX_ANSWER, Exercise, check_answer
-from tests.apptest_helpers import assert_clean, charts, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, charts, frames, open_page, sentence_params
 from ui import lessons
 from ui.format import format_number
 
@@ -30,7 +30,7 @@ TEXT_KINDS = ("markdown", "caption", "latex", "info", "success", "warning", "err
 def shown_numbers(at) -> set[str]:
     """Every number the page shows, as the lab writes it (4 decimals, or scientific alone)."""
     found: set[str] = set()
-    for frame in [df.value for df in at.dataframe] + [t.value for t in at.table]:
+    for frame in frames(at) + [t.value for t in at.table]:
         for value in frame.to_numpy().reshape(-1).tolist():
             if isinstance(value, int | float) and not isinstance(value, bool):
                 found.add(format_number(value))

@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention_core.exercises import ExerciseInput, exercises_for, softmax_exercises
-from tests.apptest_helpers import assert_clean, open_page
+from tests.apptest_helpers import assert_clean, frames, open_page
 from tests.learn_helpers import answer as answer_in
 from tests.learn_helpers import page_exercises
 from ui import inputs, progress
@@ -123,7 +123,7 @@ def test_progress_counts_marker_table_and_reset(at, items):
     answer(at, items["weight"], f"{float(items['weight'].answer):.4f}")
     answer(at, items["top-weight"], next(o for o in items["top-weight"].options if o != items["top-weight"].answer))
     assert "Exercises: 1/2 correct" in [c.value for c in at.sidebar.caption]
-    table = at.dataframe[0].value
+    table = frames(at)[0]
     assert table.loc["2. Softmax", "answered"] == 2 and table.loc["2. Softmax", "correct"] == 1
     at.button(key="reset_progress").click().run()
     assert "Exercises: none answered yet" in [c.value for c in at.sidebar.caption]

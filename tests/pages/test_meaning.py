@@ -12,6 +12,7 @@ import pytest
 from attention_core import meaning
 from attention_core import trained_model as tm
 from tests.apptest_helpers import assert_clean, lab_input, open_page, sentence_params
+from tests.apptest_helpers import frames as shown_frames
 from tests.pages.test_exercises_on_screen import charts
 from ui import trained
 from ui.format import format_number
@@ -104,7 +105,7 @@ def weights_table(at):
 
 
 def frame_with(at, column: str):
-    frames = [t.value for t in at.table] + [d.value for d in at.dataframe]
+    frames = [t.value for t in at.table] + shown_frames(at)
     return next(frame for frame in frames if column in frame.columns)
 
 

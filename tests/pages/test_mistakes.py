@@ -10,7 +10,7 @@ from google.protobuf.message import Message
 
 import attention_core as ac
 from attention_core import mistakes
-from tests.apptest_helpers import assert_clean, lab_input, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, frames, lab_input, open_page, sentence_params
 from ui import museum, progress
 from ui.format import sum_text
 
@@ -81,13 +81,13 @@ def test_before_an_answer_each_exhibit_shows_its_symptom_and_nothing_of_its_bug(
     for item in museum.EXHIBITS:
         for secret in [*secrets(item, lab), item.key]:  # the key names the bug too (no widget id or anchor uses it)
             assert secret not in page, f"{item.key}: {secret!r} sent before an answer"
-    alts = [frame.proto.alt for frame in at.dataframe]
+    alts = [frame.attrs["alt"] for frame in frames(at)]
     for number, item in enumerate(museum.EXHIBITS, 1):
         assert f"Exhibit {number}: what the code is given" in alts
         error = isinstance(item.evidence(lab).wrong, str)
         assert error or f"Exhibit {number}: what the code gives" in alts, "the buggy numbers beside the input"
     assert any("overflow" in code.value for code in at.code), "the real float16 error message"
-    assert not any(str(i).startswith(("bug: ", "right: ")) for frame in at.dataframe for i in frame.value.index)
+    assert not any(str(i).startswith(("bug: ", "right: ")) for frame in frames(at) for i in frame.index)
     assert not at.success
     assert [box.label for box in at.expander] == ["The lab's own scores and softmax, to compare with"], (
         "no exhibit's code"
@@ -118,7 +118,7 @@ def test_answering_reveals_that_exhibit_only_and_every_verdict_stays():
     for secret in secrets(fifth, lab):
         assert secret not in page, "the other exhibits still ask first"
     assert [s.value for s in at.success] == [f"Right: {third.answer}."]
-    assert any(f.proto.alt == f"{third.title}: wrong and right results" for f in at.dataframe)
+    assert any(f.attrs["alt"] == f"{third.title}: wrong and right results" for f in frames(at))
     assert not [b for b in at.button if b.proto.form_id == "exf:museum:exhibit-3"], "the first answer counts"
 
     wrong = next(option for option in fifth.options if option != fifth.answer)
@@ -160,7 +160,7 @@ def test_the_float16_exhibit_should_be_the_exact_float64_answer():
     lab = lab_input(at)
     X = lab.X.to(torch.float64)
     reference = torch.softmax((X @ X.T).masked_fill(~ac.causal_mask(lab.T), float("-inf")), dim=-1)
-    shown = next(f.value for f in at.dataframe if f.proto.alt == f"{item.title}: right result")
+    shown = next(f for f in frames(at) if f.attrs["alt"] == f"{item.title}: right result")
     assert list(shown.index) == [lab.query_label] and list(shown.columns) == list(lab.labels)
     np.testing.assert_allclose(shown.to_numpy()[0], reference[lab.query_index].numpy(), rtol=0, atol=1e-12)
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import frames, open_page
 from ui import browser_store, progress
 
 NONE_YET = "Exercises: none answered yet"
@@ -96,4 +96,4 @@ def test_load_merges_a_good_file_and_refuses_a_hostile_one_changing_nothing():
     assert not at.error
     assert [s.value for s in at.success] == ["Progress loaded: 1 exercises, 1 lessons visited."]
     assert marker(at) == "Exercises: 1/1 correct"
-    assert at.dataframe[0].value.loc["Mistakes museum", "correct"] == 1
+    assert frames(at)[0].loc["Mistakes museum", "correct"] == 1

@@ -271,5 +271,5 @@ def test_edited_weights_survive_a_visit_to_another_step():
     assert any(close(f, edited) for f in frames(at) if f.shape == edited.shape)
     at.segmented_control(key="stepbar:qkv_projections").set_value(2).run()
     assert_clean(at)
-    cells = [str(v) for f in [d.value for d in at.dataframe] for v in f.to_numpy().reshape(-1)]
+    cells = [str(v) for f in (d.value for d in at.dataframe) for v in f.to_numpy().reshape(-1)]  # the editors
     assert "2.5000" in cells  # the W_q editor starts from the edit, not from the seeded weights

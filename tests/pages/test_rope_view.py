@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import assert_clean
+from tests.apptest_helpers import assert_clean, frames
 
 
 def draw(X_values, labels):
@@ -28,7 +28,7 @@ def test_the_rope_step_shows_angles_turned_rows_and_the_relative_verdict():
     X = torch.tensor([[1.0, 0.0, 0.5, 0.2], [0.0, 1.0, 0.1, 0.3], [1.0, 0.0, 0.5, 0.2]])  # a repeated word
     at = run(X, ("dog", "bites", "dog (2)"))
     assert_clean(at)
-    tables = [t.value for t in [*at.dataframe, *at.table]]
+    tables = [*frames(at), *(t.value for t in at.table)]
     angles = next(t for t in tables if list(t.columns) == ["pair 1", "pair 2"])
     assert angles.loc["bites", "pair 1"] == 1.0 and abs(angles.loc["dog (2)", "pair 2"] - 0.02) < 1e-6  # m θ_i
     assert len(at.get("vega_lite_chart")) == 2

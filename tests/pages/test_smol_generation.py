@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention_core import smollm2 as sm
-from tests.apptest_helpers import assert_clean, open_page
+from tests.apptest_helpers import assert_clean, frames, open_page
 from ui import smol_lesson
 from ui.exercises import answer_key, place_name
 
@@ -42,7 +42,7 @@ def test_the_cache_step_gives_smollm2s_bytes_per_token_beside_full_mha(installed
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown)
     assert "23,040 bytes" in text and "69,120 bytes" in text and "3 times as much" in text
-    table = at.dataframe[0].value
+    table = frames(at)[0]
     assert table.iloc[0].tolist() == [23_040, 69_120]
 
 
@@ -86,7 +86,7 @@ GQA_PLACES = {"gqa-tokens", "gqa-group", "gqa-what-if"}
 def step_texts(at) -> str:
     """What the step writes (markdown, LaTeX and its table), where the questions' numbers must be read."""
     parts = [str(e.value) for kind in ("markdown", "latex") for e in at.get(kind)]
-    parts += [f"{value:,}" for frame in at.dataframe for value in frame.value.to_numpy().reshape(-1).tolist()]
+    parts += [f"{value:,}" for frame in frames(at) for value in frame.to_numpy().reshape(-1).tolist()]
     return "\n".join(parts)
 
 

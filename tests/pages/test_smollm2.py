@@ -67,10 +67,10 @@ def test_the_lesson_follows_the_trained_model_and_its_steps_open():
 def test_the_next_token_matches_the_published_check_and_temperature_sharpens_it():
     at = open_step(2)
     assert_clean(at)
-    table = next(e.value for e in [*at.table, *at.dataframe] if "p at t = 1" in list(e.value.columns))
+    table = next(e for e in [*(t.value for t in at.table), *frames(at)] if "p at t = 1" in list(e.columns))
     assert table.index[0] == "·was" and abs(table["p at t = 1"].iloc[0] - sm.PUBLISHED_NEXT[1]) < 0.01
     at.slider(key="smol_temperature").set_value(0.3).run()
-    sharper = next(e.value for e in [*at.table, *at.dataframe] if "p at t, top-k" in list(e.value.columns))
+    sharper = next(e for e in [*(t.value for t in at.table), *frames(at)] if "p at t, top-k" in list(e.columns))
     assert sharper["p at t, top-k"].iloc[0] > 0.8 > 0.5 > table["p at t, top-k"].iloc[0]
 
 
@@ -78,7 +78,7 @@ def test_the_greedy_continuation_is_written_token_by_token():
     at = open_step(3)
     at.button(key="smol_continue").click().run()
     assert_clean(at)
-    continued = next(e.value for e in [*at.table, *at.dataframe] if "its probability" in list(e.value.columns))
+    continued = next(e for e in [*(t.value for t in at.table), *frames(at)] if "its probability" in list(e.columns))
     assert len(continued) == 8 and continued.index[0] == "1. ·was"
 
 
@@ -140,7 +140,7 @@ def test_without_the_model_package_the_page_explains_itself_and_other_pages_work
     assert not at.text_area  # no prompt box, no steps: nothing to run
     other = open_page("app_pages/softmax.py", {"step": "2"})
     assert_clean(other)
-    assert other.dataframe or other.table
+    assert frames(other) or other.table
 
 
 def test_the_head_is_outlined_on_its_query_and_a_clicked_cell_shows_its_softmax():

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tests.apptest_helpers import assert_clean, open_page
+from tests.apptest_helpers import assert_clean, frames, open_page
 from ui import lessons, progress, steps
 
 PAGE = "app_pages/softmax.py"
@@ -148,7 +148,7 @@ def words(at) -> int:
     for kind in TEXT_KINDS:
         for element in at.get(kind):
             count += len(re.findall(r"\S+", str(element.value)))
-    for frame in [df.value for df in at.dataframe] + [t.value for t in at.table]:
+    for frame in frames(at) + [t.value for t in at.table]:
         count += len(frame.columns) + len(frame.index) + frame.size
     return count
 
