@@ -13,7 +13,7 @@ warmup.wait()  # the server may still be importing these in its warm-up thread: 
 
 import torch  # noqa: E402
 
-from ui import browser_store, collector, inputs, lessons, progress  # noqa: E402
+from ui import browser_store, collector, inputs, lessons, preload, progress  # noqa: E402
 from ui.format import learner_text  # noqa: E402
 
 # The lab multiplies matrices of a few dozen numbers: one thread avoids thread hand-offs
@@ -46,6 +46,7 @@ def run() -> None:
     finally:  # also when a page stops early (st.stop)
         marker.caption(progress.progress_marker())
         browser_store.sync()
+        preload.mount()  # a session's first run: the browser readies charts, forms and code while the learner reads
     collector.freeze_after_imports()  # after the page's imports: no full collection walks them again
 
 

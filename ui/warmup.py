@@ -25,6 +25,7 @@ MODULES = (
     "ui.format",
     "ui.inputs",
     "ui.lessons",
+    "ui.preload",
     "ui.progress",
     "ui.display",
     "ui.charts",

@@ -1,0 +1,151 @@
+"""The browser's first chart, form and code block, made ready while the learner reads the first step.
+
+Streamlit's page loads the code of an element kind only when a page first shows one: the first step with a
+heatmap fetches and runs Vega-Lite and Vega (about 1 MB), the first "Show the code" a syntax highlighter that
+registers every language it knows (about 340 ms of the browser's main thread), and V8 compiles their functions
+on that first use. Measured on this 2-core machine, the Next click onto the first step with a chart took
+560-1,340 ms against 250 ms for the steps after it, and onto the first step with code 530-670 ms
+(docs/benchmarks.md, "Warming the browser").
+
+``mount()`` puts a tiny components-v2 component (inline JavaScript in the app's own page, no iframe) in the
+sidebar on a session's first run. In the browser's idle time it imports those element kinds' modules, one per
+idle moment, from the same URLs Streamlit's bundle loads them from (so the browser keeps one copy and
+Streamlit finds them ready), and draws one small lab heatmap off screen with the Vega-Embed call Streamlit
+makes, so the first real chart finds its code compiled. Then it removes that chart. It draws nothing the
+learner sees and sends nothing back; ``window.__attentionLabPreload`` says how far it got (a browser test
+reads it, so a Streamlit upgrade that renames the modules fails a test instead of quietly losing the warm-up).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import streamlit as st
+
+# The lazy modules of the element kinds the lessons draw, in the order a learner meets them: charts (and the
+# loader that imports Vega-Embed and Vega's expression interpreter), the exercise forms and download buttons,
+# the step controls, code, then the rarer kinds. Each name is the start of a file in Streamlit's static/js.
+MODULES = (
+    "ArrowVegaLiteChart",
+    "loadVegaEmbed",
+    "embed",
+    "vega-interpreter",
+    "TextInput",
+    "DownloadButton",
+    "PageLink",
+    "Slider",
+    "NumberInput",
+    "Radio",
+    "Checkbox",
+    "Metric",
+    "StreamlitSyntaxHighlighter",
+    "Table",
+    "DataFrame",
+    "GraphVizChart",
+    "Spinner",
+)
+VEGA_LOADER = "loadVegaEmbed"  # its one export loads Vega-Embed and the expression interpreter, as Streamlit does
+DONE_KEY = "_browser_preloaded"  # this session's browser was given the component
+
+JS = """
+export default function (component) {
+  const { data } = component;
+  if (!data || window.__attentionLabPreload) return;  // once per page load, whatever reruns follow
+  window.__attentionLabPreload = "started";
+  // Streamlit's bundle, index.<hash>.js: its lazy modules sit beside it, under the app's base path
+  const bundle = [...document.querySelectorAll("script[type='module'][src]")]
+    .find((script) => /\\/static\\/js\\/index\\.[^/]+\\.js$/.test(script.src));
+  if (!bundle) { window.__attentionLabPreload = "no bundle"; return; }
+  const url = (file) => new URL(file, bundle.src).href;
+  const idle = () => new Promise((resolve) =>
+    window.requestIdleCallback ? window.requestIdleCallback(resolve, { timeout: 2000 }) : setTimeout(resolve, 200));
+  const warmVega = async () => {
+    const loader = await import(url(data.vega_loader));
+    const load = Object.values(loader).find((value) => typeof value === "function");
+    const { embed, expressionInterpreter } = await load();
+    const box = document.createElement("div");
+    box.setAttribute("aria-hidden", "true");
+    box.style.cssText = "position: absolute; left: -10000px; top: 0; width: 400px; visibility: hidden;";
+    document.body.appendChild(box);
+    try {
+      const options = { ast: true, expr: expressionInterpreter, actions: false, renderer: "svg",
+        tooltip: { disableDefaultStyle: true }, defaultStyle: false };
+      const result = await embed(box, data.spec, options);
+      await result.view.runAsync();
+      result.finalize();
+    } finally {
+      box.remove();
+    }
+  };
+  (async () => {
+    try {
+      for (const [index, file] of data.modules.entries()) {
+        await idle();
+        await import(url(file));
+        if (index === data.vega_after) { await idle(); await warmVega(); }
+      }
+      window.__attentionLabPreload = "done";
+    } catch (error) {
+      window.__attentionLabPreload = `failed: ${error}`;
+    }
+  })();
+}
+"""
+
+_component = st.components.v2.component("attention_lab_preload", js=JS, css=":host { display: none; }")
+
+
+def static_js_folder() -> Path:
+    """Where Streamlit keeps its frontend's JavaScript modules."""
+    return Path(st.__file__).parent / "static" / "static" / "js"
+
+
+@functools.cache
+def module_files() -> tuple[str, ...]:
+    """The file of each of MODULES in this Streamlit's frontend ('embed.CX5AQgxi.js'), in MODULES' order; a name
+    with no file (another Streamlit version) is left out."""
+    files = {path.name for path in static_js_folder().glob("*.js")}
+    found = []
+    for name in MODULES:
+        matches = sorted(file for file in files if file.startswith(f"{name}.") and file.count(".") == 2)
+        if matches:
+            found.append(matches[0])
+    return tuple(found)
+
+
+@functools.cache
+def warm_spec() -> dict:
+    """A lab heatmap (3 tokens, weights, clickable cells) as a Vega-Lite spec with its data inline: the layers,
+    scales and expressions of the real charts, so drawing it compiles what they run."""
+    import altair as alt
+    import torch
+
+    from attention_core.tables import long_frame
+    from ui import charts
+
+    labels = ["a", "b", "c"]
+    weights = torch.softmax(torch.arange(9, dtype=torch.float64).reshape(3, 3) / 4, dim=-1)  # (3, 3)
+    frame = long_frame(weights, labels, labels)
+    chart = charts.heatmap(frame, labels, labels, title="Warm-up", highlight_row="b", selectable=True)
+    with alt.data_transformers.enable("default", max_rows=None):
+        return json.loads(json.dumps(chart.to_dict(validate=False)))
+
+
+def payload() -> dict:
+    """What the component is given: the modules' files, which one is the Vega loader, and the spec to draw."""
+    files = module_files()
+    loader = next((file for file in files if file.startswith(f"{VEGA_LOADER}.")), None)
+    vega_after = max((i for i, file in enumerate(files) if file.split(".")[0] in MODULES[:4]), default=-1)
+    return {"modules": list(files), "vega_loader": loader, "vega_after": vega_after if loader else -1,
+            "spec": warm_spec()}  # fmt: skip
+
+
+def mount() -> None:
+    """On a session's first run, the component that warms the browser (drawn in the sidebar, zero height)."""
+    if st.session_state.get(DONE_KEY):
+        return
+    st.session_state[DONE_KEY] = True
+    with st.sidebar:
+        _component(key="browser_preload", data=payload(), height=0)
