@@ -51,7 +51,7 @@ def test_heatmap_specs_never_exceed_their_budget_after_many_long_sentences():
     for _ in range(30):
         labels = long_labels(rng)
         _drawing.heatmap_spec(labels, labels, style)
-        for store in (_drawing.heatmap_spec.store, _drawing.heatmap_template.store):
+        for store in (_drawing.heatmap_spec.store, _drawing.HEATMAP_TEMPLATES):
             assert store.bytes <= store.max_bytes
 
 

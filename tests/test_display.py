@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -144,7 +145,9 @@ LABEL_SETS = [
     (("it's", 'say "hi"', "1", "null", "row", "col", "é", "the²"), None),
     (("[CLS]", "your", "##ney", "[SEP]"), ("a", "b", "c")),  # rows and columns of their own
     (("only",), None),
-    (tuple(f"w{i}" for i in range(40)), None),
+    (tuple(f"w{i}" for i in range(20)), None),  # smaller cells, a smaller font
+    (tuple(f"w{i}" for i in range(40)), None),  # no values in the cells
+    (tuple(f"w{i}" for i in range(70)), None),  # no axis labels
 ]
 HEATMAP_STYLES = [
     _drawing.HeatmapStyle("weights", "Attention weights", "query", "key", "weight", False, 230, False),
@@ -152,6 +155,8 @@ HEATMAP_STYLES = [
     _drawing.HeatmapStyle("values", "X", "token", "dimension", "value", False, 230, False),
     _drawing.HeatmapStyle("mask", "Mask", "query", "key", "may attend", False, 230, False),
     _drawing.HeatmapStyle("weights", "Head 3", "query", "key", "weight", True, 150, False),
+    _drawing.HeatmapStyle("weights", "Head 3", "query", "key", "weight (stretched)", True, 60, False),
+    _drawing.HeatmapStyle("weights", "", "", "", "weight (stretched)", False, 230, True),  # empty titles
 ]
 
 
@@ -165,18 +170,19 @@ def without_view_names(spec: dict) -> str:
 def test_a_heatmap_spec_given_its_labels_is_the_spec_built_with_them(rows, cols, style):
     cols = cols or rows
     given = _drawing.heatmap_spec(rows, cols, style)
-    built = _drawing.heatmap_template(rows, cols, style)
+    built = _drawing.altair_heatmap_spec(rows, cols, style)  # Altair's own build with these labels and titles
     assert without_view_names(given) == without_view_names(built)
     if style.selectable:  # a clickable heatmap: its selection names the view it lives in
         assert given["params"][0]["views"][0] == given["layer"][-1]["name"]
 
 
-def test_a_new_sentence_of_the_same_length_reuses_the_built_heatmap():
+def test_a_new_sentence_of_another_length_and_another_title_reuse_the_built_heatmap():
     style = HEATMAP_STYLES[0]
     _drawing.heatmap_spec(("a", "b", "c"), ("a", "b", "c"), style)
-    built = _drawing.heatmap_template.store.made
+    built = _drawing.HEATMAP_TEMPLATES.made
     spec = _drawing.heatmap_spec(("x", "y", "z"), ("x", "y", "z"), style)
-    assert _drawing.heatmap_template.store.made == built  # no Altair chart built
+    _drawing.heatmap_spec(tuple("abcdefghijklmnop"), tuple("abcdefghijklmnop"), dataclasses.replace(style, title="T"))
+    assert _drawing.HEATMAP_TEMPLATES.made == built  # no Altair chart built: every size up to 16 tokens looks alike
     assert ["x", "y", "z"] in [
         layer["encoding"]["y"].get("sort") for layer in spec["layer"] if "y" in layer.get("encoding", {})
     ]

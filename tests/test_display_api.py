@@ -40,19 +40,21 @@ def test_display_is_short_and_holds_no_cache():
         assert cache not in text
 
 
-def test_heatmap_style_is_a_frozen_dataclass_and_the_key_of_the_kept_template():
+def test_heatmap_style_is_a_frozen_dataclass_and_the_key_of_the_kept_template(monkeypatch):
     _drawing = drawing()
     style = _drawing.HeatmapStyle(kind="scores", title="Scores", colour_title="score")
     assert dataclasses.is_dataclass(style)
     with pytest.raises(dataclasses.FrozenInstanceError):
         style.title = "other"  # type: ignore[misc]
-    labels = ("p", "q")
-    _drawing.heatmap_spec(labels, labels, style)
-    made = _drawing.heatmap_template.store.made
+    templates = _drawing.Kept(16)
+    monkeypatch.setattr(_drawing, "HEATMAP_TEMPLATES", templates)
+    _drawing.heatmap_spec(("p", "q"), ("p", "q"), style)
+    assert templates.made == 1
     _drawing.heatmap_spec(("r", "s"), ("r", "s"), dataclasses.replace(style))  # an equal style, other labels
-    assert _drawing.heatmap_template.store.made == made
-    _drawing.heatmap_spec(labels, labels, dataclasses.replace(style, title="Other"))
-    assert _drawing.heatmap_template.store.made == made + 1
+    _drawing.heatmap_spec(("t", "u"), ("t", "u"), dataclasses.replace(style, title="Other"))  # titles are filled in
+    assert templates.made == 1
+    _drawing.heatmap_spec(("v", "w"), ("v", "w"), dataclasses.replace(style, kind="weights"))  # another kind
+    assert templates.made == 2
 
 
 def test_one_matrix_api():

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from altair.vegalite.v6.schema.core import Root
 from streamlit.testing.v1.element_tree import Block
 
 from attention_core.presets import PRESETS
-from tests.apptest_helpers import PAGES, assert_clean, charts, frames, open_page, sentence_params
+from tests.apptest_helpers import PAGES, assert_clean, chart_specs, charts, frames, open_page, sentence_params
 from ui import lessons
 
 LESSON_PAGES = [page for page in PAGES if not page.endswith("overview.py")]
@@ -23,6 +24,8 @@ def test_page_runs_and_shows_numbers(page, name):
     assert not at.error, [e.value for e in at.error]
     assert at.title and at.title[0].value, "every page has a title"
     assert charts(at) or at.get("imgs"), "every lesson page draws at least one chart"
+    for spec in chart_specs(at):  # the server builds specs without validating them (ui/_drawing.py): here they are
+        Root.from_dict(spec, validate=True)
     assert frames(at), "every lesson page shows at least one table"
     assert at.get("download_button"), "every lesson page offers its main matrix as CSV"
     assert at.expander, "every lesson page has a 'show the code' expander"

@@ -82,3 +82,20 @@ def test_a_failing_import_does_not_hang_the_script():
         "from ui import warmup\nwarmup.MODULES = ('ui.no_such_module',)\nwarmup.start()\nprint(warmup.wait())"
     )
     assert out == "True"
+
+
+def test_the_server_start_builds_the_heatmaps_the_lessons_ask_for_first():
+    """After the warm-up, a short sentence's and a 32-token sentence's heatmaps of every kind build nothing."""
+    out = run_python(
+        "from ui import _drawing, warmup\n"
+        "warmup.warm_charts()\n"
+        "made = _drawing.HEATMAP_TEMPLATES.made\n"
+        "for n in (2, 6, 16, 32, 40):\n"
+        "    labels = tuple(f't{i}' for i in range(n))\n"
+        "    for kind in ('weights', 'scores', 'values', 'mask'):\n"
+        "        for clickable in (False, True):\n"
+        "            style = _drawing.HeatmapStyle(kind, 'Any title', 'q', 'k', 'any', selectable=clickable)\n"
+        "            _drawing.heatmap_spec(labels, labels, style)\n"
+        "print(made > 0, _drawing.HEATMAP_TEMPLATES.made - made)"
+    )
+    assert out == "True 0"

@@ -5,7 +5,7 @@ Pages never import this module; they call ui.display. What is here:
 - tables: ``show_table`` / ``show_frame``: an HTML table (ui.html_table) kept by ``table_key`` / ``frame_key`` (digests
   of what a table shows), or for a table too large for HTML a st.dataframe of its kept Arrow table;
 - heatmaps: ``HeatmapStyle`` (everything of a heatmap but its labels and numbers), ``heatmap_template`` (built by
-  Altair once per size and style), ``heatmap_spec`` (the template with the real labels swapped in),
+  Altair once per look and kind of heatmap), ``heatmap_spec`` (the template with the labels, titles and size filled in),
   ``heatmap_data`` / ``outline_data`` (the named Arrow datasets the spec reads);
 - other charts: ``chart_spec`` (any ui.charts function, by name), ``line_view_template``, and the helpers that
   make a spec's datasets stable names and Arrow bytes (``stable_dataset_names``, ``arrow_datasets``,
@@ -368,16 +368,42 @@ def outline_data(highlight_row: str | None) -> bytes:
 
 @kept(128, 24 * MB)
 def heatmap_spec(row_labels: tuple[str, ...], col_labels: tuple[str, ...], style: HeatmapStyle) -> dict:
-    """``heatmap_template`` with these labels: Altair builds a heatmap once per size and style.
+    """The Vega-Lite spec of ``charts.heatmap_chart`` for these labels and style, without its data: the kept
+    ``heatmap_template`` of its look (``charts.heatmap_look``) and options with the labels, titles and size filled
+    in, so Altair builds a heatmap once per look and kind of chart, not once per sentence length and title.
 
-    The labels are in a heatmap's spec only as the axes' sort orders, so a spec built with stand-in labels and
-    given these ones afterwards is the spec built with these ones (tested), but for the name Altair gives a
-    clickable layer's view (a hash of the chart), used only inside it. Building one with Altair is slow; a new
-    sentence of a length seen before, or another example, swaps the labels in.
+    The labels are in a heatmap's spec only as the axes' sort orders, the titles only as the chart's, the axes'
+    and the legend's titles, and the size only as its width and height: the spec filled in is the spec Altair
+    builds for them (tested), but for the name Altair gives a clickable layer's view (a hash of the chart), used
+    only inside it. The spec holds no number and no query (those are columns of the data), so another matrix of
+    the same tokens (another head, temperature or query) reuses it, and the browser, seeing the same spec, puts
+    the new data into the drawn chart.
     """
-    rows, cols = stand_in_labels("row", len(row_labels)), stand_in_labels("col", len(col_labels))
-    template = heatmap_template(rows, cols, style)
-    return relabelled(template, dict(zip(rows, row_labels, strict=True)) | dict(zip(cols, col_labels, strict=True)))
+    look = charts.heatmap_look(len(row_labels), len(col_labels), style.compact, style.panel_px)
+    template, rows, cols = heatmap_template(look, style, len(row_labels), len(col_labels))
+    size, _ = charts.heatmap_layout(len(row_labels), len(col_labels), style.compact, style.panel_px)
+    lists = {rows: list(row_labels), cols: list(col_labels), (COLOUR_TITLE,): charts.legend_lines(style.colour_title)}
+    texts = {
+        TITLE: style.title,
+        ROW_TITLE: style.row_title,
+        COL_TITLE: style.col_title,
+        COLOUR_TITLE: style.colour_title,
+    }
+    spec = filled(template, lists, texts)
+    return {**spec, "width": size * len(col_labels), "height": size * len(row_labels)}
+
+
+# Stand-ins no title or token can hold (a control character): a template names these, heatmap_spec fills them in.
+TITLE, ROW_TITLE, COL_TITLE, COLOUR_TITLE = "\x1ftitle", "\x1frow title", "\x1fcol title", "\x1fcolour title"
+
+
+def template_style(style: HeatmapStyle) -> HeatmapStyle:
+    """The style a template is built and kept under: stand-ins for its titles (an empty title stays empty, as
+    Altair writes it) and no panel size (the look has what of it matters)."""
+    stand_in = {"title": TITLE, "row_title": ROW_TITLE, "col_title": COL_TITLE, "colour_title": COLOUR_TITLE}
+    return dataclasses.replace(
+        style, panel_px=0, **{name: text if getattr(style, name) else "" for name, text in stand_in.items()}
+    )
 
 
 def stand_in_labels(axis: str, count: int) -> tuple[str, ...]:
@@ -385,27 +411,60 @@ def stand_in_labels(axis: str, count: int) -> tuple[str, ...]:
     return tuple(f"\x1f{axis} {i}" for i in range(count))
 
 
-def relabelled(node, names: dict[str, str]):
-    """A copy of a spec (dicts, lists, strings, numbers) in which every string that is a key of names is
-    replaced by its value; nothing else changes, and the template it copies stays as it was."""
+def filled(node, lists: dict[tuple, list], texts: dict[str, str]):
+    """A copy of a spec (dicts, lists, strings, numbers) with every list equal to a key of ``lists`` replaced by
+    its value and every stand-in of ``texts`` replaced inside strings; the template it copies stays as it was."""
     if isinstance(node, dict):
-        return {key: relabelled(value, names) for key, value in node.items()}
+        return {key: filled(value, lists, texts) for key, value in node.items()}
     if isinstance(node, list):
-        return [relabelled(value, names) for value in node]
-    if isinstance(node, str):
-        return names.get(node, node)
+        whole = lists.get(tuple(node)) if node and all(isinstance(value, str) for value in node) else None
+        return list(whole) if whole is not None else [filled(value, lists, texts) for value in node]
+    if isinstance(node, str) and "\x1f" in node:
+        for stand_in, text in texts.items():
+            node = node.replace(stand_in, text)
     return node
 
 
-@kept(64, 24 * MB)
-def heatmap_template(row_labels: tuple[str, ...], col_labels: tuple[str, ...], style: HeatmapStyle) -> dict:
-    """The Vega-Lite spec of ``charts.heatmap_chart`` without its data, built by Altair.
+HEATMAP_TEMPLATES = Kept(64, 24 * MB)  # Altair's heatmap specs, by look and template style (heatmap_template)
 
-    Kept per size and style under ``heatmap_spec`` (full size and compact grid panels). The spec holds no
-    number and no query (those are columns of the data), so another matrix of the same tokens (another
-    head, temperature or query) reuses it: the server builds no Altair chart and the browser, seeing the
-    same spec, puts the new data into the drawn chart.
-    """
+
+def heatmap_template(look: tuple, style: HeatmapStyle, n_rows: int, n_cols: int) -> tuple[dict, tuple, tuple]:
+    """The spec Altair builds for a heatmap of this look and style with stand-in titles and labels, and those
+    stand-in labels. Built once per look and ``template_style`` (kept in HEATMAP_TEMPLATES): the first size that
+    asks for it builds it, and any other size of the same look gives the same spec but for what heatmap_spec
+    fills in."""
+
+    def build() -> tuple[dict, tuple, tuple]:
+        rows, cols = stand_in_labels("row", n_rows), stand_in_labels("col", n_cols)
+        stand_ins = dataclasses.replace(template_style(style), panel_px=style.panel_px)  # the panel sets the size
+        return altair_heatmap_spec(rows, cols, stand_ins), rows, cols
+
+    return HEATMAP_TEMPLATES.get((look, template_style(style)), build)
+
+
+# What warm_heatmaps builds: every kind, plain and clickable, at the looks of a short sentence (values in the
+# cells) and of 32 tokens (none), and the grid panels of lessons 7 and 10 at both.
+WARM_SIZES = (6, 32)
+WARM_KINDS = ("weights", "scores", "values", "mask")
+
+
+def warm_heatmaps() -> int:
+    """Build the heatmap templates the lessons ask for at a short sentence and at 32 tokens (ui.warmup calls this as
+    the server starts); the number built."""
+    made = HEATMAP_TEMPLATES.made
+    for n in WARM_SIZES:
+        labels = stand_in_labels("warm", n)
+        for kind in WARM_KINDS:
+            for selectable in (False, True):
+                heatmap_spec(labels, labels, HeatmapStyle(kind, "Warm-up", colour_title=kind, selectable=selectable))
+        for panel_px in (110, 230):
+            heatmap_spec(labels, labels, HeatmapStyle("weights", "Warm-up", colour_title="weight", compact=True,
+                                                      panel_px=panel_px))  # fmt: skip
+    return HEATMAP_TEMPLATES.made - made
+
+
+def altair_heatmap_spec(row_labels: tuple[str, ...], col_labels: tuple[str, ...], style: HeatmapStyle) -> dict:
+    """The Vega-Lite spec of ``charts.heatmap_chart`` without its data, as Altair builds it (slow: tens of ms)."""
     T = (len(row_labels), len(col_labels))
     placeholder = charts.heatmap_cells(
         long_frame(torch.zeros(T), row_labels, col_labels), row_labels, col_labels, kind=style.kind,
@@ -459,8 +518,8 @@ def line_view_template(labels: tuple[str, ...], focus: str | None) -> tuple[dict
     """The validated line-view spec for these tokens (built on uniform weights) and its rules' dataset name."""
     T = len(labels)
     uniform = long_frame(torch.full((T, T), 1.0 / T), labels, labels)  # (T*T rows)
-    with alt.data_transformers.enable("default", max_rows=None):
-        spec = charts.line_view(uniform, labels, focus=focus).to_dict()
+    with alt.data_transformers.enable("default", max_rows=None):  # not validated here: see chart_spec
+        spec = charts.line_view(uniform, labels, focus=focus).to_dict(validate=False)
     pairs_name = next(name for name, rows in spec["datasets"].items() if rows and "x0" in rows[0])
     return arrow_datasets(spec), pairs_name
 
@@ -483,11 +542,14 @@ def kept_chart_spec(builder: Callable[..., alt.TopLevelMixin], args: tuple, kwar
 
 
 def chart_spec(builder_name: str, args: tuple, kwargs: tuple) -> dict:
-    """The validated Vega-Lite spec of one ui.charts function call, its datasets already Arrow bytes
-    (Streamlit would convert the inline records to Arrow on every rerun) under stable names."""
+    """The Vega-Lite spec of one ui.charts function call, its datasets already Arrow bytes (Streamlit would convert
+    the inline records to Arrow on every rerun) under stable names.
+
+    Not validated against the Vega-Lite schema here: validation is about half of a build (30-150 ms on a step's
+    first run), and every chart every lesson draws is validated in tests/test_pages.py instead."""
     built = getattr(charts, builder_name)(*args, **dict(kwargs))
     with alt.data_transformers.enable("default", max_rows=None):
-        spec = built.to_dict()
+        spec = built.to_dict(validate=False)
     return arrow_datasets(stable_dataset_names(spec))
 
 

@@ -146,6 +146,19 @@ def heatmap_layout(n_rows: int, n_cols: int, compact: bool = False, panel_px: in
     return size, show_values(n_rows, n_cols) and size >= 30
 
 
+def axis_labels_shown(n_rows: int, n_cols: int, compact: bool = False) -> bool:
+    """Whether the axes name the tokens (a panel of a grid only while its cells are large enough)."""
+    return max(n_rows, n_cols, 1) <= (MAX_TEXT_TOKENS if compact else MAX_CHART_TOKENS // 2)
+
+
+def heatmap_look(n_rows: int, n_cols: int, compact: bool = False, panel_px: int = 230) -> tuple:
+    """What of a heatmap's spec its size decides, besides its width, height and labels: whether the cells print
+    their values and in which font size, whether cells and outline are drawn thin, and whether the axes are
+    labelled. Heatmaps of the same look and options differ only in those (ui._drawing builds one spec per look)."""
+    size, with_text = heatmap_layout(n_rows, n_cols, compact, panel_px)
+    return with_text, _font(size) if with_text else None, size > 6, axis_labels_shown(n_rows, n_cols, compact)
+
+
 def heatmap_cells(
     data: pd.DataFrame,
     row_order: Sequence[str],
@@ -214,9 +227,13 @@ def _colour(kind: Kind, title: str, legend: bool) -> alt.Color:
         scale = alt.Scale(scheme=SEQUENTIAL_SCHEME, clamp=True)
     else:
         scale = alt.Scale(scheme=DIVERGING_SCHEME, clamp=True)  # the range is symmetric: 0 sits in the middle
-    # "weight (stretched)" on two lines: a heatmap in a half-width column keeps its legend title whole
-    lines = title.removesuffix(")").split(" (")
-    return alt.Color("value:Q", scale=scale, title=lines, legend=alt.Undefined if legend else None)
+    return alt.Color("value:Q", scale=scale, title=legend_lines(title), legend=alt.Undefined if legend else None)
+
+
+def legend_lines(title: str) -> list[str]:
+    """A colour legend's title on lines: 'weight (stretched)' on two, so a heatmap in a half-width column keeps its
+    legend title whole."""
+    return title.removesuffix(")").split(" (")
 
 
 def _colour_range_layer(data: pd.DataFrame, colour: alt.Color) -> alt.Chart:
@@ -312,9 +329,8 @@ def heatmap_chart(
     query row's outline, and with ``selectable`` a clickable layer.
     """
     n_rows, n_cols = len(row_order), len(col_order)
-    n = max(n_rows, n_cols, 1)
     size, with_text = heatmap_layout(n_rows, n_cols, compact, panel_px)
-    axis_labels = n <= (MAX_TEXT_TOKENS if compact else MAX_CHART_TOKENS // 2)
+    axis_labels = axis_labels_shown(n_rows, n_cols, compact)
     label_limits = (60, 70) if compact else (120, 140)
     base = alt.Chart(cells, title=title).encode(
         x=alt.X(

@@ -117,20 +117,20 @@ def module_files() -> tuple[str, ...]:
 
 @functools.cache
 def warm_spec() -> dict:
-    """A lab heatmap (3 tokens, weights, clickable cells) as a Vega-Lite spec with its data inline: the layers,
-    scales and expressions of the real charts, so drawing it compiles what they run."""
-    import altair as alt
+    """A lab heatmap (3 tokens, weights, clickable cells, the query's row outlined) as the spec the lessons send,
+    with its data inline: the layers, scales and expressions of the real charts, so drawing it compiles what they
+    run."""
     import torch
 
     from attention_core.tables import long_frame
-    from ui import charts
+    from ui import _drawing, charts
 
-    labels = ["a", "b", "c"]
+    labels = ("a", "b", "c")
     weights = torch.softmax(torch.arange(9, dtype=torch.float64).reshape(3, 3) / 4, dim=-1)  # (3, 3)
-    frame = long_frame(weights, labels, labels)
-    chart = charts.heatmap(frame, labels, labels, title="Warm-up", highlight_row="b", selectable=True)
-    with alt.data_transformers.enable("default", max_rows=None):
-        return json.loads(json.dumps(chart.to_dict(validate=False)))
+    style = _drawing.HeatmapStyle("weights", "Warm-up", colour_title=charts.colour_title("weights"), selectable=True)
+    cells = charts.heatmap_cells(long_frame(weights, labels, labels), labels, labels)
+    datasets = {charts.CELLS_DATA: cells.to_dict("records"), charts.OUTLINE_DATA: [{"row": "b"}]}
+    return json.loads(json.dumps({**_drawing.heatmap_spec(labels, labels, style), "datasets": datasets}))
 
 
 def payload() -> dict:

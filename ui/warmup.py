@@ -10,11 +10,18 @@ half-initialised module.
 
 Without ``start()`` (AppTest, ``streamlit run lab.py``) ``wait()`` returns at once and the script
 imports as usual.
+
+Once the imports are done (and the script may run), the same thread builds the heatmap specs the lessons ask
+for first (``ui._drawing.warm_heatmaps``: Altair builds one per kind and look, 30-150 ms each, the first ones
+of a process the slowest) and the spec the browser warm-up draws (``ui.preload``). Without it, the first
+learner to open each step after a restart waited for those builds: the server's run of a step took up to 300
+ms instead of 20-40 (docs/benchmarks.md, "A server's first visit of a step").
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import threading
 
 # What lab.py imports (tested) and what every lesson page imports next (pandas, Altair, pyarrow).
@@ -42,13 +49,26 @@ def _import_modules() -> None:
             importlib.import_module(name)
     finally:
         _imported.set()  # an import error shows up again, with its traceback, in the script's own import
+    warm_charts()
+
+
+def warm_charts() -> None:
+    """Build the heatmap specs and the browser warm-up's spec, after the imports (the script may run meanwhile)."""
+    try:
+        from ui import _drawing, preload
+
+        _drawing.warm_heatmaps()
+        preload.warm_spec()
+    except Exception:  # a warm-up only saves time: the pages build what they need themselves
+        logging.getLogger(__name__).exception("warming the chart specs failed")
 
 
 def start() -> None:
     """Begin importing MODULES in a background thread (once per process)."""
     global _thread
     if _thread is None:
-        _thread = threading.Thread(target=_import_modules, name="attention-lab-warmup", daemon=True)
+        # not a daemon: a server stopped during the warm-up waits for it (a second) instead of aborting in torch
+        _thread = threading.Thread(target=_import_modules, name="attention-lab-warmup", daemon=False)
         _thread.start()
 
 
