@@ -136,7 +136,7 @@ def test_the_grid_cells_are_placed_by_the_one_panel_origin(monkeypatch):
     assert calculated["x"].startswith("((datum.head * 1000)") and calculated["y"].startswith("((datum.layer * 2000)")
 
 
-@pytest.mark.parametrize("name", ["display", "_drawing", "trained", "cell_click"])
+@pytest.mark.parametrize("name", ["display", "_drawing", "trained", "cell_click", "html_table", "preload", "warmup"])
 def test_docstrings_keep_the_why_and_leave_the_figures_to_the_benchmarks(name):
     text = (UI / f"{name}.py").read_text(encoding="utf-8")
     assert not re.search(r"\d+(\.\d+)? ?ms\b", text), "milliseconds belong in docs/benchmarks.md"

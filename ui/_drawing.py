@@ -545,8 +545,8 @@ def chart_spec(builder_name: str, args: tuple, kwargs: tuple) -> dict:
     """The Vega-Lite spec of one ui.charts function call, its datasets already Arrow bytes (Streamlit would convert
     the inline records to Arrow on every rerun) under stable names.
 
-    Not validated against the Vega-Lite schema here: validation is about half of a build (30-150 ms on a step's
-    first run), and every chart every lesson draws is validated in tests/test_pages.py instead."""
+    Not validated against the Vega-Lite schema here: validation is about half of a build, which a step's first run
+    waits for, and every chart every lesson draws is validated in tests/test_pages.py instead."""
     built = getattr(charts, builder_name)(*args, **dict(kwargs))
     with alt.data_transformers.enable("default", max_rows=None):
         spec = built.to_dict(validate=False)

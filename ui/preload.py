@@ -2,9 +2,8 @@
 
 Streamlit's page loads the code of an element kind only when a page first shows one: the first step with a
 heatmap fetches and runs Vega-Lite and Vega (about 1 MB), the first "Show the code" a syntax highlighter that
-registers every language it knows (about 340 ms of the browser's main thread), and V8 compiles their functions
-on that first use. Measured on this 2-core machine, the Next click onto the first step with a chart took
-560-1,340 ms against 250 ms for the steps after it, and onto the first step with code 530-670 ms
+registers every language it knows, and V8 compiles their functions on that first use. The Next click onto the
+first step with a chart or with code took two to five times as long as onto the steps after it
 (docs/benchmarks.md, "Warming the browser").
 
 ``mount()`` puts a tiny components-v2 component (inline JavaScript in the app's own page, no iframe) in the

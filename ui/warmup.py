@@ -12,10 +12,10 @@ Without ``start()`` (AppTest, ``streamlit run lab.py``) ``wait()`` returns at on
 imports as usual.
 
 Once the imports are done (and the script may run), the same thread builds the heatmap specs the lessons ask
-for first (``ui._drawing.warm_heatmaps``: Altair builds one per kind and look, 30-150 ms each, the first ones
-of a process the slowest) and the spec the browser warm-up draws (``ui.preload``). Without it, the first
-learner to open each step after a restart waited for those builds: the server's run of a step took up to 300
-ms instead of 20-40 (docs/benchmarks.md, "A server's first visit of a step").
+for first (``ui._drawing.warm_heatmaps``: Altair builds one per kind and look, slowly, the first ones of a
+process the slowest) and the spec the browser warm-up draws (``ui.preload``). Without it, the first learner to
+open each step after a restart waited for those builds, several times a step's usual run (docs/benchmarks.md,
+"A server's first visit of a step").
 """
 
 from __future__ import annotations
