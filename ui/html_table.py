@@ -4,8 +4,9 @@ A lesson's tables are small: a few dozen cells, at most 64 x 64 (``ui._drawing.M
 st.dataframe draws a canvas data grid, made for thousands of rows: mounting one was the largest part of a step
 change, much of it after the numbers were already on screen (the grid lays itself out again on a timer), and a
 step with a table or two went over its click budget for that alone (docs/benchmarks.md, "Tables as HTML"). An
-HTML table of the same numbers costs the browser about as much as a paragraph. It also reads better: the numbers are text, so the browser's find, a copy and a print take them,
-and a screen reader reads the table's rows and columns.
+HTML table of the same numbers costs the browser about as much as a paragraph. It also reads better: the numbers
+are text, so the browser's find, a copy and a print take them, and a screen reader reads the table's rows and
+columns.
 
 What a table shows is what ``st.dataframe`` showed: the index as row headers, the column names as column
 headers (a column config's label, its help as the header's tooltip), one text per cell (``format_number``
