@@ -443,23 +443,32 @@ def heatmap_template(look: tuple, style: HeatmapStyle, n_rows: int, n_cols: int)
 
 
 # What warm_heatmaps builds: every kind, plain and clickable, at the looks of a short sentence (values in the
-# cells) and of 32 tokens (none), and the grid panels of lessons 7 and 10 at both.
+# cells) and of 32 tokens (none); weights past 64 tokens (no axis labels); the grid panels of lessons 7 and 10
+# (large and small panels, plain and clickable).
 WARM_SIZES = (6, 32)
 WARM_KINDS = ("weights", "scores", "values", "mask")
 
 
+def warm_styles() -> list[tuple[int, HeatmapStyle]]:
+    """(tokens, style) of every heatmap warm_heatmaps builds."""
+
+    def style(kind: str, selectable: bool, **panel) -> HeatmapStyle:
+        return HeatmapStyle(kind, "Warm-up", colour_title=kind, selectable=selectable, **panel)
+
+    clicks = (False, True)
+    found = [(n, style(kind, click)) for n in WARM_SIZES for kind in WARM_KINDS for click in clicks]
+    found += [(70, style("weights", click)) for click in clicks]
+    panels = [dict(compact=True, panel_px=px) for px in (110, 300)]
+    return found + [(n, style("weights", click, **panel)) for n in WARM_SIZES for click in clicks for panel in panels]
+
+
 def warm_heatmaps() -> int:
-    """Build the heatmap templates the lessons ask for at a short sentence and at 32 tokens (ui.warmup calls this as
-    the server starts); the number built."""
+    """Build the heatmap templates the lessons ask for (ui.warmup calls this as the server starts); the number
+    built."""
     made = HEATMAP_TEMPLATES.made
-    for n in WARM_SIZES:
+    for n, style in warm_styles():
         labels = stand_in_labels("warm", n)
-        for kind in WARM_KINDS:
-            for selectable in (False, True):
-                heatmap_spec(labels, labels, HeatmapStyle(kind, "Warm-up", colour_title=kind, selectable=selectable))
-        for panel_px in (110, 230):
-            heatmap_spec(labels, labels, HeatmapStyle("weights", "Warm-up", colour_title="weight", compact=True,
-                                                      panel_px=panel_px))  # fmt: skip
+        heatmap_spec(labels, labels, style)
     return HEATMAP_TEMPLATES.made - made
 
 
