@@ -15,7 +15,7 @@ from attention_core.exercises import GenerationMaterial
 from attention_core.masks import causal_mask
 from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import dimension_labels, long_columns
-from ui import cell_click, charts, display, inputs, lessons, smol_generation, training_runs
+from ui import cell_click, charts, display, inputs, lessons, measured, smol_generation, training_runs
 from ui.exercises import exercises_section
 from ui.format import format_number, vector_text
 from ui.inputs import LabInput
@@ -339,10 +339,12 @@ def multiply_adds(T: int, d_model: int, d_k: int) -> None:
         display.chart(charts.lines, long, x="step", y="mult-adds", color="way", title="Multiply-adds per step")
 
 
-@st.cache_data(show_spinner="Measuring attention on this machine…", max_entries=1)
 def measured_cost() -> pd.DataFrame:
-    """The cost table, measured once per server (it takes about 0.1 s)."""
-    return gen.cost_frame()
+    """The cost table, measured once per server (usually as it starts: ui.measured)."""
+    if measured.attention_cost_ready():
+        return measured.attention_cost()
+    with st.spinner("Measuring attention on this machine…"):
+        return measured.attention_cost()
 
 
 def overhead_sentence(T: int, ratio: float) -> str:

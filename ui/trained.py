@@ -182,8 +182,8 @@ def grid_spec(sentence: str, pick: str) -> dict:
     cells = cells.astype({"layer": "int8", "head": "int8", "row_pos": "int16", "col_pos": "int16", "value": "float32"})
     labels = tm.label_frame(head_labels(sentence))  # the label texts, with their figures
     chart = charts.all_heads_grid(cells, labels, len(forward_result.pieces), pick=pick)
-    with alt.data_transformers.enable("default", max_rows=None):
-        spec = chart.to_dict()
+    with alt.data_transformers.enable("default", max_rows=None):  # validated in tests/test_pages.py, not per build
+        spec = chart.to_dict(validate=False)
     spec, _ = _drawing.split_data(spec)  # the label layers inline; the cells layers read the top-level data
     return {**spec, "data": {"name": GRID_CELLS}, "datasets": {GRID_CELLS: _drawing.arrow_bytes(cells)}}
 

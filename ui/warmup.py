@@ -13,7 +13,8 @@ imports as usual.
 
 Once the imports are done (and the script may run), the same thread builds the heatmap specs the lessons ask
 for first (``ui._drawing.warm_heatmaps``: Altair builds one per kind and look, slowly, the first ones of a
-process the slowest) and the spec the browser warm-up draws (``ui.preload``). Without it, the first learner to
+process the slowest) and the spec the browser warm-up draws (``ui.preload``), and times attention for lesson
+13's "The cost of attention" (``ui.measured``). Without it, the first learner to
 open each step after a restart waited for those builds, several times a step's usual run (docs/benchmarks.md,
 "A server's first visit of a step").
 """
@@ -53,12 +54,14 @@ def _import_modules() -> None:
 
 
 def warm_charts() -> None:
-    """Build the heatmap specs and the browser warm-up's spec, after the imports (the script may run meanwhile)."""
+    """Build the heatmap specs and the browser warm-up's spec and measure the cost of attention (lesson 13), after
+    the imports (the script may run meanwhile)."""
     try:
-        from ui import _drawing, preload
+        from ui import _drawing, measured, preload
 
         _drawing.warm_heatmaps()
         preload.warm_spec()
+        measured.attention_cost()
     except Exception:  # a warm-up only saves time: the pages build what they need themselves
         logging.getLogger(__name__).exception("warming the chart specs failed")
 
