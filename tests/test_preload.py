@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-import altair as alt
 import pytest
+from altair.vegalite.v6.schema.core import Root
 
 from ui import preload
 
@@ -32,9 +32,13 @@ def test_vega_is_warmed_once_its_modules_are_in_and_before_the_rest():
     assert [file.split(".")[0] for file in files[: data["vega_after"] + 1]] == list(preload.MODULES[:4])
 
 
-def test_the_warm_chart_is_a_lab_heatmap_with_its_data_inline():
-    spec = preload.payload()["spec"]
-    alt.LayerChart.from_dict(spec)  # valid Vega-Lite (raises otherwise)
+def test_the_warm_charts_are_a_lab_heatmap_bars_and_lines_with_their_data_inline():
+    spec, bars, lines = preload.payload()["specs"]
+    for chart in (bars, lines):
+        Root.from_dict(chart, validate=True)
+        assert all(rows for rows in chart["datasets"].values())
+    assert bars["mark"]["type"] == "bar" and lines["mark"]["type"] == "line"
+    Root.from_dict(spec, validate=True)  # valid Vega-Lite (raises otherwise)
     assert spec["datasets"] and all(rows for rows in spec["datasets"].values())  # nothing to fetch or insert
     marks = [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"] for layer in spec["layer"]]
     assert {"rect", "text"} <= set(marks)  # the cells and their numbers, as the lessons draw them

@@ -10,7 +10,8 @@ first step with a chart or with code took two to five times as long as onto the 
 sidebar on a session's first run. In the browser's idle time it imports those element kinds' modules, one per
 idle moment, from the same URLs Streamlit's bundle loads them from (so the browser keeps one copy and
 Streamlit finds them ready), and draws one small lab heatmap off screen with the Vega-Embed call Streamlit
-makes, so the first real chart finds its code compiled. Then it removes that chart. It draws nothing the
+makes (and a bar chart and a line chart, the lessons' other kinds), so the first real chart finds its code
+compiled. Then it removes them. It draws nothing the
 learner sees and sends nothing back; ``window.__attentionLabPreload`` says how far it got (a browser test
 reads it, so a Streamlit upgrade that renames the modules fails a test instead of quietly losing the warm-up).
 """
@@ -71,9 +72,12 @@ export default function (component) {
     try {
       const options = { ast: true, expr: expressionInterpreter, actions: false, renderer: "svg",
         tooltip: { disableDefaultStyle: true }, defaultStyle: false };
-      const result = await embed(box, data.spec, options);
-      await result.view.runAsync();
-      result.finalize();
+      for (const spec of data.specs) {
+        await idle();
+        const result = await embed(box, spec, options);
+        await result.view.runAsync();
+        result.finalize();
+      }
     } finally {
       box.remove();
     }
@@ -115,10 +119,11 @@ def module_files() -> tuple[str, ...]:
 
 
 @functools.cache
-def warm_spec() -> dict:
-    """A lab heatmap (3 tokens, weights, clickable cells, the query's row outlined) as the spec the lessons send,
-    with its data inline: the layers, scales and expressions of the real charts, so drawing it compiles what they
-    run."""
+def warm_specs() -> tuple[dict, ...]:
+    """What the browser draws off screen, with the data inline: a lab heatmap (3 tokens, weights, clickable cells,
+    the query's row outlined) as the spec the lessons send, then a bar chart and a line chart from ui.charts, so
+    drawing them compiles the layers, scales, axes and expressions the real charts run."""
+    import pandas as pd
     import torch
 
     from attention_core.tables import long_frame
@@ -129,7 +134,13 @@ def warm_spec() -> dict:
     style = _drawing.HeatmapStyle("weights", "Warm-up", colour_title=charts.colour_title("weights"), selectable=True)
     cells = charts.heatmap_cells(long_frame(weights, labels, labels), labels, labels)
     datasets = {charts.CELLS_DATA: cells.to_dict("records"), charts.OUTLINE_DATA: [{"row": "b"}]}
-    return json.loads(json.dumps({**_drawing.heatmap_spec(labels, labels, style), "datasets": datasets}))
+    heatmap = {**_drawing.heatmap_spec(labels, labels, style), "datasets": datasets}
+    row = pd.DataFrame({"token": list(labels), "weight": weights[1].tolist()})
+    bars = charts.bars(row, x="token", y="weight", order=labels, title="Warm-up")
+    series = pd.DataFrame({"step": [1, 2, 3, 1, 2, 3], "value": [1.0, 4, 9, 1, 2, 3], "way": ["a"] * 3 + ["b"] * 3})
+    lines = charts.lines(series, x="step", y="value", color="way", title="Warm-up", log_y=True)
+    others = [chart.to_dict(validate=False) for chart in (bars, lines)]
+    return tuple(json.loads(json.dumps(spec)) for spec in (heatmap, *others))
 
 
 def payload() -> dict:
@@ -138,7 +149,7 @@ def payload() -> dict:
     loader = next((file for file in files if file.startswith(f"{VEGA_LOADER}.")), None)
     vega_after = max((i for i, file in enumerate(files) if file.split(".")[0] in MODULES[:4]), default=-1)
     return {"modules": list(files), "vega_loader": loader, "vega_after": vega_after if loader else -1,
-            "spec": warm_spec()}  # fmt: skip
+            "specs": list(warm_specs())}  # fmt: skip
 
 
 def mount() -> None:

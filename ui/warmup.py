@@ -60,7 +60,7 @@ def warm_charts() -> None:
         from ui import _drawing, measured, preload
 
         _drawing.warm_heatmaps()
-        preload.warm_spec()
+        preload.warm_specs()
         measured.attention_cost()
     except Exception:  # a warm-up only saves time: the pages build what they need themselves
         logging.getLogger(__name__).exception("warming the chart specs failed")
