@@ -9,11 +9,11 @@ first step with a chart or with code took two to five times as long as onto the 
 ``mount()`` puts a tiny components-v2 component (inline JavaScript in the app's own page, no iframe) in the
 sidebar on a session's first run. In the browser's idle time it imports those element kinds' modules, one per
 idle moment, from the same URLs Streamlit's bundle loads them from (so the browser keeps one copy and
-Streamlit finds them ready), and draws one small lab heatmap off screen with the Vega-Embed call Streamlit
-makes (and a bar chart and a line chart, the lessons' other kinds), so the first real chart finds its code
-compiled. Then it removes them. It draws nothing the
-learner sees and sends nothing back; ``window.__attentionLabPreload`` says how far it got (a browser test
-reads it, so a Streamlit upgrade that renames the modules fails a test instead of quietly losing the warm-up).
+Streamlit finds them ready), and draws a small lab heatmap, a bar chart and a line chart off screen with the
+Vega-Embed call Streamlit makes, so the first real chart finds its code compiled. Then it removes them. It
+draws nothing the learner sees and sends nothing back; ``window.__attentionLabPreload`` says how far it got (a
+browser test reads it, so a Streamlit upgrade that renames the modules fails a test instead of quietly losing
+the warm-up).
 """
 
 from __future__ import annotations
