@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_healthy  # noqa: E402
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_healthy, wait_quiet  # noqa: E402
 from ui.lessons import LESSONS  # noqa: E402
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))  # interactions per page, size and control (median printed)
@@ -834,6 +834,8 @@ def run(emit=print, clicks_only: bool = False, steps_only: bool = False, memory_
                     wait_healthy(app, app_port)
                     wait_healthy(small, trivial_port)
                     wait_healthy(small_frozen, frozen_port)
+                    warm_up = wait_quiet(app)  # the reference pages are measured on a machine the app leaves alone
+                    section([f"The app server's warm-up ended {warm_up:.0f} s after it answered."])
                     base = f"http://127.0.0.1:{app_port}"
                     if memory_only:
                         table = ["| figure | measured |", "|---|---:|", *memory_after_sessions(browser, base, app)]

@@ -83,6 +83,27 @@ def wait_healthy(process: subprocess.Popen, port: int, timeout: float = 60) -> f
     raise RuntimeError(f"streamlit did not become healthy within {timeout:.0f} s")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_quiet(process: subprocess.Popen, busy_share: float = 0.05, timeout: float = 120) -> float:
+    """Block until the server's process uses under busy_share of a core over a second; returns the seconds waited.
+
+    A fresh lab server warms up in a thread after it answers (ui/warmup.py: imports, heatmap specs, lesson 13's
+    cost measurement). A benchmark that measured its reference page meanwhile would share the cores with that
+    work and read a slow reference, which flatters every ratio."""
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        before = cpu_seconds(process.pid)
+        time.sleep(1.0)
+        if cpu_seconds(process.pid) - before < busy_share:
+            break
+    return time.monotonic() - start
+
+
 def stop(process: subprocess.Popen) -> None:
     process.terminate()
     try:
