@@ -43,6 +43,9 @@ from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_healthy, wa
 from ui.lessons import LESSONS  # noqa: E402
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))  # interactions per page, size and control (median printed)
+# Every ratio divides by the trivial page's median, so it gets more repeats: with 5, one run's reference read
+# 75, 84 and 94 ms on the same quiet machine within an hour (26 Nov).
+REFERENCE_REPEATS = max(15, 3 * REPEATS)
 TRACED_PICKS = 3  # extra query picks per page and size, traced for the main thread's busy time
 QUIET_MS = 400  # no DOM change for this long after the rerun = finished drawing
 TIMEOUT_MS = 60_000
@@ -325,9 +328,9 @@ def median_ms(results: list[dict]) -> float:
 def trivial_figures(browser, url: str) -> tuple[float, float, float]:
     """(selectbox, slider, main thread busy during a pick) median ms on the trivial page."""
     page = open_page(browser, url)
-    picks = [query_token(page) for _ in range(REPEATS)]
+    picks = [query_token(page) for _ in range(REFERENCE_REPEATS)]
     box = widget(page, "slider", "Temperature t")
-    slides = [move_control(page, "slider", box, i) for i in range(REPEATS)]
+    slides = [move_control(page, "slider", box, i) for i in range(REFERENCE_REPEATS)]
     busy = statistics.median(main_thread_busy(browser, page) for _ in range(TRACED_PICKS))
     page.context.close()
     return median_ms(picks), median_ms(slides), busy
