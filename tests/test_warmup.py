@@ -61,10 +61,12 @@ def test_the_app_serves_lab_py_and_warms_up_as_the_server_starts():
         "    async with streamlit_app.warm_imports(streamlit_app.app):\n"
         "        pass\n"
         "asyncio.run(serve_briefly())\n"
-        "print(warmup.wait(), all(name in sys.modules for name in warmup.MODULES), streamlit_app.app.script_path)"
+        "print(warmup.wait(), all(name in sys.modules for name in warmup.MODULES),"
+        " sys.modules['torch'].get_num_threads(), streamlit_app.app.script_path)"
     )
-    waited, imported, script = out.split(" ", 2)
+    waited, imported, threads, script = out.split(" ", 3)
     assert (waited, imported) == ("True", "True")
+    assert threads == "1", "the warm-up times attention (ui.measured) on one torch thread, as the app runs"
     assert Path(script).name == "lab.py"
 
 

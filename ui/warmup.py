@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sys
 import threading
 
 # What lab.py imports (tested) and what every lesson page imports next (pandas, Altair, pyarrow).
@@ -48,6 +49,9 @@ def _import_modules() -> None:
     try:
         for name in MODULES:
             importlib.import_module(name)
+        # One torch thread, as lab.py sets for the app, before this thread times attention (ui.measured):
+        # timed on two threads of a busy machine, the smallest size read 16 ms for 0.1 ms of work.
+        sys.modules["torch"].set_num_threads(1)
     finally:
         _imported.set()  # an import error shows up again, with its traceback, in the script's own import
     warm_charts()
