@@ -265,7 +265,7 @@ def measure_attention(T: int, d_k: int, seed: int = 0, repeats: int = 3) -> tupl
 
     One untimed run comes first: a process's first attention of a size pays one-off costs (torch's kernels and
     allocator pools) that are not attention's. Time it on one torch thread, as the app runs: with two, a busy
-    machine made each run wait for the other thread, and the fastest of 3 read 16 ms for 0.1 ms of work."""
+    machine made each run wait for the other thread, and the fastest of 3 read a hundred times the work."""
     generator = torch.Generator().manual_seed(seed)
     Q, K, V = (torch.randn(T, d_k, generator=generator) for _ in range(3))  # (T, d_k) each
     causal_head(Q, K, V)  # untimed: the first run's one-off costs are not attention's

@@ -50,7 +50,7 @@ def _import_modules() -> None:
         for name in MODULES:
             importlib.import_module(name)
         # One torch thread, as lab.py sets for the app, before this thread times attention (ui.measured):
-        # timed on two threads of a busy machine, the smallest size read 16 ms for 0.1 ms of work.
+        # timed on two threads of a busy machine, the smallest size read a hundred times its work.
         sys.modules["torch"].set_num_threads(1)
     finally:
         _imported.set()  # an import error shows up again, with its traceback, in the script's own import
