@@ -20,7 +20,10 @@ from ui import memory, warmup
 async def warm_imports(_app):
     memory.limit_malloc_arenas()  # before any session's thread: see ui/memory.py
     warmup.start()
-    yield
+    try:
+        yield
+    finally:
+        warmup.stop()  # a server stopped before its first page does not wait for the chart warm-up
 
 
 app = st.App("lab.py", lifespan=warm_imports)

@@ -67,3 +67,11 @@ def test_the_component_is_given_on_a_sessions_first_run_only(mounted):
     preload.mount()
     assert len(mounted) == 1 and mounted[0]["height"] == 0
     assert mounted[0]["data"]["modules"] == list(preload.module_files())
+    assert len(mounted[0]["data"]["specs"]) == 3
+
+
+def test_while_the_server_still_warms_its_charts_the_browser_loads_modules_only(mounted, monkeypatch):
+    """The server's first page does not build the warm specs itself (the warm-up builds them after that page)."""
+    monkeypatch.setattr(preload.warmup, "charts_pending", lambda: True)
+    preload.mount()
+    assert mounted[0]["data"]["specs"] == [] and mounted[0]["data"]["modules"] == list(preload.module_files())

@@ -101,3 +101,31 @@ def test_the_server_start_builds_the_heatmaps_the_lessons_ask_for_first():
         "print(made > 0, _drawing.HEATMAP_TEMPLATES.made - made)"
     )
     assert out == "True 0"
+
+
+def test_the_chart_warm_up_waits_for_the_first_page_and_a_stopping_server_skips_it():
+    """The first page's script run has the interpreter to itself; the heatmaps are built after it."""
+    out = run_python(
+        "import time\n"
+        "from ui import _drawing, warmup\n"
+        "warmup.start()\n"
+        "warmup.wait()\n"
+        "time.sleep(1.0)\n"
+        "before = _drawing.HEATMAP_TEMPLATES.made\n"
+        "warmup.first_run_finished()\n"
+        "warmup._thread.join(120)\n"
+        "from ui import measured\n"
+        "print(before, _drawing.HEATMAP_TEMPLATES.made > 0, measured.attention_cost_ready())"
+    )
+    assert out == "0 True True"
+    stopped = run_python(
+        "import time\n"
+        "from ui import _drawing, warmup\n"
+        "warmup.start()\n"
+        "warmup.wait()\n"
+        "start = time.monotonic()\n"
+        "warmup.stop()\n"
+        "warmup._thread.join(120)\n"
+        "print(time.monotonic() - start < 5, _drawing.HEATMAP_TEMPLATES.made)"
+    )
+    assert stopped == "True 0"

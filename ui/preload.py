@@ -24,6 +24,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui import warmup
+
 # The lazy modules of the element kinds the lessons draw, in the order a learner meets them: charts (and the
 # loader that imports Vega-Embed and Vega's expression interpreter), the exercise forms and download buttons,
 # the step controls, code, then the rarer kinds. Each name is the start of a file in Streamlit's static/js.
@@ -143,19 +145,23 @@ def warm_specs() -> tuple[dict, ...]:
     return tuple(json.loads(json.dumps(spec)) for spec in (heatmap, *others))
 
 
-def payload() -> dict:
-    """What the component is given: the modules' files, which one is the Vega loader, and the spec to draw."""
+def payload(with_specs: bool = True) -> dict:
+    """What the component is given: the modules' files, which one is the Vega loader, and the specs to draw
+    (none without with_specs)."""
     files = module_files()
     loader = next((file for file in files if file.startswith(f"{VEGA_LOADER}.")), None)
     vega_after = max((i for i, file in enumerate(files) if file.split(".")[0] in MODULES[:4]), default=-1)
     return {"modules": list(files), "vega_loader": loader, "vega_after": vega_after if loader else -1,
-            "specs": list(warm_specs())}  # fmt: skip
+            "specs": list(warm_specs()) if with_specs else []}  # fmt: skip
 
 
 def mount() -> None:
-    """On a session's first run, the component that warms the browser (drawn in the sidebar, zero height)."""
+    """On a session's first run, the component that warms the browser (drawn in the sidebar, zero height).
+
+    While the server's warm-up has still to build the specs (the server's first page), the browser only loads the
+    modules: building the specs here would lengthen that first page."""
     if st.session_state.get(DONE_KEY):
         return
     st.session_state[DONE_KEY] = True
     with st.sidebar:
-        _component(key="browser_preload", data=payload(), height=0)
+        _component(key="browser_preload", data=payload(with_specs=not warmup.charts_pending()), height=0)

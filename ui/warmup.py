@@ -11,11 +11,12 @@ half-initialised module.
 Without ``start()`` (AppTest, ``streamlit run lab.py``) ``wait()`` returns at once and the script
 imports as usual.
 
-Once the imports are done (and the script may run), the same thread builds the heatmap specs the lessons ask
-for first (``ui._drawing.warm_heatmaps``: Altair builds one per kind and look, slowly, the first ones of a
-process the slowest) and the spec the browser warm-up draws (``ui.preload``), and times attention for lesson
-13's "The cost of attention" (``ui.measured``). Without it, the first learner to
-open each step after a restart waited for those builds, several times a step's usual run (docs/benchmarks.md,
+Once the imports are done and the first page has been drawn (``first_run_finished``, or after
+``FIRST_RUN_WAIT_SECONDS``), the same thread builds the heatmap specs the lessons ask for first
+(``ui._drawing.warm_heatmaps``: Altair builds one per kind and look, slowly, the first ones of a process the
+slowest) and the spec the browser warm-up draws (``ui.preload``), and times attention for lesson 13's "The cost
+of attention" (``ui.measured``). Without it, the first learner to open each step after a restart waited for
+those builds, several times a step's usual run (docs/benchmarks.md,
 "A server's first visit of a step").
 """
 
@@ -42,6 +43,12 @@ MODULES = (
 WAIT_SECONDS = 120
 
 _imported = threading.Event()
+_first_run_done = threading.Event()
+_stopping = threading.Event()
+_charts_done = threading.Event()
+# The chart warm-up waits for the first script run (the first page) to finish, at most this long: sharing the
+# interpreter with it, the builds tripled that run (docs/benchmarks.md, "A server's first visit of a step").
+FIRST_RUN_WAIT_SECONDS = 30
 _thread: threading.Thread | None = None
 
 
@@ -54,7 +61,12 @@ def _import_modules() -> None:
         sys.modules["torch"].set_num_threads(1)
     finally:
         _imported.set()  # an import error shows up again, with its traceback, in the script's own import
-    warm_charts()
+    _first_run_done.wait(FIRST_RUN_WAIT_SECONDS)
+    try:
+        if not _stopping.is_set():
+            warm_charts()
+    finally:
+        _charts_done.set()
 
 
 def warm_charts() -> None:
@@ -77,6 +89,22 @@ def start() -> None:
         # not a daemon: a server stopped during the warm-up waits for it (a second) instead of aborting in torch
         _thread = threading.Thread(target=_import_modules, name="attention-lab-warmup", daemon=False)
         _thread.start()
+
+
+def first_run_finished() -> None:
+    """The script's first run has finished (lab.py says so after every run): the chart warm-up may begin."""
+    _first_run_done.set()
+
+
+def charts_pending() -> bool:
+    """Whether this server's warm-up will build the chart specs but has not yet (a page can leave them to it)."""
+    return _thread is not None and not _charts_done.is_set()
+
+
+def stop() -> None:
+    """The server is stopping: a warm-up still waiting for the first page ends without building anything."""
+    _stopping.set()
+    _first_run_done.set()
 
 
 def wait() -> bool:
