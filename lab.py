@@ -47,8 +47,8 @@ def run() -> None:
         marker.caption(progress.progress_marker())
         browser_store.sync()
         preload.mount()  # a session's first run: the browser readies charts, forms and code while the learner reads
+        warmup.first_run_finished()  # the server's chart warm-up waited for its first page
     collector.freeze_after_imports()  # after the page's imports: no full collection walks them again
-    warmup.first_run_finished()  # the server's chart warm-up waited for this first page
 
 
 run()

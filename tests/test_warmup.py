@@ -129,3 +129,13 @@ def test_the_chart_warm_up_waits_for_the_first_page_and_a_stopping_server_skips_
         "print(time.monotonic() - start < 5, _drawing.HEATMAP_TEMPLATES.made)"
     )
     assert stopped == "True 0"
+
+
+def test_lab_py_tells_the_warm_up_its_first_page_is_drawn():
+    from streamlit.testing.v1 import AppTest
+
+    warmup._first_run_done.clear()
+    at = AppTest.from_file(str(ROOT / "lab.py"), default_timeout=60)
+    at.run()
+    assert not at.exception
+    assert warmup._first_run_done.is_set()
