@@ -59,10 +59,17 @@ def test_heatmap_keeps_sentence_order_on_both_axes(sentence, weights):
     labels = token_labels(sentence)
     assert labels == ["the (1)", "zebra", "ate", "the (2)", "mango"]
     for layer in layers(spec)[1:3]:  # the cells and their text
-        assert layer["encoding"]["x"]["sort"] == labels
-        assert layer["encoding"]["y"]["sort"] == labels
+        assert axis_order(layer["encoding"]["x"]) == labels
+        assert axis_order(layer["encoding"]["y"]) == labels
         assert layer["encoding"]["x"]["field"] == "col" and layer["encoding"]["y"]["field"] == "row"
-    assert layers(spec)[-1]["encoding"]["y"]["sort"] == labels  # the query row's outline
+    assert axis_order(layers(spec)[-1]["encoding"]["y"]) == labels  # the query row's outline
+
+
+def axis_order(channel: dict) -> list[str]:
+    """A nominal axis's order: its scale's fixed domain, with no sort (a sort array costs an expression per datum
+    in the browser: charts.in_order)."""
+    assert channel["sort"] is None
+    return channel["scale"]["domain"]
 
 
 def cells_layer(spec: dict) -> dict:
@@ -138,7 +145,7 @@ def test_the_query_row_is_outlined(sentence, weights):
     assert outline["mark"]["stroke"] == charts.HIGHLIGHT
     assert outline["data"] == {"name": charts.OUTLINE_DATA} and "transform" not in outline
     assert spec["datasets"][charts.OUTLINE_DATA] == [{"row": "ate"}]  # a dataset of its own: the query's row
-    assert outline["encoding"]["y"]["sort"] == token_labels(sentence) and "x" not in outline["encoding"]
+    assert axis_order(outline["encoding"]["y"]) == token_labels(sentence) and "x" not in outline["encoding"]
     assert heatmap_spec(weights, sentence)["datasets"][charts.OUTLINE_DATA] == []  # no outline by default
     assert dataset(spec) == dataset(heatmap_spec(weights, sentence)), "the cells do not name the query"
 
@@ -210,7 +217,7 @@ def test_heatmap_of_a_rectangular_matrix(sentence):
     frame = long_frame(torch.ones(5, 3), labels, ["d1", "d2", "d3"])
     spec = charts.heatmap(frame, labels, ["d1", "d2", "d3"], kind="values", col_title="dimension").to_dict()
     assert spec["width"] == 3 * charts.CELL_PX and spec["height"] == 5 * charts.CELL_PX
-    assert cells_layer(spec)["encoding"]["x"]["sort"] == ["d1", "d2", "d3"]
+    assert axis_order(cells_layer(spec)["encoding"]["x"]) == ["d1", "d2", "d3"]
     assert cells_layer(spec)["encoding"]["x"]["title"] == "dimension"
 
 
@@ -259,7 +266,7 @@ def test_stacked_contributions(sentence):
     spec = charts.stacked_contributions(data, ["the (1)", "zebra"], title="context of 'the'").to_dict()
     assert spec["mark"]["type"] == "bar"
     assert spec["encoding"]["y"]["stack"] == "zero"
-    assert spec["encoding"]["color"]["sort"] == ["the (1)", "zebra"]
+    assert spec["encoding"]["color"]["scale"]["domain"] == ["the (1)", "zebra"]
     assert {t["field"] for t in spec["encoding"]["tooltip"]} >= {"token", "weight", "value", "contribution"}
     assert spec["title"] == "context of 'the'"
 
@@ -267,7 +274,7 @@ def test_stacked_contributions(sentence):
 def test_bars_keep_order_and_optional_colour():
     data = pd.DataFrame({"token": ["b", "a", "b", "a"], "weight": [0.4, 0.6, 0.7, 0.3], "row of": ["x", "x", "y", "y"]})
     spec = charts.bars(data, x="token", y="weight", order=["b", "a"], title="t").to_dict()
-    assert spec["mark"]["type"] == "bar" and spec["encoding"]["x"]["sort"] == ["b", "a"]
+    assert spec["mark"]["type"] == "bar" and axis_order(spec["encoding"]["x"]) == ["b", "a"]
     assert "color" not in spec["encoding"]
     grouped = charts.bars(data, x="token", y="weight", order=["b", "a"], color="row of", y_title="w").to_dict()
     assert grouped["encoding"]["color"]["field"] == "row of"
@@ -466,3 +473,19 @@ def test_log_log_lines_leave_their_legend_to_the_theme():
     spec = charts.log_log_lines(data, x="T", y="ms", color="series").to_dict()
     assert not [fill for fill in _fills(spec) if fill.lower() in ("white", "#fff", "#ffffff", "black", "#000")]
     assert "fillColor" not in spec["encoding"]["color"]["legend"]  # the theme's background shows through
+
+
+@pytest.mark.parametrize("tokens", [5, 32])
+def test_a_clickable_heatmap_describes_each_cell_once(sentence, tokens):
+    """Under the clickable layer the coloured cells carry no tooltip and no per-cell description (each would be an
+    expression per cell in the browser, hidden under the clickable layer's own): the clickable layer has both."""
+    words = (sentence * 7)[:tokens]
+    spec = heatmap_spec(torch.rand(tokens, tokens), words, selectable=True)
+    cells, clickable = cells_layer(spec), layers(spec)[-1]
+    assert cells["mark"]["aria"] is False and "tooltip" not in cells["encoding"]
+    assert clickable["mark"]["cursor"] == "pointer" and clickable["mark"].get("aria", True)
+    assert [tip["title"] for tip in clickable["encoding"]["tooltip"]] == ["query", "key", "value"]
+    plain = cells_layer(heatmap_spec(torch.rand(tokens, tokens), words))
+    assert plain["mark"]["aria"] is True and [tip["field"] for tip in plain["encoding"]["tooltip"]] == [
+        "row", "col", "exact"
+    ]  # fmt: skip

@@ -135,8 +135,8 @@ def test_heatmap_spec_and_data_are_apart_and_in_sentence_order():
     assert "datasets" not in spec and spec["data"] == {"name": charts.CELLS_DATA}  # the data travel by name
     assert list(data["row"][:3]) == ["the (1)"] * 3 and list(data["col"][:3]) == list(labels)
     assert list(data["short"][:3]) == ["1.0000", "0", "2.0000e-07"]  # the table's formatter, per cell
-    x_sorts = [layer["encoding"]["x"]["sort"] for layer in spec["layer"] if "x" in layer.get("encoding", {})]
-    assert len(x_sorts) == 2 and all(sort == list(labels) for sort in x_sorts)  # the cells and their text
+    x_orders = [layer["encoding"]["x"]["scale"]["domain"] for layer in spec["layer"] if "x" in layer.get("encoding", {})]
+    assert len(x_orders) == 2 and all(order == list(labels) for order in x_orders)  # the cells and their text
     assert spec["autosize"] == {"type": "pad", "contains": "content"}
 
 
@@ -184,7 +184,7 @@ def test_a_new_sentence_of_another_length_and_another_title_reuse_the_built_heat
     _drawing.heatmap_spec(tuple("abcdefghijklmnop"), tuple("abcdefghijklmnop"), dataclasses.replace(style, title="T"))
     assert _drawing.HEATMAP_TEMPLATES.made == built  # no Altair chart built: every size up to 16 tokens looks alike
     assert ["x", "y", "z"] in [
-        layer["encoding"]["y"].get("sort") for layer in spec["layer"] if "y" in layer.get("encoding", {})
+        layer["encoding"]["y"]["scale"]["domain"] for layer in spec["layer"] if "y" in layer.get("encoding", {})
     ]
     assert "\x1f" not in str(spec)  # no stand-in left
 
@@ -192,7 +192,7 @@ def test_a_new_sentence_of_another_length_and_another_title_reuse_the_built_heat
 def test_chart_spec_builds_any_chart_function_by_name_with_its_data_as_arrow():
     data = pd.DataFrame({"token": ["a", "b"], "value": [0.25, 0.75]})
     spec = _drawing.chart_spec("bars", (data,), (("order", ("a", "b")), ("x", "token"), ("y", "value")))
-    assert spec["mark"]["type"] == "bar" and spec["encoding"]["x"]["sort"] == ["a", "b"]
+    assert spec["mark"]["type"] == "bar" and spec["encoding"]["x"]["scale"]["domain"] == ["a", "b"]
     (arrow,) = spec["datasets"].values()
     assert convert_arrow_bytes_to_pandas_df(arrow)["value"].tolist() == [0.25, 0.75]
 

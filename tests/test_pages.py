@@ -26,9 +26,20 @@ def test_page_runs_and_shows_numbers(page, name):
     assert charts(at) or at.get("imgs"), "every lesson page draws at least one chart"
     for spec in chart_specs(at):  # the server builds specs without validating them (ui/_drawing.py): here they are
         Root.from_dict(spec, validate=True)
+        assert not sort_arrays(spec), "an order is a scale domain (charts.in_order), not a per-datum sort"
     assert frames(at), "every lesson page shows at least one table"
     assert at.get("download_button"), "every lesson page offers its main matrix as CSV"
     assert at.expander, "every lesson page has a 'show the code' expander"
+
+
+def sort_arrays(node) -> list:
+    """Every ``sort`` given as a list of values anywhere in a spec."""
+    if isinstance(node, dict):
+        found = [node["sort"]] if isinstance(node.get("sort"), list) else []
+        return found + [item for value in node.values() for item in sort_arrays(value)]
+    if isinstance(node, list):
+        return [item for value in node for item in sort_arrays(value)]
+    return []
 
 
 def test_overview_lists_every_lesson():

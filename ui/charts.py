@@ -133,10 +133,21 @@ def ink(kind: Kind, cells: pd.DataFrame, low: float, high: float) -> np.ndarray:
     return np.where(np.isnan(value), NEUTRAL, np.where(dark, "white", "black"))  # a blocked cell: grey reads on both
 
 
-def _ink_colour() -> alt.Color:
-    """The cell text's colour, read from the data's ink column (see ``ink``)."""
-    light, grey = alt.datum.ink == "white", alt.datum.ink == NEUTRAL
-    return alt.when(light).then(alt.value("white")).when(grey).then(alt.value(NEUTRAL)).otherwise(alt.value("black"))
+def _ink_colour() -> alt.Fill:
+    """The cell text's colour: the data's ink column (see ``ink``) is the colour itself, so no scale and no
+    condition (the browser evaluates a condition per cell, in Streamlit's slow expression interpreter). A fill,
+    not a color: the layers share the color scale, and the cells' scale is a colour scheme."""
+    return alt.Fill("ink:N", scale=None)
+
+
+def in_order(order: Sequence[str]) -> dict:
+    """An axis's tokens in this order, as a fixed scale domain.
+
+    Not ``sort=[...]``: for a sort array Vega-Lite adds a field computed per datum as a chain of one comparison
+    per token (``datum.col === "a" ? 0 : datum.col === "b" ? 1 : ...``), which the browser evaluates for every
+    cell in Streamlit's expression interpreter (about 65,000 comparisons at 32 tokens). A domain costs nothing
+    per datum and gives the same order."""
+    return {"sort": None, "scale": alt.Scale(domain=list(order))}
 
 
 def heatmap_layout(n_rows: int, n_cols: int, compact: bool = False, panel_px: int = 230) -> tuple[int, bool]:
@@ -258,7 +269,7 @@ def _row_outline(row_order: Sequence[str], size: int) -> alt.Chart:
     return (
         alt.Chart(alt.NamedData(name=OUTLINE_DATA))
         .mark_rect(fillOpacity=0, stroke=HIGHLIGHT, strokeWidth=3 if size > 6 else 2)
-        .encode(y=alt.Y("row:N", sort=list(row_order)))
+        .encode(y=alt.Y("row:N", **in_order(row_order)))
     )
 
 
@@ -335,7 +346,7 @@ def heatmap_chart(
     base = alt.Chart(cells, title=title).encode(
         x=alt.X(
             "col:N",
-            sort=list(col_order),
+            **in_order(col_order),
             title=None if compact else col_title,
             axis=alt.Axis(
                 labelAngle=-45,
@@ -348,32 +359,37 @@ def heatmap_chart(
         ),
         y=alt.Y(
             "row:N",
-            sort=list(row_order),
+            **in_order(row_order),
             title=None if compact else row_title,
             axis=alt.Axis(labels=axis_labels, labelLimit=label_limits[1], labelOverlap=False, ticks=not compact),
         ),
-        tooltip=[
-            alt.Tooltip("row:N", title=row_title),
-            alt.Tooltip("col:N", title=col_title),
-            alt.Tooltip("exact:N", title="value"),
-        ],
     )
+    # The tooltip (and a screen reader's description of each cell) on the layer the pointer meets: under a
+    # clickable layer the cells need neither (each is an expression per cell the browser evaluates).
+    tooltip = [
+        alt.Tooltip("row:N", title=row_title),
+        alt.Tooltip("col:N", title=col_title),
+        alt.Tooltip("exact:N", title="value"),
+    ]
     colour = _colour(kind, colour_title, legend=not compact)
-    chart = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0).encode(color=colour)
+    cells_tooltip = {} if selectable else {"tooltip": tooltip}
+    cell_marks = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0, aria=not selectable)
+    chart = cell_marks.encode(color=colour, **cells_tooltip)
     if kind != "mask":
         chart = _colour_range_layer(cells, colour) + chart
     if with_text:
         font = _font(size)
         long_text = alt.expr.length(alt.datum.short) > 7  # '3.2100e-07' gets a smaller font to stay in its cell
         text = base.mark_text().encode(
+            tooltip=tooltip,
             text="short:N",
-            color=_ink_colour(),
+            fill=_ink_colour(),
             size=alt.when(long_text).then(alt.value(font - 2)).otherwise(alt.value(font)),
         )
         chart = chart + text
     chart = chart + _row_outline(row_order, size)
     if selectable:
-        chart = chart + _cell_selection_layer(base)
+        chart = chart + _cell_selection_layer(base.encode(tooltip=tooltip))
     # "pad" keeps the cells at their size: Streamlit would otherwise squeeze axes and legend into it
     properties = {
         "width": size * n_cols,
@@ -454,7 +470,7 @@ def bars(
     encoding = {
         "x": alt.X(
             f"{x}:N",
-            sort=list(order) if order is not None else None,
+            **(in_order(order) if order is not None else {"sort": None}),
             title=x,
             axis=alt.Axis(labelAngle=-45, labelLimit=120),
         ),
@@ -480,7 +496,7 @@ def stacked_contributions(data: pd.DataFrame, token_order: Sequence[str], *, tit
         .encode(
             x=alt.X("dimension:N", title="dimension", sort=None),
             y=alt.Y("contribution:Q", title="weight × value", stack="zero"),
-            color=alt.Color("token:N", sort=list(token_order), scale=alt.Scale(scheme="tableau10"), title="token"),
+            color=alt.Color("token:N", scale=alt.Scale(domain=list(token_order), scheme="tableau10"), title="token"),
             order=alt.Order("token_pos:Q"),
             tooltip=[
                 "token:N",
@@ -816,7 +832,7 @@ def online_blocks(data: pd.DataFrame, *, title: str = "") -> alt.Chart:
         alt.Chart(data, title=title)
         .mark_bar()
         .encode(
-            x=alt.X("key:N", sort=list(data["key"]), title="key", axis=alt.Axis(labelAngle=0, labelLimit=80)),
+            x=alt.X("key:N", **in_order(data["key"]), title="key", axis=alt.Axis(labelAngle=0, labelLimit=80)),
             y=alt.Y("score:Q", title="score"),
             color=alt.Color("block:N", title="block"),
             tooltip=["key:N", alt.Tooltip("score:Q", format=".4f"), "block:N"],
@@ -972,8 +988,8 @@ def entropy_heatmap(data: pd.DataFrame, rows: Sequence[str], cols: Sequence[str]
     """Mean row entropy per (layer, head) on a sequential 0..ln T scale: dark = focused, light = spread out."""
     data = data.assign(exact=[format_number(v) for v in data["value"]], short=[format_number(v) for v in data["value"]])
     base = alt.Chart(data).encode(
-        x=alt.X("col:N", sort=list(cols), title=None, axis=alt.Axis(orient="top", labelAngle=0)),
-        y=alt.Y("row:N", sort=list(rows), title=None),
+        x=alt.X("col:N", **in_order(cols), title=None, axis=alt.Axis(orient="top", labelAngle=0)),
+        y=alt.Y("row:N", **in_order(rows), title=None),
         tooltip=[
             alt.Tooltip("row:N", title="layer"),
             alt.Tooltip("col:N", title="head"),
