@@ -163,7 +163,7 @@ PAGE_CSS = """<style>
   border-bottom: 1px solid rgba(128, 128, 128, 0.18); }
 .lab-table tbody tr:last-child > * { border-bottom: none; }
 .lab-table td { text-align: left; }
-.lab-table td.n { text-align: right; }
+.lab-table td[data-v]:not(.b0, .b1) { text-align: right; }
 .lab-table td.b0 { opacity: 0.45; }
 .lab-table thead th { position: sticky; top: 0; z-index: 1; font-weight: 600; text-align: right;
   background: rgba(128, 128, 128, 0.12); backdrop-filter: blur(10px); }
