@@ -91,9 +91,13 @@ OBSERVER_JS = """
 (() => {
   const b = (window.__bench = { t0: null, last: 0, paint: 0, running: false, states: [], touched: new Set() });
   const watched = "[data-testid='stVegaLiteChart'], [data-testid='stDataFrame']";
+  // One animation frame asked for at a time: its callback runs after every change made before it, so it marks the
+  // frame that shows them. (One request per change cost the page tens of ms over a chart's thousands of draws.)
+  let framePending = false;
+  const painted = () => { framePending = false; b.paint = performance.now(); };
   const changed = (now) => {
     b.last = now;
-    requestAnimationFrame(() => { b.paint = performance.now(); });
+    if (!framePending) { framePending = true; requestAnimationFrame(painted); }
   };
   new MutationObserver((records) => {
     const now = performance.now();
@@ -114,11 +118,14 @@ OBSERVER_JS = """
     }
     if (seen) changed(now);
   }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  for (const name of ['fillText', 'fillRect', 'drawImage', 'putImageData', 'clearRect']) {
+  for (const name of ['fillText', 'fillRect', 'drawImage', 'putImageData', 'clearRect', 'fill', 'stroke']) {
     const draw = CanvasRenderingContext2D.prototype[name];
     CanvasRenderingContext2D.prototype[name] = function (...args) {
       const canvas = this.canvas;
-      if (canvas && canvas.getAttribute && canvas.getAttribute('data-testid') === 'data-grid-canvas') {
+      // a data grid's cells, or a Vega chart drawn on a canvas (Streamlit picks canvas for large charts; the lab
+      // asks for it for heatmaps): drawing calls are its changes
+      const grid = canvas && canvas.getAttribute && canvas.getAttribute('data-testid') === 'data-grid-canvas';
+      if (grid || (canvas && canvas.closest && canvas.closest("[data-testid='stVegaLiteChart']"))) {
         const box = canvas.closest(watched);
         if (box && b.t0 !== null) b.touched.add(box);
         changed(performance.now());
