@@ -19,8 +19,9 @@ table whose lazy JS chunk is loading), every visible chart and table has its svg
 nothing has changed for QUIET_MS. The figure is the last frame minus the
 click (pointerdown/keydown), so the quiet wait is not part of it. Vega charts are SVG here, so
 a redrawn chart is a DOM change; a data grid, and a chart Streamlit draws on a canvas (past 2,000
-items per datum), draw on a canvas, so their drawing calls count as changes. The grid's hidden accessibility table is not counted: glide updates it through a 200 ms
-debounce, after the grid is drawn (screen readers get a changed table 200 ms later).
+items per datum), draw on a canvas, so their drawing calls count as changes. The grid's hidden
+accessibility table is not counted: glide updates it through a 200 ms debounce, after the grid
+is drawn (screen readers get a changed table 200 ms later).
 """
 
 from __future__ import annotations

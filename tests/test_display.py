@@ -135,7 +135,9 @@ def test_heatmap_spec_and_data_are_apart_and_in_sentence_order():
     assert "datasets" not in spec and spec["data"] == {"name": charts.CELLS_DATA}  # the data travel by name
     assert list(data["row"][:3]) == ["the (1)"] * 3 and list(data["col"][:3]) == list(labels)
     assert list(data["short"][:3]) == ["1.0000", "0", "2.0000e-07"]  # the table's formatter, per cell
-    x_orders = [layer["encoding"]["x"]["scale"]["domain"] for layer in spec["layer"] if "x" in layer.get("encoding", {})]
+    x_orders = [
+        layer["encoding"]["x"]["scale"]["domain"] for layer in spec["layer"] if "x" in layer.get("encoding", {})
+    ]
     assert len(x_orders) == 2 and all(order == list(labels) for order in x_orders)  # the cells and their text
     assert spec["autosize"] == {"type": "pad", "contains": "content"}
 
