@@ -38,10 +38,14 @@ WHOLE_KEY = "whole_lesson"  # the switch's widget key (one switch, the same on e
 WHOLE_STATE = "_whole_lesson"  # the learner's choice, kept while pages without the switch run
 MOVED = "_step_moved"  # a count of the learner's step changes: each brings the new step's top into view
 # Next sits at the bottom of a step; the next step would open scrolled down as far. This tiny component (inline,
-# no iframe: components v2) scrolls the main area back to the top when it receives a new count.
+# no iframe: components v2) scrolls the main area back to the top when the count of step changes grows. It is drawn
+# on every run at the end of the sidebar, so it never appears or vanishes between the main area's elements: an
+# element that comes and goes moves every element after it, and Streamlit then draws them all anew.
 TOP_JS = """
 export default function (component) {
-  if (!component.data) return;
+  const moved = component.data && component.data.moved;
+  if (!moved || moved === window.__attentionLabStepMoved) return;
+  window.__attentionLabStepMoved = moved;
   const main = document.querySelector("[data-testid='stMain']");
   if (main) main.scrollTo({ top: 0 });
   window.scrollTo(0, 0);
@@ -112,11 +116,10 @@ def move_to(lesson: str, number: int) -> None:
 
 
 def scroll_to_top() -> None:
-    """After a step change, bring the new step's top into view (mounted only on the run the learner moved)."""
-    moved = st.session_state.get(MOVED, 0)
-    if moved and st.session_state.get("_step_moved_shown") != moved:
-        st.session_state["_step_moved_shown"] = moved
-        _to_top(key="step_top", data={"moved": moved}, height=0)
+    """After a step change, bring the new step's top into view. Drawn on every run, in the sidebar: its script
+    scrolls only when the count of step changes has grown since it last scrolled."""
+    with st.sidebar:
+        _to_top(key="step_top", data={"moved": st.session_state.get(MOVED, 0)}, height=0)
 
 
 def whole_lesson() -> bool:
@@ -214,6 +217,7 @@ def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
 
     exercises.start_run(lesson.name)  # the steps drawn below record what they ask afresh
     names = tuple(steps)
+    scroll_to_top()  # in every view, so that the sidebar keeps its shape
     if on_short_path() and lesson.essential in steps:
         short_path_step(lesson, steps[lesson.essential])
         return
@@ -225,7 +229,6 @@ def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
         path.lesson_footer(page)
         return
     current = current_step(lesson.name, names)
-    scroll_to_top()
     with bar:
         step_bar(lesson.name, names, current)
     steps[names[current - 1]]()
