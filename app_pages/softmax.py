@@ -471,17 +471,23 @@ shifted up by c to show it.
     )
 
 
+OFFSET_KEY = "softmax_offset"  # the stability demo's constant c
+OFFSET_ROW_KEY = "_softmax_offset_first"  # the first overflowing c of the row the slider was last set for
+
+
 @st.fragment
 def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor) -> None:
     """The overflow demonstration for one constant c: a fragment, so changing c reruns only this part."""
     q = lab.query_index
     first = first_overflow_offset(scores[q])  # the largest score just overflows: a few ∞, not a wall of them
+    if st.session_state.get(OFFSET_ROW_KEY) != first or OFFSET_KEY not in st.session_state:
+        st.session_state[OFFSET_ROW_KEY] = first  # a new row brings its own first overflowing c
+        st.session_state[OFFSET_KEY] = first
     offset = st.select_slider(
         "Add this constant c to every score",
         options=offset_choices(scores[q]),
-        value=first,
         format_func=lambda c: f"{c:g}",
-        key=f"softmax_offset_{first:g}",  # a new row brings its own first overflowing c
+        key=OFFSET_KEY,  # one key for every row: the slider stays in place while its options and value change
         help=f"At c = {first:g} the largest score plus c first passes 88.72, where exp overflows in float32.",
     )
     demo = overflow_demo(scores[q], float(offset))

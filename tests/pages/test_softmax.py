@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import attention_core as ac
-from attention_core.normalization import with_sums
+from attention_core.normalization import first_overflow_offset, with_sums
 from attention_core.presets import JOURNEY, NUMPY_SEED_4, PRESETS, PRESETS_BY_KEY, TRANSFORMER
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
 from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
@@ -87,8 +87,8 @@ def test_temperature_slider_changes_entropy_and_max_weight():
 
 
 def offset_slider(at):
-    """The stability demo's select_slider of c (its key names the row's first overflowing c)."""
-    return next(s for s in at.select_slider if s.key.startswith("softmax_offset"))
+    """The stability demo's select_slider of c."""
+    return next(s for s in at.select_slider if s.key == "softmax_offset")
 
 
 @pytest.mark.parametrize("example", [TRANSFORMER.name, JOURNEY.name, NUMPY_SEED_4.name])
@@ -99,6 +99,19 @@ def test_overflow_demo_starts_where_overflow_begins_not_at_a_wall_of_infinities(
     assert "∞" in set(demo["naive exp(s_j + c)"])
     assert set(demo["naive exp(s_j + c)"]) != {"∞"} and set(demo["naive weight"]) != {"NaN"}
     assert "NaN" not in set(demo["stable weight"])
+
+
+def test_another_query_brings_its_own_first_overflowing_c_and_the_slider_stays_in_place():
+    """One key for every row (the slider is not drawn anew on each pick), but a new row still starts at its own c."""
+    at = open_page(PAGE, {"example": TRANSFORMER.name})
+    offset_slider(at).set_value(1000.0).run()
+    query = at.sidebar.selectbox(key="query")
+    other = next(option for option in query.options if option != query.value)
+    query.set_value(other).run()
+    assert_clean(at)
+    current = lab_input(at)
+    row = ac.self_attention(current.X, scale=False).scores[current.query_index]
+    assert offset_slider(at).value == first_overflow_offset(row)
 
 
 def test_overflow_demo_shows_nan_only_when_it_overflows():
