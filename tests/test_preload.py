@@ -75,3 +75,76 @@ def test_while_the_server_still_warms_its_charts_the_browser_loads_modules_only(
     monkeypatch.setattr(preload.warmup, "charts_pending", lambda: True)
     preload.mount()
     assert mounted[0]["data"]["specs"] == [] and mounted[0]["data"]["modules"] == list(preload.module_files())
+
+
+KINDS_SCRIPT = """
+import streamlit as st
+from ui import preload
+home = st.Page(lambda: None, title="Home", url_path="home", default=True)
+st.navigation([home], position="hidden")
+preload.element_kinds(link=home)
+"""
+
+
+def test_the_element_kinds_are_one_of_each_kind_in_a_hidden_sidebar_container():
+    """ui.preload.element_kinds: every kind a lesson's step draws for the first time at a Next, in the sidebar, under
+    a key the page's style hides; each label says Warm-up, so no test or learner takes one for a lesson's own."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui import _drawing
+
+    at = AppTest.from_string(KINDS_SCRIPT).run()
+    assert not at.exception
+    assert len(at.sidebar.children) == 1  # one container
+    kinds = (
+        "markdown",
+        "caption",
+        "latex",
+        "info",
+        "warning",
+        "success",
+        "error",
+        "metric",
+        "button",
+        "expander",
+        "code",
+        "tabs",
+        "text_input",
+        "radio",
+        "slider",
+        "select_slider",
+        "number_input",
+        "toggle",
+        "selectbox",
+    )
+    for kind in kinds:
+        found = getattr(at.sidebar, kind)
+        assert len(found) >= 1, kind
+    labels = [widget.label for kind in ("button", "text_input", "radio", "slider", "number_input", "toggle")
+              for widget in getattr(at.sidebar, kind)]  # fmt: skip
+    assert labels and all(label.startswith("Warm-up") for label in labels)
+    assert f".st-key-{preload.KINDS_KEY} {{ display: none !important; }}" in _drawing.PAGE_CSS
+
+
+def test_the_element_kinds_wait_for_the_browsers_first_answer_and_come_once(mounted, monkeypatch):
+    """Not on the first run (the page's style may still be loading), not in a script test (no browser answers);
+    on the run after the browser sent its stored progress, once."""
+    drawn: list[object] = []
+    monkeypatch.setattr(preload, "element_kinds", lambda link: drawn.append(link))
+    preload.mount()
+    preload.mount()
+    assert drawn == []
+    preload.st.session_state[preload.browser_store.LOADED] = True
+    preload.mount()
+    preload.mount()
+    assert drawn == [preload.lessons.LESSONS[0].path] and len(mounted) == 1
+
+
+def test_a_script_test_gets_no_element_kinds():
+    """AppTest's runs never hear from a browser: the lab's sidebar holds no warm-up."""
+    from tests.apptest_helpers import open_page
+
+    at = open_page("app_pages/scores.py")
+    at.run()
+    texts = [element.value for element in at.sidebar.markdown] + [widget.label for widget in at.sidebar.button]
+    assert not any("Warm-up" in str(text) for text in texts)

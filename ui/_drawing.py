@@ -172,6 +172,7 @@ PAGE_CSS = """<style>
   background: rgba(128, 128, 128, 0.06); backdrop-filter: blur(10px); }
 .lab-table thead th[data-i] { left: 0; z-index: 2; }
 .lab-table th[title] { text-decoration: underline dotted; cursor: help; }
+.st-key-lab_warm_kinds { display: none !important; }  /* ui.preload.element_kinds: drawn once, never shown */
 </style>"""
 
 

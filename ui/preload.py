@@ -14,6 +14,12 @@ Vega-Embed call Streamlit makes, so the first real chart finds its code compiled
 draws nothing the learner sees and sends nothing back; ``window.__attentionLabPreload`` says how far it got (a
 browser test reads it, so a Streamlit upgrade that renames the modules fails a test instead of quietly losing
 the warm-up).
+
+The run after the browser's first answer (it sends the learner's stored progress, ui.browser_store, at once) draws
+``element_kinds()``: one element of each kind the lessons show (a table, a form, a download button, tabs, sliders,
+page links...), inside a sidebar container the page's style hides. React and the browser then run each kind's
+code once as the first page settles, not at the Next click onto the first step that shows it: that first Next
+took 250-310 ms instead of 160-250 (docs/benchmarks.md). The runs after it leave them out.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import warmup
+from ui import browser_store, lessons, warmup
 
 # The lazy modules of the element kinds the lessons draw, in the order a learner meets them: charts (and the
 # loader that imports Vega-Embed and Vega's expression interpreter), the exercise forms and download buttons,
@@ -50,6 +56,8 @@ MODULES = (
 )
 VEGA_LOADER = "loadVegaEmbed"  # its one export loads Vega-Embed and the expression interpreter, as Streamlit does
 DONE_KEY = "_browser_preloaded"  # this session's browser was given the component
+KINDS_KEY = "lab_warm_kinds"  # the hidden container of element_kinds (the page's style hides .st-key-<key>)
+KINDS_DONE_KEY = "_element_kinds_drawn"  # this session's browser has drawn them
 
 JS = """
 export default function (component) {
@@ -156,12 +164,64 @@ def payload(with_specs: bool = True) -> dict:
 
 
 def mount() -> None:
-    """On a session's first run, the component that warms the browser (drawn in the sidebar, zero height).
+    """On a session's first run, the component that warms the browser (drawn in the sidebar, zero height); on the
+    run after the browser first answered (its stored progress, ui.browser_store), the hidden element kinds.
 
     While the server's warm-up has still to build the specs (the server's first page), the browser only loads the
     modules: building the specs here would lengthen that first page."""
-    if st.session_state.get(DONE_KEY):
-        return
-    st.session_state[DONE_KEY] = True
-    with st.sidebar:
-        _component(key="browser_preload", data=payload(with_specs=not warmup.charts_pending()), height=0)
+    if not st.session_state.get(DONE_KEY):
+        st.session_state[DONE_KEY] = True
+        with st.sidebar:
+            _component(key="browser_preload", data=payload(with_specs=not warmup.charts_pending()), height=0)
+    elif browser_answered() and not st.session_state.get(KINDS_DONE_KEY):
+        st.session_state[KINDS_DONE_KEY] = True
+        element_kinds(link=lessons.LESSONS[0].path)
+
+
+def browser_answered() -> bool:
+    """Whether this session's browser has sent its stored progress: a browser draws the session, and the page's
+    style (drawn on the run before) is in place to hide the element kinds. A script test (AppTest) never answers."""
+    return bool(st.session_state.get(browser_store.LOADED))
+
+
+def element_kinds(link) -> None:
+    """One element of each kind the lessons draw, hidden (the page's style), at the end of the sidebar.
+
+    The labels start with "Warm-up" so that no test or learner finds them in place of the lesson's own; nothing
+    here is focusable or read out (display: none). ``link`` is a page of the navigation (a path or st.Page) for its
+    page link."""
+    import torch
+
+    from ui import display
+
+    with st.sidebar.container(key=KINDS_KEY):
+        st.subheader("Warm-up")
+        st.markdown("Warm-up **text** with `code`, [a link](#warm-up) and $x^2$.")
+        st.caption("Warm-up caption")
+        st.latex(r"\omega_{ij} = x_i \cdot x_j")
+        st.info("Warm-up", icon=":material/info:")
+        st.warning("Warm-up", icon=":material/warning:")
+        st.success("Warm-up", icon=":material/check_circle:")
+        st.error("Warm-up", icon=":material/error:")
+        left, middle, right = st.columns(3)
+        left.metric("Warm-up metric", "1.0")
+        middle.button("Warm-up back", key="warm_up_back", icon=":material/arrow_back:")
+        right.button("Warm-up next", key="warm_up_next", type="primary", icon=":material/arrow_forward:")
+        with st.expander("Warm-up code"):
+            st.code("def scores(X):\n    return X @ X.T", language="python")
+        first, second = st.tabs(["Warm-up tab", "Warm-up other tab"])
+        first.markdown("Warm-up")
+        second.markdown("Warm-up")
+        with st.form("warm_up_form"):
+            st.text_input("Warm-up answer", key="warm_up_answer", placeholder="a number")
+            st.form_submit_button("Warm-up check", icon=":material/check_circle:")
+        st.download_button("Warm-up download", data="a,b\n1,2", file_name="warm-up.csv", key="warm_up_download")
+        st.radio("Warm-up radio", ["a", "b"], key="warm_up_radio", horizontal=True)
+        st.slider("Warm-up slider", 0.1, 2.0, 1.0, key="warm_up_slider")
+        st.select_slider("Warm-up select slider", [1, 2, 3], key="warm_up_select_slider")
+        st.number_input("Warm-up number", 1, 4, 2, key="warm_up_number")
+        st.toggle("Warm-up toggle", key="warm_up_toggle")
+        st.selectbox("Warm-up selectbox", ["a", "b"], key="warm_up_selectbox")
+        st.page_link(link, label="Warm-up link", icon=":material/school:")
+        weights = torch.softmax(torch.arange(9, dtype=torch.float64).reshape(3, 3) / 4, dim=-1)  # (3, 3)
+        display.table(weights, ["a", "b", "c"], ["a", "b", "c"], alt_text="Warm-up table")

@@ -25,3 +25,42 @@ def test_the_first_step_readies_the_chart_modules_before_the_first_chart(page, a
     page.locator("[data-testid='stMain'] [data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=30_000)
     assert len(page.evaluate(LOADED_JS, ["embed", "ArrowVegaLiteChart"])) == before, "the chart loaded them again"
     assert page.locator("body > div[aria-hidden='true'] svg").count() == 0, "the warm-up chart is gone"
+
+
+KINDS = ".st-key-" + preload.KINDS_KEY
+# Records what the warm-up container held while it was on the page (the progress store's first read reruns the
+# app at once, and that run leaves it out) and whether it was ever displayed.
+WATCH_KINDS_JS = """(() => {
+  const seen = (window.__warmKinds = { present: false, displayed: false, inSidebar: false, kinds: [], tables: 0 });
+  const kinds = new Set();
+  new MutationObserver(() => {
+    const box = document.querySelector("__KINDS__");
+    if (!box) return;
+    seen.present = true;
+    seen.inSidebar = !!box.closest("[data-testid='stSidebar']");
+    if (getComputedStyle(box).display !== "none") seen.displayed = true;
+    box.querySelectorAll("[data-testid]").forEach((el) => kinds.add(el.getAttribute("data-testid")));
+    seen.kinds = [...kinds];
+    seen.tables = Math.max(seen.tables, box.querySelectorAll(".lab-table table").length);
+  }).observe(document, { subtree: true, childList: true, attributes: true });
+})();""".replace("__KINDS__", KINDS)
+
+
+@pytest.mark.browser
+def test_the_first_page_draws_each_element_kind_once_out_of_sight(page, app_url):
+    """ui.preload.element_kinds: the browser draws them on the session's first run, in the sidebar, never shown; a
+    later run leaves them out."""
+    page.add_init_script(WATCH_KINDS_JS)
+    page.goto(f"{app_url}/scores?step=1")
+    wait_for_app(page)
+    expected = ["stForm", "stTabs", "stDownloadButton", "stExpander", "stSlider", "stPageLink", "stMetric"]
+    page.wait_for_function(
+        "(expected) => window.__warmKinds.tables && expected.every((k) => window.__warmKinds.kinds.includes(k))",
+        arg=expected,
+        timeout=30_000,
+    )
+    seen = page.evaluate("window.__warmKinds")
+    assert seen["inSidebar"] and not seen["displayed"] and seen["tables"] == 1
+    page.get_by_role("combobox", name="Query token").click()
+    page.get_by_role("option").filter(has_not_text="starts").first.click()
+    page.locator(KINDS).wait_for(state="detached", timeout=30_000)

@@ -39,7 +39,8 @@ def answer_next_exhibit(page, app_url: str, before: str = NONE_YET) -> None:
     page.goto(f"{app_url}/mistakes?view=all")  # every exhibit on one page: the first unanswered one
     wait_for_app(page)
     wait_marker(page, before)
-    form = page.locator("[data-testid='stForm']").first
+    # in the main area: the sidebar may hold ui.preload's hidden form for a moment
+    form = page.locator("[data-testid='stMain'] [data-testid='stForm']").first
     form.locator("[data-testid='stRadio'] [role='radiogroup'] label").first.click()
     form.get_by_role("button", name="Check").click()
     page.wait_for_timeout(300)
