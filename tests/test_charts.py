@@ -476,16 +476,20 @@ def test_log_log_lines_leave_their_legend_to_the_theme():
 
 
 @pytest.mark.parametrize("tokens", [5, 32])
-def test_a_clickable_heatmap_describes_each_cell_once(sentence, tokens):
-    """Under the clickable layer the coloured cells carry no tooltip and no per-cell description (each would be an
-    expression per cell in the browser, hidden under the clickable layer's own): the clickable layer has both."""
+def test_a_clickable_heatmap_draws_each_cell_once_and_the_cells_take_the_click(sentence, tokens):
+    """The coloured cells carry the click, the tooltip and each cell's description; the selected cell's outline is
+    one rect filtered by the selection (no transparent rect per cell on top, no expression per cell)."""
     words = (sentence * 7)[:tokens]
     spec = heatmap_spec(torch.rand(tokens, tokens), words, selectable=True)
-    cells, clickable = cells_layer(spec), layers(spec)[-1]
-    assert cells["mark"]["aria"] is False and "tooltip" not in cells["encoding"]
-    assert clickable["mark"]["cursor"] == "pointer" and clickable["mark"].get("aria", True)
-    assert [tip["title"] for tip in clickable["encoding"]["tooltip"]] == ["query", "key", "value"]
+    cells, outline = cells_layer(spec), layers(spec)[-1]
+    assert spec["params"][0]["name"] == charts.CELL_SELECTION and spec["params"][0]["views"] == [cells["name"]]
+    assert cells["mark"]["cursor"] == "pointer" and cells["mark"].get("aria", True)
+    assert [tip["title"] for tip in cells["encoding"]["tooltip"]] == ["query", "key", "value"]
+    assert outline["transform"] == [{"filter": {"param": charts.CELL_SELECTION, "empty": False}}]
+    assert outline["mark"]["aria"] is False and "tooltip" not in outline["encoding"]
+    rects = [layer for layer in layers(spec) if layer["mark"]["type"] == "rect" and "transform" not in layer]
+    assert len(rects) == 2  # the cells and the query row's outline (one rect)
     plain = cells_layer(heatmap_spec(torch.rand(tokens, tokens), words))
-    assert plain["mark"]["aria"] is True and [tip["field"] for tip in plain["encoding"]["tooltip"]] == [
+    assert "cursor" not in plain["mark"] and [tip["field"] for tip in plain["encoding"]["tooltip"]] == [
         "row", "col", "exact"
     ]  # fmt: skip

@@ -276,15 +276,15 @@ def _row_outline(row_order: Sequence[str], size: int) -> alt.Chart:
 CELL_SELECTION = "cell"  # the Vega-Lite selection parameter of a clickable heatmap
 
 
-def _cell_selection_layer(base: alt.Chart) -> alt.Chart:
-    """A transparent rect per cell (same data and axes as ``base``) that a click selects and outlines."""
-    selection = alt.selection_point(
-        name=CELL_SELECTION, fields=["row", "col"], on="click", clear="dblclick", toggle=False
-    )
-    return (
-        base.mark_rect(fill="transparent", strokeWidth=3, cursor="pointer")
-        .encode(stroke=alt.when(selection, empty=False).then(alt.value(HIGHLIGHT)).otherwise(alt.value(None)))
-        .add_params(selection)
+def _cell_selection() -> alt.Parameter:
+    """The click that selects one cell (a double click clears it)."""
+    return alt.selection_point(name=CELL_SELECTION, fields=["row", "col"], on="click", clear="dblclick", toggle=False)
+
+
+def _selected_cell_outline(base: alt.Chart) -> alt.Chart:
+    """An outline around the selected cell (none while nothing is selected): one rect, on top of the cells."""
+    return base.mark_rect(fill="transparent", stroke=HIGHLIGHT, strokeWidth=3, aria=False).transform_filter(
+        {"param": CELL_SELECTION, "empty": False}
     )
 
 
@@ -364,17 +364,19 @@ def heatmap_chart(
             axis=alt.Axis(labels=axis_labels, labelLimit=label_limits[1], labelOverlap=False, ticks=not compact),
         ),
     )
-    # The tooltip (and a screen reader's description of each cell) on the layer the pointer meets: under a
-    # clickable layer the cells need neither (each is an expression per cell the browser evaluates).
     tooltip = [
         alt.Tooltip("row:N", title=row_title),
         alt.Tooltip("col:N", title=col_title),
         alt.Tooltip("exact:N", title="value"),
     ]
     colour = _colour(kind, colour_title, legend=not compact)
-    cells_tooltip = {} if selectable else {"tooltip": tooltip}
-    cell_marks = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0, aria=not selectable)
-    chart = cell_marks.encode(color=colour, **cells_tooltip)
+    # The cells themselves take the click: a clickable heatmap draws each cell once, not once more as a
+    # transparent layer on top (1,024 rects fewer at 32 tokens); the selected cell's outline is one rect.
+    pointer = {"cursor": "pointer"} if selectable else {}  # a hand where a click explains the cell
+    cell_marks = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0, **pointer)
+    chart = cell_marks.encode(color=colour, tooltip=tooltip)
+    if selectable:
+        chart = chart.add_params(_cell_selection())
     if kind != "mask":
         chart = _colour_range_layer(cells, colour) + chart
     if with_text:
@@ -389,7 +391,7 @@ def heatmap_chart(
         chart = chart + text
     chart = chart + _row_outline(row_order, size)
     if selectable:
-        chart = chart + _cell_selection_layer(base.encode(tooltip=tooltip))
+        chart = chart + _selected_cell_outline(base)
     # "pad" keeps the cells at their size: Streamlit would otherwise squeeze axes and legend into it
     properties = {
         "width": size * n_cols,
