@@ -18,8 +18,8 @@ the warm-up).
 The run after the browser's first answer (it sends the learner's stored progress, ui.browser_store, at once) draws
 ``element_kinds()``: one element of each kind the lessons show (a table, a form, a download button, tabs, sliders,
 page links...), inside a sidebar container the page's style hides. React and the browser then run each kind's
-code once as the first page settles, not at the Next click onto the first step that shows it: that first Next
-took 250-310 ms instead of 160-250 (docs/benchmarks.md). The runs after it leave them out.
+code once as the first page settles, not at the Next click onto the first step that shows it, which took much
+longer than the same change once warm (docs/benchmarks.md). The runs after it leave them out.
 """
 
 from __future__ import annotations
