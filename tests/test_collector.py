@@ -28,7 +28,8 @@ def test_freezes_once_per_set_of_imports(unfrozen, monkeypatch):
 
     kept = [[i] for i in range(500)]  # tracked objects made after the freeze
     assert collector.freeze_after_imports() is False  # no new module: later objects stay collectable
-    assert gc.get_freeze_count() == frozen
+    # nothing more is frozen (a frozen object that another thread lets go of leaves, so the count may only shrink)
+    assert gc.get_freeze_count() <= frozen
 
     monkeypatch.setitem(sys.modules, "_newly_imported_for_test", types.ModuleType("_newly_imported_for_test"))
     assert collector.freeze_after_imports() is True
