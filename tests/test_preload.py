@@ -123,6 +123,9 @@ def test_the_element_kinds_are_one_of_each_kind_in_a_hidden_sidebar_container():
     labels = [widget.label for kind in ("button", "text_input", "radio", "slider", "number_input", "toggle")
               for widget in getattr(at.sidebar, kind)]  # fmt: skip
     assert labels and all(label.startswith("Warm-up") for label in labels)
+    charts = at.sidebar.get("vega_lite_chart")
+    assert len(charts) == 1  # a lab heatmap: Streamlit's chart element runs its code before the first step's chart
+    assert "Warm-up heatmap" in charts[0].proto.spec
     assert f".st-key-{preload.KINDS_KEY} {{ display: none !important; }}" in _drawing.PAGE_CSS
 
 

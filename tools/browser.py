@@ -28,7 +28,8 @@ CHROMIUM_ARGS = [
 RENDERED_JS = """() => document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
     && !document.querySelector("[data-stale='true']")
     && !document.querySelector("[data-testid='stMain'] [data-testid='stSkeleton']")
-    && [...document.querySelectorAll("[data-testid='stDataFrame'], [data-testid='stVegaLiteChart']")]
+    && [...document.querySelectorAll("[data-testid='stMain'] :is([data-testid='stDataFrame'], "
+        + "[data-testid='stVegaLiteChart'])")]
         .filter((el) => el.offsetParent !== null)
         .every((el) => el.querySelector('canvas, svg'))"""
 SETTLE_MS = 300

@@ -16,8 +16,8 @@ browser test reads it, so a Streamlit upgrade that renames the modules fails a t
 the warm-up).
 
 The run after the browser's first answer (it sends the learner's stored progress, ui.browser_store, at once) draws
-``element_kinds()``: one element of each kind the lessons show (a table, a form, a download button, tabs, sliders,
-page links...), inside a sidebar container the page's style hides. React and the browser then run each kind's
+``element_kinds()``: one element of each kind the lessons show (a table, a heatmap, a form, a download button, tabs,
+sliders, page links...), inside a sidebar container the page's style hides. React and the browser then run each kind's
 code once as the first page settles, not at the Next click onto the first step that shows it, which took much
 longer than the same change once warm (docs/benchmarks.md). The runs after it leave them out.
 """
@@ -225,3 +225,4 @@ def element_kinds(link) -> None:
         st.page_link(link, label="Warm-up link", icon=":material/school:")
         weights = torch.softmax(torch.arange(9, dtype=torch.float64).reshape(3, 3) / 4, dim=-1)  # (3, 3)
         display.table(weights, ["a", "b", "c"], ["a", "b", "c"], alt_text="Warm-up table")
+        display.heatmap(weights, ["a", "b", "c"], ["a", "b", "c"], title="Warm-up heatmap", highlight_row="b")

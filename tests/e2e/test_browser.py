@@ -15,6 +15,7 @@ from ui import lessons
 
 PAGES = {"": "Attention Lab"} | {lesson.name: lesson.label for lesson in lessons.numbered() if lesson.number <= 9}
 LONG_SENTENCE = " ".join(f"w{i}" for i in range(32))
+MAIN_CHART = "[data-testid='stMain'] [data-testid='stVegaLiteChart']"  # not the sidebar's hidden warm-up chart
 
 
 def no_exception(page) -> None:
@@ -93,7 +94,7 @@ def test_preset_and_query_token_update_the_numbers(page, app_url):
     first_text = breakdown(page)
     table = page.locator(".lab-table:visible").first  # the term-by-term table (X's is in a tab)
     # the scores heatmap: its cells are labelled by query and key (X's heatmap by token and dimension)
-    chart = page.locator("[data-testid='stVegaLiteChart']").filter(has=page.locator("[aria-label^='key: ']")).first
+    chart = page.locator(MAIN_CHART).filter(has=page.locator("[aria-label^='key: ']")).first
     first_table, first_chart, first_csv = table.inner_text(), chart.screenshot(), downloaded_csv(page)
 
     choose(page, "Query token", "journey")
@@ -145,7 +146,7 @@ def test_head_grid_and_line_view_are_visible(page, app_url):
     page.goto(f"{app_url}/multi_head?step=5")  # the step "Every head"
     wait_for_app(page)
     no_exception(page)
-    grid = page.locator("[data-testid='stVegaLiteChart'][aria-label^='Attention weights of head']")
+    grid = page.locator(MAIN_CHART + "[aria-label^='Attention weights of head']")
     assert grid.count() == 2  # the default layer has two heads, each drawn
     assert grid.first.locator("[aria-label*='query: starts; key: journey']").count() >= 1  # cells carry values
     screenshot(page, "multi-head-grid")
@@ -153,7 +154,7 @@ def test_head_grid_and_line_view_are_visible(page, app_url):
     page.goto(f"{app_url}/pipeline?step=10")  # the step "Who attends to whom"
     wait_for_app(page)
     no_exception(page)
-    line_view = page.locator("[data-testid='stVegaLiteChart']").last
+    line_view = page.locator(MAIN_CHART).last
     line_view.scroll_into_view_if_needed()
     before = line_view.screenshot()
     box = line_view.bounding_box()

@@ -80,7 +80,7 @@ def tooltip(page) -> tuple[str, str] | None:
 def click_cell(page, chart_index: int, key: str, rows: list[str], cols: list[str], row: str, col: str) -> None:
     """Hover until the tooltip names a cell, step to the wanted one by the cell size, check, click, wait."""
     before = panel(page, key)
-    box = page.locator("[data-testid='stVegaLiteChart']").nth(chart_index).bounding_box()
+    box = page.locator("[data-testid='stMain'] [data-testid='stVegaLiteChart']").nth(chart_index).bounding_box()
     for y in range(int(box["y"]) + 5, int(box["y"] + box["height"]), CELL_PX // 2):
         for x in range(int(box["x"]) + 5, int(box["x"] + box["width"]), CELL_PX // 2):
             page.mouse.move(x, y)

@@ -58,7 +58,7 @@ def test_the_dark_theme_is_offered_and_charts_draw_on_it(browser, app_url):
     background = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
     red, green, blue = (int(part) for part in background[background.index("(") + 1 : -1].split(",")[:3])
     assert red + green + blue < 3 * 80, f"a dark system theme gives a dark app, not {background}"
-    assert page.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg").count() > 0
+    assert page.locator("[data-testid='stMain'] [data-testid='stVegaLiteChart'] :is(canvas, svg)").count() > 0
     screenshot(page, "dark-softmax")
     context.close()
 
@@ -85,7 +85,7 @@ def test_lesson_12_charts_have_no_white_legend_box_in_the_dark_theme(browser, ap
     page.goto(f"{app_url}/generation?view=all")
     wait_for_app(page)
     no_exception(page)
-    drawn = page.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg.marks")
+    drawn = page.locator("[data-testid='stMain'] [data-testid='stVegaLiteChart'] :is(canvas, svg.marks)")
     boxes = []
     for index in range(drawn.count()):
         chart = drawn.nth(index)

@@ -54,6 +54,7 @@ def test_the_first_page_draws_each_element_kind_once_out_of_sight(page, app_url)
     page.goto(f"{app_url}/scores?step=1")
     wait_for_app(page)
     expected = ["stForm", "stTabs", "stDownloadButton", "stExpander", "stSlider", "stPageLink", "stMetric"]
+    expected.append("stVegaLiteChart")
     page.wait_for_function(
         "(expected) => window.__warmKinds.tables && expected.every((k) => window.__warmKinds.kinds.includes(k))",
         arg=expected,

@@ -23,7 +23,7 @@ def test_a_short_training_shows_the_loss_chart_and_accuracy(page, app_url):
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.get_by_text("Trained 40 steps").count() == 1, "the status box says what ran"
     assert page.locator("[data-testid='stMetricValue']").first.inner_text().endswith("%")
-    chart_titles = page.locator("[data-testid='stVegaLiteChart']").all_inner_texts()
+    chart_titles = page.locator("[data-testid='stMain'] [data-testid='stVegaLiteChart']").all_inner_texts()
     assert any("Training loss" in text for text in chart_titles)
     screenshot(page, "training-after")
 
