@@ -301,6 +301,8 @@ def move_control(page, kind: str, box, step: int) -> dict:
 TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing"]
 ELEMENTS_JS = """() => document.querySelectorAll(["stElementContainer", "stVerticalBlock", "stHorizontalBlock"]
     .map((id) => `[data-testid='stMain'] [data-testid='${id}']`).join(', ')).length"""
+CHARTS_JS = """() => document.querySelectorAll(["stVegaLiteChart", "stGraphVizChart"]
+    .map((id) => `[data-testid='stMain'] [data-testid='${id}']`).join(', ')).length"""
 
 
 def main_thread_busy(browser, page) -> float:
@@ -448,9 +450,9 @@ def change_step(page) -> dict | None:
 
 def step_row(
     page, lesson: str, step: int, size: str, trivial_pick: float, trivial_slide: float, opened: float | None
-) -> str:
+) -> tuple[str, int]:
     """One row: the step's query pick, each of its own controls, the Next click that opened it (ms, None for the
-    first step), its element count, and the verdict on all three budgets."""
+    first step), its element and chart counts, and the verdict on all three budgets; and its chart count."""
     picks = [query_token(page) for _ in range(STEP_REPEATS)]
     pick = median_ms(picks)
     limit = 2 if size == "default preset" else 3
@@ -469,26 +471,30 @@ def step_row(
     if opened is not None:
         verdicts.append(opened / trivial_pick <= 3)  # changing the step: at most 3x the trivial pick, both sizes
         opened_cell = f"{opened:.0f} ms ({opened / trivial_pick:.1f})"
-    elements = page.evaluate(ELEMENTS_JS)
-    return (
+    elements, charts = page.evaluate(ELEMENTS_JS), page.evaluate(CHARTS_JS)
+    row = (
         f"| {lesson} | {step} | {size} | {pick:.0f} ms | {pick / trivial_pick:.1f} | {'; '.join(cells) or '-'} "
-        f"| {opened_cell} | {elements} | {'yes' if all(verdicts) else 'no'} |"
+        f"| {opened_cell} | {elements} | {charts} | {'yes' if all(verdicts) else 'no'} |"
     )
+    return row, charts
 
 
-def click_to_redrawn_by_step(browser, base: str, trivial_url: str) -> list[str]:
+def click_to_redrawn_by_step(browser, base: str, trivial_url: str, floor_url: str | None = None) -> list[str]:
     """Every step of every stepped lesson x (default preset, 32 tokens): query pick, the step's own controls, and
-    the time to change the step, against the trivial page measured in the same run."""
+    the time to change the step, against the trivial page measured in the same run; with floor_url (a server of
+    FLOOR_PAGE), first the floor of a step change (``step_change_floor``)."""
     from tests.pages.test_steps import STEPPED
 
     trivial_pick, trivial_slide, _ = trivial_figures(browser, trivial_url)
+    floor = step_change_floor(browser, floor_url, trivial_pick) if floor_url else []
     lines = [
         "| lesson | step | size | query token | ratio | the step's controls (ratio) | opened by Next (ratio) "
-        "| elements | within budget |",
-        "|---|---:|---|---:|---:|---|---:|---:|---|",
-        f"| trivial page | | | {trivial_pick:.0f} ms | 1.0 | slider {trivial_slide:.0f} ms (1.0) | | 3 | |",
+        "| elements | charts | within budget |",
+        "|---|---:|---|---:|---:|---|---:|---:|---:|---|",
+        f"| trivial page | | | {trivial_pick:.0f} ms | 1.0 | slider {trivial_slide:.0f} ms (1.0) | | 3 | 0 | |",
     ]
     changes: list[float] = []
+    by_charts: dict[tuple[str, bool], list[float]] = {}  # (size, two charts or more): the Next clicks onto them
     only = os.environ.get("BENCH_STEP_LESSONS", "")  # e.g. "multi_head,positions": a part of the run
     for lesson in [lesson for lesson in STEPPED if not only or lesson.name in only.split(",")]:
         for size, query in SIZES.items():
@@ -497,8 +503,11 @@ def click_to_redrawn_by_step(browser, base: str, trivial_url: str) -> list[str]:
                 page = open_page(browser, url)
                 step, opened = 1, None
                 while True:
-                    lines.append(step_row(page, lesson.name, step, size, trivial_pick, trivial_slide, opened))
-                    print(lines[-1], file=sys.stderr, flush=True)  # progress: the table prints when complete
+                    row, charts = step_row(page, lesson.name, step, size, trivial_pick, trivial_slide, opened)
+                    lines.append(row)
+                    print(row, file=sys.stderr, flush=True)  # progress: the table prints when complete
+                    if opened is not None:
+                        by_charts.setdefault((size, charts >= 2), []).append(opened)
                     moved = change_step(page)
                     if moved is None:
                         break
@@ -506,7 +515,7 @@ def click_to_redrawn_by_step(browser, base: str, trivial_url: str) -> list[str]:
                     step, opened = step + 1, moved["ms"]
                 page.context.close()
             except Exception as error:  # one broken step must not hide the others' figures
-                lines.append(f"| {lesson.name} | | {size} | error: {str(error).splitlines()[0][:120]} | | | | | |")
+                lines.append(f"| {lesson.name} | | {size} | error: {str(error).splitlines()[0][:120]} | | | | | | |")
                 print(lines[-1], file=sys.stderr, flush=True)
     if changes:
         worst = max(changes)
@@ -515,13 +524,82 @@ def click_to_redrawn_by_step(browser, base: str, trivial_url: str) -> list[str]:
             f"{len(changes)} changes = {worst / trivial_pick:.1f}x the trivial page's query pick (budget 3x: "
             f"{'yes' if worst <= 3 * trivial_pick else 'no'})."
         )
+        for (size, several), opened_list in sorted(by_charts.items()):
+            within = sum(ms <= 3 * trivial_pick for ms in opened_list)
+            lines.append(
+                f"- onto a step with {'two charts or more' if several else 'one chart or none'} ({size}): "
+                f"{within} of {len(opened_list)} within 3x, median {statistics.median(opened_list):.0f} ms"
+            )
     lines.append(
         f"Median of {STEP_REPEATS} per cell. Budget (issue 24): query pick and every control of the step at most 2x "
         "the trivial page at the default preset and 3x at 32 tokens (a slider against the trivial slider, anything "
         "else against its selectbox); the Next click that opened the step at most 3x the trivial page's pick (one "
-        "click each). Elements: element containers and blocks in the main area."
+        "click each). Elements: element containers and blocks in the main area; charts: its Vega-Lite and Graphviz "
+        "charts."
+    )
+    if floor:
+        lines += ["", "#### The floor of a step change (same run)", "", *floor]
+    return lines
+
+
+# --- the floor of a step change ------------------------------------------------------------------------
+
+# A bare page whose Next shows or hides only the lab's heatmaps (ui.display.heatmap, the spec a lesson sends):
+# no step bar, URL, sidebar or text around them. Whatever a Next onto it costs, a step showing those charts costs
+# at least that much in the app. ?n= tokens, ?charts= how many heatmaps. The garbage-collector freeze is the app's.
+FLOOR_PAGE = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+import streamlit as st
+import torch
+from ui import collector, display
+
+n, charts = int(st.query_params.get("n", "6")), int(st.query_params.get("charts", "1"))
+st.sidebar.selectbox("Query token", ["the", "cat", "sat", "on", "mat"])
+st.title("A step's floor")
+if st.button("Next: show or hide the heatmaps"):
+    st.session_state.shown = not st.session_state.get("shown", False)
+if st.session_state.get("shown", False):
+    labels = [f"w{{i}}" for i in range(n)]
+    for chart in range(charts):
+        scores = torch.randn(n, n, generator=torch.Generator().manual_seed(chart), dtype=torch.float64)  # (n, n)
+        weights = torch.softmax(scores, dim=-1)  # (n, n)
+        display.heatmap(weights, labels, labels, title=f"Attention weights {{chart + 1}}", highlight_row=labels[0])
+collector.freeze_after_imports()
+"""
+FLOOR_CASES = ((6, 1), (32, 1), (32, 2))  # (tokens, heatmaps): the default preset's size, and 32 tokens
+FLOOR_REPEATS = 7
+
+
+def step_change_floor(browser, url: str, trivial_pick: float) -> list[str]:
+    """Next onto a step that holds nothing but FLOOR_CASES' heatmaps, and back off it, against the trivial pick."""
+    lines = [
+        "| a Next that shows | first time (Vega loads) | then (median) | ratio | the Next that hides them (median) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for tokens, charts in FLOOR_CASES:
+        page = open_page(browser, f"{url}/?n={tokens}&charts={charts}")
+        first = change_step(page)["ms"]
+        hides, shows = [change_step(page)["ms"]], []
+        for _ in range(FLOOR_REPEATS):
+            shows.append(change_step(page)["ms"])
+            hides.append(change_step(page)["ms"])
+        page.context.close()
+        shown = statistics.median(shows)
+        lines.append(
+            f"| {plural_heatmaps(charts)} of {tokens} tokens | {first:.0f} ms | {shown:.0f} ms "
+            f"| {shown / trivial_pick:.1f} | {statistics.median(hides):.0f} ms |"
+        )
+    lines.append(
+        f"\nTrivial page's query pick: {trivial_pick:.0f} ms (a step change's budget, 3x: {3 * trivial_pick:.0f} ms). "
+        "A bare page whose Next only draws the lab's heatmaps (ui.display.heatmap), warm after the first time: in "
+        "the app, a step that shows them also changes its step bar, URL, buttons and text."
     )
     return lines
+
+
+def plural_heatmaps(count: int) -> str:
+    return "one heatmap" if count == 1 else f"{count} heatmaps"
 
 
 # --- first page ------------------------------------------------------------------------------------
@@ -836,15 +914,20 @@ def run(emit=print, clicks_only: bool = False, steps_only: bool = False, memory_
                 section([f"Load average: {load_average()}"])
             with tempfile.TemporaryDirectory() as scratch:
                 trivial, frozen = Path(scratch) / "trivial_page.py", Path(scratch) / "trivial_frozen_page.py"
+                floor_page = Path(scratch) / "step_floor_page.py"
                 trivial.write_text(TRIVIAL_PAGE)
                 frozen.write_text(TRIVIAL_FROZEN_PAGE)
-                app_port, trivial_port, frozen_port = free_port(), free_port(), free_port()
+                floor_page.write_text(FLOOR_PAGE)
+                app_port, trivial_port, frozen_port, floor_port = free_port(), free_port(), free_port(), free_port()
                 app, small = serve(ROOT / "streamlit_app.py", app_port), serve(trivial, trivial_port)
                 small_frozen = serve(frozen, frozen_port)
+                floor = serve(floor_page, floor_port) if steps_only else None
                 try:
                     wait_healthy(app, app_port)
                     wait_healthy(small, trivial_port)
                     wait_healthy(small_frozen, frozen_port)
+                    if floor:
+                        wait_healthy(floor, floor_port)
                     open_page(browser, f"http://127.0.0.1:{app_port}").context.close()  # its warm-up follows a page
                     warm_up = wait_quiet(app)  # the reference pages are measured on a machine the app leaves alone
                     section([f"The app server's warm-up ended {warm_up:.0f} s after its first page."])
@@ -853,7 +936,8 @@ def run(emit=print, clicks_only: bool = False, steps_only: bool = False, memory_
                         table = ["| figure | measured |", "|---|---:|", *memory_after_sessions(browser, base, app)]
                         section(["", "### Memory (fresh server)", "", *table, f"\nLoad average: {load_average()}"])
                         return out
-                    lines = click_to_redrawn_by_step(browser, base, f"http://127.0.0.1:{trivial_port}")
+                    floor_url = f"http://127.0.0.1:{floor_port}" if floor else None
+                    lines = click_to_redrawn_by_step(browser, base, f"http://127.0.0.1:{trivial_port}", floor_url)
                     section(["", "### Click to redrawn, step by step (headless Chromium)", "", *lines])
                     section([f"Load average: {load_average()}"])
                     if steps_only:
@@ -875,6 +959,8 @@ def run(emit=print, clicks_only: bool = False, steps_only: bool = False, memory_
                     stop(app)
                     stop(small)
                     stop(small_frozen)
+                    if floor:
+                        stop(floor)
         finally:
             browser.close()
     section([f"\nLoad average (1, 5, 15 min) at end: {load_average()}"])
