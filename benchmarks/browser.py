@@ -42,6 +42,7 @@ if str(ROOT) not in sys.path:
 
 from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_healthy, wait_quiet  # noqa: E402
 from ui.lessons import LESSONS  # noqa: E402
+from ui.preload import OUT_OF_SIGHT  # noqa: E402
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))  # interactions per page, size and control (median printed)
 # Every ratio divides by the trivial page's median, so it gets more repeats: with 5, one run's reference read
@@ -90,7 +91,12 @@ TRIVIAL_FROZEN_PAGE = f"{TRIVIAL_PAGE}\nimport gc\n\ngc.freeze()\n"
 # grid's drawing calls and the canvas's own size and style are.
 OBSERVER_JS = """
 (() => {
-  const b = (window.__bench = { t0: null, last: 0, paint: 0, running: false, states: [], touched: new Set() });
+  const b = (window.__bench = { t0: null, last: 0, paint: 0, running: false, states: [], touched: new Set(),
+    drawnAtRun: [], lastMain: 0 });  // the last drawn frame when each script run began; the main area's last change
+  const OUT_OF_SIGHT = "__OUT_OF_SIGHT__";
+  // a node that is the warm-up's, or a wrapper whose only child leads to it
+  const onlyWarmUp = (node) => node.nodeType === 1
+    && (node.matches(OUT_OF_SIGHT) || (node.childElementCount === 1 && onlyWarmUp(node.firstElementChild)));
   const watched = "[data-testid='stVegaLiteChart'], [data-testid='stDataFrame']";
   // One animation frame asked for at a time: its callback runs after every change made before it, so it marks the
   // frame that shows them. (One request per change cost the page tens of ms over a chart's thousands of draws.)
@@ -107,13 +113,18 @@ OBSERVER_JS = """
       if (r.type === 'attributes' && r.attributeName === 'data-test-script-state') {
         const state = r.target.getAttribute('data-test-script-state');
         b.states.push([state, now]);
-        if (state === 'running') b.running = true;
+        if (state === 'running') { b.running = true; b.drawnAtRun.push(Math.max(b.last, b.paint)); }
       }
       const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
       // a canvas's children are fallback content, never drawn (glide's accessibility table lives there)
       const canvas = el && el.closest('canvas');
       if (canvas && !(r.type === 'attributes' && el === canvas)) continue;
+      // what the lab's warm-up draws out of sight (ui.preload.OUT_OF_SIGHT), and its box coming or going; and the
+      // <head>, which draws nothing (the styles and scripts it gains come with the elements that use them)
+      if (el && (el.closest(OUT_OF_SIGHT) || el.closest('head'))) continue;
+      if (r.type === 'childList' && [...r.addedNodes, ...r.removedNodes].every(onlyWarmUp)) continue;
       seen = true;
+      if (el && el.closest("[data-testid='stMain']")) b.lastMain = now;
       const box = el && el.closest(watched);
       if (box && b.t0 !== null) b.touched.add(box);
     }
@@ -141,7 +152,7 @@ OBSERVER_JS = """
     document.addEventListener('keydown', start, { capture: true, once: true });
   };
 })();
-"""
+""".replace("__OUT_OF_SIGHT__", OUT_OF_SIGHT)
 VISIBLE_JS = (
     "[...document.querySelectorAll(\"[data-testid='stMain'] [data-testid='stVegaLiteChart'], "
     "[data-testid='stMain'] [data-testid='stDataFrame']\")].filter((el) => el.offsetParent !== null)"
@@ -609,6 +620,8 @@ FIRST_PAGE_JS = """() => {
   const b = window.__bench;
   const running = b.states.find((s) => s[0] === 'running');
   const done = b.states.filter((s) => s[0] === 'notRunning' && running && s[1] > running[1]).pop();
+  const firstDone = b.states.find((s) => s[0] === 'notRunning' && running && s[1] > running[1]);
+  const runs = b.states.filter((s) => s[0] === 'running').length;
   const start = running ? running[1] : Infinity;
   const files = performance.getEntriesByType('resource').filter((r) => /\\.(js|css|woff2?)(\\?|$)/.test(r.name));
   const early = files.filter((r) => r.startTime < start);
@@ -616,10 +629,29 @@ FIRST_PAGE_JS = """() => {
   const sum = (list) => list.reduce((total, r) => total + (r.encodedBodySize || 0), 0);
   const end = (list) => list.reduce((most, r) => Math.max(most, r.responseEnd), 0);
   return { origin: performance.timeOrigin, loaded: nav.loadEventEnd, running: running ? running[1] : null,
-           done: done ? done[1] : null, drawn: Math.max(b.last, b.paint),
+           done: done ? done[1] : null, drawn: Math.max(b.last, b.paint), runs,
+           firstDone: firstDone ? firstDone[1] : null,
+           // the first page as drawn by its first run: the last frame before a second run began, or the main area's
+           // last change if later (a second run that starts before the page is drawn does not end it early)
+           firstDrawn: runs > 1 ? Math.max(b.drawnAtRun[1], b.lastMain) : Math.max(b.last, b.paint),
            bundleEnd: end(early), bundleBytes: sum(early), bundleFiles: early.length,
            lateEnd: end(late), lateBytes: sum(late), lateFiles: late.length };
 }"""
+
+
+FIRST_PAGE_RUNS = 5  # fresh servers, one after the other: the median is the figure
+
+
+def first_pages(browser, runs: int = FIRST_PAGE_RUNS) -> list[str]:
+    """``first_page`` on ``runs`` fresh servers: the first run's table, then every run's total and their median."""
+    totals, table = [], []
+    for _ in range(runs):
+        lines = first_page(browser)
+        table = table or lines
+        totals.append(float(next(line for line in lines if "**total" in line).split("**")[-2]))
+    listed = ", ".join(f"{total:.2f}" for total in totals)
+    median = statistics.median(totals)
+    return [*table, f"\nThe first page in {runs} runs: {listed} s; median {median:.2f} s (budget 5 s)."]
 
 
 def first_page(browser, page_name: str = "scores", root: Path = ROOT) -> list[str]:
@@ -644,6 +676,8 @@ def first_page(browser, page_name: str = "scores", root: Path = ROOT) -> list[st
     bundle = origin + t["bundleEnd"] / 1000
     running = origin + t["running"] / 1000
     done = origin + t["done"] / 1000
+    first_done = origin + t["firstDone"] / 1000
+    first_drawn = origin + t["firstDrawn"] / 1000
     drawn = origin + t["drawn"] / 1000
     rows = [
         ("server start (`streamlit run` until /_stcore/health answers)", healthy - started),
@@ -657,17 +691,23 @@ def first_page(browser, page_name: str = "scores", root: Path = ROOT) -> list[st
         (
             "first script run (waits for the rest of the warm-up imports of torch, pandas, Altair and the lab, "
             "begun at server start; computes; sends)",
-            done - running,
+            first_done - running,
         ),
         (
             f"drawing after the script finished ({t['lateFiles']} lazy JS/CSS/font files for charts, tables "
             f"and formulas, {t['lateBytes'] / 1e6:.1f} MB, fetched after the script started)",
-            drawn - done,
+            max(0.0, first_drawn - first_done),
         ),
     ]
     lines = ["| step | seconds |", "|---|---:|"]
     lines += [f"| {name} | {seconds:.2f} |" for name, seconds in rows]
-    lines.append(f"| **total: `streamlit run` to the first drawn page ({page_name})** | **{drawn - started:.2f}** |")
+    total = first_drawn - started
+    lines.append(f"| **total: `streamlit run` to the first drawn page ({page_name})** | **{total:.2f}** |")
+    if t["runs"] > 1:  # the browser's first answer (its stored progress) starts a run that draws the warm-up
+        lines.append(
+            f"| then {t['runs'] - 1} more run(s): the browser's first answer (the learner's stored progress) and "
+            f"the warm-up it draws out of sight (ui.preload), until still | {max(drawn, done) - first_drawn:.2f} |"
+        )
     lines.append(
         f"\nServer memory after this first page: {memory:.0f} MB. "
         f"Navigation started {navigated - started:.2f} s after `streamlit run`."
@@ -883,7 +923,7 @@ def first_page_run(emit=print) -> None:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            emit("\n".join(["### First page after `streamlit run` (headless Chromium)", "", *first_page(browser)]))
+            emit("\n".join(["### First page after `streamlit run` (headless Chromium)", "", *first_pages(browser)]))
         finally:
             browser.close()
 
@@ -910,7 +950,7 @@ def run(emit=print, clicks_only: bool = False, steps_only: bool = False, memory_
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             if not (clicks_only or steps_only or memory_only):
-                section(["", "### First page after `streamlit run` (headless Chromium)", "", *first_page(browser)])
+                section(["", "### First page after `streamlit run` (headless Chromium)", "", *first_pages(browser)])
                 section([f"Load average: {load_average()}"])
             with tempfile.TemporaryDirectory() as scratch:
                 trivial, frozen = Path(scratch) / "trivial_page.py", Path(scratch) / "trivial_frozen_page.py"
