@@ -62,7 +62,14 @@ class _Sidebar:
         return False
 
 
-def test_the_component_is_given_on_a_sessions_first_run_only(mounted):
+def answered() -> None:
+    """The browser has sent its stored progress (ui.browser_store)."""
+    preload.st.session_state[preload.browser_store.LOADED] = True
+
+
+def test_the_component_is_given_once_after_the_browsers_first_answer(mounted, monkeypatch):
+    monkeypatch.setattr(preload, "element_kinds", lambda link: None)
+    answered()
     preload.mount()
     preload.mount()
     assert len(mounted) == 1 and mounted[0]["height"] == 0
@@ -73,6 +80,8 @@ def test_the_component_is_given_on_a_sessions_first_run_only(mounted):
 def test_while_the_server_still_warms_its_charts_the_browser_loads_modules_only(mounted, monkeypatch):
     """The server's first page does not build the warm specs itself (the warm-up builds them after that page)."""
     monkeypatch.setattr(preload.warmup, "charts_pending", lambda: True)
+    monkeypatch.setattr(preload, "element_kinds", lambda link: None)
+    answered()
     preload.mount()
     assert mounted[0]["data"]["specs"] == [] and mounted[0]["data"]["modules"] == list(preload.module_files())
 
@@ -129,15 +138,16 @@ def test_the_element_kinds_are_one_of_each_kind_in_a_hidden_sidebar_container():
     assert f".st-key-{preload.KINDS_KEY} {{ display: none !important; }}" in _drawing.PAGE_CSS
 
 
-def test_the_element_kinds_wait_for_the_browsers_first_answer_and_come_once(mounted, monkeypatch):
-    """Not on the first run (the page's style may still be loading), not in a script test (no browser answers);
-    on the run after the browser sent its stored progress, once."""
+def test_the_warm_up_waits_for_the_browsers_first_answer_and_comes_once(mounted, monkeypatch):
+    """Not on the first run (the browser is drawing the first page, and its style may still be loading), not in a
+    script test (no browser answers); on the run after the browser sent its stored progress, once: the component
+    and the element kinds together."""
     drawn: list[object] = []
     monkeypatch.setattr(preload, "element_kinds", lambda link: drawn.append(link))
     preload.mount()
     preload.mount()
-    assert drawn == []
-    preload.st.session_state[preload.browser_store.LOADED] = True
+    assert drawn == [] and mounted == []
+    answered()
     preload.mount()
     preload.mount()
     assert drawn == [preload.lessons.LESSONS[0].path] and len(mounted) == 1
