@@ -41,6 +41,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_healthy, wait_quiet  # noqa: E402
+from ui.format import plural  # noqa: E402
 from ui.lessons import LESSONS  # noqa: E402
 from ui.preload import OUT_OF_SIGHT  # noqa: E402
 
@@ -598,7 +599,7 @@ def step_change_floor(browser, url: str, trivial_pick: float) -> list[str]:
         page.context.close()
         shown = statistics.median(shows)
         lines.append(
-            f"| {plural_heatmaps(charts)} of {tokens} tokens | {first:.0f} ms | {shown:.0f} ms "
+            f"| {plural(charts, 'heatmap')} of {tokens} tokens | {first:.0f} ms | {shown:.0f} ms "
             f"| {shown / trivial_pick:.1f} | {statistics.median(hides):.0f} ms |"
         )
     lines.append(
@@ -607,10 +608,6 @@ def step_change_floor(browser, url: str, trivial_pick: float) -> list[str]:
         "the app, a step that shows them also changes its step bar, URL, buttons and text."
     )
     return lines
-
-
-def plural_heatmaps(count: int) -> str:
-    return "one heatmap" if count == 1 else f"{count} heatmaps"
 
 
 # --- first page ------------------------------------------------------------------------------------
@@ -646,16 +643,17 @@ def first_pages(browser, runs: int = FIRST_PAGE_RUNS) -> list[str]:
     """``first_page`` on ``runs`` fresh servers: the first run's table, then every run's total and their median."""
     totals, table = [], []
     for _ in range(runs):
-        lines = first_page(browser)
+        lines, total = first_page(browser)
         table = table or lines
-        totals.append(float(next(line for line in lines if "**total" in line).split("**")[-2]))
+        totals.append(total)
     listed = ", ".join(f"{total:.2f}" for total in totals)
     median = statistics.median(totals)
     return [*table, f"\nThe first page in {runs} runs: {listed} s; median {median:.2f} s (budget 5 s)."]
 
 
-def first_page(browser, page_name: str = "scores", root: Path = ROOT) -> list[str]:
-    """`streamlit run` to the first fully drawn page, with where the time goes (root: the checkout served)."""
+def first_page(browser, page_name: str = "scores", root: Path = ROOT) -> tuple[list[str], float]:
+    """`streamlit run` to the first fully drawn page, with where the time goes (root: the checkout served), and that
+    total in seconds."""
     port = free_port()
     started = time.time()
     server = serve(root / "streamlit_app.py", port, cwd=root)
@@ -712,7 +710,7 @@ def first_page(browser, page_name: str = "scores", root: Path = ROOT) -> list[st
         f"\nServer memory after this first page: {memory:.0f} MB. "
         f"Navigation started {navigated - started:.2f} s after `streamlit run`."
     )
-    return lines
+    return lines, total
 
 
 IMPORTS = ["streamlit", "torch", "numpy", "pandas", "altair", "attention_core", "ui.inputs", "ui.display", "ui.charts"]
