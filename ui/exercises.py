@@ -2,7 +2,13 @@
 
 Each exercise sits in its own st.form, so typing does not rerun the page. The answer and the
 worked solution are only sent to the browser after the learner commits: a right answer, a second
-wrong one, or "Show solution". A first wrong answer gets the hint.
+wrong one, or "Show me the answer" (there from the start). A first wrong answer gets the hint.
+
+Questions come before the numbers that answer them: ``exercises_section`` returns whether every question it asked
+is settled, and a step draws its answering table or sentence only then::
+
+    if exercises_section(__file__, lab, places=("score",)):
+        worked_example(lab, scores)  # the table that holds the answer: revealed after the answer
 """
 
 from __future__ import annotations
@@ -77,22 +83,23 @@ def exercises_section(
     material_key: tuple = (),
     made_from: str = "the input in the sidebar",
     places: tuple[str, ...] | None = None,
-) -> None:
-    """A 'Check yourself' section: the lesson's exercises with their forms, feedback and progress.
+) -> bool:
+    """A 'Check yourself' section: the lesson's exercises with their forms, feedback and progress; returns whether
+    every exercise it asked is settled (see ``settled``), so the step may now reveal what answers them.
 
     ``places`` (exercise names such as "weight") keeps the exercises a step tests, in the step that shows
     their numbers; None asks them all. Lessons 10-12 compute their own material (a forward pass, a training
     run, a generation source) and pass it with the plain values that determine it (``material_key``).
     """
     if steps.on_short_path():  # the 15-minute path reads the essential steps; the exercises wait in the lessons
-        return
+        return True
     lesson = lessons.lesson_for(page).name
     exercises = lesson_exercises(lesson, lab, material=material, material_key=material_key)
     record_asked(lesson, places, exercises)
     asked = [(n, ex) for n, ex in enumerate(exercises, 1) if places is None or place_name(ex) in places]
     st.session_state[f"_exercises_shown:{lesson}"] = tuple(ex for _, ex in asked)  # what this step shows
     if not asked:
-        return
+        return True
     st.subheader("Check yourself", anchor=False)
     caption = st.empty()  # filled after the forms, so it counts this run's answer too
     for number, exercise in asked:
@@ -102,6 +109,14 @@ def exercises_section(
         f"Predict first, then check. These questions are made from {made_from}: a new input "
         f"gives new ones. This lesson so far: {correct} right of {answered} answered."
     )
+    return all(settled(lesson, exercise) for _, exercise in asked)
+
+
+def settled(lesson: str, exercise: Exercise) -> bool:
+    """Whether the learner is done with an exercise: answered right, asked to be shown, or wrong twice (the
+    solution is then on screen). What answers it may be drawn from then on."""
+    entry = progress.record(lesson, exercise.id)
+    return entry["correct"] or entry["revealed"] or entry["tries"] >= 2
 
 
 def asked_record(lesson: str) -> str:
@@ -150,11 +165,11 @@ def exercise_card(lesson: str, number: int, exercise: Exercise) -> None:
             st.success(f"Right: **{answer_text(exercise)}**{within}.{note}", icon=":material/check:")
         elif entry["tries"] == 1 and not entry["revealed"]:
             st.info(f"Hint: {exercise.hint}", icon=":material/lightbulb:")
-        if entry["correct"] or entry["revealed"] or entry["tries"] >= 2:
+        if settled(lesson, exercise):
             solution(exercise)
-        elif entry["tries"] >= 1:
+        else:
             st.button(
-                "Show solution",
+                "Show me the answer",
                 key=f"exs:{lesson}:{exercise.id}",
                 on_click=progress.note_revealed,
                 args=(lesson, exercise.id),

@@ -84,7 +84,7 @@ def test_numeric_malformed_then_wrong_then_hint_then_solution(at, items):
     assert any("Not quite" in e.value for e in at.error)
     assert any(weight.hint in i.value for i in at.info), "a first wrong answer gets the hint"
     assert weight.solution not in texts(at)
-    assert any(b.label == "Show solution" for b in at.button)
+    assert any(b.label == "Show me the answer" for b in at.button)
     answer(at, weight, str(float(weight.answer) + 0.3))
     assert weight.solution in texts(at), "a second wrong answer shows the worked solution"
     answer(at, weight, f"{float(weight.answer):.3f}".replace(".", ","))
@@ -114,7 +114,7 @@ def test_what_if_number_and_choice(at, items):
     assert any(s.value.startswith("Right") for s in at.success)
     answer(at, shift, "all grow")
     assert any("Not this one" in e.value for e in at.error)
-    next(b for b in at.button if b.label == "Show solution").click().run()
+    next(b for b in at.button if b.label == "Show me the answer").click().run()
     assert shift.solution in texts(at), "Show solution reveals it at once"
     assert_clean(at)
 
