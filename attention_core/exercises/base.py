@@ -43,10 +43,20 @@ class Exercise:
     options: tuple[str, ...] = ()  # non-empty: answered by picking one
     tolerance: float = 0.0
     uses: tuple[float, ...] = ()  # the numbers the question and its solution read from the page
+    # The numbers that give the answer away (a numeric answer itself, the weights a "which is largest?" compares):
+    # a step draws them only after the exercise is settled (ui.exercises.settled). Empty: the answer alone.
+    reveals: tuple[float, ...] = ()
 
     @property
     def is_choice(self) -> bool:
         return bool(self.options)
+
+    @property
+    def given_away_by(self) -> tuple[float, ...]:
+        """What must not be on the step before the learner answers: ``reveals``, else a numeric answer."""
+        if self.reveals:
+            return self.reveals
+        return () if self.is_choice else (float(self.answer),)
 
 
 @dataclass(frozen=True)
