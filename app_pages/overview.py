@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import diagrams, display, inputs, lessons, progress, steps
+from ui import diagrams, display, inputs, learning_checks, lessons, progress, steps
 from ui.inputs import LabInput
 
 TITLE = "Attention Lab"  # the overview keeps the lab's name as its title, not its registry label
@@ -30,6 +30,7 @@ GLOSSARY = {
 def render(lab: LabInput) -> None:
     st.title(TITLE)
     intro()
+    learning_checks.review_offer()
     two_ways(steps.path_lessons(), progress.path_position())
     symbols(SYMBOLS)
     pipeline_diagram()

@@ -88,7 +88,7 @@ def message() -> dict | None:
     if text == st.session_state.get(WRITTEN):
         return None
     st.session_state[WRITTEN] = text
-    empty = not any(progress.payload()[part] for part in ("lessons", "visited", "steps", "path"))
+    empty = not any(progress.payload().get(part) for part in ("lessons", "visited", "steps", "path", "checks"))
     return {"write": "" if empty else text}
 
 

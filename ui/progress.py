@@ -5,22 +5,34 @@ localStorage and back, so it survives a reload, a new tab and a return visit in 
 accounts and nothing is stored on the server. The same payload downloads as a small JSON file and loads in
 another browser, after ``parse_file`` has checked it strictly (anything that comes back from a browser or a file
 is untrusted).
+
+The optional part "checks" holds the checks around the 15-minute path (``ui.learning_checks``)::
+
+    {"pre": {idea: "right" | "wrong" | "skipped"}, "post": {…}, "finished": "YYYY-MM-DD" | null,
+     "reviews": [{"date": "YYYY-MM-DD", "ideas": {idea: true | false}}, …]}
+
+"pre" and "post" are empty until that check is answered or skipped, then name all five ideas; "finished" is the
+day the path (or its check after) was finished; "reviews" keeps the last MAX_REVIEWS reviews, oldest first. It is
+left out of the payload while empty, so a payload written before it and one without it read the same.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 
 import pandas as pd
 import streamlit as st
 
+from attention_core.learning_checks import IDEAS, RESULTS, REVIEW_SIZE
 from ui import lessons
 
 STATE_KEY = "_exercise_progress"  # {lesson name: {exercise id: {"tries": int, "correct": bool, "revealed": bool}}}
 VISITED_KEY = "_lessons_visited"  # [lesson name], in the order first visited
 STEPS_KEY = "_steps_seen"  # {lesson name: [step number, counted from 1]}
 PATH_KEY = "_path_position"  # the furthest stop reached on the 15-minute path (0: not started)
+CHECKS_KEY = "_learning_checks"  # the "checks" part: see the module's docstring
 LOADED_KEY = "_progress_file_message"  # (kind, text) of the last "Load my progress"
 UPLOAD_KEY = "progress_file"
 
@@ -31,9 +43,13 @@ MAX_TRIES = 10_000
 MAX_STEP = 40  # no lesson has more steps; a stored step number beyond it is refused
 EXERCISE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # "weight-1a2b3c4d5e6f", "wrong-axis"
 REQUIRED_PARTS = {"version", "lessons", "visited"}
-OPTIONAL_PARTS = {"steps", "path"}  # added with stepped lessons: a file written before them still loads
+OPTIONAL_PARTS = {"steps", "path", "checks"}  # added later ("checks" with issue 36): a file without them loads
 ENTRY_FIELDS = {"tries": int, "correct": bool, "revealed": bool}
 FILE_NAME = "attention-lab-progress.json"
+CHECK_PARTS = {"pre", "post", "finished", "reviews"}
+MAX_REVIEWS = 20  # the reviews kept, the latest ones
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+YEARS = (2020, 2200)  # a stored date outside these years is refused (and a date near 9999 would overflow a gap)
 
 
 class ProgressFileError(ValueError):
@@ -95,6 +111,38 @@ def path_position() -> int:
     return int(st.session_state.get(PATH_KEY, 0))
 
 
+def checks() -> dict:
+    """This session's record of the checks around the path (created empty on first use): see the docstring."""
+    return st.session_state.setdefault(CHECKS_KEY, empty_checks())
+
+
+def empty_checks() -> dict:
+    return {"pre": {}, "post": {}, "finished": None, "reviews": []}
+
+
+def note_check(which: str, results: dict[str, str]) -> None:
+    """The check before ("pre") or after ("post") the path was answered or skipped: the first result stays."""
+    if which not in ("pre", "post") or set(results) != set(IDEAS) or not set(results.values()) <= set(RESULTS):
+        raise ValueError(f"not a result of the {which} check: {results!r}")
+    if not checks()[which]:
+        checks()[which] = {idea: results[idea] for idea in IDEAS}
+
+
+def note_finished(day: datetime.date) -> None:
+    """The learner finished the path (or its check after) on ``day``: the first day stays."""
+    if checks()["finished"] is None:
+        checks()["finished"] = day.isoformat()
+
+
+def note_review(day: datetime.date, ideas: dict[str, bool]) -> None:
+    """One review answered on ``day``: right or not per idea (the latest MAX_REVIEWS are kept)."""
+    if not ideas or len(ideas) > REVIEW_SIZE or not set(ideas) <= set(IDEAS):
+        raise ValueError(f"not a review's ideas: {sorted(ideas)!r}")
+    reviews = checks()["reviews"]
+    reviews.append({"date": day.isoformat(), "ideas": {idea: bool(ideas[idea]) for idea in IDEAS if idea in ideas}})
+    del reviews[:-MAX_REVIEWS]
+
+
 def visited() -> tuple[str, ...]:
     """The lessons opened so far, in the order first visited."""
     return tuple(_visited())
@@ -149,7 +197,11 @@ def payload() -> dict:
     for lesson, exercise_id, entry in entries:
         kept.setdefault(lesson, {})[exercise_id] = {field: entry[field] for field in ENTRY_FIELDS}
     steps = {lesson: list(seen) for lesson, seen in st.session_state.get(STEPS_KEY, {}).items() if seen}
-    return {"version": VERSION, "lessons": kept, "visited": list(_visited()), "steps": steps, "path": path_position()}
+    data = {"version": VERSION, "lessons": kept, "visited": list(_visited()), "steps": steps, "path": path_position()}
+    record = st.session_state.get(CHECKS_KEY, empty_checks())
+    if record != empty_checks():  # left out while empty: the payload reads as it did before the checks
+        data["checks"] = json.loads(json.dumps(record))  # a copy: later notes do not change this payload
+    return data
 
 
 def payload_text() -> str:
@@ -181,7 +233,9 @@ def parse_file(raw: bytes | str) -> dict:
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise ProgressFileError("it is not JSON") from None
     if not isinstance(data, dict) or not REQUIRED_PARTS <= set(data) <= {*REQUIRED_PARTS, *OPTIONAL_PARTS}:
-        raise ProgressFileError('it is not an object of "version", "lessons", "visited" (and "steps", "path")')
+        raise ProgressFileError(
+            'it is not an object of "version", "lessons", "visited" (and "steps", "path", "checks")'
+        )
     if type(data["version"]) is not int or data["version"] != VERSION:
         raise ProgressFileError(f"its version is not {VERSION}")
     book, visited_list = data["lessons"], data["visited"]
@@ -206,6 +260,8 @@ def parse_file(raw: bytes | str) -> dict:
             if not 0 <= entry["tries"] <= MAX_TRIES:
                 raise ProgressFileError(f'"tries" is not between 0 and {MAX_TRIES}')
     check_steps(data.get("steps", {}), data.get("path", 0))
+    if "checks" in data:
+        check_checks(data["checks"])
     return data
 
 
@@ -220,6 +276,66 @@ def check_steps(steps: object, position: object) -> None:
             raise ProgressFileError("a step appears twice")
     if type(position) is not int or not 0 <= position <= MAX_STEP:
         raise ProgressFileError(f'"path" is not a whole number from 0 to {MAX_STEP}')
+
+
+def check_date(text: object) -> datetime.date:
+    """A stored day written YYYY-MM-DD, or ProgressFileError."""
+    if not isinstance(text, str) or not DATE.fullmatch(text):
+        raise ProgressFileError("a date is not written YYYY-MM-DD")
+    try:
+        day = datetime.date.fromisoformat(text)
+    except ValueError:
+        raise ProgressFileError("a date is not a day of the calendar") from None
+    if not YEARS[0] <= day.year < YEARS[1]:
+        raise ProgressFileError(f"a date is not between the years {YEARS[0]} and {YEARS[1] - 1}")
+    return day
+
+
+def check_checks(part: object) -> None:
+    """The "checks" part of a payload (see the module's docstring), or ProgressFileError."""
+    if not isinstance(part, dict) or set(part) != CHECK_PARTS:
+        raise ProgressFileError('"checks" is not an object of "pre", "post", "finished" and "reviews"')
+    for which in ("pre", "post"):
+        results = part[which]
+        if not isinstance(results, dict) or (results and set(results) != set(IDEAS)):
+            raise ProgressFileError(f'"{which}" does not name the five ideas of the checks (or none)')
+        if any(not isinstance(result, str) or result not in RESULTS for result in results.values()):
+            raise ProgressFileError('a check\'s result is not "right", "wrong" or "skipped"')
+    if part["finished"] is not None:
+        check_date(part["finished"])
+    reviews = part["reviews"]
+    if not isinstance(reviews, list) or len(reviews) > MAX_REVIEWS:
+        raise ProgressFileError(f'"reviews" is not a list of at most {MAX_REVIEWS} reviews')
+    if reviews and part["finished"] is None:
+        raise ProgressFileError("it holds reviews but no day the path was finished")
+    for entry in reviews:
+        if not isinstance(entry, dict) or set(entry) != {"date", "ideas"}:
+            raise ProgressFileError('a review is not an object of "date" and "ideas"')
+        check_date(entry["date"])
+        ideas = entry["ideas"]
+        if not isinstance(ideas, dict) or not 1 <= len(ideas) <= REVIEW_SIZE or not set(ideas) <= set(IDEAS):
+            raise ProgressFileError(f"a review does not name 1 to {REVIEW_SIZE} ideas of the checks")
+        if any(type(right) is not bool for right in ideas.values()):
+            raise ProgressFileError("a review's answer is not true or false")
+
+
+def answered_first(results: dict[str, str]) -> tuple:
+    """The order in which two results of one check are kept on merging: taken over not taken, more answered, then
+    the text (the same choice in every tab, whichever merges first)."""
+    answered = sum(1 for result in results.values() if result != "skipped")
+    return bool(results), answered, json.dumps(results, sort_keys=True)
+
+
+def merge_checks(part: dict) -> None:
+    """Add a checked "checks" part: a taken check over an untaken one, the earlier finish, every review once."""
+    record = checks()
+    for which in ("pre", "post"):
+        record[which] = dict(max(record[which], part[which], key=answered_first))
+    days = [day for day in (record["finished"], part["finished"]) if day is not None]
+    record["finished"] = min(days) if days else None
+    reviews = {json.dumps(entry, sort_keys=True): entry for entry in [*record["reviews"], *part["reviews"]]}
+    ordered = sorted(reviews.items(), key=lambda item: (item[1]["date"], item[0]))
+    record["reviews"] = [json.loads(text) for text, _ in ordered][-MAX_REVIEWS:]
 
 
 def merge(data: dict) -> None:
@@ -237,6 +353,8 @@ def merge(data: dict) -> None:
         for number in seen:
             note_step(lesson, number)
     note_path(data.get("path", 0))
+    if "checks" in data:
+        merge_checks(data["checks"])
 
 
 def reset() -> None:
@@ -246,8 +364,9 @@ def reset() -> None:
     st.session_state.pop(VISITED_KEY, None)
     st.session_state.pop(STEPS_KEY, None)
     st.session_state.pop(PATH_KEY, None)
+    st.session_state.pop(CHECKS_KEY, None)
     st.session_state.pop(LOADED_KEY, None)
-    for key in [key for key in st.session_state if str(key).startswith(("ex:", "exf:", "exv:", "exq:"))]:
+    for key in [key for key in st.session_state if str(key).startswith(("ex:", "exf:", "exv:", "exq:", "lc:"))]:
         del st.session_state[key]
 
 

@@ -1,0 +1,386 @@
+"""The checks around the 15-minute path: five ideas, one short question each, before and after, then reviews.
+
+A question stands alone (there is no page around it): its few small numbers are written in the question, in the
+lab's one format (``attention_core.numbers``), and it is an ``Exercise`` graded by ``check_answer`` within the
+lessons' tolerance, so a check reads and grades as a lesson's "Check yourself" does.
+
+- ``pre_check(seed)`` and ``post_check(seed)``: one question per idea, matched: the same idea in the same form
+  (the form comes from the seed alone), with other numbers (each check draws from its own stream).
+- ``review(ideas, seed)``: up to three questions over the ideas the learner did, with fresh numbers.
+- ``next_review(finished, reviews)``: spaced retrieval; the first review a day after the path, then after
+  3, 7, 14 and 30 days.
+
+Shape letters: T tokens, d_k query/key size. Every answer is computed with the public functions of
+``attention_core``; nothing here draws.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import torch
+
+import attention_core as ac
+from attention_core.exercises.base import Exercise, asked, products_text, tolerance
+from attention_core.numbers import exp_text, format_number, quotient_text, sum_text, vector_text, written_sum
+
+IDEAS = ("scores", "softmax", "context", "scaling", "masking")
+IDEA_LABELS = {
+    "scores": "Scores (dot products)",
+    "softmax": "Softmax (scores to weights)",
+    "context": "Context vectors (weighted sums)",
+    "scaling": "Scaling by √d_k",
+    "masking": "The causal mask",
+}
+FORMS = {  # each idea asked in one of two forms; a check and its matched check use the same form
+    "scores": ("dot", "largest"),
+    "softmax": ("weight", "shift"),
+    "context": ("entry", "equal"),
+    "scaling": ("scaled", "peak"),
+    "masking": ("visible", "weight"),
+}
+RESULTS = ("right", "wrong", "skipped")  # an idea's result in a check
+REVIEW_SIZE = 3
+REVIEW_GAPS = (1, 3, 7, 14, 30)  # days before review n + 1 (n reviews done), from the last review or the path's end
+SENTENCES = (  # six different words each, so a word names one position
+    ("the", "cat", "sat", "on", "my", "mat"),
+    ("a", "small", "dog", "chased", "the", "ball"),
+    ("we", "read", "one", "short", "book", "today"),
+    ("birds", "sing", "before", "the", "sun", "rises"),
+    ("my", "friend", "baked", "a", "lemon", "cake"),
+    ("rain", "fell", "on", "the", "quiet", "town"),
+)
+
+
+# --- numbers --------------------------------------------------------------------------------------------------
+
+
+def stream(seed: int, *parts: object) -> random.Random:
+    """A random stream named by the seed and ``parts`` (SHA-256, the same in every process)."""
+    digest = hashlib.sha256(repr((int(seed), *parts)).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def halves(rng: random.Random, n: int, low: float = -2.0, high: float = 2.0) -> list[float]:
+    """``n`` non-zero multiples of 0.5 from ``low`` to ``high``."""
+    choices = [k / 2 for k in range(int(2 * low), int(2 * high) + 1) if k]
+    return [rng.choice(choices) for _ in range(n)]
+
+
+def tenths(rng: random.Random, n: int, low: float, high: float) -> list[float]:
+    """``n`` different multiples of 0.1 from ``low`` to ``high``."""
+    return [k / 10 for k in rng.sample(range(round(10 * low), round(10 * high) + 1), n)]
+
+
+def vector(values: Sequence[float]) -> torch.Tensor:
+    return torch.tensor(values, dtype=torch.float64)  # (n,)
+
+
+def softmax_row(scores: Sequence[float]) -> torch.Tensor:
+    """softmax of one row of scores (−∞ for a blocked key)."""
+    return ac.softmax(vector(scores).unsqueeze(0))[0]  # (1, n) -> (n,)
+
+
+def softmax_lines(scores: Sequence[float], j: int) -> str:
+    """The worked softmax of one weight: each e^(s − max), their sum, then the weight, each checkable by hand."""
+    row = vector(scores)  # (n,)
+    visible = row[torch.isfinite(row)]  # (n_visible,)
+    top = float(visible.max())
+    exps = torch.exp(row - top)  # (n,), 0 for a blocked key
+    lines = [exp_text(float(s), top, float(e)) for s, e in zip(row, exps, strict=True)]
+    weight = float(softmax_row(scores)[j])
+    shown = [float(e) for e, s in zip(exps, row, strict=True) if torch.isfinite(s)]
+    return (
+        f"{'; '.join(lines)}; their sum is {sum_text(shown, float(exps.sum()), bold=False)}; the weight is "
+        f"{quotient_text(float(exps[j]), written_sum(shown), weight, bold=False)}."
+    )
+
+
+def ordinal(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}[n]
+
+
+# --- one generator per idea -----------------------------------------------------------------------------------
+
+
+def scores_question(rng: random.Random, form: str) -> Exercise:
+    """A score is a dot product: compute one, or say which of three keys scores highest."""
+    within = tolerance()
+    if form == "dot":
+        q, k = halves(rng, 3), halves(rng, 3)
+        while float(vector(q) @ vector(k)) == 0:
+            k = halves(rng, 3)
+        s = float(ac.attention_scores(vector(q).unsqueeze(0), vector(k).unsqueeze(0))[0, 0])  # (1, 3) @ (3, 1)
+        return Exercise(
+            id="scores-dot",
+            kind="numeric",
+            prompt=asked(
+                f"A query q = {vector_text(q)} meets a key k = {vector_text(k)}. What is their score q · k?", within
+            ),
+            answer=s,
+            hint="Multiply the two vectors entry by entry and add the products.",
+            solution=f"q · k = {products_text(q, k, s)}.",
+            tolerance=within,
+            uses=(*q, *k),
+        )
+    q = halves(rng, 2, 0.5, 2.0)
+    while True:
+        K = torch.tensor([halves(rng, 2) for _ in range(3)], dtype=torch.float64)  # (3, 2)
+        scores = ac.attention_scores(vector(q).unsqueeze(0), K)[0]  # (1, 2) @ (2, 3) -> (3,)
+        ranked = sorted(scores.tolist(), reverse=True)
+        if ranked[0] - ranked[1] >= 0.5:
+            break
+    top = int(torch.argmax(scores))
+    keys = ", ".join(f"k{j + 1} = {vector_text(K[j])}" for j in range(3))
+    return Exercise(
+        id="scores-largest",
+        kind="choice",
+        prompt=f"A query q = {vector_text(q)} and three keys: {keys}. Which key gets the highest score?",
+        answer=f"k{top + 1}",
+        hint="Compute q · k for each key and compare.",
+        solution="; ".join(f"q · k{j + 1} = {products_text(q, K[j].tolist(), float(scores[j]))}" for j in range(3))
+        + f": the highest is k{top + 1}.",
+        options=("k1", "k2", "k3"),
+        uses=(*q, *K.reshape(-1).tolist()),
+    )
+
+
+def softmax_question(rng: random.Random, form: str) -> Exercise:
+    """Softmax turns scores into weights: compute one, or see that adding a constant changes none."""
+    within = tolerance()
+    scores = tenths(rng, 3, -1.0, 3.0)
+    j = rng.randrange(3)
+    weights = softmax_row(scores)  # (3,)
+    if form == "weight":
+        return Exercise(
+            id="softmax-weight",
+            kind="numeric",
+            prompt=asked(
+                f"A query's scores for three keys are {vector_text(scores)}. What weight does softmax give the "
+                f"{ordinal(j + 1)} key?",
+                within,
+            ),
+            answer=float(weights[j]),
+            hint="Take e to the power of each score (minus the largest), then divide by their sum.",
+            solution=softmax_lines(scores, j),
+            tolerance=within,
+            uses=tuple(scores),
+        )
+    shift = rng.choice([2.0, 3.0, 5.0, 10.0])
+    shifted = softmax_row([s + shift for s in scores])  # (3,)
+    return Exercise(
+        id="softmax-shift",
+        kind="what-if",
+        prompt=asked(
+            f"Softmax turns the scores {vector_text(scores)} into the weights {vector_text(weights)}. If "
+            f"{shift:g} is added to every score, what weight does the {ordinal(j + 1)} key get?",
+            within,
+        ),
+        answer=float(shifted[j]),
+        hint="e^(s + c) = e^s × e^c: the same factor is above and below the fraction line.",
+        solution=f"The factor e^{shift:g} cancels, so every weight stays: the {ordinal(j + 1)} is "
+        f"{format_number(float(shifted[j]))}.",
+        tolerance=within,
+        uses=(*scores, *weights.tolist()),
+    )
+
+
+def context_question(rng: random.Random, form: str) -> Exercise:
+    """A context vector is the weighted sum of the values: one entry of it, with given or equal weights."""
+    within = tolerance()
+    if form == "entry":
+        a = rng.randint(1, 7)
+        b = rng.randint(1, 8 - a)
+        w = [a / 10, b / 10, (10 - a - b) / 10]
+        what = f"gives the weights {vector_text(w)} to three keys"
+    else:
+        w = [0.25] * 4
+        what = "gives equal weights to its four keys"
+    V = torch.tensor([halves(rng, 2) for _ in w], dtype=torch.float64)  # (T, 2)
+    e = rng.randrange(2)
+    context = ac.context_vectors(vector(w).unsqueeze(0), V)[0]  # (1, T) @ (T, 2) -> (2,)
+    values = ", ".join(f"v{j + 1} = {vector_text(V[j])}" for j in range(len(w)))
+    return Exercise(
+        id=f"context-{form}",
+        kind="numeric",
+        prompt=asked(
+            f"A query {what}, whose values are {values}. What is the {ordinal(e + 1)} entry of its context vector?",
+            within,
+        ),
+        answer=float(context[e]),
+        hint="Multiply each value's entry by that key's weight and add them up.",
+        solution=f"Entry {e + 1}: {products_text(w, V[:, e].tolist(), float(context[e]))}.",
+        tolerance=within,
+        uses=(*w, *V.reshape(-1).tolist()),
+    )
+
+
+def scaling_question(rng: random.Random, form: str) -> Exercise:
+    """Scores are divided by √d_k: one scaled score, or how the division lowers softmax's peak."""
+    within = tolerance()
+    if form == "scaled":
+        d_k = rng.choice([4, 9, 16, 25, 36, 64])
+        s = rng.choice([k / 2 for k in range(-16, 17) if k])
+        scaled = float(ac.scale_scores(vector([s]), d_k)[0])
+        return Exercise(
+            id="scaling-scaled",
+            kind="numeric",
+            prompt=asked(
+                f"A query and a key of length d_k = {d_k} have the dot product {format_number(s)}. What score does "
+                "attention use after scaling?",
+                within,
+            ),
+            answer=scaled,
+            hint="Divide the dot product by the square root of d_k.",
+            solution=f"{quotient_text(s, f'√{d_k}', scaled, bold=False)}.",
+            tolerance=within,
+            uses=(s, float(d_k)),
+        )
+    d_k = rng.choice([4, 16, 64])
+    raw = [rng.choice([k / 2 for k in range(8, 21)]), 0.0]
+    scaled_scores = ac.scale_scores(vector(raw), d_k)  # (2,)
+    weight = float(softmax_row(scaled_scores.tolist())[0])
+    return Exercise(
+        id="scaling-peak",
+        kind="numeric",
+        prompt=asked(
+            f"Two keys score {vector_text(raw)} against a query, with d_k = {d_k}. After dividing the scores by "
+            "√d_k, what weight does softmax give the first key?",
+            within,
+        ),
+        answer=weight,
+        hint="Divide both scores by √d_k first, then take the softmax.",
+        solution=f"Scaled: {quotient_text(raw[0], f'√{d_k}', float(scaled_scores[0]), bold=False)} and 0; "
+        f"{softmax_lines(scaled_scores.tolist(), 0)} Unscaled, the first key would get "
+        f"{format_number(float(softmax_row(raw)[0]))}: scaling lowers the peak.",
+        tolerance=within,
+        uses=(*raw, float(d_k)),
+    )
+
+
+def masking_question(rng: random.Random, form: str) -> Exercise:
+    """A causal mask lets a token see itself and the tokens before it: which words, or one weight after it."""
+    if form == "visible":
+        words = rng.choice(SENTENCES)
+        i = rng.randrange(2, len(words) - 1)  # a word with words on both sides, not the second
+        right = ", ".join(words[: i + 1])
+        options = [right, ", ".join(words[:i]), ", ".join(words[i:]), "all six words"]
+        rng.shuffle(options)
+        return Exercise(
+            id="masking-visible",
+            kind="choice",
+            prompt=f"The sentence “{' '.join(words)}” goes through attention with a causal mask. Which words may "
+            f"“{words[i]}” attend to?",
+            answer=right,
+            hint="A causal mask blocks every key that comes after the query.",
+            solution=f"“{words[i]}” is word {i + 1}: it sees words 1 to {i + 1}, itself included ({right}).",
+            options=tuple(options),
+        )
+    within = tolerance()
+    T = 4
+    i = rng.randrange(1, T - 1)  # the second or third token: more than one key visible, at least one blocked
+    scores = tenths(rng, T, -1.0, 2.0)
+    j = rng.randrange(i + 1)
+    row = ac.apply_mask(vector(scores).unsqueeze(0), ac.causal_mask(T)[i : i + 1])[0]  # (1, T) -> (T,)
+    weight = float(softmax_row(row.tolist())[j])
+    blocked = f"Key {T} is" if i + 2 == T else f"Keys {i + 2} to {T} are"
+    return Exercise(
+        id="masking-weight",
+        kind="numeric",
+        prompt=asked(
+            f"With a causal mask, token {i + 1} of {T} has the scores {vector_text(scores)} for keys 1 to {T}. "
+            f"What weight does key {j + 1} get?",
+            within,
+        ),
+        answer=weight,
+        hint=f"Keys after token {i + 1} are blocked: take the softmax over keys 1 to {i + 1} only.",
+        solution=f"{blocked} blocked (−∞, weight 0). {softmax_lines(row.tolist(), j)}",
+        tolerance=within,
+        uses=tuple(scores),
+    )
+
+
+QUESTIONS: dict[str, Callable[[random.Random, str], Exercise]] = {
+    "scores": scores_question,
+    "softmax": softmax_question,
+    "context": context_question,
+    "scaling": scaling_question,
+    "masking": masking_question,
+}
+
+
+# --- the checks -----------------------------------------------------------------------------------------------
+
+
+def form_for(seed: int, idea: str) -> str:
+    """The form an idea is asked in by the checks of ``seed`` (the same before and after the path)."""
+    return stream(seed, "form", idea).choice(FORMS[idea])
+
+
+def question(idea: str, form: str, rng: random.Random) -> Exercise:
+    return QUESTIONS[idea](rng, form)
+
+
+def pre_check(seed: int) -> tuple[Exercise, ...]:
+    """The check before the path: one question per idea, in IDEAS order."""
+    return tuple(question(idea, form_for(seed, idea), stream(seed, "pre", idea)) for idea in IDEAS)
+
+
+def post_check(seed: int) -> tuple[Exercise, ...]:
+    """The matched check after the path: each idea in the same form as ``pre_check(seed)``, other numbers."""
+    matched = []
+    for idea, before in zip(IDEAS, pre_check(seed), strict=True):
+        rng = stream(seed, "post", idea)
+        after = question(idea, form_for(seed, idea), rng)
+        while after.prompt == before.prompt:  # the same numbers by chance: draw again from the same stream
+            after = question(idea, form_for(seed, idea), rng)
+        matched.append(after)
+    return tuple(matched)
+
+
+def review(ideas: Iterable[str], seed: int) -> tuple[tuple[str, Exercise], ...]:
+    """(idea, question) for up to REVIEW_SIZE of ``ideas`` (different ideas, in IDEAS order), fresh numbers."""
+    known = set(ideas)
+    if not known <= set(IDEAS):
+        raise ValueError(f"unknown ideas: {sorted(known - set(IDEAS))}")
+    rng = stream(seed, "review")
+    chosen = rng.sample([idea for idea in IDEAS if idea in known], min(REVIEW_SIZE, len(known)))
+    return tuple(
+        (idea, question(idea, rng.choice(FORMS[idea]), stream(seed, "review", idea)))
+        for idea in IDEAS
+        if idea in chosen
+    )
+
+
+# --- results and the review schedule --------------------------------------------------------------------------
+
+
+def right_count(results: Mapping[str, str | bool]) -> int:
+    """How many ideas of a check ("right") or a review (True) were answered right."""
+    return sum(1 for result in results.values() if result is True or result == "right")
+
+
+def summary(before: Mapping[str, str], after: Mapping[str, str]) -> str:
+    """'4 of 5 right, up from 2.': the check after the path against the one before it."""
+    now = f"{right_count(after)} of {len(after)} right"
+    answered_before = [result for result in before.values() if result != "skipped"]
+    if not answered_before:
+        return f"{now} (you skipped the check before the path)."
+    then = right_count(before)
+    if then == right_count(after):
+        return f"{now}, as before."
+    return f"{now}, {'up' if right_count(after) > then else 'down'} from {then}."
+
+
+def next_review(finished: datetime.date, reviews: Sequence[datetime.date]) -> datetime.date:
+    """When the next review is due: REVIEW_GAPS[n] days after the last review (or the path's end), n reviews done."""
+    last = max([finished, *reviews])
+    return last + datetime.timedelta(days=REVIEW_GAPS[min(len(reviews), len(REVIEW_GAPS) - 1)])
+
+
+def review_due(finished: datetime.date, reviews: Sequence[datetime.date], today: datetime.date) -> bool:
+    """Whether a review is due today: never on the day of the path's end or of a review."""
+    return today >= next_review(finished, reviews)
