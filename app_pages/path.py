@@ -1,0 +1,401 @@
+"""The 15-minute path: one worked example, from Q, K and V to a trained model's next token.
+
+One input (the sidebar's) and one set of weights, stated at the start and kept to the end: every stop computes from
+the stop before, asks one question before it shows its result, and shows what goes wrong without its idea on the
+same numbers. The lessons are the deep dives.
+"""
+
+import pandas as pd
+import streamlit as st
+
+from attention_core import story as sty
+from attention_core.exercises.story import ORDER_OPTIONS
+from attention_core.tables import dimension_labels, to_frame
+from ui import display, inputs, learning_checks, lessons
+from ui import story as stories
+from ui.exercises import exercises_section
+from ui.format import format_number, learner_text, plural
+from ui.inputs import LabInput
+from ui.steps import lesson_steps
+
+STORY_KEY = ("story", sty.SEED)  # the toy stops' material key: the path's weights are fixed by its seed
+DEEPER = (  # where each idea of the path is taken further
+    ("scores", "scores as dot products, length against direction"),
+    ("softmax", "softmax, temperature and numerical stability"),
+    ("qkv_projections", "W_q, W_k, W_v and the tutorials' numbers"),
+    ("scaling", "why √d_k, with the variance measured"),
+    ("masking", "causal, padding and sliding-window masks"),
+    ("multi_head", "heads side by side, checked against PyTorch"),
+    ("positions", "positional encodings that fix word order"),
+    ("trained_model", "all 72 heads of all-MiniLM-L6-v2"),
+    ("smollm2", "SmolLM2 with RoPE and grouped-query attention"),
+    ("training", "watch attention being learned"),
+)
+
+
+def render(lab: LabInput) -> None:
+    """The path's outline: one core call, then one function per stop."""
+    s = stories.told(lab)  # every toy number of the path, computed once per input
+    display.lesson_title(__file__)
+    lesson_steps(
+        __file__,
+        {
+            "Start": lambda: start(lab, s),
+            "Q, K, V": lambda: qkv_stop(lab, s),
+            "Scores": lambda: scores_stop(lab, s),
+            "√d_k": lambda: scaling_stop(lab, s),
+            "Softmax": lambda: softmax_stop(lab, s),
+            "Mask": lambda: mask_stop(lab, s),
+            "Context": lambda: context_stop(lab, s),
+            "Heads": lambda: heads_stop(lab, s),
+            "Word order": lambda: order_stop(lab, s),
+            "One line": lambda: one_line_stop(lab, s),
+            "Trained model": lambda: trained_stop(lab),
+            "Next token": lambda: next_token_stop(lab),
+            "Finish": lambda: finish(),
+        },
+    )
+
+
+def ask(lab: LabInput, s: sty.Story, place: str) -> bool:
+    """The stop's one question (predict first); True once it is answered or shown, so the stop may reveal."""
+    return exercises_section(__file__, lab, material=s, material_key=STORY_KEY, places=(place,))
+
+
+def start(lab: LabInput, s: sty.Story) -> None:
+    """The input and the weights, stated once, and the check before the path."""
+    st.markdown(
+        f"""
+Fifteen minutes, one worked example. Every stop computes from the one before, asks you one question **before**
+it shows its result, and shows what goes wrong without its idea, on the same numbers.
+
+**The input** is the sentence in the sidebar: {plural(lab.T, "token")}, each an embedding of d_model = {lab.d_model}
+numbers (the rows of X). Change it there at any time; every stop follows.
+
+**The weights** are drawn once (seed {sty.SEED}) and kept to the end: W_q, W_k, W_v turn each embedding into
+{sty.HEADS * sty.D_K} numbers, read as {sty.HEADS} heads of d_k = {sty.D_K}. Stops 2-7 follow **head 1**
+(columns 1-2); stop 8 adds head 2 (columns 3-4) and W_o. The query we follow is **“{lab.query_label}”**.
+"""
+    )
+    display.lesson_caption(lab.description)
+    display.table(to_frame(s.X, lab.labels, dimension_labels(lab.d_model)), alt_text="The input X")
+    weight_tables(s)
+    learning_checks.pre_check()
+
+
+def weight_tables(s: sty.Story) -> None:
+    """W_q, W_k, W_v and W_o as tables, side by side."""
+    columns = dimension_labels(sty.HEADS * sty.D_K, prefix="c")
+    tabs = st.tabs(["W_q", "W_k", "W_v", "W_o"])
+    rows = dimension_labels(s.d_model)
+    for tab, name, W in zip(
+        tabs[:3], ("W_q", "W_k", "W_v"), (s.weights_.W_q, s.weights_.W_k, s.weights_.W_v), strict=True
+    ):
+        with tab:
+            display.table(to_frame(W, rows, columns), alt_text=name)
+    with tabs[3]:
+        display.table(to_frame(s.weights_.W_o, columns, rows), alt_text="W_o")
+
+
+def qkv_stop(lab: LabInput, s: sty.Story) -> None:
+    """Q = X W_q, K = X W_k, V = X W_v for head 1."""
+    st.markdown(
+        "Each token plays three roles. Its **query** q asks what it is looking for, its **key** k offers what it "
+        "matches on, its **value** v is what it passes on. Each is the embedding times a learned matrix: "
+        "q = x W_q, k = x W_k, v = x W_v (head 1: columns 1-2)."
+    )
+    display.table(
+        pd.DataFrame(
+            {
+                "x (row of X)": s.X[s.query].tolist(),
+                "W_q column 1": s.weights_.W_q[:, 0].tolist(),
+                "W_q column 2": s.weights_.W_q[:, 1].tolist(),
+            },
+            index=dimension_labels(s.d_model),
+        ),
+        alt_text=f"The embedding of {lab.query_label} and head 1's columns of W_q",
+    )
+    if ask(lab, s, "q-entry"):
+        qkv_tables(lab, s)
+
+
+def qkv_tables(lab: LabInput, s: sty.Story) -> None:
+    """Q, K and V of head 1, the numbers every later stop uses."""
+    heads = dimension_labels(sty.D_K)
+    tabs = st.tabs(["Q", "K", "V"])
+    for tab, name, M in zip(tabs, ("Q", "K", "V"), (s.Q, s.K, s.V), strict=True):
+        with tab:
+            display.table(to_frame(M, lab.labels, [f"{name.lower()}{d[1:]}" for d in heads]), alt_text=name)
+    st.markdown("These Q, K and V are the ones the next stops score, scale, mask, softmax and blend.")
+
+
+def scores_stop(lab: LabInput, s: sty.Story) -> None:
+    """Scores q · k, and what Q = K = X would give instead."""
+    st.markdown(
+        f"A **score** says how well a query matches a key: the dot product q · k (multiply entry by entry, add). "
+        f"With d_k = {sty.D_K} it is two products."
+    )
+    qk = pd.DataFrame(
+        {"q1": s.Q[:, 0].tolist(), "q2": s.Q[:, 1].tolist(), "k1": s.K[:, 0].tolist(), "k2": s.K[:, 1].tolist()},
+        index=list(lab.labels),
+    )
+    display.table(qk, alt_text="Q and K of head 1")
+    if not ask(lab, s, "score"):
+        return
+    display.heatmap(s.scores, lab.labels, lab.labels, kind="scores", title="Scores Q Kᵀ", highlight_row=lab.query_label)
+    st.markdown(
+        f"**Why not score X against X?** Without W_q and W_k, Q = K = X and the scores are X Xᵀ: symmetric (i "
+        f"looks at j exactly as much as j looks at i: largest |s_ij − s_ji| = "
+        f"{format_number(sty.asymmetry(s.plain_scores))}), and {sty.self_scored_rows(s.plain_scores)} of {lab.T} "
+        f"tokens score highest with themselves. With W_q and W_k the matrix is not symmetric (largest "
+        f"|s_ij − s_ji| = {format_number(sty.asymmetry(s.scores))}): a word can look for something other than itself."
+    )
+
+
+def scaling_stop(lab: LabInput, s: sty.Story) -> None:
+    """Scores divided by √d_k, and softmax saturating without it as d_k grows."""
+    st.markdown(
+        f"A score adds up d_k products, so its spread grows with d_k. Before softmax, each score is divided by "
+        f"√d_k = √{sty.D_K}. The query's scores:"
+    )
+    display.table(
+        to_frame(s.scores[s.query].unsqueeze(0), [lab.query_label], lab.labels), alt_text="The query's scores"
+    )
+    if not ask(lab, s, "scaled"):
+        return
+    display.table(
+        to_frame(s.scaled[s.query].unsqueeze(0), [lab.query_label], lab.labels),
+        alt_text="The query's scores divided by √d_k",
+    )
+    sat = s.saturation
+    st.markdown(
+        f"**Why divide?** Give W_q and W_k more columns (the same X) and watch the largest weight of "
+        f"“{lab.query_label}”. Without √d_k, softmax saturates: one key takes almost everything and the rest get "
+        "almost no gradient to learn from."
+    )
+    display.table(
+        pd.DataFrame(
+            {
+                "spread of the scores": sat.spread,
+                "largest weight, no √d_k": sat.unscaled,
+                "largest weight, ÷ √d_k": sat.scaled,
+            },
+            index=[f"d_k = {d}" for d in sat.d_ks],
+        ),
+        alt_text="Softmax saturating as d_k grows",
+    )
+
+
+def softmax_stop(lab: LabInput, s: sty.Story) -> None:
+    """Softmax of the query's scaled row, and why dividing by the sum fails."""
+    st.markdown(
+        "**Softmax** turns the scaled scores into weights: exponentiate each (after subtracting the row's largest, "
+        "which changes nothing and avoids overflow), then divide by their sum. Every weight is positive and the "
+        "row sums to 1."
+    )
+    display.table(
+        pd.DataFrame(
+            {"scaled score": s.scaled[s.query].tolist(), "exp(score − max)": s.exps.tolist()}, index=list(lab.labels)
+        ),
+        alt_text="The query's scaled scores and their exponentials",
+    )
+    if not ask(lab, s, "weight"):
+        return
+    display.heatmap(s.attn, lab.labels, lab.labels, title="Attention weights", highlight_row=lab.query_label)
+    st.markdown(
+        f"**Why not just divide by the sum?** Scores only mean something relative to each other: adding "
+        f"c = {format_number(s.shift)} to every score of the row changes no softmax weight, but dividing by the "
+        "sum gives weights that are negative or far above 1:"
+    )
+    display.table(
+        pd.DataFrame(
+            {
+                "score ÷ sum": s.divided.tolist(),
+                "(score + c) ÷ sum": s.shifted_divided.tolist(),
+                "softmax(score + c)": s.shifted_softmax.tolist(),
+            },
+            index=list(lab.labels),
+        ),
+        alt_text="Dividing by the sum against softmax",
+    )
+
+
+def mask_stop(lab: LabInput, s: sty.Story) -> None:
+    """The causal mask on a query it changes: blocked keys get 0, the rest are renormalized."""
+    query = lab.labels[s.mask_query]
+    moved = "" if s.mask_query == s.query else f" (not “{lab.query_label}”: it is last, and sees every token anyway)"
+    st.markdown(
+        f"A GPT-style model writes left to right, so a token may not look at the tokens after it: a **causal mask** "
+        f"sets those scores to −∞ before softmax, and their weights become 0. Take “{query}”{moved}. Its weights "
+        "without the mask, and which keys the mask keeps:"
+    )
+    display.table(
+        to_frame(s.attn[s.mask_query].unsqueeze(0), [query], lab.labels), alt_text=f"The weights of {query}, no mask"
+    )
+    kept, blocked = sty.mask_split(lab.labels, s.causal[s.mask_query])
+    st.markdown(f"The mask keeps {', '.join(kept)} and blocks {', '.join(blocked) or 'nothing'}.")
+    if not ask(lab, s, "masked-weight"):
+        return
+    display.heatmap(s.masked_attn, lab.labels, lab.labels, title="Weights with a causal mask", highlight_row=query)
+    st.markdown(
+        "Each row now shares its weight among the tokens up to itself only. The next stops go back to the weights "
+        "without a mask, as an encoder such as the trained model at stop 11 uses."
+    )
+
+
+def context_stop(lab: LabInput, s: sty.Story) -> None:
+    """The context vector: the weights of the query's row blend the value vectors."""
+    st.markdown(
+        f"The output for “{lab.query_label}” is its **context vector**: every token's value vector v (stop 2), "
+        "weighted by the attention weight the query gives it (stop 5), added up."
+    )
+    display.table(
+        pd.DataFrame(
+            {"weight": s.attn[s.query].tolist(), "v1": s.V[:, 0].tolist(), "v2": s.V[:, 1].tolist()},
+            index=list(lab.labels),
+        ),
+        alt_text=f"The weights of {lab.query_label} and the value vectors",
+    )
+    if not ask(lab, s, "context"):
+        return
+    display.table(to_frame(s.context, lab.labels, ["c1", "c2"]), alt_text="Context vectors of head 1")
+    st.markdown(
+        f"Row “{lab.query_label}” is the answer. Each token gets a blend of the values, mostly of the tokens it "
+        "attends to: this is what the token “learns” from its sentence."
+    )
+
+
+def heads_stop(lab: LabInput, s: sty.Story) -> None:
+    """Head 2 from the other columns of the same matrices, the concatenation and W_o."""
+    st.markdown(
+        "One head gives each query one way to spread its attention. **Head 2** runs the same steps with columns "
+        "3-4 of the same W_q, W_k, W_v. The two context vectors are put side by side (**concatenated**) and "
+        "multiplied by W_o, which mixes the heads back into d_model numbers per token."
+    )
+    display.table(
+        to_frame(
+            s.concat[s.query].unsqueeze(0), [lab.query_label], ["head 1: c1", "head 1: c2", "head 2: c1", "head 2: c2"]
+        ),
+        alt_text=f"The concatenated heads of {lab.query_label}",
+    )
+    display.table(
+        to_frame(s.weights_.W_o, dimension_labels(sty.HEADS * sty.D_K, prefix="c"), dimension_labels(s.d_model)),
+        alt_text="W_o",
+    )
+    if not ask(lab, s, "output"):
+        return
+    display.heatmap(s.head2_attn, lab.labels, lab.labels, title="Head 2's weights", highlight_row=lab.query_label)
+    display.table(to_frame(s.output, lab.labels, dimension_labels(s.d_model)), alt_text="The block's output")
+
+
+def order_stop(lab: LabInput, s: sty.Story) -> None:
+    """The block on the reversed sentence: each output moves with its token, unchanged."""
+    reversed_labels = [lab.labels[int(j)] for j in s.order]
+    st.markdown(
+        f"Now run the very same block (both heads and W_o) on the sentence backwards: "
+        f"“{learner_text(' '.join(reversed_labels))}”."
+    )
+    if not ask(lab, s, "order"):
+        return
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**In order** (stop 8)")
+        display.table(to_frame(s.output, lab.labels, dimension_labels(s.d_model)), alt_text="Output, in order")
+    with right:
+        st.markdown("**Reversed**")
+        display.table(
+            to_frame(s.reordered_output, reversed_labels, dimension_labels(s.d_model)), alt_text="Output, reversed"
+        )
+    st.markdown(
+        f"Every row is the same, only moved: {ORDER_OPTIONS[0].lower()}. Attention alone does not know word order; "
+        "real models add a position to each embedding first (lesson 8)."
+    )
+
+
+def one_line_stop(lab: LabInput, s: sty.Story) -> None:
+    """softmax(Q Kᵀ / √d_k) V in one call, equal to the step-by-step context vectors."""
+    st.markdown(
+        f"Stops 2 to 7 were one formula, which every transformer runs in one call. Here it is on the same Q, K and "
+        f"V of head 1 ({lab.T} tokens, d_k = {sty.D_K}):"
+    )
+    st.latex(r"\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
+    if not ask(lab, s, "one-line"):
+        return
+    display.table(to_frame(s.one_line, lab.labels, ["c1", "c2"]), alt_text="PyTorch's scaled_dot_product_attention")
+    st.markdown(
+        f"PyTorch's `torch.nn.functional.scaled_dot_product_attention(Q, K, V)` against stop 7's context vectors, "
+        f"computed step by step: largest difference **{format_number(s.one_line_gap)}** (rounding only)."
+    )
+
+
+def trained_stop(lab: LabInput) -> None:
+    """One head of all-MiniLM-L6-v2 on the same sentence, recomputed with the same functions."""
+    st.markdown(
+        "A trained model does exactly this, with learned weights. all-MiniLM-L6-v2 (6 layers × 12 heads, d_k = 64) "
+        "reads your sentence, split into word pieces between the markers [CLS] and [SEP]. Below is the head where "
+        f"“{lab.query_label}” looks hardest at one other word."
+    )
+    problem = stories.trained_problem()
+    if problem:
+        st.info(f"all-MiniLM-L6-v2 cannot run here: {learner_text(problem)}", icon=":material/info:")
+        return
+    try:
+        with st.spinner("Running all-MiniLM-L6-v2 on your sentence (the first time loads the model)…"):
+            m = stories.trained_stop(tuple(lab.tokens), lab.query_index)
+    except stories.Unavailable as error:
+        st.info(f"The trained model cannot read this sentence: {learner_text(str(error))}", icon=":material/info:")
+        return
+    if not exercises_section(__file__, lab, material=m, material_key=("trained", *lab.tokens), places=("trained",)):
+        return
+    display.heatmap(
+        m.row.unsqueeze(0),
+        [m.pieces[m.query]],
+        list(m.pieces),
+        title="One head of a trained model",
+        caption=f"Layer {m.layer + 1}, head {m.head + 1}",
+    )
+    st.markdown(
+        f"Recomputed by hand with the functions of stops 2-5 (Q = X W_q + b, softmax(Q Kᵀ / √64)): largest "
+        f"difference from the model's own weights **{format_number(m.gap)}**. Lesson 10 shows all 72 heads."
+    )
+
+
+def next_token_stop(lab: LabInput) -> None:
+    """SmolLM2 predicting the next token from the last position's context."""
+    prompt = stories.sentence_of(lab)
+    st.markdown(
+        "A GPT-style model uses causal attention (stop 6) in 30 layers. After the last one, the **last position's** "
+        "vector, which has attended to every token before it, is scored against every token of the vocabulary "
+        "(49,152 of them), and softmax turns those scores into the probability of each next token."
+    )
+    problem = stories.smol_problem()
+    if problem:
+        st.info(f"SmolLM2 is not installed here: {learner_text(problem)}", icon=":material/info:")
+        return
+    try:
+        with st.spinner("Running SmolLM2-135M on your sentence (the first time loads the model)…"):
+            m = stories.next_stop(prompt)
+    except stories.Unavailable as error:
+        st.info(f"SmolLM2 cannot read this prompt: {learner_text(str(error))}", icon=":material/info:")
+        return
+    if not exercises_section(__file__, lab, material=m, material_key=("next", prompt), places=("next-token",)):
+        return
+    display.table(
+        pd.DataFrame({"probability": list(m.probabilities)}, index=[repr(piece) for piece in m.pieces]),
+        alt_text="SmolLM2's most likely next tokens",
+    )
+    st.caption("Each piece is shown as Python writes it: a leading space is part of the piece.")
+
+
+def finish() -> None:
+    """The check after the path, the result per idea, and where to go deeper."""
+    learning_checks.note_path_finished()
+    st.markdown("You have followed one sentence from its embeddings to a next token. Now the matched check:")
+    learning_checks.post_check()
+    st.subheader("Where to go deeper", anchor=False)
+    for name, what in DEEPER:
+        lesson = lessons.BY_NAME[name]
+        st.page_link(lesson.path, label=f"{lesson.label}: {what}", icon=lesson.icon)
+
+
+render(inputs.current())

@@ -1,0 +1,279 @@
+"""The 15-minute path's questions: one per stop, asked before the stop shows its result (predict, then reveal).
+
+Each stop passes what it shows as the material: the toy stops the ``Story`` (with ``ExerciseInput.material_key``
+naming the stop), the real-model stops a ``TrainedStop`` or a ``NextStop``. A question reads only the operands its
+stop shows before the answer (``uses``); what answers it (``reveals``, or a numeric answer itself) is drawn after.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from attention_core.exercises.base import (
+    SHOWN_HALF_UNIT,
+    Exercise,
+    ExerciseInput,
+    asked,
+    dot_slack,
+    fmt,
+    other_key,
+    pick_options,
+    products_text,
+    quote,
+    shown_numbers,
+    softmax_slack,
+    tolerance,
+)
+from attention_core.numbers import quotient_text, sum_text
+from attention_core.story import D_K, NextStop, Story, TrainedStop, top_word_piece
+
+ORDER_OPTIONS = (
+    "Exactly the same numbers, only in another row",
+    "Slightly different numbers",
+    "Completely different numbers",
+)
+
+
+def story_questions(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
+    """The question of the stop named by ``material_key[0]`` (the toy stops), or of a real-model stop."""
+    m = inp.material
+    if isinstance(m, TrainedStop):
+        return [trained_question(m, rng)]
+    if isinstance(m, NextStop):
+        return [next_token_question(m)]
+    if not isinstance(m, Story):
+        return []
+    L = inp.labels
+    return [make(m, L, rng) for make in TOY_QUESTIONS]
+
+
+def q_entry(s: Story, L, rng: random.Random) -> Exercise:
+    """Stop 1: one entry of the query's q, from its row of X and a column of W_q."""
+    i, d = s.query, rng.randrange(D_K)
+    x, w = s.X[i], s.weights_.W_q[:, d]  # (d_model,), (d_model,)
+    value = float(s.Q[i, d])
+    within = tolerance(dot_slack(x, w))
+    return Exercise(
+        id="q-entry",
+        kind="numeric",
+        prompt=asked(
+            f"Compute entry q{d + 1} of the query of {quote(L[i])}: the row {quote(L[i])} of X times column "
+            f"{d + 1} of W_q.",
+            within,
+        ),
+        answer=value,
+        hint="Multiply the two lists of numbers entry by entry and add the products.",
+        solution=f"{products_text(x.tolist(), w.tolist(), value)}.",
+        tolerance=within,
+        uses=shown_numbers(x, w),
+    )
+
+
+def score(s: Story, L, rng: random.Random) -> Exercise:
+    """Stop 2: one score q · k from the query's q and a key's k (two products)."""
+    i = s.query
+    j = other_key(rng, s.T, i)
+    value = float(s.scores[i, j])
+    within = tolerance(dot_slack(s.Q[i], s.K[j]))
+    return Exercise(
+        id="score",
+        kind="numeric",
+        prompt=asked(f"Compute the score of the query {quote(L[i])} with the key {quote(L[j])}: q · k.", within),
+        answer=value,
+        hint=f"q is the row {quote(L[i])} of Q, k the row {quote(L[j])} of K: multiply entry by entry, add.",
+        solution=f"{products_text(s.Q[i].tolist(), s.K[j].tolist(), value)}.",
+        tolerance=within,
+        uses=shown_numbers(s.Q[i], s.K[j]),
+        reveals=shown_numbers(s.scores[i, j]),
+    )
+
+
+def scaled(s: Story, L, rng: random.Random) -> Exercise:
+    """Stop 3: one score divided by √d_k."""
+    i = s.query
+    j = other_key(rng, s.T, i)
+    value = float(s.scaled[i, j])
+    within = tolerance(SHOWN_HALF_UNIT / math.sqrt(D_K))
+    return Exercise(
+        id="scaled",
+        kind="numeric",
+        prompt=asked(
+            f"Divide the score of {quote(L[i])} with {quote(L[j])} by √d_k = √{D_K}: what does softmax receive?",
+            within,
+        ),
+        answer=value,
+        hint=f"√{D_K} ≈ {fmt(math.sqrt(D_K))}.",
+        solution=f"{quotient_text(float(s.scores[i, j]), f'√{D_K}', value, bold=False)}.",
+        tolerance=within,
+        uses=shown_numbers(s.scores[i, j]),
+    )
+
+
+def weight(s: Story, L, rng: random.Random) -> Exercise:
+    """Stop 4: one softmax weight from the row's exponentials."""
+    i = s.query
+    j = rng.randrange(s.T)
+    value = float(s.attn[i, j])
+    total = float(s.exps.sum())
+    within = tolerance(softmax_slack(value) + s.T * SHOWN_HALF_UNIT * value / max(total, 1e-12))
+    return Exercise(
+        id="weight",
+        kind="numeric",
+        prompt=asked(
+            f"Softmax divides each exponential by their sum. What weight does the query {quote(L[i])} give "
+            f"the key {quote(L[j])}?",
+            within,
+        ),
+        answer=value,
+        hint=f"Add the row's exponentials, then divide the one of {quote(L[j])} by that sum.",
+        solution=f"Sum: {sum_text(s.exps.tolist(), total, bold=False)}; "
+        f"{quotient_text(float(s.exps[j]), fmt(total), value, bold=False)}.",
+        tolerance=within,
+        uses=shown_numbers(s.exps),
+        reveals=shown_numbers(s.attn[i, j]),
+    )
+
+
+def masked_weight(s: Story, L, rng: random.Random) -> Exercise:
+    """Stop 5: a weight under the causal mask, from the unmasked row: the visible weights, renormalized."""
+    i = s.mask_query
+    j = rng.randrange(i + 1)
+    row = s.attn[i]  # (T,)
+    visible = row[: i + 1]
+    value = float(s.masked_attn[i, j])
+    within = tolerance((i + 2) * SHOWN_HALF_UNIT * max(value, 1.0) / max(float(visible.sum()), 1e-12))
+    return Exercise(
+        id="masked-weight",
+        kind="numeric",
+        prompt=asked(
+            f"With the causal mask, {quote(L[i])} may look only at itself and the tokens before it. Its blocked "
+            f"weights are gone and the rest are shared out again so they sum to 1. What weight does {quote(L[j])} "
+            "get now?",
+            within,
+        ),
+        answer=value,
+        hint=f"Add the weights of the tokens it may still see, then divide the weight of {quote(L[j])} by that sum.",
+        solution=f"Visible weights: {sum_text(visible.tolist(), float(visible.sum()), bold=False)}; "
+        f"{quotient_text(float(row[j]), fmt(float(visible.sum())), value, bold=False)}.",
+        tolerance=within,
+        uses=shown_numbers(visible),
+        reveals=shown_numbers(s.masked_attn[i, j]),
+    )
+
+
+def context_entry(s: Story, L, rng: random.Random) -> Exercise:
+    """Stop 6: one entry of the query's context vector: the weights times a column of V."""
+    i, d = s.query, rng.randrange(D_K)
+    w, v = s.attn[i], s.V[:, d]  # (T,), (T,)
+    value = float(s.context[i, d])
+    within = tolerance(dot_slack(w, v))
+    return Exercise(
+        id="context",
+        kind="numeric",
+        prompt=asked(
+            f"Compute entry {d + 1} of the context vector of {quote(L[i])}: each token's weight times entry "
+            f"{d + 1} of its value vector, added up.",
+            within,
+        ),
+        answer=value,
+        hint=f"Pair the weights of the row {quote(L[i])} with column v{d + 1} of V, token by token.",
+        solution=f"{products_text(w.tolist(), v.tolist(), value)}.",
+        tolerance=within,
+        uses=shown_numbers(w, v),
+    )
+
+
+def output_entry(s: Story, L, rng: random.Random) -> Exercise:
+    """Stop 7: one entry of the block's output: the concatenated heads times a column of W_o."""
+    i, d = s.query, rng.randrange(s.d_model)
+    c, w = s.concat[i], s.weights_.W_o[:, d]  # (h d_k,), (h d_k,)
+    value = float(s.output[i, d])
+    within = tolerance(dot_slack(c, w))
+    return Exercise(
+        id="output",
+        kind="numeric",
+        prompt=asked(
+            f"Compute entry d{d + 1} of the output of {quote(L[i])}: its concatenated row [head 1 | head 2] "
+            f"times column d{d + 1} of W_o.",
+            within,
+        ),
+        answer=value,
+        hint=f"{len(c)} products: the concatenated row entry by entry with the column of W_o.",
+        solution=f"{products_text(c.tolist(), w.tolist(), value)}.",
+        tolerance=within,
+        uses=shown_numbers(c, w),
+    )
+
+
+def reordered(s: Story, L, rng: random.Random) -> Exercise:
+    """Stop 8: what reversing the sentence does to a token's output (a choice)."""
+    i = s.query
+    return Exercise(
+        id="order",
+        kind="choice",
+        prompt=f"The same block runs on the sentence in reverse order. What happens to the output of {quote(L[i])}?",
+        answer=ORDER_OPTIONS[0],
+        hint="Every score compares two vectors; nothing in Q Kᵀ, softmax or the weighted sum reads a position.",
+        solution="Attention mixes a set of vectors: reorder them and each output moves with its token, unchanged. "
+        "The block cannot tell “dog bites man” from “man bites dog” unless positions are added to X.",
+        options=ORDER_OPTIONS,
+        reveals=shown_numbers(s.reordered_output),
+    )
+
+
+def one_line_count(s: Story, L, rng: random.Random) -> Exercise:
+    """Stop 9: how many numbers softmax(Q Kᵀ / √d_k) V returns for this sentence."""
+    count = s.T * D_K
+    return Exercise(
+        id="one-line",
+        kind="numeric",
+        prompt=f"softmax(Q Kᵀ / √d_k) V for the {s.T} tokens of this sentence: how many numbers does it return "
+        f"(head 1, d_k = {D_K})?",
+        answer=float(count),
+        hint="softmax(Q Kᵀ / √d_k) is T × T; times V (T × d_k) gives T rows of d_k numbers.",
+        solution=f"(T × T) @ (T × d_k) = {s.T} × {D_K} = {count} numbers: one context vector per token.",
+        tolerance=0.0,
+        reveals=shown_numbers(s.one_line),
+    )
+
+
+TOY_QUESTIONS = (q_entry, score, scaled, weight, masked_weight, context_entry, output_entry, reordered, one_line_count)
+TOY_PLACES = tuple(
+    name for name in ("q-entry", "score", "scaled", "weight", "masked-weight", "context", "output", "order", "one-line")
+)
+
+
+def trained_question(m: TrainedStop, rng: random.Random) -> Exercise:
+    """The trained-model stop: predict which word piece the chosen head makes the query look at most."""
+    top = top_word_piece(m.row, m.query)
+    candidates = [j for j in range(1, len(m.pieces) - 1) if j != m.query] or [m.query]
+    labels = [f"{m.pieces[j]} (piece {j + 1})" for j in range(len(m.pieces))]
+    options = pick_options([labels[j] for j in candidates], candidates.index(top) if top in candidates else 0, rng)
+    return Exercise(
+        id="trained",
+        kind="choice",
+        prompt=f"Predict: in layer {m.layer + 1}, head {m.head + 1}, which piece does {quote(m.pieces[m.query])} "
+        "give the most weight, apart from itself, [CLS] and [SEP]?",
+        answer=labels[top],
+        hint="A trained head often links words that belong together: a word and its neighbour, or a verb and its "
+        "object.",
+        solution=f"{quote(m.pieces[top])} gets {fmt(float(m.row[top]))} of the weight of {quote(m.pieces[m.query])}.",
+        options=options,
+        reveals=shown_numbers(m.row),
+    )
+
+
+def next_token_question(m: NextStop) -> Exercise:
+    """The GPT-style stop: predict which token SmolLM2 ranks first."""
+    options = tuple(sorted(quote(piece) for piece in m.pieces))
+    return Exercise(
+        id="next-token",
+        kind="choice",
+        prompt=f"Predict: which of these does SmolLM2 rank first as the next token after {quote(m.prompt)}?",
+        answer=quote(m.pieces[0]),
+        hint="The model reads the last position's context vector, after 30 layers of attention.",
+        solution=f"{quote(m.pieces[0])}, with probability {fmt(m.probabilities[0])}.",
+        options=options,
+        reveals=shown_numbers(m.probabilities),
+    )
