@@ -1,13 +1,15 @@
-"""Every exercise is answerable from the screen (issue 22, parts 1 and 2).
+"""Every exercise is answerable from the screen, and not copyable from it (issue 22, parts 1 and 2; issue 36, item 8).
 
 Each lesson runs in AppTest with page controls away from their defaults (d_k, heads, seed, temperature,
 mask). For every exercise the page asks:
-- a numeric answer (to be computed, not imagined) is one of the numbers the page shows, in a table, a
-  metric, a heatmap's cells or its text, at the precision shown (exact counts are counted on screen, so
-  they are exempt);
-- every number the question and its solution read (``Exercise.uses``) is on the screen as well;
-- grading cannot be passed by guessing: 1/T, 0, 1 and the answer of a neighbouring cell are marked wrong
-  unless they are the answer to the precision asked.
+- every operand (``Exercise.uses``: the numbers the learner reads to answer) is on the screen before answering;
+- grading cannot be passed by guessing: 1/T, 0, 1 and every number on screen (the neighbouring cells among them)
+  are marked wrong unless they are the answer to the precision asked;
+- once the learner has asked for the answers ("Show me the answer" on each; every lesson at its default settings),
+  a numeric answer (to be computed, not
+  imagined) is one of the numbers the page shows, in a table, a metric, a heatmap's cells or its text, at the
+  precision shown (exact counts are counted on screen, so they are exempt).
+That the answer is absent from its step until then is ``tests/pages/test_answers_after.py``'s to check.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ import re
 
 import pyarrow as pa
 import pytest
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Block
 
 from attention_core.exercises import MAX_ANSWER, Exercise, check_answer
-from tests.apptest_helpers import assert_clean, charts, frames, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, frames, open_page, sentence_params
 from ui import lessons
 from ui.format import format_number
 
@@ -27,19 +31,30 @@ NUMBER = re.compile(r"−?-?\d+\.\d{4}(?:e[+-]\d+)?")
 TEXT_KINDS = ("markdown", "caption", "latex", "info", "success", "warning", "error", "code")
 
 
-def shown_numbers(at) -> set[str]:
-    """Every number the page shows, as the lab writes it (4 decimals, or scientific alone)."""
+def leaves(node) -> list:
+    """The elements under ``node`` (an AppTest, a block or an element), in page order."""
+    if isinstance(node, AppTest):
+        node = node._tree
+    if isinstance(node, Block):
+        return [leaf for child in node.children.values() for leaf in leaves(child)]
+    return [node]
+
+
+def element_numbers(element) -> set[str]:
+    """The numbers one element shows, as the lab writes them (4 decimals, or scientific alone)."""
     found: set[str] = set()
-    for frame in frames(at) + [t.value for t in at.table]:
+    kind = getattr(element, "type", None)
+    tables = frames(element) + ([element.value] if kind == "table" else [])
+    for frame in tables:
         for value in frame.to_numpy().reshape(-1).tolist():
             if isinstance(value, int | float) and not isinstance(value, bool):
                 found.add(format_number(value))
             elif isinstance(value, str):
                 found.update(NUMBER.findall(value))
-    for metric in at.metric:
-        found.update(NUMBER.findall(str(metric.value)))
-    for chart in charts(at):
-        for dataset in chart.proto.datasets:
+    if kind == "metric":
+        found.update(NUMBER.findall(str(element.value)))
+    if kind == "vega_lite_chart":
+        for dataset in element.proto.datasets:
             table = pa.ipc.open_stream(dataset.data.data).read_all().to_pandas()
             for column in table.columns:
                 for value in table[column].tolist():
@@ -47,10 +62,17 @@ def shown_numbers(at) -> set[str]:
                         found.add(format_number(value))
                     elif isinstance(value, str):
                         found.update(NUMBER.findall(value))
-    for kind in TEXT_KINDS:
-        for element in at.get(kind):
-            found.update(NUMBER.findall(str(element.value)))
+    if kind in TEXT_KINDS:
+        found.update(NUMBER.findall(str(element.value)))
     return {text.replace("−", "-") for text in found}
+
+
+def shown_numbers(node) -> set[str]:
+    """Every number the page (or a block of it) shows, as the lab writes it (4 decimals, or scientific alone)."""
+    found: set[str] = set()
+    for leaf in leaves(node):
+        found |= element_numbers(leaf)
+    return found
 
 
 def asked(at, lesson: str) -> tuple[Exercise, ...]:
@@ -62,7 +84,17 @@ def is_count(item: Exercise) -> bool:
     return item.tolerance == 0
 
 
-def check_on_screen(at, lesson: str) -> None:
+def show_every_answer(at, lesson: str):
+    """Click "Show me the answer" on every exercise the page asks (one run)."""
+    name = lessons.lesson_for(lesson).name
+    for item in asked(at, lesson):
+        at.button(key=f"exs:{name}:{item.id}").click()
+    return at.run()
+
+
+def check_on_screen(at, lesson: str, *, answers: bool = False):
+    """Operands on screen before answering; with ``answers``, every numeric answer on screen once shown (one more
+    run). Returns the page, after the answers were shown if they were."""
     assert_clean(at)
     items = asked(at, lesson)
     assert items, "the lesson asks something"
@@ -71,15 +103,22 @@ def check_on_screen(at, lesson: str) -> None:
     for item in items:
         for used in item.uses:
             assert format_number(used) in numbers, (lesson, item.id, "uses", format_number(used))
+    if not answers:
+        return at
+    at = show_every_answer(at, lesson)
+    assert_clean(at)
+    numbers = shown_numbers(at)
+    for item in items:
         if item.kind == "numeric" and not is_count(item):
             assert format_number(float(item.answer)) in numbers, (lesson, item.id, format_number(float(item.answer)))
+    return at
 
 
-def check_not_guessable(at, lesson: str, T: int) -> None:
-    """1/T, 0, 1 and every number the page shows (the neighbouring cells among them) are marked wrong unless they
-    are the answer to the 3 decimals asked."""
-    shown = [float(text) for text in shown_numbers(at)]
-    for item in asked(at, lesson):
+def check_not_guessable(at, lesson: str, T: int, *, items=None, node=None) -> None:
+    """1/T, 0, 1 and every number the page (or ``node``, a step of it) shows, the neighbouring cells among them, are
+    marked wrong unless they are the answer to the 3 decimals asked (``items``: the exercises to check, else all)."""
+    shown = [float(text) for text in shown_numbers(at if node is None else node)]
+    for item in asked(at, lesson) if items is None else items:
         if item.is_choice or is_count(item):
             continue
         answer = float(item.answer)
@@ -139,8 +178,8 @@ def test_every_exercise_is_answerable_from_the_screen(page, widgets, inputs):
     at = lesson_run(page, inputs, widgets)
     for key, value in widgets.items():
         assert at.session_state[key] == value, "the control was really moved"
-    check_on_screen(at, page)
     check_not_guessable(at, page, len(at.session_state["_lab_input"].labels))
+    check_on_screen(at, page)
 
 
 LATER_CASES = [("app_pages/trained_model.py", {"tm_layer": 2, "tm_head": 5})]  # another head than the default
@@ -149,8 +188,8 @@ LATER_CASES = [("app_pages/trained_model.py", {"tm_layer": 2, "tm_head": 5})]  #
 @pytest.mark.parametrize(("page", "widgets"), LATER_CASES, ids=[p[10:-3] for p, _ in LATER_CASES])
 def test_later_lessons_exercises_are_answerable_from_the_screen(page, widgets):
     at = lesson_run(page, PRESET, widgets)
-    check_on_screen(at, page)
     check_not_guessable(at, page, len(at.session_state["_lab_input"].labels))
+    check_on_screen(at, page)
 
 
 @pytest.mark.parametrize("lesson", lessons.numbered(), ids=lambda lesson: lesson.name)
@@ -158,6 +197,6 @@ def test_every_lesson_of_the_registry_asks_three_kinds_from_the_screen(lesson):
     """Every numbered lesson, a new one included, at its default settings: numeric, choice and what-if
     questions, each answerable from what the page shows."""
     at = lesson_run(lesson.path, PRESET, {})
-    check_on_screen(at, lesson.path)
-    assert {item.kind for item in asked(at, lesson.path)} == {"numeric", "choice", "what-if"}
     check_not_guessable(at, lesson.path, len(at.session_state["_lab_input"].labels))
+    assert {item.kind for item in asked(at, lesson.path)} == {"numeric", "choice", "what-if"}
+    check_on_screen(at, lesson.path, answers=True)

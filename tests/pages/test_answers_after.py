@@ -1,0 +1,231 @@
+"""An exercise's answer is not on its step before the learner answers (issue 36, item 8).
+
+"Answerable from the screen" must not become "copyable from the screen": a step asks its questions, then draws
+the table or sentence that answers them once they are settled (``ui.exercises.settled``: answered right, wrong
+twice, or "Show me the answer"). The operands stay on screen.
+
+Every lesson with exercises, on the default example and on a typed sentence with random embeddings:
+
+1. The whole lesson (``view=all``) is opened with each step drawn in a container of its own (the test wraps the
+   steps ``ui.steps.lesson_steps`` is given; nothing else changes), so each exercise is found in its step by its
+   prompt, and every exercise sits in exactly one step. In every step that asks something, before any answer:
+   - none of the numbers that give an exercise away (``Exercise.given_away_by``: its ``reveals``, else a numeric
+     answer) is on the step, at the lab's 4 decimals, nor at the 3 decimals the question asks for where the step
+     prints a number at 3 decimals;
+   - every operand (``Exercise.uses``) is on the step, and no solution is;
+   - grading cannot be passed by guessing any number the step shows (``check_not_guessable``).
+   Then every "Show me the answer" is clicked: each step shows the revealing numbers after its last question (outside
+   the exercise cards, so the solution's own text does not count as the step revealing them), and each solution.
+2. Every step that asks something is opened alone (``step=N``, the learner's view) and checked the same way,
+   before and after "Show me the answer".
+
+No coincidence is excused: a number that legitimately stands on a step while it gives an exercise away (a
+symmetric matrix's other half, a weight of a row that the question does not ask about but prints the same) is a
+question to rephrase, not an exception of this test.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1.element_tree import Block
+
+import ui.steps
+from attention_core.exercises import Exercise
+from tests.apptest_helpers import assert_clean, open_page, sentence_params
+from tests.pages.test_exercises_on_screen import check_not_guessable, element_numbers, leaves
+from ui import lessons
+from ui.exercises import KIND_LABELS, answer_text
+from ui.format import format_number
+
+# Lessons whose answers are still being moved after their questions: delete a lesson's name when it is done.
+PENDING = {
+    "scores": "issue 36: lessons 1-5 are moving their answers",
+    "softmax": "issue 36: lessons 1-5 are moving their answers",
+    "context_vectors": "issue 36: lessons 1-5 are moving their answers",
+    "qkv_projections": "issue 36: lessons 1-5 are moving their answers",
+    "scaling": "issue 36: lessons 1-5 are moving their answers",
+    "masking": "issue 36: A2 is moving their answers",
+    "multi_head": "issue 36: A2 is moving their answers",
+    "positions": "issue 36: A2 is moving their answers",
+    "pipeline": "issue 36: A2 is moving their answers",
+    "trained_model": "issue 36: A2 is moving their answers",
+    "smollm2": "issue 36: A2 is moving their answers",
+    "training": "issue 36: A2 is moving their answers",
+    "generation": "issue 36: A2 is moving their answers",
+}
+
+INPUTS = {
+    "default": {},
+    "typed": sentence_params("the chef who ran the kitchen tasted the soup", d_model=6, seed=4, query="kitchen"),
+}
+STEP_BOX = "answers-after-step-"  # the key of the container each step is drawn in (view=all)
+CARD = re.compile(r"^\*\*\d+\. (" + "|".join(re.escape(label) for label in KIND_LABELS.values()) + r")\*\* ")
+THREE_DECIMALS = re.compile(r"(?<![\d.])−?-?\d+\.\d{3}(?![\d])")
+
+
+def cases():
+    for lesson in lessons.numbered():
+        if lesson.exercises is None:
+            continue
+        pending = PENDING.get(lesson.name)
+        marks = [pytest.mark.xfail(reason=pending, strict=False)] if pending else []
+        for name, params in INPUTS.items():
+            yield pytest.param(lesson, params, id=f"{lesson.name}-{name}", marks=marks)
+
+
+@pytest.fixture
+def boxed_steps(monkeypatch):
+    """Each step of a lesson drawn in a keyed container of its own, so the whole view can be read step by step."""
+    original = ui.steps.lesson_steps
+
+    def lesson_steps(page, steps):
+        def boxed(number, draw):
+            def run():
+                with st.container(key=f"{STEP_BOX}{number}"):
+                    draw()
+
+            return run
+
+        return original(page, {name: boxed(n, draw) for n, (name, draw) in enumerate(steps.items(), 1)})
+
+    monkeypatch.setattr(ui.steps, "lesson_steps", lesson_steps)  # pages import it on every run
+
+
+# --- reading a step -------------------------------------------------------------------------------------------
+
+
+def step_boxes(at) -> dict[int, object]:
+    """The containers the steps were drawn in, by step number."""
+    boxes = {}
+    for child in at.main.children.values():
+        block_id = getattr(child, "_block_id", "")
+        if STEP_BOX in block_id:
+            boxes[int(block_id.rsplit(STEP_BOX, 1)[1])] = child
+    return boxes
+
+
+def is_card(node) -> bool:
+    """An exercise's card: a container whose first element is the question ('**1. Compute** …')."""
+    first = next(iter(getattr(node, "children", {}).values()), None)
+    return getattr(first, "type", None) == "markdown" and bool(CARD.match(str(first.value)))
+
+
+def prompts_in(node) -> list[str]:
+    return [str(leaf.value) for leaf in leaves(node) if leaf.type == "markdown" and CARD.match(str(leaf.value))]
+
+
+def asks(node, exercise: Exercise) -> bool:
+    return any(text.endswith(exercise.prompt) for text in prompts_in(node))
+
+
+def numbers_on(node) -> set[str]:
+    found: set[str] = set()
+    for leaf in leaves(node):
+        found |= element_numbers(leaf)
+    return found
+
+
+def three_decimal_numbers(node) -> set[str]:
+    """Numbers the step prints at exactly 3 decimals (the precision a question asks for)."""
+    found: set[str] = set()
+    for leaf in leaves(node):
+        if leaf.type in ("markdown", "caption", "latex", "info", "success", "warning", "error", "code", "metric"):
+            found.update(text.replace("−", "-") for text in THREE_DECIMALS.findall(str(leaf.value)))
+    return found
+
+
+def numbers_after_question(node, exercise: Exercise) -> set[str]:
+    """The numbers the step draws after the exercise's card, outside every exercise card."""
+    elements: list[tuple[object, object]] = []  # (the card it is in or None, leaf), in page order
+
+    def visit(child, card) -> None:
+        if isinstance(child, Block):
+            for grandchild in child.children.values():
+                visit(grandchild, child if is_card(child) else card)
+        else:
+            elements.append((card, child))
+
+    visit(node, None)
+    own = [i for i, (card, _) in enumerate(elements) if card is not None and asks(card, exercise)]
+    assert own, (exercise.id, "its card is on the step")
+    found: set[str] = set()
+    for card, leaf in elements[max(own) + 1 :]:
+        if card is None:
+            found |= element_numbers(leaf)
+    return found
+
+
+def solution_text(exercise: Exercise) -> str:
+    return f"**Answer: {answer_text(exercise)}.** {exercise.solution}"
+
+
+def solutions_in(node) -> set[str]:
+    return {str(leaf.value) for leaf in leaves(node) if leaf.type == "markdown"}
+
+
+# --- the checks -----------------------------------------------------------------------------------------------
+
+
+def check_before(at, node, lesson: lessons.Lesson, items: list[Exercise], where: str) -> None:
+    """Before any answer: nothing gives an exercise away, its operands are there, no solution, no guessing."""
+    numbers, at_3 = numbers_on(node), three_decimal_numbers(node)
+    shown_text = solutions_in(node)
+    for item in items:
+        for value in item.given_away_by:
+            assert format_number(value) not in numbers, (where, item.id, "given away", format_number(value))
+            assert f"{value:.3f}" not in at_3, (where, item.id, "given away at 3 decimals", f"{value:.3f}")
+        for used in item.uses:
+            assert format_number(used) in numbers, (where, item.id, "operand missing", format_number(used))
+        assert not any(text.startswith("**Answer:") for text in shown_text), (where, "a solution before answering")
+    check_not_guessable(at, lesson.path, len(at.session_state["_lab_input"].labels), items=items, node=node)
+
+
+def settle(at, lesson: lessons.Lesson, items: list[Exercise]):
+    """Click "Show me the answer" on every exercise (one run)."""
+    for item in items:
+        at.button(key=f"exs:{lesson.name}:{item.id}").click()
+    return at.run()
+
+
+def check_after(node, items: list[Exercise], where: str) -> None:
+    """Once settled: the step shows what gives each exercise away after its questions, and each solution."""
+    shown_text = solutions_in(node)
+    for item in items:
+        revealed = numbers_after_question(node, item)
+        for value in item.given_away_by:
+            assert format_number(value) in revealed, (where, item.id, "not revealed", format_number(value))
+        assert solution_text(item) in shown_text, (where, item.id, "no solution")
+
+
+@pytest.mark.parametrize(("lesson", "params"), list(cases()))
+def test_answers_come_after_their_questions(lesson, params, boxed_steps):
+    whole = open_page(lesson.path, {**params, "view": "all"})
+    assert_clean(whole)
+    every = list(whole.session_state[f"_exercises:{lesson.name}"])
+    assert every, "the lesson asks something"
+    boxes = step_boxes(whole)
+    assert len(boxes) >= 3, "each step in its container"
+    by_step: dict[int, list[Exercise]] = {}
+    for item in every:
+        steps = [number for number, box in boxes.items() if asks(box, item)]
+        assert len(steps) == 1, (item.id, "asked in exactly one step", steps)
+        by_step.setdefault(steps[0], []).append(item)
+    for number, items in by_step.items():
+        check_before(whole, boxes[number], lesson, items, f"{lesson.name} whole view, step {number}")
+    whole = settle(whole, lesson, every)
+    assert_clean(whole)
+    boxes = step_boxes(whole)
+    for number, items in by_step.items():
+        check_after(boxes[number], items, f"{lesson.name} whole view, step {number}")
+
+    for number, items in by_step.items():
+        at = open_page(lesson.path, {**params, "step": str(number)})
+        assert_clean(at)
+        where = f"{lesson.name} step {number}"
+        check_before(at, at.main, lesson, items, where)
+        at = settle(at, lesson, items)
+        assert_clean(at)
+        check_after(at.main, items, where)
