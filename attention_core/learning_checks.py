@@ -341,18 +341,22 @@ def post_check(seed: int) -> tuple[Exercise, ...]:
     return tuple(matched)
 
 
-def review(ideas: Iterable[str], seed: int) -> tuple[tuple[str, Exercise], ...]:
-    """(idea, question) for up to REVIEW_SIZE of ``ideas`` (different ideas, in IDEAS order), fresh numbers."""
-    known = set(ideas)
+def review(ideas: Iterable[str], seed: int, avoid: Iterable[str] = ()) -> tuple[tuple[str, Exercise], ...]:
+    """(idea, question) for up to REVIEW_SIZE of ``ideas`` (different ideas, in IDEAS order), fresh numbers: never
+    a question whose prompt is in ``avoid`` (the checks the learner already answered)."""
+    known, avoided = set(ideas), set(avoid)
     if not known <= set(IDEAS):
         raise ValueError(f"unknown ideas: {sorted(known - set(IDEAS))}")
     rng = stream(seed, "review")
     chosen = rng.sample([idea for idea in IDEAS if idea in known], min(REVIEW_SIZE, len(known)))
-    return tuple(
-        (idea, question(idea, rng.choice(FORMS[idea]), stream(seed, "review", idea)))
-        for idea in IDEAS
-        if idea in chosen
-    )
+    asked = []
+    for idea in (idea for idea in IDEAS if idea in chosen):
+        form, numbers = rng.choice(FORMS[idea]), stream(seed, "review", idea)
+        fresh = question(idea, form, numbers)
+        while fresh.prompt in avoided:  # the same numbers as a check already answered: draw again
+            fresh = question(idea, form, numbers)
+        asked.append((idea, fresh))
+    return tuple(asked)
 
 
 # --- results and the review schedule --------------------------------------------------------------------------
@@ -366,8 +370,9 @@ def right_count(results: Mapping[str, str | bool]) -> int:
 def summary(before: Mapping[str, str], after: Mapping[str, str]) -> str:
     """'4 of 5 right, up from 2.': the check after the path against the one before it."""
     now = f"{right_count(after)} of {len(after)} right"
-    answered_before = [result for result in before.values() if result != "skipped"]
-    if not answered_before:
+    if not before:
+        return f"{now} (there was no check before the path to compare with)."
+    if all(result == "skipped" for result in before.values()):
         return f"{now} (you skipped the check before the path)."
     then = right_count(before)
     if then == right_count(after):

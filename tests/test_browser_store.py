@@ -56,3 +56,12 @@ def test_another_tabs_value_merges_after_the_first_read_and_the_tabs_settle(stat
     assert set(json.loads(merged)["lessons"]) == {"scores", "softmax"}
     browser_store.receive(merged)  # the other tab's answer to our write: nothing new, nothing sent
     assert browser_store.message() is None
+
+
+def test_a_book_with_only_the_checks_around_the_path_is_written_not_removed(state):
+    browser_store.receive("")
+    progress.note_check("pre", dict.fromkeys(("scores", "softmax", "context", "scaling", "masking"), "skipped"))
+    written = browser_store.message()["write"]
+    assert written and json.loads(written)["checks"]["pre"]["scores"] == "skipped"
+    progress.reset()
+    assert browser_store.message() == {"write": ""}, "forgetting them removes the browser's value"

@@ -45,6 +45,56 @@ def test_steps_seen_and_the_path_position_load_with_a_file_without_them_still_lo
     assert parse_file(progress.payload_text())["steps"] == {"softmax": [1, 3, 2]}
 
 
+IDEAS = ("scores", "softmax", "context", "scaling", "masking")
+CHECKS = {
+    "pre": dict.fromkeys(IDEAS, "wrong") | {"scores": "right", "masking": "skipped"},
+    "post": dict.fromkeys(IDEAS, "right"),
+    "finished": "2026-11-26",
+    "reviews": [{"date": "2026-11-27", "ideas": {"scores": True, "context": False, "masking": True}}],
+}
+
+
+def with_checks(**part) -> str:
+    return text(GOOD | {"checks": CHECKS | part})
+
+
+def test_the_checks_around_the_path_load_and_merge_and_a_file_without_them_still_loads(monkeypatch):
+    """Issue 36 adds the optional "checks"; a file written before it loads as it did, and merging keeps the most."""
+    checked = GOOD | {"checks": CHECKS}
+    assert parse_file(text(checked)) == checked
+    state: dict = {}
+    monkeypatch.setattr(progress.st, "session_state", state)
+    progress.merge(parse_file(text(GOOD)))
+    assert "checks" not in progress.payload(), "no checks taken: the part is left out"
+    later = CHECKS | {
+        "finished": "2026-11-28",
+        "pre": {},
+        "reviews": [{"date": "2026-11-29", "ideas": {"softmax": True}}],
+    }
+    for data in (checked, GOOD | {"checks": later}, checked):
+        progress.merge(parse_file(text(data)))
+    merged = parse_file(progress.payload_text())["checks"]
+    assert merged["pre"] == CHECKS["pre"] and merged["post"] == CHECKS["post"], "a taken check over none"
+    assert merged["finished"] == "2026-11-26", "the earlier finish"
+    assert [review["date"] for review in merged["reviews"]] == ["2026-11-27", "2026-11-29"], "each review once"
+
+
+def test_at_most_the_last_reviews_are_kept_and_they_load_back(monkeypatch):
+    import datetime
+
+    state: dict = {}
+    monkeypatch.setattr(progress.st, "session_state", state)
+    progress.note_finished(datetime.date(2026, 1, 1))
+    for n in range(progress.MAX_REVIEWS + 5):
+        progress.note_review(datetime.date(2026, 1, 2) + datetime.timedelta(days=n), {"scores": n % 2 == 0})
+    reviews = parse_file(progress.payload_text())["checks"]["reviews"]
+    assert (
+        len(reviews) == progress.MAX_REVIEWS
+        and reviews[-1]["date"] == "2026-01-26"
+        and reviews[0]["date"] == "2026-01-07"
+    )
+
+
 def deeply_nested() -> str:
     """30,000 levels in under 64 KiB: past the size check, into the parser's recursion limit."""
     return '{"version": 1, "lessons": {"softmax": ' + "[" * 30_000 + "]" * 30_000 + '}, "visited": []}'
@@ -122,6 +172,30 @@ HOSTILE = {
     "a path as text": text(GOOD | {"path": "3"}),
     "a negative path": text(GOOD | {"path": -1}),
     "a path too far": text(GOOD | {"path": 10**9}),
+    "checks a list": text(GOOD | {"checks": []}),
+    "checks without reviews": text(GOOD | {"checks": {k: v for k, v in CHECKS.items() if k != "reviews"}}),
+    "checks with an extra key": with_checks(admin=True),
+    "a check of an unknown idea": with_checks(pre=CHECKS["pre"] | {"<b>x</b>": "right"}),
+    "a check missing an idea": with_checks(post={"scores": "right"}),
+    "a check result as a bool": with_checks(post=dict.fromkeys(IDEAS, True)),
+    "a check result of HTML": with_checks(post=dict.fromkeys(IDEAS, "<img src=x>")),
+    "a check a list": with_checks(pre=["scores"]),
+    "a month 13": with_checks(finished="2026-13-40"),
+    "a 30 February": with_checks(finished="2026-02-30"),
+    "a date as a number": with_checks(finished=20261126),
+    "a date with a time": with_checks(finished="2026-11-26T10:00:00"),
+    "a date in year 9999": with_checks(finished="9999-12-31"),
+    "a date of year 1": with_checks(finished="0001-01-01"),
+    "reviews without a finish": with_checks(finished=None),
+    "reviews an object": with_checks(reviews={"2026-11-27": {"scores": True}}),
+    "too many reviews": with_checks(reviews=[CHECKS["reviews"][0]] * (progress.MAX_REVIEWS + 1)),
+    "a review with a bad date": with_checks(reviews=[{"date": "2026-11-31", "ideas": {"scores": True}}]),
+    "a review of no idea": with_checks(reviews=[{"date": "2026-11-27", "ideas": {}}]),
+    "a review of four ideas": with_checks(reviews=[{"date": "2026-11-27", "ideas": dict.fromkeys(IDEAS[:4], True)}]),
+    "a review of an unknown idea": with_checks(reviews=[{"date": "2026-11-27", "ideas": {"secrets": True}}]),
+    "a review's answer as text": with_checks(reviews=[{"date": "2026-11-27", "ideas": {"scores": "yes"}}]),
+    "a review's answer as 1": with_checks(reviews=[{"date": "2026-11-27", "ideas": {"scores": 1}}]),
+    "a review with an extra key": with_checks(reviews=[CHECKS["reviews"][0] | {"score": 3}]),
     "huge": text(GOOD)[:-1] + ', "pad": "' + "x" * MAX_BYTES + '"}',
     "deeply nested": deeply_nested(),
 }

@@ -28,7 +28,7 @@ from ui.exercises import answer_text
 from ui.format import learner_text
 
 SEED = 17  # the checks' numbers: the same for everyone, so a reload or another browser asks the same questions
-TODAY_KEY = "lc:today"  # tests only: an ISO date that stands in for today (no widget has this key)
+TODAY_KEY = "_learning_checks_today"  # tests only: an ISO date that stands in for today (no widget has this key)
 PROBLEMS_KEY = "lc:problems"  # {form name: [(question number, why its answer could not be read)]}
 RESULT_WORDS = {"right": "right", "wrong": "wrong", "skipped": "skipped"}
 TITLES = {"pre": "Before the path: five quick questions", "post": "After the path: the matching check"}
@@ -48,7 +48,8 @@ def questions(which: str) -> tuple[tuple[str, Exercise], ...]:
 
 def review_questions(day: datetime.date) -> tuple[tuple[str, Exercise], ...]:
     """The review of ``day``: the same three questions all day, other ones another day."""
-    return core.review(core.IDEAS, day.toordinal())  # the path teaches all five ideas
+    answered = [exercise.prompt for which in ("pre", "post") for _, exercise in questions(which)]
+    return core.review(core.IDEAS, day.toordinal(), avoid=answered)  # the path teaches all five ideas
 
 
 def answer_key(form: str, idea: str) -> str:
