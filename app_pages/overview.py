@@ -31,7 +31,7 @@ def render(lab: LabInput) -> None:
     st.title(TITLE)
     intro()
     learning_checks.review_offer()
-    two_ways(steps.path_lessons(), progress.path_position())
+    two_ways(lessons.BY_NAME["path"], progress.steps_seen("path"))
     symbols(SYMBOLS)
     pipeline_diagram()
     counting()
@@ -56,20 +56,20 @@ lab shows the right numbers and labels the mistake as a pitfall.
     st.latex(r"\text{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
 
 
-def two_ways(stops: tuple[lessons.Lesson, ...], reached: int) -> None:
-    """The 15-minute path (one essential step of each lesson on it) beside the full course, step by step."""
-    if not stops:
-        return
+def two_ways(path: lessons.Lesson, seen: tuple[int, ...]) -> None:
+    """The 15-minute path (one worked example, a question at every stop) beside the full course, step by step."""
     short, full = st.columns(2, border=True)
     with short:
         st.markdown(
-            f"**The 15-minute path.** The one essential step of each of lessons {stops[0].number} to "
-            f"{stops[-1].number}, in order, with a single Next button. Start here for the big picture."
+            "**The 15-minute path.** One sentence followed from its embeddings to a trained model's next token: "
+            "Q, K, V, scores, √d_k, softmax, a mask, context vectors, heads, word order, the one-line formula, "
+            "then all-MiniLM-L6-v2 and SmolLM2. Each stop asks you one question before it shows its result. "
+            "Start here for the big picture."
         )
-        continuing = 0 < reached < len(stops)  # a learner who left the path part-way picks it up there
-        resume = stops[reached] if continuing else stops[0]
-        label = f"Continue the path at stop {reached + 1} of {len(stops)}" if continuing else "Take the 15-minute path"
-        st.page_link(resume.path, label=label, icon=":material/route:", query_params={steps.PATH_PARAM: steps.SHORT})
+        reached = max(seen, default=0)  # a learner who left the path part-way picks it up there
+        label = f"Continue the path at stop {reached}" if reached > 1 else "Take the 15-minute path"
+        params = {steps.STEP_PARAM: str(reached)} if reached > 1 else {steps.STEP_PARAM: "1"}
+        st.page_link(path.path, label=label, icon=path.icon, query_params=params)
     with full:
         first = lessons.numbered()[0]
         st.markdown(

@@ -18,18 +18,18 @@ from ui.format import format_number, learner_text, plural
 from ui.inputs import LabInput
 from ui.steps import lesson_steps
 
+QUESTION_LOOK = {"heading": "Your turn: predict first", "note": False}  # one short heading per stop's question
 STORY_KEY = ("story", sty.SEED)  # the toy stops' material key: the path's weights are fixed by its seed
 DEEPER = (  # where each idea of the path is taken further
-    ("scores", "scores as dot products, length against direction"),
-    ("softmax", "softmax, temperature and numerical stability"),
-    ("qkv_projections", "W_q, W_k, W_v and the tutorials' numbers"),
-    ("scaling", "why √d_k, with the variance measured"),
-    ("masking", "causal, padding and sliding-window masks"),
-    ("multi_head", "heads side by side, checked against PyTorch"),
-    ("positions", "positional encodings that fix word order"),
-    ("trained_model", "all 72 heads of all-MiniLM-L6-v2"),
-    ("smollm2", "SmolLM2 with RoPE and grouped-query attention"),
-    ("training", "watch attention being learned"),
+    ("scores", "length against direction"),
+    ("softmax", "temperature, stability"),
+    ("scaling", "the variance, measured"),
+    ("masking", "padding, sliding windows"),
+    ("multi_head", "checked against PyTorch"),
+    ("positions", "positional encodings"),
+    ("trained_model", "all 72 heads"),
+    ("smollm2", "RoPE, grouped queries"),
+    ("training", "attention being learned"),
 )
 
 
@@ -59,22 +59,20 @@ def render(lab: LabInput) -> None:
 
 def ask(lab: LabInput, s: sty.Story, place: str) -> bool:
     """The stop's one question (predict first); True once it is answered or shown, so the stop may reveal."""
-    return exercises_section(__file__, lab, material=s, material_key=STORY_KEY, places=(place,))
+    return exercises_section(__file__, lab, material=s, material_key=STORY_KEY, places=(place,), **QUESTION_LOOK)
 
 
 def start(lab: LabInput, s: sty.Story) -> None:
     """The input and the weights, stated once, and the check before the path."""
     st.markdown(
         f"""
-Fifteen minutes, one worked example. Every stop computes from the one before, asks you one question **before**
-it shows its result, and shows what goes wrong without its idea, on the same numbers.
+One worked example. Each stop computes from the one before and asks you one question **before** it shows
+its result.
 
-**The input** is the sentence in the sidebar: {plural(lab.T, "token")}, each an embedding of d_model = {lab.d_model}
-numbers (the rows of X). Change it there at any time; every stop follows.
-
-**The weights** are drawn once (seed {sty.SEED}) and kept to the end: W_q, W_k, W_v turn each embedding into
-{sty.HEADS * sty.D_K} numbers, read as {sty.HEADS} heads of d_k = {sty.D_K}. Stops 2-7 follow **head 1**
-(columns 1-2); stop 8 adds head 2 (columns 3-4) and W_o. The query we follow is **“{lab.query_label}”**.
+**The input** is the sidebar's sentence: {plural(lab.T, "token")}, each {lab.d_model} numbers (the rows of X).
+**The weights** are drawn once (seed {sty.SEED}) and kept to the end: W_q, W_k, W_v give each token
+{sty.HEADS * sty.D_K} numbers, {sty.HEADS} heads of d_k = {sty.D_K}. Stops 2-7 follow **head 1** (columns 1-2) and
+the query **“{lab.query_label}”**; stop 8 adds head 2 and W_o.
 """
     )
     display.lesson_caption(lab.description)
@@ -100,9 +98,8 @@ def weight_tables(s: sty.Story) -> None:
 def qkv_stop(lab: LabInput, s: sty.Story) -> None:
     """Q = X W_q, K = X W_k, V = X W_v for head 1."""
     st.markdown(
-        "Each token plays three roles. Its **query** q asks what it is looking for, its **key** k offers what it "
-        "matches on, its **value** v is what it passes on. Each is the embedding times a learned matrix: "
-        "q = x W_q, k = x W_k, v = x W_v (head 1: columns 1-2)."
+        "Each token plays three roles: its **query** q looks, its **key** k is matched, its **value** v is passed "
+        "on. Each is the embedding times a learned matrix: q = x W_q, k = x W_k, v = x W_v."
     )
     display.table(
         pd.DataFrame(
@@ -126,15 +123,12 @@ def qkv_tables(lab: LabInput, s: sty.Story) -> None:
     for tab, name, M in zip(tabs, ("Q", "K", "V"), (s.Q, s.K, s.V), strict=True):
         with tab:
             display.table(to_frame(M, lab.labels, [f"{name.lower()}{d[1:]}" for d in heads]), alt_text=name)
-    st.markdown("These Q, K and V are the ones the next stops score, scale, mask, softmax and blend.")
+    st.markdown("The next stops score, scale, mask, softmax and blend these very Q, K and V.")
 
 
 def scores_stop(lab: LabInput, s: sty.Story) -> None:
     """Scores q · k, and what Q = K = X would give instead."""
-    st.markdown(
-        f"A **score** says how well a query matches a key: the dot product q · k (multiply entry by entry, add). "
-        f"With d_k = {sty.D_K} it is two products."
-    )
+    st.markdown(f"A **score** is how well a query matches a key: q · k, with d_k = {sty.D_K} two products.")
     qk = pd.DataFrame(
         {"q1": s.Q[:, 0].tolist(), "q2": s.Q[:, 1].tolist(), "k1": s.K[:, 0].tolist(), "k2": s.K[:, 1].tolist()},
         index=list(lab.labels),
@@ -331,8 +325,8 @@ def one_line_stop(lab: LabInput, s: sty.Story) -> None:
 def trained_stop(lab: LabInput) -> None:
     """One head of all-MiniLM-L6-v2 on the same sentence, recomputed with the same functions."""
     st.markdown(
-        "A trained model does exactly this, with learned weights. all-MiniLM-L6-v2 (6 layers × 12 heads, d_k = 64) "
-        "reads your sentence, split into word pieces between the markers [CLS] and [SEP]. Below is the head where "
+        "A trained model does exactly this with learned weights. all-MiniLM-L6-v2 (6 layers × 12 heads, d_k = 64) "
+        "reads your sentence as word pieces between the markers [CLS] and [SEP]. Here is the head where "
         f"“{lab.query_label}” looks hardest at one other word."
     )
     problem = stories.trained_problem()
@@ -345,7 +339,9 @@ def trained_stop(lab: LabInput) -> None:
     except stories.Unavailable as error:
         st.info(f"The trained model cannot read this sentence: {learner_text(str(error))}", icon=":material/info:")
         return
-    if not exercises_section(__file__, lab, material=m, material_key=("trained", *lab.tokens), places=("trained",)):
+    if not exercises_section(
+        __file__, lab, material=m, material_key=("trained", *lab.tokens), places=("trained",), **QUESTION_LOOK
+    ):
         return
     display.heatmap(
         m.row.unsqueeze(0),
@@ -364,9 +360,9 @@ def next_token_stop(lab: LabInput) -> None:
     """SmolLM2 predicting the next token from the last position's context."""
     prompt = stories.sentence_of(lab)
     st.markdown(
-        "A GPT-style model uses causal attention (stop 6) in 30 layers. After the last one, the **last position's** "
-        "vector, which has attended to every token before it, is scored against every token of the vocabulary "
-        "(49,152 of them), and softmax turns those scores into the probability of each next token."
+        "SmolLM2 runs 30 layers of causal attention (stop 6). The **last position's** vector, which has attended to "
+        "every token before it, is scored against all 49,152 tokens of the vocabulary; softmax turns the scores "
+        "into each next token's probability."
     )
     problem = stories.smol_problem()
     if problem:
@@ -378,7 +374,9 @@ def next_token_stop(lab: LabInput) -> None:
     except stories.Unavailable as error:
         st.info(f"SmolLM2 cannot read this prompt: {learner_text(str(error))}", icon=":material/info:")
         return
-    if not exercises_section(__file__, lab, material=m, material_key=("next", prompt), places=("next-token",)):
+    if not exercises_section(
+        __file__, lab, material=m, material_key=("next", prompt), places=("next-token",), **QUESTION_LOOK
+    ):
         return
     display.table(
         pd.DataFrame({"probability": list(m.probabilities)}, index=[repr(piece) for piece in m.pieces]),
@@ -390,7 +388,7 @@ def next_token_stop(lab: LabInput) -> None:
 def finish() -> None:
     """The check after the path, the result per idea, and where to go deeper."""
     learning_checks.note_path_finished()
-    st.markdown("You have followed one sentence from its embeddings to a next token. Now the matched check:")
+    st.markdown("You followed one sentence from its embeddings to a next token. Now the matched check:")
     learning_checks.post_check()
     st.subheader("Where to go deeper", anchor=False)
     for name, what in DEEPER:

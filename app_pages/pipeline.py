@@ -20,12 +20,12 @@ from attention_core.export import (
 from attention_core.heads import Block, attention_cost, head_columns, pipeline_block
 from attention_core.projections import random_output_projection, random_projections
 from attention_core.reference import check_block, tolerance_text
-from attention_core.tables import dimension_labels
+from attention_core.tables import dimension_labels, to_frame
 from ui import cell_click, charts, diagrams, display, inputs
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, plural, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
-from ui.steps import lesson_steps, on_short_path, whole_lesson
+from ui.steps import lesson_steps, whole_lesson
 
 
 def render(lab: LabInput) -> None:
@@ -99,7 +99,7 @@ def stages_of(lab: LabInput, block: Block, mask_kind: str, head_index: int) -> S
 
 def stages_open() -> bool:
     """Whether the stages start open: yes in a step (it holds one or two), no on the whole lesson's page."""
-    return on_short_path() or not whole_lesson()
+    return not whole_lesson()
 
 
 def block_step(lab: LabInput, num_heads: int, mask_kind: str) -> None:
@@ -143,9 +143,11 @@ def mask_step(stages: Stages) -> None:
 
 
 def weights_step(stages: Stages) -> None:
-    """Stage 6: the weights, and the question on the largest self-weight."""
-    step_weights(stages.lab, stages.head, stages.head_name, stages.opened)
-    exercises_section(__file__, stages.lab, material=stages.shown, places=("self-attention",))
+    """The masked scores softmax reads, the question on the largest self-weight, then (once it is answered) stage 6:
+    the weights."""
+    softmax_input(stages.lab, stages.head, stages.head_name)
+    if exercises_section(__file__, stages.lab, material=stages.shown, places=("self-attention",)):
+        step_weights(stages.lab, stages.head, stages.head_name, stages.opened)
 
 
 def context_step(stages: Stages) -> None:
@@ -154,10 +156,13 @@ def context_step(stages: Stages) -> None:
 
 
 def output_step(stages: Stages) -> None:
-    """Stages 8 and 9: the heads side by side and the output, and the question on one output entry."""
+    """Stages 8 and 9: the heads side by side and W_o, the question on one output entry, then (once it is answered)
+    the output, in stage 9."""
     num_heads = len(stages.steps.heads)
-    step_heads_and_output(stages.lab, stages.steps, stages.params["W_o"], num_heads, stages.d_k, stages.opened)
-    exercises_section(__file__, stages.lab, material=stages.shown, places=("output-entry",))
+    stage_9 = step_heads_and_w_o(stages.lab, stages.steps, stages.params["W_o"], num_heads, stages.d_k, stages.opened)
+    if exercises_section(__file__, stages.lab, material=stages.shown, places=("output-entry",)) and stage_9.open:
+        with stage_9:
+            step_output(stages.lab, stages.steps, stages.params["W_o"])
 
 
 def check_step(
@@ -429,6 +434,12 @@ def step_masked_scores(
             )
 
 
+def softmax_input(lab: LabInput, head: ac.AttentionSteps, head_name: str) -> None:
+    """The masked scores of the followed head (stage 5), what softmax turns into weights row by row."""
+    st.markdown(f"Softmax reads the masked scores of {head_name} (stage 5), row by row:")
+    display.frame_table(to_frame(head.masked_scores, lab.labels, lab.labels).map(format_number))
+
+
 def step_weights(lab: LabInput, head: ac.AttentionSteps, head_name: str, opened: bool) -> None:
     """Stage 6: softmax rows."""
     T, labels = lab.T, lab.labels
@@ -477,10 +488,10 @@ def step_context(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: in
             )
 
 
-def step_heads_and_output(
+def step_heads_and_w_o(
     lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, num_heads: int, d_k: int, opened: bool
-) -> None:
-    """Steps 8 and 9: the heads side by side, then concat W_o."""
+):
+    """Stages 8 and 9: the heads side by side, then W_o; returns stage 9's box (its output is drawn into it)."""
     T, d_model, labels = lab.T, lab.d_model, lab.labels
     dims = dimension_labels(d_model)
     concat_note = (
@@ -500,15 +511,21 @@ def step_heads_and_output(
     ) as box:
         if box.open:
             display.matrix(W_o, dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
-            display.matrix(
-                steps.output,
-                labels,
-                dims,
-                title="Output of the block",
-                key="pipeline_cell_output",
-                download="pipeline_output.csv",
-                **cell_click.output_options(steps, W_o),
-            )
+    return box
+
+
+def step_output(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor) -> None:
+    """Stage 9's result: the block's output, concat W_o, every cell clickable for its sum."""
+    dims = dimension_labels(lab.d_model)
+    display.matrix(
+        steps.output,
+        lab.labels,
+        dims,
+        title="Output of the block",
+        key="pipeline_cell_output",
+        download="pipeline_output.csv",
+        **cell_click.output_options(steps, W_o),
+    )
 
 
 def one_query(lab: LabInput, head: ac.AttentionSteps, output: torch.Tensor, head_name: str, d_k: int) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import streamlit as st
 
 from attention_core.exercises import Exercise, ExerciseInput, check_answer, exercises_for, material_fingerprint
-from ui import lessons, progress, steps
+from ui import lessons, progress
 from ui.format import format_number, learner_text
 
 KIND_LABELS = {"numeric": "Compute", "choice": "Choose", "what-if": "What if?"}
@@ -83,16 +83,17 @@ def exercises_section(
     material_key: tuple = (),
     made_from: str = "the input in the sidebar",
     places: tuple[str, ...] | None = None,
+    heading: str = "Check yourself",
+    note: bool = True,
 ) -> bool:
     """A 'Check yourself' section: the lesson's exercises with their forms, feedback and progress; returns whether
     every exercise it asked is settled (see ``settled``), so the step may now reveal what answers them.
 
     ``places`` (exercise names such as "weight") keeps the exercises a step tests, in the step that shows
     their numbers; None asks them all. Lessons 10-12 compute their own material (a forward pass, a training
-    run, a generation source) and pass it with the plain values that determine it (``material_key``).
+    run, a generation source) and pass it with the plain values that determine it (``material_key``). The path
+    names its section ``heading`` and leaves out the ``note`` under it (where the questions come from, the count).
     """
-    if steps.on_short_path():  # the 15-minute path reads the essential steps; the exercises wait in the lessons
-        return True
     lesson = lessons.lesson_for(page).name
     exercises = lesson_exercises(lesson, lab, material=material, material_key=material_key)
     record_asked(lesson, places, exercises)
@@ -100,15 +101,16 @@ def exercises_section(
     st.session_state[f"_exercises_shown:{lesson}"] = tuple(ex for _, ex in asked)  # what this step shows
     if not asked:
         return True
-    st.subheader("Check yourself", anchor=False)
+    st.subheader(heading, anchor=False)
     caption = st.empty()  # filled after the forms, so it counts this run's answer too
     for number, exercise in asked:
         exercise_card(lesson, number, exercise)
     answered, correct = progress.counts(lesson)
-    caption.caption(
-        f"Predict first, then check. These questions are made from {made_from}: a new input "
-        f"gives new ones. This lesson so far: {correct} right of {answered} answered."
-    )
+    if note:
+        caption.caption(
+            f"Predict first, then check. These questions are made from {made_from}: a new input "
+            f"gives new ones. This lesson so far: {correct} right of {answered} answered."
+        )
     return all(settled(lesson, exercise) for _, exercise in asked)
 
 

@@ -14,6 +14,7 @@ from pathlib import PurePath
 
 from attention_core import exercises as ex
 from attention_core.exercises import Generator
+from attention_core.exercises.story import story_questions
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,6 @@ class Lesson:
     try_this: tuple[Experiment, ...] = ()  # two or three experiments, each set up by one click
     learned: tuple[str, ...] = ()  # "What you just learned": three lines
     exercises: Generator | None = None  # "Check yourself": made from what the page shows
-    essential: str = ""  # the name of the step the 15-minute path shows (lessons 1-9); "": not on the path
-    bridge: str = ""  # the path's one line from the lesson before to this one
 
     @property
     def path(self) -> str:
@@ -77,6 +76,21 @@ LESSONS: tuple[Lesson, ...] = (
         default=True,
     ),
     Lesson(
+        name="path",
+        number=None,
+        title="The 15-minute path",
+        icon=":material/route:",
+        summary="One worked example from Q, K, V to a trained model's next token, a question at every stop.",
+        teaches="softmax(Q Kᵀ / √d_k) V, one step at a time, on one set of numbers.",
+        section=START,
+        learned=(
+            "Q, K and V are the same X through three learned matrices; scores are q · k, divided by √d_k.",
+            "Softmax turns each row into weights that sum to 1; a mask blocks keys; the output blends the values.",
+            "Heads run side by side and W_o mixes them; trained models do exactly this, with learned weights.",
+        ),
+        exercises=story_questions,
+    ),
+    Lesson(
         name="scores",
         number=1,
         title="Attention scores",
@@ -105,8 +119,6 @@ LESSONS: tuple[Lesson, ...] = (
             "Positive means the vectors point roughly the same way; the size also grows with their lengths.",
         ),
         exercises=ex.scores_exercises,
-        essential="Worked example",
-        bridge="Attention starts by asking how much each word has in common with the others: one number per pair.",
     ),
     Lesson(
         name="softmax",
@@ -141,8 +153,6 @@ LESSONS: tuple[Lesson, ...] = (
             "Subtracting the row maximum first changes nothing but avoids overflow.",
         ),
         exercises=ex.softmax_exercises,
-        essential="Worked example",
-        bridge="Scores can be any size and sign; softmax turns each row into weights that share out exactly 1.",
     ),
     Lesson(
         name="context_vectors",
@@ -170,8 +180,6 @@ LESSONS: tuple[Lesson, ...] = (
             "context = weights V: one matrix product for every token at once.",
         ),
         exercises=ex.context_exercises,
-        essential="Worked example",
-        bridge="Softmax gave each query a row of weights; the context vector uses them to blend the tokens' vectors.",
     ),
     Lesson(
         name="qkv_projections",
@@ -206,9 +214,6 @@ LESSONS: tuple[Lesson, ...] = (
             "W_q, W_k, W_v are what training learns: 3 d_model d_k numbers.",
         ),
         exercises=ex.qkv_exercises,
-        essential="One token",
-        bridge="So far one vector per token asked, was compared and was mixed in; three learned matrices now give it "
-        "three separate roles.",
     ),
     Lesson(
         name="scaling",
@@ -238,9 +243,6 @@ LESSONS: tuple[Lesson, ...] = (
             "Without it softmax saturates: one weight near 1, tiny gradients for the rest.",
         ),
         exercises=ex.scaling_exercises,
-        essential="Variance",
-        bridge="A score adds up d_k products, so its spread grows with d_k; dividing by √d_k keeps softmax from "
-        "saturating.",
     ),
     Lesson(
         name="masking",
@@ -276,8 +278,6 @@ LESSONS: tuple[Lesson, ...] = (
             "Causal masks hide the future; padding masks hide filler tokens.",
         ),
         exercises=ex.masking_exercises,
-        essential="Step by step",
-        bridge="So far every token could attend to every other; a mask blocks some keys by setting their scores to −∞.",
     ),
     Lesson(
         name="multi_head",
@@ -301,9 +301,6 @@ LESSONS: tuple[Lesson, ...] = (
             "The parameter count, 4 d_model², does not depend on h.",
         ),
         exercises=ex.multi_head_exercises,
-        essential="Every head",
-        bridge="One head gives each query a single way to spread its attention; several smaller heads, each with its "
-        "own W_q, W_k and W_v, look in several ways at once.",
     ),
     Lesson(
         name="positions",
@@ -331,9 +328,6 @@ LESSONS: tuple[Lesson, ...] = (
             "Sinusoidal encodings use sin and cos at geometric frequencies.",
         ),
         exercises=ex.positions_exercises,
-        essential="Dog bites man",
-        bridge="The heads see only the vectors, never where a word stands: shuffle the sentence and the outputs "
-        "only move with it.",
     ),
     Lesson(
         name="pipeline",
@@ -364,9 +358,6 @@ LESSONS: tuple[Lesson, ...] = (
             "The downloads and the code reproduce every number outside the lab.",
         ),
         exercises=ex.pipeline_exercises,
-        essential="One query",
-        bridge="Projections, scores, scaling, mask, softmax, mixing and W_o now run together as one block: follow "
-        "one query through it.",
     ),
     Lesson(
         name="trained_model",

@@ -14,10 +14,8 @@ What the learner gets:
   gets a one-line message and step 1 (or the step the learner was on);
 - a switch "Whole lesson on one page" (``view=all`` in the URL) that draws every step in order, as the lesson
   was before it had steps, for those who want to scroll, search or print;
-- the 15-minute path (``path=short``): lessons 1-9 show only their essential step, a one-line bridge from
-  the lesson before, and a single Next button that opens the next lesson's essential step.
-The steps seen and the position on the path are kept with the learner's progress (``ui.progress``), in the
-browser.
+The steps seen are kept with the learner's progress (``ui.progress``), in the browser. The 15-minute path is a page of
+its own (``app_pages/path.py``), drawn in steps the same way.
 """
 
 from __future__ import annotations
@@ -26,14 +24,12 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from ui import lessons, path, progress
+from ui import exercises, lessons, path, progress
 from ui.format import learner_text
 
 STEP_PARAM = "step"  # ?step=N, counted from 1
 VIEW_PARAM = "view"  # ?view=all: the whole lesson on one page
 WHOLE = "all"
-PATH_PARAM = "path"  # ?path=short: the 15-minute path
-SHORT = "short"
 WHOLE_KEY = "whole_lesson"  # the switch's widget key (one switch, the same on every lesson)
 WHOLE_STATE = "_whole_lesson"  # the learner's choice, kept while pages without the switch run
 MOVED = "_step_moved"  # a count of the learner's step changes: each brings the new step's top into view
@@ -138,11 +134,6 @@ def _on_whole_switch() -> None:
         st.query_params.pop(VIEW_PARAM, None)
 
 
-def on_short_path() -> bool:
-    """Whether the learner is following the 15-minute path (``path=short`` in the URL)."""
-    return st.query_params.get(PATH_PARAM) == SHORT
-
-
 # --- drawing ---------------------------------------------------------------------------------------------------
 
 
@@ -211,16 +202,11 @@ def step_buttons(lesson: lessons.Lesson, names: tuple[str, ...], current: int) -
 
 
 def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
-    """Draw the lesson ``page`` (its ``__file__``) as steps: the path's step, one step, or all of them."""
+    """Draw the lesson ``page`` (its ``__file__``) as steps: one step, or all of them."""
     lesson = lessons.lesson_for(page)
-    from ui import exercises  # here, not at the top: ui.exercises reads ui.steps (the path hides the exercises)
-
     exercises.start_run(lesson.name)  # the steps drawn below record what they ask afresh
     names = tuple(steps)
     scroll_to_top()  # in every view, so that the sidebar keeps its shape
-    if on_short_path() and lesson.essential in steps:
-        short_path_step(lesson, steps[lesson.essential])
-        return
     bar = st.container()
     whole = whole_switch()
     if whole:
@@ -236,47 +222,3 @@ def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
     step_buttons(lesson, names, current)
     if current == len(names):
         path.lesson_footer(page)
-
-
-# --- the 15-minute path -----------------------------------------------------------------------------------------
-
-
-def path_lessons() -> tuple[lessons.Lesson, ...]:
-    """The lessons on the 15-minute path, in order: each names its essential step."""
-    return tuple(lesson for lesson in lessons.numbered() if lesson.essential)
-
-
-def path_neighbours(lesson: lessons.Lesson) -> tuple[lessons.Lesson | None, lessons.Lesson | None]:
-    """The lessons before and after ``lesson`` on the path (None at either end)."""
-    order = path_lessons()
-    at = order.index(lesson)
-    return (order[at - 1] if at > 0 else None), (order[at + 1] if at + 1 < len(order) else None)
-
-
-def short_path_step(lesson: lessons.Lesson, draw: Callable[[], None]) -> None:
-    """One stop of the 15-minute path: where it is, the bridge, the essential step, and a single Next."""
-    order = path_lessons()
-    position = order.index(lesson) + 1
-    st.caption(f"The 15-minute path: stop {position} of {len(order)}. The full lesson is one click away below.")
-    if lesson.bridge:
-        st.markdown(f"*{lesson.bridge}*")
-    draw()
-    progress.note_path(position)
-    _, following = path_neighbours(lesson)
-    left, right = st.columns(2)
-    left.page_link(
-        lesson.path,
-        label="This whole lesson, step by step, with its exercises",
-        icon=":material/menu_book:",
-        query_params={STEP_PARAM: "1"},
-    )
-    if following is not None:
-        right.page_link(
-            following.path,
-            label=f"Next: {following.label}",
-            icon=":material/arrow_forward:",
-            query_params={PATH_PARAM: SHORT},
-        )
-    else:
-        right.markdown("**You have finished the 15-minute path.** The full lessons go deeper, one step at a time.")
-        right.page_link(lessons.numbered()[0].path, label="Start the full course", icon=":material/school:")

@@ -100,24 +100,6 @@ def test_step_links_next_back_and_the_whole_lesson_switch(page, app_url):
 
 
 @pytest.mark.browser
-def test_the_path_leads_from_stop_to_stop(page, app_url):
-    first, second = steps.path_lessons()[:2]
-    page.goto(f"{app_url}/")
-    wait_for_app(page)
-    page.get_by_role("link", name="Take the 15-minute path").click()
-    page.wait_for_url(f"**/{first.name}?*path=short*")
-    wait_for_app(page)
-    no_exception(page)
-    assert page.get_by_text(first.bridge).count() >= 1 or not first.bridge
-    page.get_by_role("link", name=f"Next: {second.label}").click()
-    page.wait_for_url(f"**/{second.name}?*path=short*")
-    wait_for_app(page)
-    no_exception(page)
-    assert page.get_by_text("stop 2 of").count() == 1
-    screenshot(page, "path-stop-2")
-
-
-@pytest.mark.browser
 def test_the_steps_seen_survive_a_new_tab(browser, app_url):
     """Issue 25 part 1 with issue 24: the steps a learner saw are ticked again in a new tab of the same browser."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})

@@ -1,5 +1,5 @@
 """Moving through a stepped lesson (issue 24): Next / Back, the step bar, step= links, the whole-lesson switch,
-the steps seen, the lesson's footer on its last step, and the 15-minute path.
+the steps seen and the lesson's footer on its last step (the 15-minute path: tests/pages/test_path_page.py).
 
 Softmax (lesson 2) stands for every stepped lesson here: the navigation is one module (ui/steps.py) that every
 lesson calls; tests/pages/test_steps.py opens every step of every lesson.
@@ -7,19 +7,14 @@ lesson calls; tests/pages/test_steps.py opens every step of every lesson.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from tests.apptest_helpers import assert_clean, frames, open_page
+from tests.apptest_helpers import assert_clean, open_page
 from ui import lessons, progress, steps
 
 PAGE = "app_pages/softmax.py"
 LESSON = "softmax"
 BAR = f"stepbar:{LESSON}"
-WORDS_PER_MINUTE = 200
-MINUTES_PER_INTERACTION = 0.5  # one action per stop: read a table, pick a query, move a slider
-TEXT_KINDS = ("markdown", "caption", "info", "success", "warning", "subheader", "header")
 
 
 def step_of(at) -> int:
@@ -108,60 +103,3 @@ def test_the_footer_and_the_next_lesson_come_on_the_last_step_only():
     assert following.path.removeprefix("app_pages/").removesuffix(".py") in [
         link.proto.page for link in last.get("page_link")
     ]
-
-
-def path_stop(lesson: lessons.Lesson):
-    return open_page(lesson.path, {"path": "short"})
-
-
-def test_the_path_shows_the_essential_step_a_bridge_and_one_next():
-    stops = steps.path_lessons()
-    at = path_stop(lessons.BY_NAME[LESSON])
-    assert_clean(at)
-    assert not at.segmented_control, "the path shows one step, without the bar"
-    assert "Check yourself" not in headings(at), "the exercises wait in the full lesson"
-    position = [lesson.name for lesson in stops].index(LESSON) + 1
-    assert any(f"stop {position} of {len(stops)}" in c.value for c in at.caption)
-    assert any(lessons.BY_NAME[LESSON].bridge in m.value for m in at.markdown)
-    links = at.get("page_link")
-    following = stops[position] if position < len(stops) else None
-    if following is not None:
-        nexts = [link for link in links if link.proto.page == following.name]
-        assert len(nexts) == 1 and "path=short" in nexts[0].proto.query_string
-    assert at.session_state[progress.PATH_KEY] == position
-
-
-def test_the_overview_offers_the_path_and_picks_it_up_where_the_learner_left():
-    at = open_page("app_pages/overview.py")
-    first = steps.path_lessons()[0]
-    starts = [link for link in at.get("page_link") if "path=short" in link.proto.query_string]
-    assert starts and starts[0].proto.page == first.name and "15-minute path" in starts[0].proto.label
-    at.session_state[progress.PATH_KEY] = 2
-    at.run()
-    resume = next(link for link in at.get("page_link") if "path=short" in link.proto.query_string)
-    assert resume.proto.page == steps.path_lessons()[2].name and "stop 3" in resume.proto.label
-
-
-def words(at) -> int:
-    """The words a learner reads on the step: text, headings, table headers and labels (numbers count as words)."""
-    count = 0
-    for kind in TEXT_KINDS:
-        for element in at.get(kind):
-            count += len(re.findall(r"\S+", str(element.value)))
-    for frame in frames(at) + [t.value for t in at.table]:
-        count += len(frame.columns) + len(frame.index) + frame.size
-    return count
-
-
-def test_the_15_minute_path_reads_in_15_minutes():
-    """Issue 24: the path's reading time, words / 200 per minute plus one interaction per stop, is at most 15
-    minutes on the default example. Every lesson 1-9 is on it, each with its essential step."""
-    stops = steps.path_lessons()
-    assert [lesson.number for lesson in stops] == list(range(1, 10))
-    minutes = 0.0
-    for lesson in stops:
-        at = path_stop(lesson)
-        assert_clean(at)
-        minutes += words(at) / WORDS_PER_MINUTE + MINUTES_PER_INTERACTION
-    print(f"15-minute path: {minutes:.1f} minutes over {len(stops)} stops")
-    assert minutes <= 15, minutes

@@ -60,12 +60,6 @@ STEPS = {
         "Take the numbers",
     ),
 }
-# What the essential step shows on the 15-minute path: a heading only that step has.
-ESSENTIAL_HEADING = {
-    "app_pages/multi_head.py": "Every head's attention weights",
-    "app_pages/positions.py": "“dog bites man” vs “man bites dog”",
-    "app_pages/pipeline.py": "One query through the block",
-}
 
 
 @pytest.mark.parametrize("page", list(STEPS))
@@ -77,20 +71,6 @@ def test_the_lesson_is_in_steps_in_teaching_order(page):
     names = STEPS[page]
     assert list(bar.options) == [step_label(n, name, False) for n, name in enumerate(names, 1)]
     assert bar.value == 2
-    assert lesson.essential in names
-
-
-@pytest.mark.parametrize("page", list(STEPS))
-def test_the_path_stop_shows_the_bridge_and_only_the_essential_step(page):
-    lesson = lessons.lesson_for(page)
-    at = open_page(page, {"path": "short"})
-    assert_clean(at)
-    assert lesson.bridge and at.markdown[0].value == f"*{lesson.bridge}*"
-    headings = [h.value for h in at.subheader]
-    assert any(h.startswith(ESSENTIAL_HEADING[page]) for h in headings), headings
-    others = set(ESSENTIAL_HEADING.values()) | {"How many parameters?", "Adding positions", "Checked against PyTorch"}
-    others.discard(ESSENTIAL_HEADING[page])
-    assert not any(h.startswith(other) for h in headings for other in others), headings  # one step, not the wall
 
 
 def test_the_pipeline_step_opens_its_stages_and_the_whole_page_keeps_them_closed():
