@@ -46,7 +46,7 @@ def stop(number: int, params: dict[str, str] | None = None):
 
 def asked(at) -> tuple:
     key = f"_exercises_shown:{LESSON}"
-    return at.session_state[key] if key in at.session_state else ()
+    return at.session_state.get(key, ())
 
 
 def show_answers(at):
