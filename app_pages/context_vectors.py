@@ -49,9 +49,13 @@ def render(lab: LabInput) -> None:
 
 
 def worked_step(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, dims: list[str]) -> None:
-    """The query's weighted sum, and the question it answers."""
-    worked_example(lab, weights, context, dims)
-    exercises_section(__file__, lab, places=("top-contributor",))
+    """The query's weights and the values they mix, the question on what each token adds, then the weighted sum
+    written out (it answers it)."""
+    st.subheader(f"Step by step for the query “{lab.query_label}”")
+    weights_beside_values(lab, weights, dims)
+    st.markdown("Answer the question below first: the weighted sum, row by row, appears after.")
+    if exercises_section(__file__, lab, places=("top-contributor",)):
+        worked_example(lab, weights, context, dims)
 
 
 def all_context_step(lab: LabInput, steps: ac.AttentionSteps, dims: list[str]) -> None:
@@ -70,19 +74,25 @@ def by_hand_step(lab: LabInput, steps: ac.AttentionSteps, dims: list[str]) -> No
         "query: the weights of softmax are what make each context vector its own blend."
     )
     st.latex(r"c_{i,d} = \sum_{j=1}^{T} w_{ij}\, v_{j,d}")
+    weights_beside_values(lab, steps.weights, dims)
+    if exercises_section(__file__, lab, places=("context-entry", "uniform")):
+        display.table(
+            steps.context[q].unsqueeze(0),  # (1, d_model)
+            [f"c(“{query}”)"],
+            [f"c {d}" for d in dims],
+            alt_text=f"The context vector of {query}",
+        )
+
+
+def weights_beside_values(lab: LabInput, weights: torch.Tensor, dims: list[str]) -> None:
+    """The query's row of weights beside the values V = X it mixes: what an entry of its context vector is made of."""
+    query = lab.query_label
     display.table(
-        torch.cat([steps.weights[q].unsqueeze(1), lab.X], dim=1),  # (T, 1) beside (T, d_model): no arithmetic
+        torch.cat([weights[lab.query_index].unsqueeze(1), lab.X], dim=1),  # (T, 1) beside (T, d_model): no arithmetic
         lab.labels,
         [f"weight w_j of “{query}”", *(f"v {d}" for d in dims)],
         alt_text=f"The weights of {query} and the values V = X they mix",
     )
-    display.table(
-        steps.context[q].unsqueeze(0),  # (1, d_model)
-        [f"c(“{query}”)"],
-        [f"c {d}" for d in dims],
-        alt_text=f"The context vector of {query}",
-    )
-    exercises_section(__file__, lab, places=("context-entry", "uniform"))
 
 
 def values_mixed(lab: LabInput, dims: list[str]) -> None:
@@ -167,7 +177,6 @@ the word “{q}” now carries a little of every word around it.
 def worked_example(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, dims: list[str]) -> None:
     """The query's weighted sum row by row, written out, and what each token adds."""
     X, labels, q, query = lab.X, lab.labels, lab.query_index, lab.query_label
-    st.subheader(f"Step by step for the query “{query}”")
     st.markdown(
         f"Each row is one token's vector multiplied by the weight “{query}” gives it; the last row, “sum”, adds "
         "the rows up. The weights add up to 1 and the other columns add up to the context vector."

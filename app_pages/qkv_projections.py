@@ -104,7 +104,17 @@ def shapes_step(lab: LabInput, chosen: Chosen) -> None:
         f"({lab.d_model} × {d_k}). One token's row gave one q; before stacking all the tokens, predict what comes "
         "out and how many numbers training has to learn."
     )
-    exercises_section(__file__, lab, material=chosen.shown, places=("shape-q", "parameters"))
+    if exercises_section(__file__, lab, material=chosen.shown, places=("shape-q", "parameters")):
+        shapes_answer(lab, d_k)
+
+
+def shapes_answer(lab: LabInput, d_k: int) -> None:
+    """The shape of Q and the count of learned numbers, once the questions on them are settled."""
+    st.markdown(
+        f"Q = X W_q is ({lab.T}, {lab.d_model}) @ ({lab.d_model}, {d_k}) → **({lab.T}, {d_k})**: one query row per "
+        f"token, and so are K and V. W_q, W_k and W_v hold 3 × {lab.d_model} × {d_k} = "
+        f"**{projection_parameter_count(lab.d_model, d_k):,}** learned numbers, however long the sentence."
+    )
 
 
 def chosen_weights(lab: LabInput, chosen: dict[str, Chosen]) -> Chosen:
@@ -136,9 +146,10 @@ def chosen_weights(lab: LabInput, chosen: dict[str, Chosen]) -> Chosen:
 
 
 def one_token_step(lab: LabInput, chosen: Chosen) -> None:
-    """q, k and v of the query token, with W_q beside it, and the questions on them."""
+    """The query token's x and W_q, the question on one entry of q, then q, k and v (they answer it)."""
     one_token(lab, chosen.params, chosen.shown.steps)
-    exercises_section(__file__, lab, material=chosen.shown, places=("query-entry",))
+    if exercises_section(__file__, lab, material=chosen.shown, places=("query-entry",)):
+        one_token_result(lab, chosen.params, chosen.shown.steps)
 
 
 def all_tokens_step(lab: LabInput, chosen: Chosen) -> None:
@@ -395,7 +406,7 @@ def reproduced_002(lab: LabInput, params: Projections) -> None:
 
 
 def one_token(lab: LabInput, params: Projections, steps: AttentionSteps) -> None:
-    """q, k and v of the query token, and one entry written out."""
+    """The query token's embedding x and W_q: what each entry of its q is computed from."""
     q, d_model, d_k = lab.query_index, lab.d_model, steps.Q.shape[1]
     st.subheader(f"The query, key and value of “{lab.query_label}”")
     x_row = lab.X[q]  # (d_model,)
@@ -406,6 +417,13 @@ def one_token(lab: LabInput, params: Projections, steps: AttentionSteps) -> None
     display.table(ac.vector_frame(x_row.unsqueeze(0), [lab.query_label]), alt_text="The query token's embedding x")
     st.markdown(f"**W_q** ({d_model} × {d_k}), one column per entry of q:")
     display.table(params_frame(params.W_q, "W_q"), alt_text="Weight matrix W_q")
+    st.markdown("Answer the question below first: q, k and v of this token appear after.")
+
+
+def one_token_result(lab: LabInput, params: Projections, steps: AttentionSteps) -> None:
+    """q, k and v of the query token, and one entry written out."""
+    q, d_k = lab.query_index, steps.Q.shape[1]
+    x_row = lab.X[q]  # (d_model,)
     entries = dimension_labels(d_k, "entry ")
     display.table(
         torch.stack([steps.Q[q], steps.K[q], steps.V[q]]),  # (3, d_k)

@@ -141,11 +141,13 @@ def your_input_step(lab: LabInput, chosen: dict[str, Chosen]) -> None:
 
 
 def query_row_step(lab: LabInput, settings: Chosen) -> None:
-    """The query's scores and weights key by key, without and with scaling, and the questions on them."""
+    """The query's scores key by key, the questions on scaling them, then the divided scores and the weights without
+    and with scaling (they answer them)."""
     steps, other_steps = settings.steps
     st.subheader("The query's row: without and with scaling")
-    query_row(lab, steps, other_steps, settings.shown.scale)
-    exercises_section(__file__, lab, material=settings.shown)
+    query_scores(lab, steps)
+    if exercises_section(__file__, lab, material=settings.shown):
+        query_row(lab, steps, other_steps, settings.shown.scale)
 
 
 def weights_step(lab: LabInput, settings: Chosen) -> None:
@@ -374,6 +376,19 @@ def effect_text(effect: str, d_k: int) -> str:
         "visible": f"the unscaled scores are large enough for scaling by √{d_k} to change the weights visibly, though "
         "the rows are not yet one-hot.",
     }[effect]
+
+
+def query_scores(lab: LabInput, steps: AttentionSteps) -> None:
+    """The query's scores q · k_j, key by key: what the questions divide and compare."""
+    d_k = steps.Q.shape[1]
+    st.markdown(
+        f"The row of “{lab.query_label}”, key by key, at d_k = {d_k}. Answer the questions below first: the divided "
+        "scores and the weights appear after."
+    )
+    display.table(
+        pd.DataFrame({"score q·k_j": steps.scores[lab.query_index].tolist()}, index=list(lab.labels)),
+        alt_text="Scores of the query token",
+    )
 
 
 def query_row(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSteps, scale: bool) -> None:

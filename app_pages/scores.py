@@ -36,16 +36,18 @@ def render(lab: LabInput) -> None:
 
 
 def worked_step(lab: LabInput, scores: torch.Tensor) -> None:
-    """The embeddings, the query's scores term by term, and the questions they answer."""
+    """The embeddings, the question on one score, then the query's scores term by term (they answer it)."""
     embeddings(lab)
-    worked_example(lab, scores)
-    exercises_section(__file__, lab, places=("score",))
+    if exercises_section(__file__, lab, places=("score",)):
+        worked_example(lab, scores)
 
 
 def length_step(lab: LabInput, row: torch.Tensor) -> None:
-    """Length against direction, and the question on the query's highest score (its row is in the table)."""
-    length_and_direction(lab, row)
-    exercises_section(__file__, lab, places=("top-score",))
+    """Length against direction: the lengths and cosines, the question on the query's highest score, then the dot
+    products that answer it."""
+    lengths_and_cosines(lab)
+    if exercises_section(__file__, lab, places=("top-score",)):
+        length_and_direction(lab, row)
 
 
 def all_scores_step(lab: LabInput, steps: ac.AttentionSteps) -> None:
@@ -81,7 +83,8 @@ def embeddings(lab: LabInput) -> None:
     st.subheader("The input: X, one embedding per token")
     st.markdown(
         f"Each token is a vector of d_model = {lab.d_model} numbers; stacked as rows they form X "
-        f"({lab.T} × {lab.d_model}). Every score below is computed from these rows."
+        f"({lab.T} × {lab.d_model}). Every score below is computed from these rows. Answer the question below "
+        "first: the step-by-step table appears after."
     )
     display.matrix(
         lab.X,
@@ -161,15 +164,31 @@ def all_scores(lab: LabInput, steps: ac.AttentionSteps) -> None:
     )
 
 
-def length_and_direction(lab: LabInput, row: torch.Tensor) -> None:
-    """x_q · x_j = |x_q| |x_j| cos θ: why a word need not score highest with itself, and cosine beside it."""
+def lengths_and_cosines(lab: LabInput) -> None:
+    """x_q · x_j = |x_q| |x_j| cos θ: each token's length and its cosine with the query, what a score is made of."""
     X, labels, q, query = lab.X, lab.labels, lab.query_index, lab.query_label
     st.subheader("Length counts too: x_q · x_j = |x_q| |x_j| cos θ")
     st.markdown(
         "The dot product mixes two things: the **direction** (cos θ, from −1 for opposite to 1 for the same "
-        "direction) and the **lengths** of the two vectors. A long embedding scores high against many words, "
-        "so a word does not always score highest with itself. **Cosine similarity** divides the lengths out "
-        "and compares direction only: every word has cosine 1 with itself."
+        "direction) and the **lengths** of the two vectors. **Cosine similarity** divides the lengths out "
+        "and compares direction only: every word has cosine 1 with itself. Below, each token's length and its "
+        f"cosine with “{query}”; predict the highest score before the dot products appear."
+    )
+    display.table(
+        pd.DataFrame(
+            {"length |x_j|": lengths(X).tolist(), "cosine cos θ": cosine_similarity(X[q], X).tolist()},
+            index=list(labels),
+        ),
+        alt_text=f"Length of every token and its cosine similarity with {query}",
+    )
+
+
+def length_and_direction(lab: LabInput, row: torch.Tensor) -> None:
+    """The dot products beside length and cosine: why a word need not score highest with itself."""
+    X, labels, q, query = lab.X, lab.labels, lab.query_index, lab.query_label
+    st.markdown(
+        "A long embedding scores high against many words, so a word does not always score highest with itself. "
+        "The dot products beside their lengths and cosines:"
     )
     cosines = cosine_similarity(X[q], X)  # (T,)
     norms = lengths(X)  # (T,)

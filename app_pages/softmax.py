@@ -39,7 +39,7 @@ def render(lab: LabInput) -> None:
         __file__,
         {
             "Why softmax": lambda: intro(lab),
-            "Worked example": lambda: worked_example(lab, steps.scores[lab.query_index]),
+            "Worked example": lambda: worked_step(lab, steps.scores[lab.query_index]),
             "Divide by the sum?": lambda: pitfall_divide_by_sum(lab, steps.scores, steps.weights),
             "All rows": lambda: all_rows(lab, steps),
             "Temperature": lambda: temperature_step(lab, steps.weights),
@@ -74,10 +74,12 @@ def hot_rows_step(lab: LabInput) -> None:
 
 
 def stability_step(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor) -> None:
-    """Why the maximum is subtracted, the overflow demonstration, and its question."""
-    stability_intro()
-    stability_section(lab, scores, weights)
-    exercises_section(__file__, lab, places=("shift",))
+    """The question on a shifted row, then why the maximum is subtracted and the overflow demonstration (they
+    answer it)."""
+    st.subheader("Stability: subtract the maximum before exp")
+    if exercises_section(__file__, lab, places=("shift",)):
+        stability_intro()
+        stability_section(lab, scores, weights)
 
 
 def weights_meaning_step(lab: LabInput) -> None:
@@ -174,10 +176,24 @@ gradient descent can train whatever produced the scores.
     )
 
 
+def worked_step(lab: LabInput, scores_row: torch.Tensor) -> None:
+    """The query's row of scores, the questions on its weights, then softmax worked step by step (it answers them)."""
+    st.subheader(f"Step by step for the query “{lab.query_label}”")
+    st.markdown(
+        "Softmax turns the query's row of scores into weights: take e^(s_j − max) for every score, then divide "
+        "each by their sum. Answer the questions below from these scores first: the worked table appears after."
+    )
+    display.table(
+        pd.DataFrame({"score s_j": scores_row.tolist()}, index=list(lab.labels)),
+        alt_text=f"The scores of the query {lab.query_label}",
+    )
+    if exercises_section(__file__, lab, places=("weight", "top-weight")):
+        worked_example(lab, scores_row)
+
+
 def worked_example(lab: LabInput, scores_row: torch.Tensor) -> None:
     """Softmax of the query's row, step by step, and the tutorial's printed weights."""
     labels, query = lab.labels, lab.query_label
-    st.subheader(f"Step by step for the query “{query}”")
     row = softmax_row_steps(scores_row)
     worked = pd.DataFrame(
         {
@@ -212,7 +228,6 @@ def worked_example(lab: LabInput, scores_row: torch.Tensor) -> None:
         f"({format_number(top_weight)})."
     )
     printed_weights_note(lab)
-    exercises_section(__file__, lab, places=("weight", "top-weight"))
 
 
 def printed_weights_note(lab: LabInput) -> None:
@@ -459,7 +474,6 @@ def hot_heatmap(lab: LabInput, hot_steps: ac.AttentionSteps) -> None:
 
 def stability_intro() -> None:
     """Why the maximum is subtracted before exp."""
-    st.subheader("Stability: subtract the maximum before exp")
     st.markdown(
         """
 In float32, e^x overflows to infinity once x passes about 88.7. Scores that large happen (long vectors,

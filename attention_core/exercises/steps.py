@@ -31,6 +31,7 @@ from attention_core.exercises.base import (
     written_total,
 )
 from attention_core.numbers import exp_text, quotient_text, result_text, sum_text, written_value
+from attention_core.similarity import cosine_similarity, lengths
 
 
 @dataclass(frozen=True)
@@ -65,32 +66,35 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     top = top_index(scores[i])
     within = tolerance(dot_slack(X[i], X[j]))
     doubled_within = tolerance(2 * SHOWN_HALF_UNIT)
+    norms = lengths(X)  # (T,)
+    cosines = cosine_similarity(X[i], X)  # (T,)
     score, top_score, double_key = (
         Exercise(
             id="score",
             kind="numeric",
             prompt=asked(
                 f"From the table “Embeddings X”, compute the score of the query {quote(L[i])} with the key "
-                f"{quote(L[j])} (x_i · x_j), then find it in the column “score: the sum over d” of the step-by-step "
-                "table.",
+                f"{quote(L[j])} (x_i · x_j). The step-by-step table appears once you have answered.",
                 within,
             ),
             answer=s,
             hint="Multiply the two embeddings entry by entry and add the products.",
             solution=f"{products_text(X[i].tolist(), X[j].tolist(), s)}.",
             tolerance=within,
-            uses=shown_numbers(X[i], X[j], s),
+            uses=shown_numbers(X[i], X[j]),
         ),
         Exercise(
             id="top-score",
             kind="choice",
-            prompt=f"Which key has the highest score for the query {quote(L[i])}?",
+            prompt=f"Which key has the highest score for the query {quote(L[i])}? Use x_q · x_j = |x_q| |x_j| cos θ "
+            "with the lengths and cosines of the table above; the dot products appear once you have answered.",
             answer=L[top],
-            hint="Compute the dot product of the query with every key and compare.",
+            hint=f"Multiply |x_q| (the length in row {quote(L[i])}) by each token's length and cosine, and compare.",
             solution=f"The scores of row {quote(L[i])} are {labelled_values(L, scores[i])}: the largest is "
             f"{quote(L[top])}.",
             options=pick_options(L, top, rng),
-            uses=shown_numbers(scores[i]),
+            uses=shown_numbers(norms, cosines),
+            reveals=shown_numbers(scores[i]),
         ),
         Exercise(
             id="double-key",
@@ -135,9 +139,8 @@ def softmax_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="weight",
             kind="numeric",
             prompt=asked(
-                f"From the scores of the row {quote(L[i])} (the step-by-step table above), compute the attention "
-                "weight "
-                f"of the key {quote(L[j])}, then find it in the table “Attention weights softmax(X Xᵀ)”.",
+                f"From the scores of the row {quote(L[i])} (the table above), compute the attention weight of the key "
+                f"{quote(L[j])}. The worked softmax appears once you have answered.",
                 within,
             ),
             answer=float(weights[j]),
@@ -149,7 +152,7 @@ def softmax_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             f"{sum_text(exps.tolist(), float(exps.sum()), bold=False)}; "
             f"{quotient_text(float(exps[j]), exp_sum, float(weights[j]), bold=False)}.",
             tolerance=within,
-            uses=shown_numbers(row, weights[j]),
+            uses=shown_numbers(row),
         ),
         Exercise(
             id="top-weight",
@@ -159,7 +162,8 @@ def softmax_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             hint="Softmax keeps the order of the scores: the largest score gets the largest weight.",
             solution=f"Weights of the row: {labelled_values(L, weights)}: the largest is {quote(L[top])}.",
             options=pick_options(L, top, rng),
-            uses=shown_numbers(weights),
+            uses=shown_numbers(row),
+            reveals=shown_numbers(weights),
         ),
         Exercise(
             id="temperature",
@@ -181,13 +185,13 @@ def softmax_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
         Exercise(
             id="shift",
             kind="what-if",
-            prompt=f"What if {shift:g} were added to every score of the row {quote(L[i])}? Its weights would …",
+            prompt=f"What if {shift:g} were added to every score of the row {quote(L[i])}? Its weights would … (The "
+            "explanation and the demonstration appear once you have answered.)",
             answer="stay exactly the same",
             hint="exp(s + c) = exp(s) · exp(c): the same factor appears above and below the fraction line.",
             solution=f"Every exp(s_j + {shift:g}) is exp(s_j) × {fmt(math.exp(shift))}; the factor cancels, so the "
             f"weights stay {labelled_values(L, weights)}.",
             options=("all grow", "all shrink", "stay exactly the same", "move towards 1/T"),
-            uses=shown_numbers(weights),
         ),
     ]
 
@@ -199,7 +203,8 @@ def context_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     steps = ac.self_attention(X, scale=False)
     w = steps.weights[i]  # (T,)
     value = float(steps.context[i, d])
-    top = top_index(w)
+    pieces = ac.contributions(w, X)[:, d]  # (T, d_model) -> (T,): w_j x_j,d, what each token adds to entry d
+    top = top_index(pieces)
     T = len(L)
     uniform = float(X[:, d].mean())
     within = tolerance(dot_slack(w, X[:, d]))
@@ -209,10 +214,9 @@ def context_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="context-entry",
             kind="numeric",
             prompt=asked(
-                f"From the weights of the row {quote(L[i])} and column v d{d + 1} of the values V = X, "
-                "compute "
-                f"entry d{d + 1} of the context vector of {quote(L[i])}, then check it against the context vector "
-                f"c({quote(L[i])}) (also row {quote(L[i])} of the table “Context vectors W X”).",
+                f"From the weights of the row {quote(L[i])} and column v d{d + 1} of the values V = X (the table "
+                f"above), compute entry d{d + 1} of the context vector of {quote(L[i])}. The context vector appears "
+                "once you have answered.",
                 within,
             ),
             answer=value,
@@ -220,17 +224,21 @@ def context_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             "them.",
             solution=f"{products_text(w.tolist(), X[:, d].tolist(), value)}.",
             tolerance=within,
-            uses=shown_numbers(w, X[:, d], value),
+            uses=shown_numbers(w, X[:, d]),
         ),
         Exercise(
             id="top-contributor",
             kind="choice",
-            prompt=f"Whose value vector is mixed into the context vector of {quote(L[i])} with the largest weight?",
+            prompt=f"Which token adds the most to entry d{d + 1} of the context vector of {quote(L[i])} (the largest "
+            f"w_j × x_j,d{d + 1}, sign included)? The weights and the values are in the table above; what each token "
+            "adds appears once you have answered.",
             answer=L[top],
-            hint="The context vector is a weighted sum: look for the largest weight in the query's row.",
-            solution=f"Weights of the row: {labelled_values(L, w)}: the largest is {quote(L[top])}.",
+            hint=f"Multiply each token's weight by its value in column d{d + 1}, and find the largest product.",
+            solution=f"What each token adds to entry d{d + 1}: {labelled_values(L, pieces)}: the largest is "
+            f"{quote(L[top])}.",
             options=pick_options(L, top, rng),
-            uses=shown_numbers(w),
+            uses=shown_numbers(w, X[:, d]),
+            reveals=shown_numbers(pieces),
         ),
         Exercise(
             id="uniform",
@@ -275,14 +283,14 @@ def qkv_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             kind="numeric",
             prompt=asked(
                 f"With {shown.origin}, compute entry q{c + 1} of the query of {quote(L[i])} from its row of X and "
-                f"column q{c + 1} of W_q (both above), then find it in the row “q = x W_q”, column “entry {c + 1}”.",
+                f"column q{c + 1} of W_q (both above). Its q, k and v appear once you have answered.",
                 within,
             ),
             answer=value,
             hint=f"q = x W_q: entry q{c + 1} is x dotted with column q{c + 1} of W_q.",
             solution=f"{products_text(X[i].tolist(), params.W_q[:, c].tolist(), value)}.",
             tolerance=within,
-            uses=shown_numbers(X[i], params.W_q[:, c], value),
+            uses=shown_numbers(X[i], params.W_q[:, c]),
         ),
         Exercise(
             id="shape-q",
@@ -332,6 +340,7 @@ def scaling_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     other = raw if shown.scale else scaled  # the steps with scaling switched the other way
     top = top_index(other.weights[i])
     flat, sharp = float(scaled.weights[i].max()), float(raw.weights[i].max())
+    row = scaled.scores[i]  # (T,): q · k_j, the same with scaling or without
     root = math.sqrt(d_k)
     within = tolerance(SHOWN_HALF_UNIT / root)
     switched = "off" if shown.scale else "on"
@@ -344,14 +353,14 @@ def scaling_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             prompt=asked(
                 f"With {shown.origin} and d_k = {d_k} (the slider of the step “Your input”), the score q · k of "
                 f"{quote(L[i])} with {quote(L[j])} is {fmt(s)} (the row of {quote(L[i])}, key by key). What is it "
-                "after dividing by √d_k?",
+                "after dividing by √d_k? The divided scores and the weights appear once you have answered.",
                 within,
             ),
             answer=t,
             hint=f"√{d_k} = {fmt(root)}.",
             solution=f"{quotient_text(s, f'√{d_k}', t, bold=False)}, with √{d_k} = {fmt(root)}.",
             tolerance=within,
-            uses=shown_numbers(s, t),
+            uses=shown_numbers(s),
         ),
         Exercise(
             id="sharper",
@@ -361,14 +370,16 @@ def scaling_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             hint="Dividing by √d_k > 1 shrinks the gaps between scores; smaller gaps mean flatter weights.",
             solution=f"Largest weight with scaling {fmt(flat)}, without scaling {fmt(sharp)}.",
             options=("with scaling", "without scaling", "equal"),
-            uses=shown_numbers(flat, sharp),
+            uses=shown_numbers(row),
+            reveals=shown_numbers(flat, sharp),
         ),
         Exercise(
             id="scaling-switched",
             kind="what-if",
             prompt=asked(
                 f"What if scaling were switched {switched}? What would the weight of {quote(L[top])} for the query "
-                f"{quote(L[i])} be? The row of {quote(L[i])}, key by key, has the scores you need.",
+                f"{quote(L[i])} be? The row of {quote(L[i])}, key by key, has the scores q · k_j (divided by "
+                f"√d_k = {fmt(root)} where scaling is on).",
                 other_within,
             ),
             answer=other_weight,
@@ -376,6 +387,6 @@ def scaling_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             solution=f"Scores softmax sees: {labelled_values(L, other.scaled_scores[i])}; softmax: "
             f"{labelled_values(L, other.weights[i])}.",
             tolerance=other_within,
-            uses=shown_numbers(other.scaled_scores[i]),
+            uses=shown_numbers(row),
         ),
     ]

@@ -14,8 +14,10 @@ Every lesson with exercises, on the default example and on a typed sentence with
      prints a number at 3 decimals;
    - every operand (``Exercise.uses``) is on the step, and no solution is;
    - grading cannot be passed by guessing any number the step shows (``check_not_guessable``).
-   Then every "Show me the answer" is clicked: each step shows the revealing numbers after its last question (outside
-   the exercise cards, so the solution's own text does not count as the step revealing them), and each solution.
+   An exact count (tolerance 0) is looked for as the whole number it is written as ('36', '11,520,000').
+   Then every "Show me the answer" is clicked: after each question the step draws what answers it (its ``reveals``,
+   else a computed answer or count; a what-if's number is a hypothetical, its solution's), outside the exercise cards
+   so that a solution's own text does not count as the step revealing it; and each solution is shown.
 2. Every step that asks something is opened alone (``step=N``, the learner's view) and checked the same way,
    before and after "Show me the answer".
 
@@ -34,7 +36,7 @@ from streamlit.testing.v1.element_tree import Block
 
 import ui.steps
 from attention_core.exercises import Exercise
-from tests.apptest_helpers import assert_clean, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, frames, open_page, sentence_params
 from tests.pages.test_exercises_on_screen import check_not_guessable, element_numbers, leaves
 from ui import lessons
 from ui.exercises import KIND_LABELS, answer_text
@@ -42,11 +44,6 @@ from ui.format import format_number
 
 # Lessons whose answers are still being moved after their questions: delete a lesson's name when it is done.
 PENDING = {
-    "scores": "issue 36: lessons 1-5 are moving their answers",
-    "softmax": "issue 36: lessons 1-5 are moving their answers",
-    "context_vectors": "issue 36: lessons 1-5 are moving their answers",
-    "qkv_projections": "issue 36: lessons 1-5 are moving their answers",
-    "scaling": "issue 36: lessons 1-5 are moving their answers",
     "masking": "issue 36: A2 is moving their answers",
     "multi_head": "issue 36: A2 is moving their answers",
     "positions": "issue 36: A2 is moving their answers",
@@ -64,6 +61,8 @@ INPUTS = {
 STEP_BOX = "answers-after-step-"  # the key of the container each step is drawn in (view=all)
 CARD = re.compile(r"^\*\*\d+\. (" + "|".join(re.escape(label) for label in KIND_LABELS.values()) + r")\*\* ")
 THREE_DECIMALS = re.compile(r"(?<![\d.])−?-?\d+\.\d{3}(?![\d])")
+WHOLE = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d]|[.,]\d)|(?<![\d.,])\d+(?![\d]|[.,]\d)")  # 36, 11,520,000
+TEXT_KINDS = ("markdown", "caption", "latex", "info", "success", "warning", "error", "code", "metric")
 
 
 def cases():
@@ -132,13 +131,33 @@ def three_decimal_numbers(node) -> set[str]:
     """Numbers the step prints at exactly 3 decimals (the precision a question asks for)."""
     found: set[str] = set()
     for leaf in leaves(node):
-        if leaf.type in ("markdown", "caption", "latex", "info", "success", "warning", "error", "code", "metric"):
+        if leaf.type in TEXT_KINDS:
             found.update(text.replace("−", "-") for text in THREE_DECIMALS.findall(str(leaf.value)))
     return found
 
 
-def numbers_after_question(node, exercise: Exercise) -> set[str]:
-    """The numbers the step draws after the exercise's card, outside every exercise card."""
+def whole_numbers(elements) -> set[str]:
+    """The whole numbers written in the elements' text and table cells ('36', '11,520,000'): where a count shows."""
+    found: set[str] = set()
+    for leaf in elements:
+        if leaf.type in TEXT_KINDS:
+            found.update(WHOLE.findall(str(leaf.value)))
+        for frame in frames(leaf):
+            for value in frame.to_numpy().reshape(-1).tolist():
+                if isinstance(value, int) and not isinstance(value, bool):
+                    found.add(f"{value:,}")
+                elif isinstance(value, str):
+                    found.update(WHOLE.findall(value))
+    return found
+
+
+def is_count(item: Exercise) -> bool:
+    """An exact count (tolerance 0): written as a whole number, not at 4 decimals."""
+    return not item.is_choice and item.tolerance == 0
+
+
+def after_question(node, exercise: Exercise) -> list:
+    """The elements the step draws after the exercise's card, outside every exercise card."""
     elements: list[tuple[object, object]] = []  # (the card it is in or None, leaf), in page order
 
     def visit(child, card) -> None:
@@ -151,11 +170,7 @@ def numbers_after_question(node, exercise: Exercise) -> set[str]:
     visit(node, None)
     own = [i for i, (card, _) in enumerate(elements) if card is not None and asks(card, exercise)]
     assert own, (exercise.id, "its card is on the step")
-    found: set[str] = set()
-    for card, leaf in elements[max(own) + 1 :]:
-        if card is None:
-            found |= element_numbers(leaf)
-    return found
+    return [leaf for card, leaf in elements[max(own) + 1 :] if card is None]
 
 
 def solution_text(exercise: Exercise) -> str:
@@ -171,9 +186,11 @@ def solutions_in(node) -> set[str]:
 
 def check_before(at, node, lesson: lessons.Lesson, items: list[Exercise], where: str) -> None:
     """Before any answer: nothing gives an exercise away, its operands are there, no solution, no guessing."""
-    numbers, at_3 = numbers_on(node), three_decimal_numbers(node)
+    numbers, at_3, whole = numbers_on(node), three_decimal_numbers(node), whole_numbers(leaves(node))
     shown_text = solutions_in(node)
     for item in items:
+        if is_count(item):
+            assert answer_text(item) not in whole, (where, item.id, "count given away", answer_text(item))
         for value in item.given_away_by:
             assert format_number(value) not in numbers, (where, item.id, "given away", format_number(value))
             assert f"{value:.3f}" not in at_3, (where, item.id, "given away at 3 decimals", f"{value:.3f}")
@@ -190,13 +207,26 @@ def settle(at, lesson: lessons.Lesson, items: list[Exercise]):
     return at.run()
 
 
+def revealed_by_the_step(item: Exercise) -> tuple[float, ...]:
+    """What the step itself must draw once the exercise is settled: its ``reveals``, else a computed answer (a what-if
+    is a hypothetical: its number is its solution's)."""
+    if item.reveals:
+        return item.reveals
+    return () if item.is_choice or item.kind == "what-if" else (float(item.answer),)
+
+
 def check_after(node, items: list[Exercise], where: str) -> None:
-    """Once settled: the step shows what gives each exercise away after its questions, and each solution."""
+    """Once settled: after each question the step (outside the exercise cards, so a solution's own text does not
+    count) draws what answers it, and each solution is shown."""
     shown_text = solutions_in(node)
     for item in items:
-        revealed = numbers_after_question(node, item)
-        for value in item.given_away_by:
-            assert format_number(value) in revealed, (where, item.id, "not revealed", format_number(value))
+        after = after_question(node, item)
+        if is_count(item) and item.kind != "what-if":
+            assert answer_text(item) in whole_numbers(after), (where, item.id, "count not revealed", answer_text(item))
+        else:
+            revealed = set().union(*(element_numbers(leaf) for leaf in after))
+            for value in revealed_by_the_step(item):
+                assert format_number(value) in revealed, (where, item.id, "not revealed", format_number(value))
         assert solution_text(item) in shown_text, (where, item.id, "no solution")
 
 

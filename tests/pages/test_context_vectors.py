@@ -10,6 +10,7 @@ import attention_core as ac
 from attention_core.presets import JOURNEY, ONE_HOT, PRESETS, TRANSFORMER
 from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lab_input, open_page, sentence_params
 from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from tests.pages.test_exercises_on_screen import open_answered
 from ui.format import format_number
 
 PAGE = "app_pages/context_vectors.py"
@@ -43,7 +44,7 @@ def check_numbers(at) -> None:
 
 @pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.key)
 def test_every_preset_shows_the_core_numbers(preset):
-    at = open_page(PAGE, {"example": preset.name})
+    at = open_answered(PAGE, {"example": preset.name})
     assert_clean(at)
     assert at.title[0].value.startswith("3. Context vectors")
     assert lab_input(at).tokens == preset.tokens
@@ -55,7 +56,7 @@ def test_every_preset_shows_the_core_numbers(preset):
 
 
 def test_transformer_query_self_matches_000():
-    at = open_page(PAGE, {"example": TRANSFORMER.name})
+    at = open_answered(PAGE, {"example": TRANSFORMER.name})
     weighted = next(f for f in frames(at) if "weight w_j" in f.columns)
     assert weighted.iloc[-1, 1:].tolist() == pytest.approx(TRANSFORMER.printed["query_context"], abs=2e-4)
     assert any("c(“self”) = 0.0972 × [-0.3178, -0.8048, 0.7659]" in m.value for m in at.markdown)
@@ -91,7 +92,7 @@ def test_projection_switch_to_first_two_dimensions():
     ids=["one-token", "d_model-2", "one-hot-repeats", "128-tokens"],
 )
 def test_typed_sentences_run_clean(params):
-    at = open_page(PAGE, params)
+    at = open_answered(PAGE, params)
     assert_clean(at)
     check_numbers(at)
     current = lab_input(at)
@@ -104,11 +105,11 @@ def test_typed_sentences_run_clean(params):
 
 
 def test_tutorial_captions_follow_the_query():
-    at = open_page(PAGE, {"example": TRANSFORMER.name, "query": "How"})
+    at = open_answered(PAGE, {"example": TRANSFORMER.name, "query": "How"})
     assert_clean(at)
     captions = " ".join(c.value for c in at.caption)
     assert "0.1540" not in captions and "pick it as the query to compare" in captions
-    at = open_page(PAGE, {"example": JOURNEY.name})
+    at = open_answered(PAGE, {"example": JOURNEY.name})
     captions = " ".join(c.value for c in at.caption)
     assert "[0.4431, 0.6496, 0.5671]" in captions
 

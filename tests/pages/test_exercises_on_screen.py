@@ -92,6 +92,14 @@ def show_every_answer(at, lesson: str):
     return at.run()
 
 
+def open_answered(page: str, params: dict | None = None):
+    """The lesson (whole, as open_page opens it) after "Show me the answer" on every exercise: what its steps reveal
+    once their questions are settled is drawn too."""
+    at = open_page(page, params)
+    assert_clean(at)
+    return show_every_answer(at, page)
+
+
 def check_on_screen(at, lesson: str, *, answers: bool = False):
     """Operands on screen before answering; with ``answers``, every numeric answer on screen once shown (one more
     run). Returns the page, after the answers were shown if they were."""

@@ -10,24 +10,25 @@ import attention_core as ac
 from attention_core.presets import JOURNEY, TRANSFORMER
 from tests.apptest_helpers import assert_clean, frames, lab_input, open_page
 from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from tests.pages.test_exercises_on_screen import open_answered
 from ui.format import format_number
 
 PAGE = "app_pages/scores.py"
 
 
 def test_printed_scores_caption_for_the_tutorials_query_only():
-    at = open_page(PAGE, {"example": JOURNEY.name})
+    at = open_answered(PAGE, {"example": JOURNEY.name})
     assert_clean(at)
     printed = " ".join(f"{v:.4f}" for v in JOURNEY.printed["query_scores"])
     assert any(printed in c.value for c in at.caption)
-    at = open_page(PAGE, {"example": TRANSFORMER.name, "query": "How"})
+    at = open_answered(PAGE, {"example": TRANSFORMER.name, "query": "How"})
     assert_clean(at)
     assert not any("Tutorial 000 prints" in c.value for c in at.caption)
 
 
 def test_x_is_shown_before_the_scores_and_term_columns_say_what_they_are():
     """Issue 9 item 4: the embeddings X (table and heatmap) come first; headers read x_q,d · x_j,d for d = 1."""
-    at = open_page(PAGE)
+    at = open_answered(PAGE)
     assert_clean(at)
     current = lab_input(at)
     shown = frames(at)
@@ -43,12 +44,14 @@ def test_x_is_shown_before_the_scores_and_term_columns_say_what_they_are():
 
 
 def cosine_frame(at) -> pd.DataFrame:
-    return next(f for f in frames(at) if "cosine cos θ" in f.columns)
+    """The table of dot products beside lengths and cosines (revealed once the question on the top score is
+    settled)."""
+    return next(f for f in frames(at) if {"cosine cos θ", "dot product x_q · x_j"} <= set(f.columns))
 
 
 def test_journey_beats_starts_against_starts_and_cosine_says_otherwise():
     """Issue 9 (scores): |a||b| cos θ; on the default example “journey” outscores “starts” against “starts”."""
-    at = open_page(PAGE)
+    at = open_answered(PAGE)
     assert_clean(at)
     current = lab_input(at)
     assert current.query_label == "starts"
@@ -65,7 +68,7 @@ def test_journey_beats_starts_against_starts_and_cosine_says_otherwise():
 
 
 def test_a_query_that_scores_highest_with_itself_says_so():
-    at = open_page(PAGE, {"example": JOURNEY.name, "query": "journey"})
+    at = open_answered(PAGE, {"example": JOURNEY.name, "query": "journey"})
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown)
     assert "“journey” scores highest with itself" in text

@@ -11,6 +11,7 @@ from attention_core.normalization import first_overflow_offset, with_sums
 from attention_core.presets import JOURNEY, NUMPY_SEED_4, PRESETS, PRESETS_BY_KEY, TRANSFORMER
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
 from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
+from tests.pages.test_exercises_on_screen import open_answered, show_every_answer
 from ui.format import format_number
 
 PAGE = "app_pages/softmax.py"
@@ -30,7 +31,7 @@ def square_frames(at, labels) -> list[pd.DataFrame]:
 
 @pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.key)
 def test_every_preset_shows_the_core_numbers(preset):
-    at = open_page(PAGE, {"example": preset.name})
+    at = open_answered(PAGE, {"example": preset.name})
     assert_clean(at)
     assert at.title[0].value.startswith("2. Softmax")
     assert len(charts(at)) >= 4
@@ -54,7 +55,7 @@ def test_every_preset_shows_the_core_numbers(preset):
 
 
 def test_transformer_pitfall_shows_000s_numbers():
-    at = open_page(PAGE, {"example": TRANSFORMER.name})
+    at = open_answered(PAGE, {"example": TRANSFORMER.name})
     assert lab_input(at).query_label == "self"
     pitfall = frame_with(at, "s_j / Σ s (pitfall)")
     assert pitfall["s_j / Σ s (pitfall)"].tolist() == pytest.approx(
@@ -94,7 +95,7 @@ def offset_slider(at):
 @pytest.mark.parametrize("example", [TRANSFORMER.name, JOURNEY.name, NUMPY_SEED_4.name])
 def test_overflow_demo_starts_where_overflow_begins_not_at_a_wall_of_infinities(example):
     """Issue 22 part 7: the first table seen shows the largest exponential overflowing, the rest finite."""
-    at = open_page(PAGE, {"example": example})
+    at = open_answered(PAGE, {"example": example})
     demo = frame_with(at, "naive exp(s_j + c)")
     assert "∞" in set(demo["naive exp(s_j + c)"])
     assert set(demo["naive exp(s_j + c)"]) != {"∞"} and set(demo["naive weight"]) != {"NaN"}
@@ -103,11 +104,12 @@ def test_overflow_demo_starts_where_overflow_begins_not_at_a_wall_of_infinities(
 
 def test_another_query_brings_its_own_first_overflowing_c_and_the_slider_stays_in_place():
     """One key for every row (the slider is not drawn anew on each pick), but a new row still starts at its own c."""
-    at = open_page(PAGE, {"example": TRANSFORMER.name})
+    at = open_answered(PAGE, {"example": TRANSFORMER.name})
     offset_slider(at).set_value(1000.0).run()
     query = at.sidebar.selectbox(key="query")
     other = next(option for option in query.options if option != query.value)
     query.set_value(other).run()
+    at = show_every_answer(at, PAGE)  # the new query's questions, settled: the demonstration follows them
     assert_clean(at)
     current = lab_input(at)
     row = ac.self_attention(current.X, scale=False).scores[current.query_index]
@@ -115,7 +117,7 @@ def test_another_query_brings_its_own_first_overflowing_c_and_the_slider_stays_i
 
 
 def test_overflow_demo_shows_nan_only_when_it_overflows():
-    at = open_page(PAGE, {"example": TRANSFORMER.name})
+    at = open_answered(PAGE, {"example": TRANSFORMER.name})
     offset_slider(at).set_value(1000.0).run()
     demo = frame_with(at, "naive weight")
     assert set(demo["naive weight"]) == {"NaN"}
@@ -128,7 +130,9 @@ def test_overflow_demo_shows_nan_only_when_it_overflows():
 
 def test_overflow_verdict_is_the_labs_agreement_and_the_table_is_exact():
     """Issue 22 items 5c and 6: s + c is exact, so the stable weight reads 0.1329 and the verdict is the one test."""
-    at = open_page(PAGE, {"example": PRESETS_BY_KEY["transformer"].name})  # the first tutorial's sentence, query "is"
+    at = open_answered(
+        PAGE, {"example": PRESETS_BY_KEY["transformer"].name}
+    )  # the first tutorial's sentence, query "is"
     for offset in (1000, 0):
         offset_slider(at).set_value(float(offset)).run()
         verdict = next(m.value for m in at.markdown if m.value.startswith("Naive sum of exponentials"))
@@ -160,13 +164,13 @@ def test_typed_sentences_run_clean(params):
 
 
 def test_tutorial_captions_only_for_the_tutorials_query():
-    at = open_page(PAGE, {"example": TRANSFORMER.name, "query": "How"})
+    at = open_answered(PAGE, {"example": TRANSFORMER.name, "query": "How"})
     assert_clean(at)
     assert lab_input(at).query_label == "How"
     captions = " ".join(c.value for c in at.caption)
     assert "0.3694" not in captions and "1.1195" not in captions  # 000 printed the row of "self"
     assert "pick it as the query to compare" in captions
-    at = open_page(PAGE, {"example": JOURNEY.name})
+    at = open_answered(PAGE, {"example": JOURNEY.name})
     captions = " ".join(c.value for c in at.caption)
     assert " ".join(f"{v:.4f}" for v in JOURNEY.printed["query_weights"]) in captions
 
