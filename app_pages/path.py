@@ -136,13 +136,20 @@ def scores_stop(lab: LabInput, s: sty.Story) -> None:
     display.table(qk, alt_text="Q and K of head 1")
     if not ask(lab, s, "score"):
         return
-    display.heatmap(s.scores, lab.labels, lab.labels, kind="scores", title="Scores Q Kᵀ", highlight_row=lab.query_label)
+    left, right = st.columns(2)
+    with left:
+        display.heatmap(
+            s.scores, lab.labels, lab.labels, kind="scores", title="Scores Q Kᵀ", highlight_row=lab.query_label
+        )
+    with right:
+        display.heatmap(s.plain_scores, lab.labels, lab.labels, kind="scores", title="Without W_q, W_k: X Xᵀ")
     st.markdown(
-        f"**Why not score X against X?** Without W_q and W_k, Q = K = X and the scores are X Xᵀ: symmetric (i "
-        f"looks at j exactly as much as j looks at i: largest |s_ij − s_ji| = "
-        f"{format_number(sty.asymmetry(s.plain_scores))}), and {sty.self_scored_rows(s.plain_scores)} of {lab.T} "
-        f"tokens score highest with themselves. With W_q and W_k the matrix is not symmetric (largest "
-        f"|s_ij − s_ji| = {format_number(sty.asymmetry(s.scores))}): a word can look for something other than itself."
+        f"**Why not score X against X?** Without W_q and W_k, Q = K = X and the scores are X Xᵀ: symmetric up to "
+        f"rounding (largest |s_ij − s_ji|: {format_number(sty.asymmetry(s.plain_scores))}), so i looks at j exactly "
+        f"as much as j looks at i, and {sty.self_scored_rows(s.plain_scores)} of {lab.T} tokens score highest with "
+        f"themselves. With W_q and W_k: largest |s_ij − s_ji| {format_number(sty.asymmetry(s.scores))}, and "
+        f"{sty.self_scored_rows(s.scores)} of {lab.T} tokens score highest with themselves. A word can look for "
+        "something other than itself."
     )
 
 
@@ -163,9 +170,10 @@ def scaling_stop(lab: LabInput, s: sty.Story) -> None:
     )
     sat = s.saturation
     st.markdown(
-        f"**Why divide?** Give W_q and W_k more columns (the same X) and watch the largest weight of "
-        f"“{lab.query_label}”. Without √d_k, softmax saturates: one key takes almost everything and the rest get "
-        "almost no gradient to learn from."
+        f"**Why divide?** Real heads have d_k = 64 or more, and the spread of the scores grows like √d_k. Grow "
+        f"the spread of “{lab.query_label}”'s scores that way and watch its largest weight: without √d_k, softmax "
+        "saturates, one key (or a few tied ones) takes almost everything and the rest get almost no gradient to "
+        "learn from. Divided by √d_k, the weights stay where they are."
     )
     display.table(
         pd.DataFrame(

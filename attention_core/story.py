@@ -30,10 +30,12 @@ from attention_core.positions import inverse_permutation, permute_rows, reversal
 from attention_core.projections import random_matrix
 from attention_core.reference import max_abs_difference, sdpa_reference
 
-SEED = 0  # the path's one seed: its weights are the same on every visit
+SEED = (
+    22  # the path's one seed: its weights are the same on every visit (chosen for clear weights on the default example)
+)
 HEADS = 2
 D_K = 2  # each head's query, key and value size
-SATURATION_D_KS = (2, 8, 32, 128, 512)  # the d_k the saturation table compares
+SATURATION_D_KS = (2, 32, 128, 512, 2048)  # the d_k the saturation table compares
 SHIFTED_SUM = 0.1  # the failure of dividing by the sum: the row shifted so that it sums to this
 
 
@@ -49,7 +51,7 @@ class StoryWeights:
 
 @dataclass(frozen=True)
 class Saturation:
-    """The query's largest weight as d_k grows, with and without dividing by √d_k (same X, wider weights)."""
+    """The query's largest weight as d_k grows, with and without dividing by √d_k (its scores' spread grown)."""
 
     d_ks: tuple[int, ...]
     unscaled: tuple[float, ...]  # largest weight of softmax(q·k) for each d_k
@@ -117,17 +119,15 @@ def project(X: torch.Tensor, W: torch.Tensor, head: int = 0) -> torch.Tensor:
     return X @ head_columns(W, head)  # (T, d_model) @ (d_model, d_k) -> (T, d_k)
 
 
-def widened_scores(X: torch.Tensor, query: int, d_k: int, seed: int = SEED) -> torch.Tensor:
-    """The query's scores q·k with W_q, W_k of d_k columns (the path's first columns, then more of one generator)."""
-    generator = torch.Generator().manual_seed(seed ^ 0xD0C)
-    W_q = random_matrix(X.shape[1], d_k, generator, X.dtype)  # (d_model, d_k)
-    W_k = random_matrix(X.shape[1], d_k, generator, X.dtype)  # (d_model, d_k)
-    return attention_scores(X[query] @ W_q, X @ W_k)  # (d_k,) @ (d_k, T) -> (T,)
+def grown_scores(scores_row: torch.Tensor, d_k: int) -> torch.Tensor:
+    """The row's scores with the spread they would have at ``d_k``: a score adds up d_k products, so its spread
+    grows like √d_k (lesson 5 measures it); the path's d_k = 2 row times √(d_k / 2)."""
+    return scores_row * math.sqrt(d_k / D_K)  # (T,)
 
 
-def saturation(X: torch.Tensor, query: int, d_ks: tuple[int, ...] = SATURATION_D_KS) -> Saturation:
+def saturation(scores_row: torch.Tensor, d_ks: tuple[int, ...] = SATURATION_D_KS) -> Saturation:
     """How peaked the query's weights get as d_k grows, without and with dividing by √d_k."""
-    rows = [widened_scores(X, query, d_k) for d_k in d_ks]  # each (T,)
+    rows = [grown_scores(scores_row, d_k) for d_k in d_ks]  # each (T,)
     return Saturation(
         d_ks=tuple(d_ks),
         unscaled=tuple(float(softmax(row).max()) for row in rows),
@@ -179,7 +179,7 @@ def tell(X: torch.Tensor, query: int, seed: int = SEED) -> Story:
         plain_scores=attention_scores(X, X),
         scores=scores,
         scaled=scaled,
-        saturation=saturation(X, query),
+        saturation=saturation(scores[query]),
         exps=torch.exp(row - row.max()),
         attn=attn,
         divided=naive_normalize(row.unsqueeze(0))[0],

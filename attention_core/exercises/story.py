@@ -58,8 +58,7 @@ def q_entry(s: Story, L, rng: random.Random) -> Exercise:
         id="q-entry",
         kind="numeric",
         prompt=asked(
-            f"Compute entry q{d + 1} of the query of {quote(L[i])}: the row {quote(L[i])} of X times column "
-            f"{d + 1} of W_q.",
+            f"entry q{d + 1} of the query of {quote(L[i])}: the row {quote(L[i])} of X times column {d + 1} of W_q.",
             within,
         ),
         answer=value,
@@ -79,7 +78,7 @@ def score(s: Story, L, rng: random.Random) -> Exercise:
     return Exercise(
         id="score",
         kind="numeric",
-        prompt=asked(f"Compute the score of the query {quote(L[i])} with the key {quote(L[j])}: q · k.", within),
+        prompt=asked(f"the score of the query {quote(L[i])} with the key {quote(L[j])}: q · k.", within),
         answer=value,
         hint=f"q is the row {quote(L[i])} of Q, k the row {quote(L[j])} of K: multiply entry by entry, add.",
         solution=f"{products_text(s.Q[i].tolist(), s.K[j].tolist(), value)}.",
@@ -172,8 +171,8 @@ def context_entry(s: Story, L, rng: random.Random) -> Exercise:
         id="context",
         kind="numeric",
         prompt=asked(
-            f"Compute entry {d + 1} of the context vector of {quote(L[i])}: each token's weight times entry "
-            f"{d + 1} of its value vector, added up.",
+            f"entry {d + 1} of the context vector of {quote(L[i])}: each token's weight times entry {d + 1} of its "
+            "value vector, added up.",
             within,
         ),
         answer=value,
@@ -194,8 +193,8 @@ def output_entry(s: Story, L, rng: random.Random) -> Exercise:
         id="output",
         kind="numeric",
         prompt=asked(
-            f"Compute entry d{d + 1} of the output of {quote(L[i])}: its concatenated row [head 1 | head 2] "
-            f"times column d{d + 1} of W_o.",
+            f"entry d{d + 1} of the output of {quote(L[i])}: its concatenated row [head 1 | head 2] times column "
+            f"d{d + 1} of W_o.",
             within,
         ),
         answer=value,
