@@ -323,6 +323,7 @@ def one_line_stop(lab: LabInput, s: sty.Story) -> None:
     st.latex(r"\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
     if not ask(lab, s, "one-line"):
         return
+    st.markdown(f"It returns {s.one_line.numel()} numbers: one context vector of d_k = {sty.D_K} per token.")
     display.table(to_frame(s.one_line, lab.labels, ["c1", "c2"]), alt_text="PyTorch's scaled_dot_product_attention")
     st.markdown(
         f"PyTorch's `torch.nn.functional.scaled_dot_product_attention(Q, K, V)` against stop 7's context vectors, "

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
+from tests.pages.test_answers_after import check_after, check_before, settle
 from ui import lessons, progress
 
 PAGE = "app_pages/path.py"
@@ -206,3 +207,18 @@ def test_the_overview_opens_the_path_and_picks_it_up_where_the_learner_left():
     at.run()
     link = next(link for link in at.get("page_link") if link.proto.page == LESSON)
     assert link.proto.label == "Continue the path at stop 4" and "step=4" in link.proto.query_string
+
+
+@pytest.mark.parametrize("params", [{}, TYPED], ids=["default", "typed"])
+@pytest.mark.parametrize("number", list(ASKING))
+def test_a_stop_answer_is_not_on_the_stop_before_the_learner_answers(number, params):
+    """Issue 36 item 8 on the path too (the rule and its checks are tests/pages/test_answers_after.py's): before the
+    answer nothing gives it away and its operands are on the stop; after, the stop draws what answers it."""
+    at = stop(number, params)
+    assert_clean(at)
+    items = list(asked(at))
+    where = f"path stop {number}"
+    check_before(at, at.main, lessons.BY_NAME[LESSON], items, where)
+    at = settle(at, lessons.BY_NAME[LESSON], items)
+    assert_clean(at)
+    check_after(at.main, items, where)
