@@ -47,8 +47,8 @@ def element_numbers(element) -> set[str]:
     tables = frames(element) + ([element.value] if kind == "table" else [])
     for frame in tables:
         for value in frame.to_numpy().reshape(-1).tolist():
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                found.add(format_number(value))
+            if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+                found.add(format_number(value))  # a masked −∞ is not a number a learner reads or types
             elif isinstance(value, str):
                 found.update(NUMBER.findall(value))
     if kind == "metric":
