@@ -147,15 +147,16 @@ def masked_scores_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoic
 
 
 def masked_weights_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, named: dict[str, bool]) -> None:
-    """Masked weights, and the questions on them."""
+    """The query's masked scores, the questions on its weights, then (once they are answered) the weights."""
     name_the_mask(choice, named)
-    masked_weights(lab, masked.steps, masked.empty_rows)
-    masking_exercises(lab, masked, choice, ("masked-weight", "masked-top"))
+    query_masked_scores(lab, masked.steps)
+    if masking_exercises(lab, masked, choice, ("masked-weight", "masked-top")):
+        masked_weights(lab, masked.steps, masked.empty_rows)
 
 
-def masking_exercises(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, places: tuple[str, ...]) -> None:
-    """The lesson's questions on the masked attention, those of ``places``."""
-    exercises_section(
+def masking_exercises(lab: LabInput, masked: MaskedAttention, choice: MaskChoice, places: tuple[str, ...]) -> bool:
+    """The lesson's questions on the masked attention, those of ``places``; whether they are settled."""
+    return exercises_section(
         __file__,
         lab,
         material=MaskedShown(tuple(lab.labels), masked.active, masked.steps, mask_name(choice), lab.query_index),
@@ -413,10 +414,23 @@ def masked_scores(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor)
         display.frame_table(to_frame(steps.masked_scores, labels, labels).map(masked_score_text))
 
 
-def masked_weights(lab: LabInput, steps: ac.AttentionSteps, empty_rows: torch.Tensor) -> None:
+def query_masked_scores(lab: LabInput, steps: ac.AttentionSteps) -> None:
+    """The query's row of masked scores: what its weights are computed from."""
     st.subheader("Weights: exactly 0 where blocked")
     st.markdown(
-        "Softmax of each row of the masked scores. Every blocked cell is an exact 0 and each row still adds up to 1"
+        f"Softmax of each row of the masked scores gives the weights. The row of the query “{lab.query_label}” "
+        "(from the step “Masked scores”):"
+    )
+    display.frame_table(
+        to_frame(steps.masked_scores[lab.query_index].unsqueeze(0), [lab.query_label], lab.labels).map(
+            masked_score_text
+        )
+    )
+
+
+def masked_weights(lab: LabInput, steps: ac.AttentionSteps, empty_rows: torch.Tensor) -> None:
+    st.markdown(
+        "Every row's weights: every blocked cell is an exact 0 and each row still adds up to 1"
         + (" (a fully masked row is all 0, see above)." if bool(empty_rows.any()) else ".")
     )
     display.matrix(

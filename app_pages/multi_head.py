@@ -29,7 +29,7 @@ from attention_core.reference import (
     tolerance_text,
     torch_parameter_count,
 )
-from attention_core.tables import dimension_labels
+from attention_core.tables import dimension_labels, to_frame
 from ui import cell_click, charts, diagrams, display, inputs
 from ui.exercises import exercises_section
 from ui.format import format_number, latex_int, learner_text, plural
@@ -94,9 +94,10 @@ def material(mha: MultiHeadLayer, layer: Layer) -> MultiHeadShown:
 
 
 def shapes_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
-    """The shape of every step, and the question on d_k."""
-    shapes(mha.X, layer.num_heads, mha.d_k)
-    exercises_section(__file__, lab, material=material(mha, layer), places=("head-size",))
+    """The layer's sizes, the question on d_k, then (once it is answered) the shape of every step."""
+    layer_sizes(mha.X, layer.num_heads)
+    if exercises_section(__file__, lab, material=material(mha, layer), places=("head-size",)):
+        shapes(mha.X, layer.num_heads, mha.d_k)
 
 
 def q_by_head(lab: LabInput, mha: MultiHeadLayer, num_heads: int) -> None:
@@ -106,21 +107,27 @@ def q_by_head(lab: LabInput, mha: MultiHeadLayer, num_heads: int) -> None:
 
 
 def every_head_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
-    """Every head's weights side by side, and the question on one head's weight."""
-    weights_of_every_head(lab.labels, lab.query_label, mha.steps, mha.head_names)
-    exercises_section(__file__, lab, material=material(mha, layer), places=("head-weight",))
+    """The query's scaled scores in every head, the question on one head's weight, then (once it is answered) every
+    head's weights side by side."""
+    st.subheader("Every head's attention weights")
+    query_scores_by_head(lab.labels, lab.query_index, mha.steps, mha.head_names)
+    if exercises_section(__file__, lab, material=material(mha, layer), places=("head-weight",)):
+        weights_of_every_head(lab.labels, lab.query_label, mha.steps, mha.head_names)
 
 
 def worked_example_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
-    """The query through every head and its concatenated row, and the question on the concatenation's shape."""
-    worked_example(lab, mha.steps, mha.params.W_o, mha.head_names, mha.d_k)
-    exercises_section(__file__, lab, material=material(mha, layer), places=("concat-shape",))
+    """The query through every head, the question on the concatenation's shape, then (once it is answered) the
+    query's concatenated row."""
+    worked_example(lab, mha.steps, mha.head_names)
+    if exercises_section(__file__, lab, material=material(mha, layer), places=("concat-shape",)):
+        concatenated_row(lab, mha.steps, mha.d_k)
 
 
 def parameters_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
-    """How many weights the layer has, and the what-if on one head."""
-    parameter_count(mha.d_model)
-    exercises_section(__file__, lab, material=material(mha, layer), places=("one-head-params",))
+    """The what-if on one head, then (once it is answered) how many weights the layer has."""
+    st.subheader("How many parameters?")
+    if exercises_section(__file__, lab, material=material(mha, layer), places=("one-head-params",)):
+        parameter_count(mha.d_model)
 
 
 def check_step(lab: LabInput, layer: Layer, heads: list[str]) -> None:
@@ -261,12 +268,18 @@ def lifted_input(lab: LabInput, X_model: torch.Tensor, W_in: torch.Tensor | None
         display.table(W_in, dimension_labels(lab.d_model), dimension_labels(d_model), alt_text="Lifting matrix W_in")
 
 
+def layer_sizes(X_model: torch.Tensor, num_heads: int) -> None:
+    """The sizes the shapes are made from: T, d_model and h."""
+    T, d_model = X_model.shape
+    st.subheader("The shapes at every step")
+    st.markdown(f"T = {T} tokens, d_model = {d_model}, h = {num_heads} heads.")
+
+
 def shapes(X_model: torch.Tensor, num_heads: int, d_k: int) -> None:
     """The shape of every step (diagram and table)."""
     T, d_model = X_model.shape
-    st.subheader("The shapes at every step")
     st.markdown(
-        f"T = {T} tokens, d_model = {d_model}, h = {num_heads} heads, so d_k = {d_model} / {num_heads} = **{d_k}**. "
+        f"d_k = {d_model} / {num_heads} = **{d_k}**. "
         f"In code the split is a reshape: (T, d_model) → (T, h, d_k) → transpose → (h, T, d_k)."
     )
     st.graphviz_chart(
@@ -312,7 +325,6 @@ def split_costs(T: int, d_model: int, num_heads: int) -> None:
 
 def weights_of_every_head(labels: tuple[str, ...], query: str, steps: ac.MultiHeadSteps, heads: list[str]) -> None:
     """One clickable heatmap per head on a shared colour scale, and a table of the chosen head's weights."""
-    st.subheader("Every head's attention weights")
     shared = display.weights_domain(*(head.weights for head in steps.heads))
     st.markdown(
         "Same colour scale in every panel: the heads look at the same tokens in different ways, because each has "
@@ -352,14 +364,31 @@ def one_head_table(labels: tuple[str, ...], steps: ac.MultiHeadSteps, heads: lis
     display.table(steps.heads[heads.index(shown_head)].weights, labels, labels, alt_text=f"Weights of {shown_head}")
 
 
-def worked_example(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, heads: list[str], d_k: int) -> None:
-    """The query's row in every head, and its concatenation."""
+def query_scores_by_head(labels: tuple[str, ...], q: int, steps: ac.MultiHeadSteps, heads: list[str]) -> None:
+    """The query's scaled (and masked) scores in every head: what each head's softmax receives."""
+    st.markdown(
+        f"Each head scores the query “{labels[q]}” with its own W_q and W_k, divided by √d_k (−∞ where a mask "
+        "blocks the key); softmax turns each head's row into its weights:"
+    )
+    scores = torch.stack([head.masked_scores[q] for head in steps.heads])  # (h, T)
+    display.frame_table(  # as text: a blocked cell reads −∞
+        to_frame(scores, heads, labels).map(format_number), alt=f"Scaled scores of “{labels[q]}” in every head"
+    )
+
+
+def worked_example(lab: LabInput, steps: ac.MultiHeadSteps, heads: list[str]) -> None:
+    """The query's row in every head."""
     q, query = lab.query_index, lab.query_label
-    d_model = int(W_o.shape[1])
-    head_dims = head_column_labels(d_model, len(heads))
     st.subheader(f"Step by step for the query “{query}”")
     st.markdown(f"Row “{query}” of every head's weights: each row adds up to 1 (or is all 0 if fully masked).")
     display.table(steps.weights[:, q], heads, lab.labels, alt_text="The query's weights in every head")
+
+
+def concatenated_row(lab: LabInput, steps: ac.MultiHeadSteps, d_k: int) -> None:
+    """The query's heads side by side: its concatenated row."""
+    q, query = lab.query_index, lab.query_label
+    d_model = int(steps.concat.shape[1])
+    head_dims = head_column_labels(d_model, len(steps.heads))
     st.markdown(
         f"Each head turns its weights into a context of d_k = {plural(d_k, 'number')}; side by side they form the "
         f"concatenated row of {d_model} numbers:"

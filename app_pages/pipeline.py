@@ -147,7 +147,7 @@ def weights_step(stages: Stages) -> None:
     the weights."""
     softmax_input(stages.lab, stages.head, stages.head_name)
     if exercises_section(__file__, stages.lab, material=stages.shown, places=("self-attention",)):
-        step_weights(stages.lab, stages.head, stages.head_name, stages.opened)
+        step_weights(stages.lab, stages.head, stages.head_name, True)  # open: it answers the question above
 
 
 def context_step(stages: Stages) -> None:
@@ -157,12 +157,12 @@ def context_step(stages: Stages) -> None:
 
 def output_step(stages: Stages) -> None:
     """Stages 8 and 9: the heads side by side and W_o, the question on one output entry, then (once it is answered)
-    the output, in stage 9."""
+    the output."""
     num_heads = len(stages.steps.heads)
-    stage_9 = step_heads_and_w_o(stages.lab, stages.steps, stages.params["W_o"], num_heads, stages.d_k, stages.opened)
-    if exercises_section(__file__, stages.lab, material=stages.shown, places=("output-entry",)) and stage_9.open:
-        with stage_9:
-            step_output(stages.lab, stages.steps, stages.params["W_o"])
+    # stage 8 starts open in every view: its row is what the question computes from
+    step_heads_and_w_o(stages.lab, stages.steps, stages.params["W_o"], num_heads, stages.d_k, True)
+    if exercises_section(__file__, stages.lab, material=stages.shown, places=("output-entry",)):
+        step_output(stages.lab, stages.steps, stages.params["W_o"])
 
 
 def check_step(
@@ -437,7 +437,9 @@ def step_masked_scores(
 def softmax_input(lab: LabInput, head: ac.AttentionSteps, head_name: str) -> None:
     """The masked scores of the followed head (stage 5), what softmax turns into weights row by row."""
     st.markdown(f"Softmax reads the masked scores of {head_name} (stage 5), row by row:")
-    display.frame_table(to_frame(head.masked_scores, lab.labels, lab.labels).map(format_number))
+    display.frame_table(  # as text: a blocked cell reads −∞
+        to_frame(head.masked_scores, lab.labels, lab.labels).map(format_number), alt=f"Masked scores of {head_name}"
+    )
 
 
 def step_weights(lab: LabInput, head: ac.AttentionSteps, head_name: str, opened: bool) -> None:
@@ -490,8 +492,8 @@ def step_context(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: in
 
 def step_heads_and_w_o(
     lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, num_heads: int, d_k: int, opened: bool
-):
-    """Stages 8 and 9: the heads side by side, then W_o; returns stage 9's box (its output is drawn into it)."""
+) -> None:
+    """Stages 8 and 9: the heads side by side, then W_o (the output follows the question on it)."""
     T, d_model, labels = lab.T, lab.d_model, lab.labels
     dims = dimension_labels(d_model)
     concat_note = (
@@ -511,12 +513,12 @@ def step_heads_and_w_o(
     ) as box:
         if box.open:
             display.matrix(W_o, dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
-    return box
 
 
 def step_output(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor) -> None:
     """Stage 9's result: the block's output, concat W_o, every cell clickable for its sum."""
     dims = dimension_labels(lab.d_model)
+    st.markdown("**The output of the block**, concat W_o (click a cell for its sum):")
     display.matrix(
         steps.output,
         lab.labels,

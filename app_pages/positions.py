@@ -88,16 +88,20 @@ def moved_query_step(
     gap_none: Agreement,
     shown: PositionsShown,
 ) -> None:
-    """The query's output before and after the shuffle, and the question on the shuffled output."""
-    moved_query(lab, params, perm, output, gap_none)
-    exercises_section(__file__, lab, material=shown, places=("shuffled-context",))
+    """Where the query moves, the question on its output, then (once it is answered) its output before and after
+    the shuffle."""
+    moved = query_moves(lab, perm)
+    if exercises_section(__file__, lab, material=shown, places=("shuffled-context",)):
+        moved_query(lab, params, perm, output, gap_none, moved)
 
 
 def encodings_step(lab: LabInput, E_sin: torch.Tensor, E_learned: torch.Tensor, shown: PositionsShown) -> None:
-    """The sinusoidal encodings of this input, the learned-style table, and the question on one entry."""
-    position_encodings(lab, E_sin)
-    learned_table(lab, E_learned)
-    exercises_section(__file__, lab, material=shown, places=("sinusoid",))
+    """The sinusoidal formula, the question on one entry, then (once it is answered) the encodings of this input
+    and the learned-style table."""
+    encoding_formula()
+    if exercises_section(__file__, lab, material=shown, places=("sinusoid",)):
+        position_encodings(lab, E_sin)
+        learned_table(lab, E_learned)
 
 
 def weights_step(lab: LabInput, plain: ac.AttentionSteps, placed: ac.AttentionSteps, shown: PositionsShown) -> None:
@@ -301,15 +305,26 @@ def shuffled_input(
     )
 
 
-def moved_query(lab: LabInput, params: Params, perm: torch.Tensor, output: torch.Tensor, gap_none: Agreement) -> None:
-    """Where the query stands before and after the shuffle, and its output in both."""
+def query_moves(lab: LabInput, perm: torch.Tensor) -> int:
+    """Where the query stands before and after the shuffle; returns its row in the shuffled sentence."""
     q = lab.query_index
     st.subheader(f"The query “{lab.query_label}”, moved")
-    shuffled_output = attention_output(permute_rows(lab.X, perm), *params)  # (T, d_model)
     moved = int(inverse_permutation(perm)[q])
     st.markdown(
         f"The query “{lab.query_label}” stands at position {q + 1} in the original and at position {moved + 1} "
-        f"in the shuffled sentence. Its output is {full_vector(output[q])} in the original and "
+        "in the shuffled sentence."
+    )
+    return moved
+
+
+def moved_query(
+    lab: LabInput, params: Params, perm: torch.Tensor, output: torch.Tensor, gap_none: Agreement, moved: int
+) -> None:
+    """The query's output before and after the shuffle."""
+    q = lab.query_index
+    shuffled_output = attention_output(permute_rows(lab.X, perm), *params)  # (T, d_model)
+    st.markdown(
+        f"Its output is {full_vector(output[q])} in the original and "
         f"{full_vector(shuffled_output[moved])} after the shuffle: {gap_none.verdict}. Differences within the "
         "tolerance come from float32 sums taken in another order, not from the word order."
     )
@@ -346,10 +361,8 @@ def repeated_words(lab: LabInput, params: Params, output: torch.Tensor) -> None:
         )
 
 
-def position_encodings(lab: LabInput, E_sin: torch.Tensor) -> None:
-    """The sinusoidal formula and its table for this input."""
-    T, d_model = lab.T, lab.d_model
-    dims = dimension_labels(d_model)
+def encoding_formula() -> None:
+    """Why positions are added, and the sinusoidal formula."""
     st.subheader("Adding positions")
     st.markdown(
         """
@@ -365,6 +378,12 @@ sentences longer than its row count).
         r"E_{pos,\,2i} = \sin\!\Big(\frac{pos}{10000^{2i/d_\text{model}}}\Big), \qquad "
         r"E_{pos,\,2i+1} = \cos\!\Big(\frac{pos}{10000^{2i/d_\text{model}}}\Big)"
     )
+
+
+def position_encodings(lab: LabInput, E_sin: torch.Tensor) -> None:
+    """The sinusoidal encodings' table for this input."""
+    T, d_model = lab.T, lab.d_model
+    dims = dimension_labels(d_model)
     pos_labels = [f"{i}: {label}" for i, label in enumerate(lab.labels, 1)]
     st.markdown(
         f"**Sinusoidal encodings for T = {T}, d_model = {d_model}** (rows: positions 1 to {T}; position p has "

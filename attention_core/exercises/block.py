@@ -10,7 +10,6 @@ import torch
 import attention_core as ac
 from attention_core.attention import AttentionSteps
 from attention_core.exercises.base import (
-    SHOWN_HALF_UNIT,
     Exercise,
     ExerciseInput,
     asked,
@@ -80,8 +79,8 @@ def masking_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             prompt=asked(
                 f"With {shown.mask_name} (chosen in the step “Choose a mask”), what is the weight of {quote(L[j])} "
                 f"for the query {quote(L[i])}? "
-                f"Compute it from the row {quote(L[i])} of the table “Masked scores” (step “Masked scores”), then "
-                "find it in the table “Masked attention weights”.",
+                f"Compute it from the masked scores of {quote(L[i])} above; the table “Masked attention weights” "
+                "follows once you have answered.",
                 within,
             ),
             answer=weight,
@@ -90,7 +89,7 @@ def masking_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             solution=f"Masked scaled scores: {labelled_values(L, steps.masked_scores[i])}; softmax: "
             f"{labelled_values(L, steps.weights[i])}.",
             tolerance=within,
-            uses=shown_numbers(steps.weights[i, j]),
+            uses=shown_numbers(steps.masked_scores[i]),
         ),
         Exercise(
             id="non-zero",
@@ -110,7 +109,8 @@ def masking_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             hint="Only the keys the mask allows compete; the largest of their scores wins.",
             solution=f"Weights of the row: {labelled_values(L, steps.weights[i])}: the largest is {quote(L[top])}.",
             options=pick_options(L, top, rng) if T > 1 else (L[0],),
-            uses=shown_numbers(steps.weights[i]),
+            uses=shown_numbers(steps.masked_scores[i]),
+            reveals=shown_numbers(steps.weights[i, allowed]),  # the weights compared (a blocked key's 0 is the mask's)
         ),
     ]
 
@@ -145,8 +145,9 @@ def multi_head_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercis
             id="head-weight",
             kind="numeric",
             prompt=asked(
-                f"In the heatmap of head {head + 1} (“Every head's attention weights”), what weight does the query "
-                f"{quote(L[i])} give the key {quote(L[j])}?",
+                f"From the row of head {head + 1} in the table “Scaled scores of {quote(L[i])} in every head”, what "
+                f"weight does the query {quote(L[i])} give the key {quote(L[j])} in head {head + 1}? The heatmaps of "
+                "every head's weights follow once you have answered.",
                 within,
             ),
             answer=w,
@@ -155,7 +156,7 @@ def multi_head_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercis
             f"{labelled_values(L, heads[head].masked_scores[i])}; weights "
             f"{labelled_values(L, heads[head].weights[i])}.",
             tolerance=within,
-            uses=shown_numbers(w),
+            uses=shown_numbers(heads[head].masked_scores[i]),
         ),
         Exercise(
             id="concat-shape",
@@ -194,24 +195,19 @@ def positions_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise
     before = float(steps.weights[i, j])
     pos = rng.randrange(T)
     pe = float(shown.E[pos, 0])
-    within = tolerance(SHOWN_HALF_UNIT)
     pe_within = tolerance()
     return [
         Exercise(
             id="reversed-weight",
             kind="what-if",
-            prompt=asked(
-                f"What if the sentence were reversed (no positional encoding, the same seeded W_q, W_k, W_v)? What "
-                f"weight would {quote(L[i])} give {quote(L[j])} then? The panel “X (no positions)” shows the weights "
-                "now.",
-                within,
-            ),
-            answer=before,
+            prompt=f"What if the sentence were reversed (no positional encoding, the same seeded W_q, W_k, W_v)? The "
+            f"weight {quote(L[i])} gives {quote(L[j])}, {fmt(before)} now in the panel “X (no positions)”, would …",
+            answer="stay the same",
             hint="Without positions, attention only sees the vectors: moving the words moves rows and columns "
             "together.",
             solution=f"Before: {fmt(before)} (panel “X (no positions)”); after reversing the rows and columns move "
             f"together, so {quote(L[i])} still gives {quote(L[j])} {fmt(before)}.",
-            tolerance=within,
+            options=("stay the same", "grow", "shrink", f"become 1/{T}"),
             uses=shown_numbers(before),
         ),
         Exercise(
@@ -223,21 +219,20 @@ def positions_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise
             solution=f"Every weight and value moves with its token, so the output of {quote(L[i])} is unchanged: "
             "compare the tables “A(P X)” and “P A(X)” above.",
             options=("the same vector, in another row", "a different vector", "all zeros", "the average of X"),
+            reveals=shown_numbers(steps.context[i]),  # its output, before and after the shuffle
         ),
         Exercise(
             id="sinusoid",
             kind="numeric",
             prompt=asked(
                 f"What is entry d1 of the sinusoidal encoding of position {pos + 1} ({quote(L[pos])}, pos = {pos} in "
-                "the "
-                "formula)? Check it in the table “Sinusoidal position encodings E”.",
+                "the formula)? The table “Sinusoidal position encodings E” follows once you have answered.",
                 pe_within,
             ),
             answer=pe,
             hint="Entry d1 (2i = 0) is sin(pos / 10000⁰) = sin(pos), with pos in radians.",
             solution=f"sin({pos}) = {fmt(pe)}.",
             tolerance=pe_within,
-            uses=shown_numbers(pe),
         ),
     ]
 
@@ -264,26 +259,28 @@ def pipeline_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
             kind="numeric",
             prompt=asked(
                 f"From the row {quote(L[i])} of “Concatenated heads” (stage 8) and column d{c + 1} of “W_o” (stage 9), "
-                f"compute entry d{c + 1} of the block's output for {quote(L[i])}, then find it in “Output of the "
-                "block”.",
+                f"compute entry d{c + 1} of the block's output for {quote(L[i])}; “Output of the block” follows once "
+                "you have answered.",
                 within,
             ),
             answer=value,
             hint=f"output = concat W_o: the concatenated row dotted with column d{c + 1} of W_o.",
             solution=f"{products_text(concat[i].tolist(), W_o[:, c].tolist(), value)}.",
             tolerance=within,
-            uses=shown_numbers(concat[i], W_o[:, c], value),
+            uses=shown_numbers(concat[i], W_o[:, c]),
         ),
         Exercise(
             id="self-attention",
             kind="choice",
-            prompt=f"In the attention weights of {head_name}, which token gives itself the largest weight (the largest "
-            "diagonal entry)?",
+            prompt=f"From the masked scores of {head_name} above, predict which token will give itself the largest "
+            "weight (the largest diagonal entry of the weights, which follow once you have answered).",
             answer=L[top],
-            hint="Look at the diagonal of the weights matrix.",
-            solution=f"Diagonal: {labelled_values(L, diagonal)}: the largest is {quote(L[top])}.",
+            hint="A token keeps much of its weight when its own score stands well above the other scores of its row "
+            "(softmax of each row); a row with fewer keys left by the mask has fewer to share with.",
+            solution=f"Diagonal of the weights: {labelled_values(L, diagonal)}: the largest is {quote(L[top])}.",
             options=pick_options(L, top, rng),
-            uses=shown_numbers(diagonal),
+            uses=shown_numbers(head.masked_scores),
+            reveals=shown_numbers(diagonal),
         ),
         Exercise(
             id="causal-count",

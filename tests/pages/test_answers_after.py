@@ -44,10 +44,6 @@ from ui.format import format_number
 
 # Lessons whose answers are still being moved after their questions: delete a lesson's name when it is done.
 PENDING = {
-    "masking": "issue 36: A2 is moving their answers",
-    "multi_head": "issue 36: A2 is moving their answers",
-    "positions": "issue 36: A2 is moving their answers",
-    "pipeline": "issue 36: A2 is moving their answers",
     "trained_model": "issue 36: A2 is moving their answers",
     "smollm2": "issue 36: A2 is moving their answers",
     "training": "issue 36: A2 is moving their answers",

@@ -13,8 +13,11 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 import attention_core as ac
 from attention_core.masks import MASK_TYPES, PAD, block_query_row, mask_by_kind, pad_to_length
 from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lab_input, open_page, sentence_params
+from tests.pages.answered import answered  # noqa: F401  (the fixture)
 from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
 from ui.format import format_number
+
+pytestmark = pytest.mark.usefixtures("answered")  # the tests read each step as once its questions are answered
 
 PAGE = "app_pages/masking.py"
 SENTENCE_32 = " ".join(f"w{i}" for i in range(32))

@@ -11,8 +11,11 @@ import attention_core as ac
 from attention_core.heads import head_column_labels, lift_embeddings, lift_matrix, random_head_params, split_cost
 from attention_core.masks import block_query_row
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
+from tests.pages.answered import answered  # noqa: F401  (the fixture)
 from tests.pages.cell_click_helpers import clickable_specs, colour_range, has_footer, keep_cell, markdown, outlined_rows
 from ui.format import format_number
+
+pytestmark = pytest.mark.usefixtures("answered")  # the tests read each step as once its questions are answered
 
 PAGE = "app_pages/multi_head.py"
 
@@ -64,8 +67,12 @@ def assert_page_matches_core(at, width: str, heads: int, **mask_options):
     assert np.allclose(concat.to_numpy(), steps.concat.numpy(), atol=1e-6)
     output = labelled(at, current.labels, dims)[-1]
     assert np.allclose(output.to_numpy(), steps.output.numpy(), atol=1e-6)
-    query_rows = labelled(at, [f"head {h + 1}" for h in range(heads)], current.labels)[0]
+    by_head = {f.attrs["alt"]: f for f in labelled(at, [f"head {h + 1}" for h in range(heads)], current.labels)}
+    query_rows = by_head["The query's weights in every head"]
     assert np.allclose(query_rows.to_numpy(), steps.weights[:, current.query_index].numpy(), atol=1e-6)
+    scores = by_head[f"Scaled scores of “{current.query_label}” in every head"]  # before the question on a weight
+    expected_scores = torch.stack([head.masked_scores[current.query_index] for head in steps.heads]).numpy()
+    assert scores.to_numpy().tolist() == [[format_number(v) for v in row] for row in expected_scores.tolist()]
     differences = check_table(at)
     assert len(differences) == 2 + heads
     assert max(differences.values()) < 1e-5

@@ -22,8 +22,11 @@ from attention_core.positions import (
 from attention_core.presets import PRESETS
 from attention_core.projections import random_projections
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
+from tests.pages.answered import answered  # noqa: F401  (the fixture)
 from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
 from ui.format import format_number
+
+pytestmark = pytest.mark.usefixtures("answered")  # the tests read each step as once its questions are answered
 
 preset_names = {p.key: p.name for p in PRESETS}
 PAGE = "app_pages/positions.py"
