@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from decimal import Decimal
 
 import torch
 
@@ -27,6 +28,7 @@ from attention_core.exercises.base import (
     tolerance,
     top_index,
 )
+from attention_core.numbers import result_text, rounded_text, written_value
 from attention_core.smollm2_lesson import ranked_heads, shown_piece
 
 DISTINCT = 1e-3  # a distractor's figure is at least this far below the top one
@@ -196,6 +198,24 @@ def by_hand_exercises(m: SmolMaterial, rng: random.Random) -> list[Exercise]:
     ]
 
 
+TWO_PI = "6.2832"  # 2π as the hint writes it
+
+
+def rope_angle_text(position: int, theta: float, turned: float, wrapped: float) -> str:
+    """'8 × 0.6978 = 5.5824 (unrounded: 5.5826); brought into −π … π: 5.5824 − 1 × 6.2832 = −0.7008 (unrounded:
+    −0.7005)': each result is worked out from the operands as written (the lab's one rule, attention_core.numbers)."""
+    product = Decimal(position) * written_value(fmt(theta))
+    line = f"{position} × {fmt(theta)} = {result_text(product, turned, bold=False)}"
+    turns = round((turned - wrapped) / (2 * math.pi))  # whole turns taken off
+    if turns == 0:
+        return f"{line}, already in −π … π"
+    brought = written_value(rounded_text(product)) - turns * written_value(TWO_PI)
+    return (
+        f"{line}; brought into −π … π: {rounded_text(product)} − {turns} × {TWO_PI} = "
+        f"{result_text(brought, wrapped, bold=False)}"
+    )
+
+
 def rope_exercises(m: SmolMaterial) -> list[Exercise]:
     """The angle pair 2 of the query turns by, and what shifting every position does to the scores."""
     r = m.rotation
@@ -214,8 +234,7 @@ def rope_exercises(m: SmolMaterial) -> list[Exercise]:
             ),
             answer=wrapped,
             hint="m × θ_2, then subtract 2π (6.2832) as often as needed.",
-            solution=f"{r.position} × {fmt(theta)} = {fmt(turned)}; brought into −π … π: {fmt(wrapped)} "
-            "(row “pair 2”, column “m·θ_i (wrapped)”).",
+            solution=f"{rope_angle_text(r.position, theta, turned, wrapped)} (row “pair 2”, column “m·θ_i (wrapped)”).",
             tolerance=within,
             uses=shown_numbers(theta),
         ),
