@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from attention_core import story as sty
-from attention_core.exercises.story import ORDER_OPTIONS
+from attention_core.exercises.story import ORDER_OPTIONS, piece_label
 from attention_core.tables import dimension_labels, to_frame
 from ui import display, inputs, learning_checks, lessons
 from ui import story as stories
@@ -165,13 +165,13 @@ def scaling_stop(lab: LabInput, s: sty.Story) -> None:
     if not ask(lab, s, "scaled"):
         return
     display.table(
-        to_frame(s.scaled[s.query].unsqueeze(0), [lab.query_label], lab.labels),
+        to_frame(s.scaled[s.query].unsqueeze(0), [f"{lab.query_label} ÷ √{sty.D_K}"], lab.labels),
         alt_text="The query's scores divided by √d_k",
     )
     sat = s.saturation
     st.markdown(
         f"**Why divide?** Real heads have d_k = 64 or more, and the spread of the scores grows like √d_k. Grow "
-        f"the spread of “{lab.query_label}”'s scores that way and watch its largest weight: without √d_k, softmax "
+        f"the spread of the scores of “{lab.query_label}” that way and watch its largest weight: without √d_k, softmax "
         "saturates, one key (or a few tied ones) takes almost everything and the rest get almost no gradient to "
         "learn from. Divided by √d_k, the weights stay where they are."
     )
@@ -361,7 +361,7 @@ def trained_stop(lab: LabInput) -> None:
     )
     st.markdown(
         f"Recomputed by hand with the functions of stops 2-5 (Q = X W_q + b, softmax(Q Kᵀ / √64)): largest "
-        f"difference from the model's own weights **{format_number(m.gap)}**. Lesson 10 shows all 72 heads."
+        f"difference from the weights of the model's full forward pass **{format_number(m.gap)}**. Lesson 10 shows all 72 heads."
     )
 
 
@@ -388,10 +388,10 @@ def next_token_stop(lab: LabInput) -> None:
     ):
         return
     display.table(
-        pd.DataFrame({"probability": list(m.probabilities)}, index=[repr(piece) for piece in m.pieces]),
+        pd.DataFrame({"probability": list(m.probabilities)}, index=[piece_label(piece) for piece in m.pieces]),
         alt_text="SmolLM2's most likely next tokens",
     )
-    st.caption("Each piece is shown as Python writes it: a leading space is part of the piece.")
+    st.caption("A leading space inside the quotes is part of the piece: the model's pieces carry their spaces.")
 
 
 def finish() -> None:

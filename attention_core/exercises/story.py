@@ -263,16 +263,21 @@ def trained_question(m: TrainedStop, rng: random.Random) -> Exercise:
     )
 
 
+def piece_label(piece: str) -> str:
+    """A vocabulary piece in quotes, with its leading space kept and a newline or tab written visibly."""
+    return quote(piece.replace("\n", "\\n").replace("\t", "\\t"))
+
+
 def next_token_question(m: NextStop) -> Exercise:
     """The GPT-style stop: predict which token SmolLM2 ranks first."""
-    options = tuple(sorted(quote(piece) for piece in m.pieces))
+    options = tuple(sorted(piece_label(piece) for piece in m.pieces))
     return Exercise(
         id="next-token",
         kind="choice",
         prompt=f"Predict: which of these does SmolLM2 rank first as the next token after {quote(m.prompt)}?",
-        answer=quote(m.pieces[0]),
+        answer=piece_label(m.pieces[0]),
         hint="The model reads the last position's context vector, after 30 layers of attention.",
-        solution=f"{quote(m.pieces[0])}, with probability {fmt(m.probabilities[0])}.",
+        solution=f"{piece_label(m.pieces[0])}, with probability {fmt(m.probabilities[0])}.",
         options=options,
         reveals=shown_numbers(m.probabilities),
     )
