@@ -63,12 +63,14 @@ def ask(lab: LabInput, s: sty.Story, place: str) -> bool:
 
 
 def start(lab: LabInput, s: sty.Story) -> None:
-    """The input and the weights, stated once, and the check before the path."""
+    """The check before the path, then the input and the weights, stated once."""
+    st.markdown(
+        "One worked example. Each stop computes from the one before and asks you one question **before** it shows "
+        "its result. First, what do you know already?"
+    )
+    learning_checks.pre_check()
     st.markdown(
         f"""
-One worked example. Each stop computes from the one before and asks you one question **before** it shows
-its result.
-
 **The input** is the sidebar's sentence: {plural(lab.T, "token")}, each {lab.d_model} numbers (the rows of X).
 **The weights** are drawn once (seed {sty.SEED}) and kept to the end: W_q, W_k, W_v give each token
 {sty.HEADS * sty.D_K} numbers, {sty.HEADS} heads of d_k = {sty.D_K}. Stops 2-7 follow **head 1** (columns 1-2) and
@@ -78,7 +80,6 @@ the query **“{lab.query_label}”**; stop 8 adds head 2 and W_o.
     display.lesson_caption(lab.description)
     display.table(to_frame(s.X, lab.labels, dimension_labels(lab.d_model)), alt_text="The input X")
     weight_tables(s)
-    learning_checks.pre_check()
 
 
 def weight_tables(s: sty.Story) -> None:
