@@ -20,6 +20,10 @@ Every lesson with exercises, on the default example and on a typed sentence with
    so that a solution's own text does not count as the step revealing it; and each solution is shown.
 2. Every step that asks something is opened alone (``step=N``, the learner's view) and checked the same way,
    before and after "Show me the answer".
+3. A step may ask again once its first questions are settled (a second round: the first answer's table holds the
+   next question's operands). Both views settle round after round (at most ``ROUNDS``, as ``tests.pages.answered``
+   does) and check each newly asked exercise before it is settled and after, the same way (the solutions of the
+   rounds before stay on the step).
 
 No coincidence is excused: a number that legitimately stands on a step while it gives an exercise away (a
 symmetric matrix's other half, a weight of a row that the question does not ask about but prints the same) is a
@@ -37,6 +41,7 @@ from streamlit.testing.v1.element_tree import Block
 import ui.steps
 from attention_core.exercises import Exercise
 from tests.apptest_helpers import assert_clean, frames, open_page, sentence_params
+from tests.pages.answered import ROUNDS
 from tests.pages.test_exercises_on_screen import check_not_guessable, element_numbers, leaves
 from ui import lessons
 from ui.exercises import KIND_LABELS, answer_text
@@ -180,10 +185,13 @@ def solutions_in(node) -> set[str]:
 # --- the checks -----------------------------------------------------------------------------------------------
 
 
-def check_before(at, node, lesson: lessons.Lesson, items: list[Exercise], where: str) -> None:
-    """Before any answer: nothing gives an exercise away, its operands are there, no solution, no guessing."""
+def check_before(
+    at, node, lesson: lessons.Lesson, items: list[Exercise], where: str, earlier: tuple[Exercise, ...] = ()
+) -> None:
+    """Before any answer: nothing gives an exercise away, its operands are there, no solution, no guessing
+    (``earlier``: exercises of the rounds before, settled: their solutions may stay on the step)."""
     numbers, at_3, whole = numbers_on(node), three_decimal_numbers(node), whole_numbers(leaves(node))
-    shown_text = solutions_in(node)
+    shown_text = solutions_in(node) - {solution_text(item) for item in earlier}
     for item in items:
         if is_count(item):
             assert answer_text(item) not in whole, (where, item.id, "count given away", answer_text(item))
@@ -226,32 +234,60 @@ def check_after(node, items: list[Exercise], where: str) -> None:
         assert solution_text(item) in shown_text, (where, item.id, "no solution")
 
 
+def newly_asked(at, lesson: lessons.Lesson, settled: list[Exercise]) -> list[Exercise]:
+    """The lesson's exercises whose card the page shows and that are not settled yet: a round (the first, or one
+    that settling the round before opened)."""
+    done = {item.id for item in settled}
+    every = at.session_state[f"_exercises:{lesson.name}"]
+    return [item for item in every if item.id not in done and asks(at.main, item)]
+
+
 @pytest.mark.parametrize(("lesson", "params"), list(cases()))
 def test_answers_come_after_their_questions(lesson, params, boxed_steps):
     whole = open_page(lesson.path, {**params, "view": "all"})
     assert_clean(whole)
-    every = list(whole.session_state[f"_exercises:{lesson.name}"])
-    assert every, "the lesson asks something"
-    boxes = step_boxes(whole)
-    assert len(boxes) >= 3, "each step in its container"
+    assert newly_asked(whole, lesson, []), "the lesson asks something"
     by_step: dict[int, list[Exercise]] = {}
-    for item in every:
-        steps = [number for number, box in boxes.items() if asks(box, item)]
-        assert len(steps) == 1, (item.id, "asked in exactly one step", steps)
-        by_step.setdefault(steps[0], []).append(item)
-    for number, items in by_step.items():
-        check_before(whole, boxes[number], lesson, items, f"{lesson.name} whole view, step {number}")
-    whole = settle(whole, lesson, every)
-    assert_clean(whole)
-    boxes = step_boxes(whole)
-    for number, items in by_step.items():
-        check_after(boxes[number], items, f"{lesson.name} whole view, step {number}")
+    settled: list[Exercise] = []
+    for round_number in range(1, ROUNDS + 1):
+        every = newly_asked(whole, lesson, settled)
+        if not every:
+            break
+        boxes = step_boxes(whole)
+        assert len(boxes) >= 3, "each step in its container"
+        asked_now: dict[int, list[Exercise]] = {}
+        for item in every:
+            steps = [number for number, box in boxes.items() if asks(box, item)]
+            assert len(steps) == 1, (item.id, "asked in exactly one step", steps)
+            asked_now.setdefault(steps[0], []).append(item)
+        for number, items in asked_now.items():
+            where = f"{lesson.name} whole view, step {number}, round {round_number}"
+            check_before(whole, boxes[number], lesson, items, where, tuple(settled))
+        whole = settle(whole, lesson, every)
+        assert_clean(whole)
+        settled += every
+        for number, items in asked_now.items():
+            by_step.setdefault(number, []).extend(items)
+        boxes = step_boxes(whole)
+        for number, items in by_step.items():
+            check_after(boxes[number], items, f"{lesson.name} whole view, step {number}, round {round_number}")
+    assert not newly_asked(whole, lesson, settled), f"settled within {ROUNDS} rounds"
+    asked_ids = {item.id for item in settled}
+    never = [item.id for item in whole.session_state[f"_exercises:{lesson.name}"] if item.id not in asked_ids]
+    assert not never, ("every exercise is asked in the whole lesson", never)
 
-    for number, items in by_step.items():
+    for number in by_step:
         at = open_page(lesson.path, {**params, "step": str(number)})
         assert_clean(at)
-        where = f"{lesson.name} step {number}"
-        check_before(at, at.main, lesson, items, where)
-        at = settle(at, lesson, items)
-        assert_clean(at)
-        check_after(at.main, items, where)
+        done: list[Exercise] = []
+        for round_number in range(1, ROUNDS + 1):
+            items = newly_asked(at, lesson, done)
+            if not items:
+                break
+            where = f"{lesson.name} step {number}, round {round_number}"
+            check_before(at, at.main, lesson, items, where, tuple(done))
+            at = settle(at, lesson, items)
+            assert_clean(at)
+            done += items
+            check_after(at.main, done, where)
+        assert done, (number, "the step asks something when opened alone")
