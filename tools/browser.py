@@ -46,8 +46,11 @@ def wait_for_app(page, timeout: float = 60_000) -> None:
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def serve(script: Path, port: int, cwd: Path = ROOT) -> subprocess.Popen:
-    """`streamlit run script` headless on 127.0.0.1:port from the repository root (its .streamlit config)."""
+def serve(script: Path, port: int, cwd: Path = ROOT, *, watch: bool = False) -> subprocess.Popen:
+    """`streamlit run script` headless on 127.0.0.1:port from the repository root (its .streamlit config).
+
+    Tests and benchmarks turn the file watcher off; ``watch`` keeps the shipped config's watcher, and reruns on save."""
+    watcher = ["--server.runOnSave", "true"] if watch else ["--server.fileWatcherType", "none"]
     command = [
         sys.executable,
         "-m",
@@ -62,8 +65,7 @@ def serve(script: Path, port: int, cwd: Path = ROOT) -> subprocess.Popen:
         "true",
         "--browser.gatherUsageStats",
         "false",
-        "--server.fileWatcherType",
-        "none",
+        *watcher,
     ]
     return subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
