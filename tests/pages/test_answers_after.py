@@ -18,8 +18,8 @@ Every lesson with exercises, on the default example and on a typed sentence with
    Then every "Show me the answer" is clicked: after each question the step draws what answers it (its ``reveals``,
    else a computed answer or count; a what-if's number is a hypothetical, its solution's), outside the exercise cards
    so that a solution's own text does not count as the step revealing it; and each solution is shown.
-2. Every step that asks something is opened alone (``step=N``, the learner's view) and checked the same way,
-   before and after "Show me the answer".
+2. Every step is opened alone (``step=N``, the learner's view; it may ask what the whole view asks in another
+   step) and, where it asks something, checked the same way, before and after "Show me the answer".
 3. A step may ask again once its first questions are settled (a second round: the first answer's table holds the
    next question's operands). Both views settle round after round (at most ``ROUNDS``, as ``tests.pages.answered``
    does) and check each newly asked exercise before it is settled and after, the same way (the solutions of the
@@ -51,7 +51,6 @@ from ui.format import format_number
 PENDING = {
     "trained_model": "issue 36: A2 is moving their answers",
     "smollm2": "issue 36: A2 is moving their answers",
-    "training": "issue 36: A2 is moving their answers",
     "generation": "issue 36: A2 is moving their answers",
 }
 
@@ -238,7 +237,8 @@ def newly_asked(at, lesson: lessons.Lesson, settled: list[Exercise]) -> list[Exe
     """The lesson's exercises whose card the page shows and that are not settled yet: a round (the first, or one
     that settling the round before opened)."""
     done = {item.id for item in settled}
-    every = at.session_state[f"_exercises:{lesson.name}"]
+    key = f"_exercises:{lesson.name}"
+    every = at.session_state.get(key, ())  # a step that asks nothing records nothing
     return [item for item in every if item.id not in done and asks(at.main, item)]
 
 
@@ -276,7 +276,8 @@ def test_answers_come_after_their_questions(lesson, params, boxed_steps):
     never = [item.id for item in whole.session_state[f"_exercises:{lesson.name}"] if item.id not in asked_ids]
     assert not never, ("every exercise is asked in the whole lesson", never)
 
-    for number in by_step:
+    asking_steps = 0
+    for number in sorted(boxes):  # every step alone: the stepped view may ask in another step than the whole one
         at = open_page(lesson.path, {**params, "step": str(number)})
         assert_clean(at)
         done: list[Exercise] = []
@@ -290,4 +291,5 @@ def test_answers_come_after_their_questions(lesson, params, boxed_steps):
             assert_clean(at)
             done += items
             check_after(at.main, done, where)
-        assert done, (number, "the step asks something when opened alone")
+        asking_steps += bool(done)
+    assert asking_steps, "a step opened alone asks something"
