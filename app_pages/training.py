@@ -41,30 +41,37 @@ def render(lab: LabInput) -> None:
     )
 
 
-TASK_PLACES = ("ideal-key", "uniform-closeness", "causal-future", "scored-count")  # the questions on the task
+TASK_PLACES = ("ideal-key", "uniform-closeness", "causal-future", "batch-scored")  # the questions on the task
 
 
 def task_step(lab: LabInput, whole: bool = True) -> tr.TrainingSettings | None:
-    """The settings, the task they set (``whole``: with its right pattern and the questions on the task, which
-    the stepped view shows in the next step); returns the settings (None when they do not fit: then nothing is
-    trained)."""
+    """The settings, the task they set (``whole``: with the held-out example, the questions on the task and its right
+    pattern, which the stepped view shows in the next step); returns the settings (None when they do not fit: then
+    nothing is trained)."""
     settings = choose_settings()
     if settings is None:
         return None
-    the_task(settings, with_pattern=whole)
+    the_task(settings)
     if whole:
-        check_yourself(lab, settings, places=TASK_PLACES)
+        what_attention_must_learn(lab, settings)
     return settings
 
 
 def pattern_step(lab: LabInput, settings: tr.TrainingSettings | None) -> None:
-    """The task's right pattern on the held-out example, and the questions on the task."""
+    """The held-out example, the questions on the task, then its right pattern."""
     if settings is None:
         return
-    st.caption(f"The task chosen in the step before: {tr.TASKS[settings.task]}, seed {settings.seed}.")
+    st.caption(f"The task chosen in the step before: {tr.TASKS[settings.task]}.")
+    what_attention_must_learn(lab, settings)
+
+
+def what_attention_must_learn(lab: LabInput, settings: tr.TrainingSettings) -> None:
+    """The held-out example with its targets, the questions on the task, then (once they are settled) the right
+    pattern and how many positions are scored: the heatmap answers which key each query needs."""
     st.subheader("What attention must learn")
-    right_pattern(settings)
-    check_yourself(lab, settings, places=TASK_PLACES)
+    held_out_example(settings)
+    if check_yourself(lab, settings, places=TASK_PLACES):
+        right_pattern(settings)
 
 
 def train_step(settings: tr.TrainingSettings | None, whole: bool) -> None:
@@ -84,27 +91,31 @@ def train_step(settings: tr.TrainingSettings | None, whole: bool) -> None:
 
 
 def heads_step(lab: LabInput, settings: tr.TrainingSettings | None, whole: bool) -> None:
-    """The heads at any saved step of the run beside the right pattern (untrained: step 0), and the question on
-    the run. On the whole lesson's page the training step draws the heads (they follow its run)."""
+    """The question on the run, then the heads at any saved step of it beside the right pattern (untrained: step 0,
+    and nothing to ask). On the whole lesson's page the training step draws the heads (they follow its run)."""
     if settings is None:
         return
-    if not whole:
-        run = training_runs.mine(settings)
-        if run is None:
+    run = training_runs.mine(settings)
+    if run is None:
+        if not whole:
             before_training(settings, where=" in the step before (“Train it”)")
-        else:
-            scrub(run)
-    check_yourself(lab, settings, places=("closer",))
+        return
+    if not check_yourself(lab, settings, places=("closer",)):
+        return
+    first_and_last(run)
+    if not whole:
+        scrub(run)
 
 
-def check_yourself(lab: LabInput, settings: tr.TrainingSettings, places: tuple[str, ...]) -> None:
-    """Exercises on the task and on this session's run of these settings (step 0 only until it trains them)."""
+def check_yourself(lab: LabInput, settings: tr.TrainingSettings, places: tuple[str, ...]) -> bool:
+    """Exercises on the task and on this session's run of these settings (step 0 only until it trains them);
+    whether they are settled."""
     run = training_runs.mine(settings)
     example, snapshot = training_runs.untrained(settings)
     snapshots = tuple(run.snapshots) if run is not None else (snapshot,)
     material = TrainingMaterial(settings, example, snapshots)
     key = (*dataclasses.astuple(settings), run is not None)
-    exercises_section(
+    return exercises_section(
         __file__, lab, material=material, material_key=key, made_from="the task and the run above", places=places
     )
 
@@ -183,35 +194,59 @@ def settings_in_session() -> tr.TrainingSettings:
     return settings
 
 
-def the_task(settings: tr.TrainingSettings, with_pattern: bool = True) -> None:
-    """A few held-out sequences with their targets, and (``with_pattern``) the right attention pattern for one of
-    them beside them."""
+def the_task(settings: tr.TrainingSettings) -> None:
+    """A few held-out sequences with their targets."""
     st.subheader("The task")
     tokens, targets = tr.make_batch(settings.task, 6, torch.Generator().manual_seed(settings.seed + 1))
     symbols = tr.vocabulary(settings.task)
     frame = pd.DataFrame(
         {
             "sequence": [" ".join(symbols[int(t)] for t in row) for row in tokens],
-            "targets (· = not scored)": [
-                " ".join(symbols[int(t)] if t != tr.IGNORE else "·" for t in row) for row in targets
-            ],
+            "targets (· = not scored)": [" ".join(target_text(symbols, t) for t in row) for row in targets],
         }
     )
-    left, right = st.columns(2) if with_pattern else (st.container(), None)
-    with left:
-        st.markdown(f"**{tr.TASKS[settings.task]}**: held-out sequences and what each position must predict.")
-        display.frame_table(frame, hide_index=True)
-        display.download_csv(frame, f"training-{settings.task}-examples.csv", label="Download the examples as CSV")
-    if right is not None:
-        with right:
-            right_pattern(settings)
+    st.markdown(f"**{tr.TASKS[settings.task]}**: held-out sequences and what each position must predict.")
+    display.frame_table(frame, hide_index=True)
+    display.download_csv(frame, f"training-{settings.task}-examples.csv", label="Download the examples as CSV")
+
+
+def target_text(symbols, target) -> str:
+    """A target as the tables write it: its symbol, or · where the position is not scored."""
+    return symbols[int(target)] if int(target) != tr.IGNORE else "·"
+
+
+def held_out_example(settings: tr.TrainingSettings) -> None:
+    """The held-out example every heatmap of the lesson shows: each position's token and target."""
+    example, _ = training_runs.untrained(settings)
+    symbols = tr.vocabulary(settings.task)
+    targets = training_runs.example_targets(settings.task, settings.seed)
+    st.markdown(
+        "The heatmaps of this lesson show one held-out sequence, the **example**: each position, its token and what "
+        "it must predict (· = not scored). The model is causal: a query sees its own position and the ones before."
+    )
+    display.frame_table(
+        pd.DataFrame(
+            {"token": [symbols[int(t)] for t in example], "target": [target_text(symbols, t) for t in targets]},
+            index=tr.position_labels(settings.task, example),
+        ),
+        hide_index=False,
+        alt="The held-out example, position by position",
+    )
 
 
 def right_pattern(settings: tr.TrainingSettings) -> None:
-    """The right attention pattern for the held-out example: 1 on the key each scored query needs."""
+    """The right attention pattern for the held-out example: 1 on the key each scored query needs, and how many
+    positions it scores."""
     example, _ = training_runs.untrained(settings)
     labels = tr.position_labels(settings.task, example)
-    display.heatmap(tr.ideal_pattern(settings.task, example), labels, labels, title="The right pattern")
+    ideal = tr.ideal_pattern(settings.task, example)  # (T, T)
+    display.heatmap(ideal, labels, labels, title="The right pattern")
+    scored = [p for p, key in enumerate(tr.ideal_keys(settings.task, example).tolist(), 1) if key >= 0]
+    st.caption(
+        f"Each scored query's row is 1 on the key holding what it must predict; a row not scored is all 0. Scored: "
+        f"positions {', '.join(map(str, scored))}, {len(scored)} of {len(labels)}; a batch of {tr.BATCH} such "
+        f"sequences gives the loss {len(scored)} × {tr.BATCH} = {len(scored) * tr.BATCH:,} terms."
+    )
 
 
 @st.fragment
@@ -305,6 +340,20 @@ def scrub(run: tr.TrainingRun) -> None:
     snapshot = run.snapshots[steps.index(chosen)]
     st.caption(f"At step {chosen}: loss {format_number(snapshot.loss)}, held-out accuracy {snapshot.accuracy:.1%}.")
     attention_beside_ideal(run.settings.task, run.example, snapshot)
+
+
+def first_and_last(run: tr.TrainingRun) -> None:
+    """Each last-layer head's weight on the right key at the run's first and last saved steps (what the question
+    on the run compares)."""
+    ideal = tr.ideal_pattern(run.settings.task, run.example)  # (T, T)
+    first, last = run.snapshots[0], run.snapshots[-1]
+    layer = last.weights.shape[0] - 1
+    heads = [
+        f"head {head + 1}: {format_number(tr.closeness(first.weights[layer, head], ideal))} at step {first.step}, "
+        f"{format_number(tr.closeness(last.weights[layer, head], ideal))} at step {last.step}"
+        for head in range(last.weights.shape[1])
+    ]
+    st.markdown(f"**Weight on the right key**, layer {layer + 1}: " + "; ".join(heads) + ".")
 
 
 def attention_beside_ideal(task: str, example: torch.Tensor, snapshot: tr.Snapshot) -> None:

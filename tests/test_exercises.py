@@ -366,7 +366,7 @@ def test_training_answers_are_the_tasks_and_the_runs():
     assert float(by_id(items, "uniform-closeness").answer) == pytest.approx(
         sum(1 / (n + 1) for n in scored) / len(scored)
     )
-    assert float(by_id(items, "scored-count").answer) == len(scored)
+    assert float(by_id(items, "batch-scored").answer) == tr.BATCH * len(scored)
     assert by_id(items, "causal-future").answer == "no: the key is in its future"
     closer = by_id(items, "closer")
     run = short_run(settings)

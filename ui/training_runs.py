@@ -296,3 +296,11 @@ def untrained(settings: tr.TrainingSettings) -> tuple[torch.Tensor, tr.Snapshot]
 @st.cache_data(max_entries=64, show_spinner=False)
 def _untrained(*fields) -> tuple[torch.Tensor, tr.Snapshot]:
     return tr.untrained_snapshot(tr.TrainingSettings(*fields))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def example_targets(task: str, seed: int) -> torch.Tensor:
+    """The held-out example's targets (T,): what each of its positions must predict, tr.IGNORE where nothing is
+    scored (the example is the first held-out sequence, as ``untrained`` and every run show it)."""
+    _, targets = tr.make_batch(task, tr.HELD_OUT, torch.Generator().manual_seed(seed + 1))  # (HELD_OUT, T)
+    return targets[0]  # (T,)

@@ -141,7 +141,7 @@ def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
 
 
 def training_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
-    """Lesson 11: the key the task needs, spread-out weights, the causal future, the scored count, progress."""
+    """Lesson 12: the key the task needs, spread-out weights, the causal future, the loss's count, progress."""
     from attention_core import training as tr
 
     if not isinstance(inp.material, TrainingMaterial):
@@ -199,12 +199,14 @@ def training_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
             options=("yes, once trained", "yes, a little", "no: the key is in its future"),
         ),
         Exercise(
-            id="scored-count",
+            id="batch-scored",
             kind="numeric",
-            prompt="How many positions of the example are scored (have a target)? Exact count.",
-            answer=float(len(scored)),
-            hint="Count the positions whose target is not '·' in the task's table.",
-            solution=f"Positions {', '.join(str(s + 1) for s in scored)}: {len(scored)} scored.",
+            prompt=f"Each training step's batch holds {tr.BATCH} sequences built like the example (the same "
+            "positions scored). Over how many scored positions N does one batch's loss average? Exact count.",
+            answer=float(tr.BATCH * len(scored)),
+            hint="Count the positions of the example whose target is not '·', then multiply by the sequences.",
+            solution=f"Scored: positions {', '.join(str(s + 1) for s in scored)}, {len(scored)} per sequence; "
+            f"{len(scored)} × {tr.BATCH} = {tr.BATCH * len(scored)}.",
         ),
     ]
     if len(snapshots) > 1 and snapshots[0].step != snapshots[-1].step:
@@ -219,9 +221,11 @@ def training_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
                 prompt=f"Layer {last_layer + 1}, head {head + 1}: is its pattern closer to the right one at step "
                 f"{first.step} or at step {last.step}?",
                 answer=answer,
-                hint="Compare the mean weight on the right key at both steps (move the step slider).",
+                hint="Training lowers the loss; for this task that means more weight on the key holding what each "
+                "query must predict. The held-out accuracy of the step “Train it” says how far it got.",
                 solution=f"Weight on the right key: {fmt(start)} at step {first.step}, {fmt(end)} at step {last.step}.",
                 options=(f"step {first.step}", f"step {last.step}"),
+                reveals=(start, end),  # the weights on the right key at both steps (the step slider shows them)
             )
         )
     return items

@@ -85,7 +85,7 @@ def test_exercises_footer_and_a_clickable_snapshot():
     settings = tr.TrainingSettings()
     example, snapshot = tr.untrained_snapshot(settings)
     items = page_exercises(at, PAGE)
-    right_wrong_malformed(at, PAGE, items["scored-count"])
+    right_wrong_malformed(at, PAGE, items["batch-scored"])
     labels = tr.position_labels(settings.task, example)
     at.session_state["_cell:training_cell"] = (labels[0], labels[3])
     at.run()
@@ -123,6 +123,7 @@ def test_in_steps_the_settings_carry_to_the_train_step_which_redraws_while_train
     from tests.learn_helpers import record_training_drawings
     from ui import training_runs
     from ui.exercises import place_name
+    from ui.format import format_number
 
     monkeypatch.setattr(training_runs, "WATCH_INTERVAL", 0.0)
     drawn = record_training_drawings(monkeypatch)
@@ -134,7 +135,7 @@ def test_in_steps_the_settings_carry_to_the_train_step_which_redraws_while_train
     at.button(key="stepnext:training").click().run()
     assert at.query_params["step"] == "3" and "What attention must learn" in [h.value for h in at.subheader]
     shown = {place_name(item) for item in at.session_state["_exercises_shown:training"]}
-    assert shown == {"ideal-key", "uniform-closeness", "causal-future", "scored-count"}
+    assert shown == {"ideal-key", "uniform-closeness", "causal-future", "batch-scored"}
     at.button(key="stepnext:training").click().run()
     assert at.query_params["step"] == "4"
     assert "training_steps" not in [number.key for number in at.number_input]  # the settings stay in their step
@@ -147,8 +148,16 @@ def test_in_steps_the_settings_carry_to_the_train_step_which_redraws_while_train
     assert "The task" not in [h.value for h in at.subheader]
     at.button(key="stepnext:training").click().run()
     assert_clean(at)
+    (closer,) = at.session_state["_exercises_shown:training"]
+    assert place_name(closer) == "closer"
+    # the question first: the heads at each step (the slider) and the weights it compares come once it is settled
+    assert "training_step" not in [slider.key for slider in at.select_slider]
+    assert not any("Weight on the right key" in m.value for m in at.markdown)
+    at.button(key=f"exs:training:{closer.id}").click().run()
+    assert_clean(at)
     assert at.select_slider(key="training_step").value == 40
-    assert [place_name(item) for item in at.session_state["_exercises_shown:training"]] == ["closer"]
+    compared = next(m.value for m in at.markdown if m.value.startswith("**Weight on the right key**"))
+    assert all(format_number(value) in compared for value in closer.reveals)
 
 
 def test_in_steps_a_try_this_button_on_the_last_step_sets_up_the_train_step():
