@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from attention_core import story as sty
+from attention_core.attention import attention
 from attention_core.exercises.story import ORDER_OPTIONS, piece_label
 from attention_core.tables import dimension_labels, to_frame
 from ui import display, inputs, learning_checks, lessons
@@ -78,7 +79,16 @@ the query **“{lab.query_label}”**; stop 8 adds head 2 and W_o.
 """
     )
     display.lesson_caption(lab.description)
-    display.table(to_frame(s.X, lab.labels, dimension_labels(lab.d_model)), alt_text="The input X")
+    display.matrix(
+        s.X,
+        lab.labels,
+        dimension_labels(lab.d_model),
+        kind="values",
+        title="The input X",
+        row_title="token",
+        col_title="dimension",
+        download="path_input.csv",
+    )
     weight_tables(s)
 
 
@@ -322,6 +332,7 @@ def one_line_stop(lab: LabInput, s: sty.Story) -> None:
         f"V of head 1 ({lab.T} tokens, d_k = {sty.D_K}):"
     )
     st.latex(r"\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
+    display.show_code(attention, sty.tell, title="Show the code: the formula, and the whole path")
     if not ask(lab, s, "one-line"):
         return
     st.markdown(f"It returns {s.one_line.numel()} numbers: one context vector of d_k = {sty.D_K} per token.")
