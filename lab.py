@@ -46,7 +46,7 @@ def run() -> None:
     finally:  # also when a page stops early (st.stop)
         marker.caption(progress.progress_marker())
         browser_store.sync()
-        preload.mount()  # a session's first run: the browser readies charts, forms and code while the learner reads
+        preload.mount(specs_ready=not warmup.charts_pending())  # the browser readies charts, forms and code
         warmup.first_run_finished()  # the server's chart warm-up waited for its first page
     collector.freeze_after_imports()  # after the page's imports: no full collection walks them again
 

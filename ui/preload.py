@@ -30,7 +30,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import browser_store, lessons, warmup
+from ui import browser_store, lessons
 
 # The lazy modules of the element kinds the lessons draw, in the order a learner meets them: charts (and the
 # loader that imports Vega-Embed and Vega's expression interpreter), the exercise forms and download buttons,
@@ -166,7 +166,7 @@ def payload(with_specs: bool = True) -> dict:
             "specs": list(warm_specs()) if with_specs else []}  # fmt: skip
 
 
-def mount() -> None:
+def mount(specs_ready: bool = True) -> None:
     """On the run after the browser first answered (its stored progress, ui.browser_store), once per session: the
     component that warms the browser (drawn in the sidebar, zero height) and the hidden element kinds.
 
@@ -174,12 +174,13 @@ def mount() -> None:
     warm-up's imports and charts would take its main thread from that page (the first page read about 0.5-0.8 s
     later with them, docs/benchmarks.md). By the browser's first answer the first page is drawn, and its style,
     which hides the element kinds, is in place. While the server's warm-up has still to build the specs (the
-    server's first page), the browser only loads the modules: building the specs here would lengthen that run."""
+    server's first page: ``specs_ready`` False, lab.py asks ui.warmup), the browser only loads the modules: building
+    the specs here would lengthen that run."""
     if not browser_answered() or st.session_state.get(DONE_KEY):
         return
     st.session_state[DONE_KEY] = True
     with st.sidebar:
-        _component(key="browser_preload", data=payload(with_specs=not warmup.charts_pending()), height=0)
+        _component(key="browser_preload", data=payload(with_specs=specs_ready), height=0)
     element_kinds(link=lessons.LESSONS[0].path)
 
 
