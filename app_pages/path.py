@@ -202,9 +202,8 @@ def scaling_stop(lab: LabInput, s: sty.Story) -> None:
 def softmax_stop(lab: LabInput, s: sty.Story) -> None:
     """Softmax of the query's scaled row, and why dividing by the sum fails."""
     st.markdown(
-        "**Softmax** turns the scaled scores into weights: exponentiate each (after subtracting the row's largest, "
-        "which changes nothing and avoids overflow), then divide by their sum. Every weight is positive and the "
-        "row sums to 1."
+        "**Softmax** turns scaled scores into weights: exponentiate each (minus the row's largest, which changes "
+        "nothing and avoids overflow), then divide by their sum. The weights are positive and sum to 1."
     )
     display.table(
         pd.DataFrame(
@@ -238,9 +237,8 @@ def mask_stop(lab: LabInput, s: sty.Story) -> None:
     query = lab.labels[s.mask_query]
     moved = "" if s.mask_query == s.query else f" (not “{lab.query_label}”: it is last, and sees every token anyway)"
     st.markdown(
-        f"A GPT-style model writes left to right, so a token may not look at the tokens after it: a **causal mask** "
-        f"sets those scores to −∞ before softmax, and their weights become 0. Take “{query}”{moved}. Its weights "
-        "without the mask, and which keys the mask keeps:"
+        f"A GPT-style model writes left to right, so a token may not look at later tokens: a **causal mask** sets "
+        f"their scores to −∞ before softmax, and their weights become 0. Take “{query}”{moved}, without the mask:"
     )
     display.table(
         to_frame(s.attn[s.mask_query].unsqueeze(0), [query], lab.labels), alt_text=f"The weights of {query}, no mask"
@@ -251,8 +249,8 @@ def mask_stop(lab: LabInput, s: sty.Story) -> None:
         return
     display.heatmap(s.masked_attn, lab.labels, lab.labels, title="Weights with a causal mask", highlight_row=query)
     st.markdown(
-        "Each row now shares its weight among the tokens up to itself only. The next stops go back to the weights "
-        "without a mask, as an encoder such as the trained model at stop 11 uses."
+        "Each row now shares its weight among the tokens up to itself. The next stops go back to the weights "
+        "without a mask, as an encoder (the trained model at stop 11) uses."
     )
 
 
@@ -273,17 +271,16 @@ def context_stop(lab: LabInput, s: sty.Story) -> None:
         return
     display.table(to_frame(s.context, lab.labels, ["c1", "c2"]), alt_text="Context vectors of head 1")
     st.markdown(
-        f"Row “{lab.query_label}” is the answer. Each token gets a blend of the values, mostly of the tokens it "
-        "attends to: this is what the token “learns” from its sentence."
+        "Each token gets a blend of the values, mostly of the tokens it attends to: what it takes from its sentence."
     )
 
 
 def heads_stop(lab: LabInput, s: sty.Story) -> None:
     """Head 2 from the other columns of the same matrices, the concatenation and W_o."""
     st.markdown(
-        "One head gives each query one way to spread its attention. **Head 2** runs the same steps with columns "
-        "3-4 of the same W_q, W_k, W_v. The two context vectors are put side by side (**concatenated**) and "
-        "multiplied by W_o, which mixes the heads back into d_model numbers per token."
+        "**Head 2** runs the same steps with columns 3-4 of the same W_q, W_k, W_v, so a query can spread its "
+        "attention two ways. The two context vectors are put side by side (**concatenated**) and multiplied by "
+        "W_o, which mixes the heads back into d_model numbers per token."
     )
     display.table(
         to_frame(
@@ -332,6 +329,10 @@ def one_line_stop(lab: LabInput, s: sty.Story) -> None:
         f"V of head 1 ({lab.T} tokens, d_k = {sty.D_K}):"
     )
     st.latex(r"\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
+    display.table(
+        to_frame(s.qkv, lab.labels, ["q1", "q2", "k1", "k2", "v1", "v2"]),
+        alt_text="Q, K and V of head 1, from stop 2",
+    )
     display.show_code(attention, sty.tell, title="Show the code: the formula, and the whole path")
     if not ask(lab, s, "one-line"):
         return

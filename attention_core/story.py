@@ -97,6 +97,11 @@ class Story:
         return int(self.X.shape[0])
 
     @property
+    def qkv(self) -> torch.Tensor:
+        """Q, K and V side by side: (T, 3 d_k)."""
+        return torch.cat([self.Q, self.K, self.V], dim=-1)
+
+    @property
     def d_model(self) -> int:
         return int(self.X.shape[1])
 

@@ -62,6 +62,7 @@ def test_the_path_from_the_overview_to_the_next_token(page, app_url):
         texts[number] = main_text(page)
     assert all(v in texts[2] for v in V), "stop 2 shows V"
     assert all(v in texts[7] for v in V), "the context stop blends stop 2's V"
+    assert all(v in texts[10] for v in V), "the one line runs on stop 2's V"
     context = [format_number(c) for c in story.context[story.query].tolist()]
     assert all(c in texts[8] for c in context), "the heads stop concatenates stop 7's context vector"
     assert "One head of a trained model" in texts[11] and "Layer" in texts[11]
