@@ -12,6 +12,7 @@ from attention_core import cell_math
 from attention_core import generation as gen
 from attention_core import training as tr
 from attention_core.exercises import GenerationMaterial
+from attention_core.exercises.models import query_block
 from attention_core.masks import causal_mask
 from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import dimension_labels, long_columns
@@ -85,12 +86,13 @@ def default_online(labels: tuple[str, ...]) -> tuple[int, int]:
     return min(int(row), len(labels) - 1), int(st.session_state.get("generation_block", BLOCK_SIZES[1]))
 
 
-def check_yourself(lab: LabInput, head: Head, step: int, online_row: int, block_size: int, places: tuple) -> None:
-    """The step's questions, made from the head the lesson generates with (one material for every step)."""
+def check_yourself(lab: LabInput, head: Head, step: int, online_row: int, block_size: int, places: tuple) -> bool:
+    """The step's questions, made from the head the lesson generates with (one material for every step); whether
+    they are settled."""
     run = head.run
     source_key = ("trained", *dataclasses.astuple(run.settings)) if run is not None else ("sidebar",)
     material = GenerationMaterial(head.X, head.W_q, head.W_k, head.W_v, head.labels, step, online_row, block_size)
-    exercises_section(
+    return exercises_section(
         __file__,
         lab,
         material=material,
@@ -101,15 +103,19 @@ def check_yourself(lab: LabInput, head: Head, step: int, online_row: int, block_
 
 def kv_cache_step(lab: LabInput, head: Head, part: str | None = None) -> None:
     """The cache at a chosen step, its code, and the questions about that step. ``part`` None draws it all (the
-    whole lesson); in steps, CACHE draws the K and V caches and the code, QUERY the new query's row over them and
-    the questions (each with the step slider)."""
-    step = kv_cache(head.X, head.W_k, head.W_v, head.steps, list(head.labels), part)
+    whole lesson); in steps, CACHE draws the K and V caches and the code, QUERY the new query's scores over them,
+    the questions, then (once they are settled) its weights and the cache's size (each with the step slider)."""
+    labels = list(head.labels)
+    t = kv_cache(head.X, head.W_k, head.W_v, head.steps, labels, part)
     if part != QUERY:
         display.show_code(gen.cached_step)
-    if part != CACHE:
-        check_yourself(
-            lab, head, step, *default_online(head.labels), places=("cache-numbers", "step-top", "cache-unchanged")
-        )
+    if part == CACHE:
+        return
+    step = head.steps[t]
+    query_scores(step, labels[: t + 1], labels[t])
+    places = ("cache-numbers", "step-top", "cache-unchanged")
+    if check_yourself(lab, head, t, *default_online(head.labels), places=places):
+        query_weights(step, labels[: t + 1], t + 1)
 
 
 def recompute_step(head: Head) -> None:
@@ -127,11 +133,14 @@ def saving_step(lab: LabInput, head: Head) -> None:
 
 
 def online_softmax_step(lab: LabInput, head: Head) -> None:
-    """Online softmax of one row, its code, and the question of the running maximum."""
-    online_row, block_size = online_softmax(head.masked, list(head.labels))
-    display.show_code(gen.online_softmax_steps)
+    """Online softmax of one row up to the query's own block, the question of the running sum after it, then (once
+    it is settled) every block, the weights and the code."""
+    labels = list(head.labels)
+    online_row, block_size = online_softmax(head.masked, labels)
     step = int(st.session_state.get("generation_step", len(head.labels))) - 1
-    check_yourself(lab, head, step, online_row, block_size, places=("running-max",))
+    if check_yourself(lab, head, step, online_row, block_size, places=("running-sum",)):
+        online_result(head.masked[online_row], labels, block_size)
+        display.show_code(gen.online_softmax_steps)
 
 
 def intro(lab: LabInput, run: tr.TrainingRun | None) -> None:
@@ -208,14 +217,10 @@ def kv_cache(
         f"so the cache holds {t + 1} K rows and {t + 1} V rows."
     )
     if part == QUERY:
-        query_over_cache(step, seen, labels[t], number)
         return t
     d_k, d_v = step.K.shape[1], step.V.shape[1]
-    narrow = max(d_k, d_v) <= NARROW_CACHE  # three side by side; wider caches get a row each
-    if part == CACHE:  # the query's row has its own step
-        left, middle = st.columns(2) if narrow else (st.container(), st.container())
-    else:
-        left, middle, right = st.columns(3) if narrow else (st.container(), st.container(), st.container())
+    narrow = max(d_k, d_v) <= NARROW_CACHE  # side by side; wider caches get a row each
+    left, middle = st.columns(2) if narrow else (st.container(), st.container())
     with left:
         display.heatmap(
             step.K,
@@ -240,18 +245,26 @@ def kv_cache(
             row_title="token",
             col_title="dimension",
         )
-    if part is None:
-        with right:
-            query_over_cache(step, seen, labels[t], number)
     return t
 
 
-def query_over_cache(step: gen.CacheStep, seen: list[str], token: str, number: int) -> None:
-    """The new token's scores and weights over the keys in the cache, with their CSV."""
+def query_scores(step: gen.CacheStep, seen: list[str], token: str) -> None:
+    """The new token's scaled scores over the keys in the cache: what its weights are computed from."""
+    st.markdown(f"**Query {token}** over the cache: its scaled scores q · k / √d_k, one per cached key.")
+    display.table(step.scores.unsqueeze(1), seen, ["score"], alt_text="Scores of the new query")
+
+
+def query_weights(step: gen.CacheStep, seen: list[str], number: int) -> None:
+    """The new token's weights beside its scores, with their CSV, and how many numbers the cache holds."""
     row = pd.DataFrame({"score": step.scores.tolist(), "weight": step.weights.tolist()}, index=seen)
-    st.markdown(f"**Query {token}** over the cache")
+    st.markdown("Its weights, softmax of the scores:")
     display.table(row, alt_text=f"Scores and weights of step {number}")
     display.download_csv(row, f"generation-step-{number}.csv", label="Download this step as CSV")
+    d_k, d_v = step.K.shape[1], step.V.shape[1]
+    st.caption(
+        f"The cache now holds {number} K rows of {d_k} and {number} V rows of {d_v} numbers: "
+        f"{number} × {d_k + d_v} = {step.K.numel() + step.V.numel()} numbers."
+    )
 
 
 def cached_equals_recomputed(
@@ -395,8 +408,9 @@ def cost_of_attention() -> None:
 
 
 def online_softmax(scores: torch.Tensor, labels: list[str]) -> tuple[int, int]:
-    """One query row's softmax block by block, with a running max and sum (the idea behind FlashAttention);
-    returns the row and block size shown (the exercises ask about them)."""
+    """One query row's softmax block by block, with a running max and sum (the idea behind FlashAttention), up to
+    the block before the query's own: from that block on, the running sum is the question's; returns the row and
+    block size shown (the exercises ask about them)."""
     st.subheader("Online softmax, block by block")
     st.markdown(
         "FlashAttention never holds a whole row of scores: it reads the keys in blocks and keeps a running "
@@ -409,22 +423,39 @@ def online_softmax(scores: torch.Tensor, labels: list[str]) -> tuple[int, int]:
     )
     block_size = block_choice.selectbox("Block size", BLOCK_SIZES, index=1, key="generation_block")
     row = scores[i]  # (T,) with -inf after position i
-    steps = gen.online_softmax_steps(row, block_size)
-    display.frame_table(gen.online_frame(steps).map(format_number))
     bars = gen.block_frame(row, labels, block_size)
     display.chart(charts.online_blocks, bars, title=f"Scores of query {labels[i]} (−∞ keys are empty)")
-    online, plain = gen.online_softmax(row, block_size), ac.softmax(row)
+    display.frame_table(bars.set_index("key").map(score_text), hide_index=False, alt="The row's scores by block")
+    asked = query_block(i, block_size)
+    frame = gen.online_frame(gen.online_softmax_steps(row, block_size)).map(format_number)
+    frame.iloc[asked:, [frame.columns.get_loc("block sum"), frame.columns.get_loc("running sum l")]] = "?"
+    display.frame_table(frame)
     st.caption(
-        "Before the first block the sum is empty (l = 0, m = −∞), so its rescale factor is shown as 0. "
-        "At the end, each weight is e^(s_j − m) / l with the final m and l."
+        "Before the first block the sum is empty (l = 0, m = −∞), so its rescale factor is shown as 0. From block "
+        f"{asked + 1} (the one holding the query's own key) on, the sums are yours to work out first."
     )
+    return i, block_size
+
+
+def score_text(value) -> str:
+    """A cell of the row's scores by block: a score as the lab writes it, −∞ where the key is masked, a block name."""
+    if isinstance(value, str):
+        return value
+    return "−∞" if value is None or value != value else format_number(value)
+
+
+def online_result(row: torch.Tensor, labels: list[str], block_size: int) -> None:
+    """Every block's sums, then the weights from the final running max and sum beside plain softmax."""
+    steps = gen.online_softmax_steps(row, block_size)
+    display.frame_table(gen.online_frame(steps).map(format_number))
+    online, plain = gen.online_softmax(row, block_size), ac.softmax(row)
+    st.caption("At the end, each weight is e^(s_j − m) / l with the final m and l.")
     display.table(
         torch.stack([online, plain], dim=1), labels, ["online", "plain softmax"], alt_text="Weights of the row"
     )
     check = agreement(online, plain)
     st.metric("Max difference, online vs plain softmax", format_number(check.max_difference))
     st.caption(f"Online against plain softmax: **{check.verdict}** ({tolerance_text(check.tolerance)}).")
-    return i, block_size
 
 
 render(inputs.current())

@@ -392,11 +392,12 @@ def test_generation_answers_are_the_caches_and_the_counts():
     assert by_id(items, "step-top").answer == m.labels[int(torch.argmax(steps[t].weights))]
     frame = gen.multiply_add_frame(2 * T, d_model, d_model, d_model)
     assert float(by_id(items, "double-length").answer) == frame["without cache"].sum()
-    running = by_id(items, "running-max")
-    row_label, size, block = re.search(r"query “(.+)”'s row in blocks of (\d+) keys .* after block (\d+)",
+    running = by_id(items, "running-sum")
+    row_label, size, block = re.search(r"query “(.+)”'s row in blocks of (\d+) keys .* block (\d+) holds",
                                        running.prompt).groups()  # fmt: skip
     row = gen.masked_scores(m.X, m.W_q, m.W_k)[m.labels.index(row_label)]
-    assert float(running.answer) == pytest.approx(float(row[: int(size) * int(block)].max()))
+    seen = row[: int(size) * int(block)]  # every key up to the query's own block
+    assert float(running.answer) == pytest.approx(float(torch.exp(seen - seen.max()).sum()), rel=1e-5)
     assert by_id(items, "cache-unchanged").answer == "none: earlier rows never change"
 
 

@@ -16,6 +16,7 @@ import streamlit as st
 from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
 from attention_core.exercises import SmolCacheMaterial
+from attention_core.exercises.smollm2 import CACHE_TOKENS
 from attention_core.reference import tolerance_text
 from ui import display, lessons, smol_lesson
 from ui.exercises import exercises_section
@@ -40,8 +41,8 @@ def loaded_model() -> sm.SmolModel | None:
 
 
 def gqa_cache_step() -> SmolCacheMaterial | None:
-    """The cache's bytes per token for SmolLM2 (3 key/value heads) beside full multi-head attention (9); returns
-    what it showed, for the step's questions (None without the model)."""
+    """The cache's bytes per token for SmolLM2 (3 key/value heads); returns what it showed, for the step's questions
+    (None without the model), which come before full multi-head attention's figure (``gqa_answers``)."""
     st.subheader("Grouped-query attention shrinks the cache")
     model = loaded_model()
     if model is None:
@@ -52,8 +53,7 @@ def gqa_cache_step() -> SmolCacheMaterial | None:
 Each new token adds its keys and values to the cache, in every layer. SmolLM2's {size.heads} query heads share
 **{size.kv_heads} key/value heads** (grouped-query attention), so per token the cache grows by
 2 (K and V) × {size.layers} layers × {size.kv_heads} key/value heads × {size.d_k} numbers × {size.bytes_per_number}
-bytes = **{size.gqa_bytes:,} bytes**. Full multi-head attention, with a key/value head per query head, would
-store {size.mha_bytes:,} bytes: {format_number(size.saving, 0)} times as much.
+bytes = **{size.gqa_bytes:,} bytes**.
 """
     )
     st.latex(
@@ -62,6 +62,18 @@ store {size.mha_bytes:,} bytes: {format_number(size.saving, 0)} times as much.
     )
     display.frame_table(sl.cache_table(size), hide_index=False)
     return SmolCacheMaterial(model.config, size.bytes_per_number)
+
+
+def gqa_answers(material: SmolCacheMaterial) -> None:
+    """What the step's questions ask, once they are settled: full multi-head attention's cache beside this one,
+    and the cache at the lengths the questions ask about."""
+    size = sl.cache_size(material.config, material.bytes_per_number)
+    st.markdown(
+        f"Full multi-head attention, with a key/value head per query head, would store {size.mha_bytes:,} bytes per "
+        f"token: {format_number(size.saving, 0)} times as much, one key/value head for every "
+        f"{format_number(size.saving, 0)} query heads here."
+    )
+    display.frame_table(sl.cache_table(size, CACHE_TOKENS), hide_index=False)
 
 
 def cache_check_step() -> None:
@@ -91,10 +103,11 @@ def cache_check_step() -> None:
 
 
 def cache_questions(page: str, lab, material: SmolCacheMaterial | None) -> None:
-    """The step's questions (the generation lesson's, on ``page``), made from the cache sizes it showed."""
+    """The step's questions (the generation lesson's, on ``page``), made from the cache sizes it showed, then (once
+    they are settled) what answers them."""
     if material is None:  # no model, no numbers: nothing to ask
         return
-    exercises_section(
+    settled = exercises_section(
         page,
         lab,
         material=material,
@@ -102,6 +115,8 @@ def cache_questions(page: str, lab, material: SmolCacheMaterial | None) -> None:
         made_from="SmolLM2's cache sizes above",
         places=PLACES,
     )
+    if settled:
+        gqa_answers(material)
 
 
 def gqa_questions_step(page: str, lab) -> None:
@@ -110,8 +125,7 @@ def gqa_questions_step(page: str, lab) -> None:
 
 
 def real_model_step(page: str, lab) -> None:
-    """Both of the above as one step: "GQA and the KV cache" on SmolLM2, then its questions (the lesson ``page``'s,
-    on the page's input ``lab``)."""
-    material = gqa_cache_step()
+    """Both of the above as one step: "GQA and the KV cache" on SmolLM2 with its questions (the lesson ``page``'s,
+    on the page's input ``lab``), then the check."""
+    cache_questions(page, lab, gqa_cache_step())
     cache_check_step()
-    cache_questions(page, lab, material)

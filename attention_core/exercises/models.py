@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, replace
+from decimal import Decimal
 
 import torch
 
@@ -24,6 +25,7 @@ from attention_core.exercises.base import (
     top_index,
 )
 from attention_core.exercises.smollm2 import SmolCacheMaterial, smol_cache_exercises
+from attention_core.numbers import exp_text, result_text, rounded_text, sum_text, written_value
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     X = forward.hidden_states[layer]  # (T, d_model)
     steps = tm.head_by_hand(X, params)
     weights = steps.weights  # (T, T)
-    row = weights[i]  # (T,)
+    row = forward.attentions[layer, head, i]  # (T,) the row as the page shows it (the model's)
     top = top_index(row)
     label = tm.head_label(weights)
     shares = tm.head_shares(weights)
@@ -92,10 +94,13 @@ def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             kind="choice",
             prompt=f"In {where} of all-MiniLM-L6-v2, which piece does the query {quote(P[i])} attend to most?",
             answer=P[top],
-            hint="Read the query's row of weights shown in this step: the largest one.",
-            solution=f"Row {quote(P[i])} of {where}: {labelled_values(P, row)}: the largest is {quote(P[top])}.",
+            hint="Softmax keeps the order of the scores: the largest scaled score of the query's row gets the "
+            "largest weight.",
+            solution=f"Scaled scores of row {quote(P[i])}: {labelled_values(P, steps.scaled_scores[i])}; weights "
+            f"{labelled_values(P, row)}: the largest is {quote(P[top])}.",
             options=pick_options(P, top, rng),
-            uses=shown_numbers(row),
+            uses=shown_numbers(steps.scaled_scores[i]),
+            reveals=shown_numbers(row),  # the query's row of weights: drawn once this is settled
         ),
         Exercise(
             id="trained-label",
@@ -109,6 +114,7 @@ def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             f"mean row entropy {fmt(float(ac.row_entropy(weights).mean()))} of ln T = {fmt(math.log(T))}: "
             f"the label is {quote(label)}.",
             options=tm.HEAD_LABELS,
+            reveals=(tm.head_summary(forward.attentions[layer, head]).share,),  # the figure behind the label
         ),
         Exercise(
             id="trained-entropy",
@@ -232,7 +238,7 @@ def training_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
 
 
 def generation_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
-    """Lesson 13: the cache's size and favourite key at the shown step, a running max, cost, and the cache's past;
+    """Lesson 13: the cache's size and favourite key at the shown step, a running sum, cost, and the cache's past;
     on the material of the step on the real model (SmolCacheMaterial), SmolLM2's cache instead."""
     from attention_core import generation as gen
 
@@ -250,10 +256,8 @@ def generation_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercis
     top = top_index(steps[t].weights)
     row_index, block_size = min(m.online_row, T - 1), m.block_size
     online = gen.online_softmax_steps(gen.masked_scores(m.X, m.W_q, m.W_k)[row_index], block_size)
-    b = rng.randrange(len(online))
     doubled = gen.total_multiply_adds(2 * T, d_model, d_k, d_v, cached=False)
     doubled_cached = gen.total_multiply_adds(2 * T, d_model, d_k, d_v, cached=True)
-    blocks = ", ".join(f"block {s.block + 1}: max {fmt(s.block_max)} → m = {fmt(s.new_max)}" for s in online[: b + 1])
     return [
         Exercise(
             id="cache-numbers",
@@ -274,22 +278,10 @@ def generation_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercis
             solution=f"Scores q · k / √{d_k}: {labelled_values(L[: t + 1], steps[t].scores)}; weights "
             f"{labelled_values(L[: t + 1], steps[t].weights)}.",
             options=pick_options(L[: t + 1], top, rng),
-            uses=shown_numbers(steps[t].weights),
+            uses=shown_numbers(steps[t].scores),
+            reveals=shown_numbers(steps[t].weights),  # the weights compared (the step draws them once settled)
         ),
-        Exercise(
-            id="running-max",
-            kind="numeric",
-            prompt=asked(
-                f"Online softmax of the query {quote(L[row_index])}'s row in blocks of {block_size} keys (the table "
-                f"“Online softmax, block by block”): what is the running maximum m after block {b + 1}?",
-                tolerance(SHOWN_HALF_UNIT),
-            ),
-            answer=online[b].new_max,
-            hint="m starts at −∞; after each block, m′ = max(m, the block's largest score). Masked keys are −∞.",
-            solution=f"{blocks}.",
-            tolerance=tolerance(SHOWN_HALF_UNIT),
-            uses=shown_numbers(*[s.block_max for s in online[: b + 1]]),
-        ),
+        running_sum_exercise(L[row_index], online, query_block(row_index, block_size), block_size),
         Exercise(
             id="double-length",
             kind="what-if",
@@ -313,3 +305,58 @@ def generation_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercis
             options=("none: earlier rows never change", "the last row only", "all of them"),
         ),
     ]
+
+
+def query_block(row_index: int, block_size: int) -> int:
+    """The block (0-based) of an online softmax row that holds the query's own key: the last with a score that is
+    not masked. The question asks for the running sum after it, so the page shows the sums up to the block before."""
+    return row_index // block_size
+
+
+def written_exp(s: float, m: float) -> Decimal:
+    """e^(s − m) of s and m as written (4 decimals each): what ``exp_text`` writes after its "="."""
+    return (written_value(fmt(s)) - written_value(fmt(m))).exp()
+
+
+def running_sum_exercise(label: str, online: list, b: int, block_size: int) -> Exercise:
+    """The running sum l after block b (the query's own): l e^(m − m′) + Σ e^(s_j − m′), from l, m and m′ of the
+    table and the block's scores, each term written out from its printed operands."""
+    step = online[b]
+    scores = [float(v) for v in step.values.tolist() if math.isfinite(float(v))]  # a masked key adds e^(−∞) = 0
+    terms = [math.exp(s - step.new_max) for s in scores]
+    term_lines = "; ".join(exp_text(s, step.new_max, t) for s, t in zip(scores, terms, strict=True))
+    written = [float(rounded_text(written_exp(s, step.new_max))) for s in scores]  # each term as its line writes it
+    slack = sum(2 * SHOWN_HALF_UNIT * t for t in terms)  # s_j and m′ read at 4 decimals
+    operands: tuple[float, ...] = (step.new_max, *scores)
+    if b == 0:  # the sum starts empty: l′ is the block's terms alone
+        carried_line = "The sum is empty before block 1 (l = 0)"
+    else:
+        old_sum, rescale = online[b - 1].running_sum, math.exp(step.old_max - step.new_max)
+        shown_rescale = float(rounded_text(written_exp(step.old_max, step.new_max)))
+        product = written_value(fmt(old_sum)) * written_value(fmt(shown_rescale))
+        carried_line = (
+            f"The sum so far, rescaled: e^(m − m′) = {exp_text(step.old_max, step.new_max, rescale)}, and "
+            f"{fmt(old_sum)} × {fmt(shown_rescale)} = {result_text(product, old_sum * rescale, bold=False)}"
+        )
+        written = [float(rounded_text(product)), *written]
+        slack += SHOWN_HALF_UNIT * rescale + 2 * SHOWN_HALF_UNIT * old_sum * rescale  # l, m and m′ read
+        operands = (old_sum, step.old_max, *operands)
+    within = tolerance(slack)
+    return Exercise(
+        id="running-sum",
+        kind="numeric",
+        prompt=asked(
+            f"Online softmax of the query {quote(label)}'s row in blocks of {block_size} keys (the tables under "
+            f"“Online softmax, block by block”): block {b + 1} holds the query's own key. From the running sum l and "
+            "the maximum m before it, its new maximum m′ and its scores, compute the running sum after it: "
+            "l′ = l · e^(m − m′) + Σ e^(s_j − m′) over the block's keys.",
+            within,
+        ),
+        answer=step.running_sum,
+        hint="Rescale the sum so far by e^(m − m′) (before block 1, l = 0), then add e^(s_j − m′) for each score of "
+        "the block (a masked key, −∞, adds 0).",
+        solution=f"{carried_line}. The block's terms: {term_lines}. "
+        f"l′ = {sum_text(written, step.running_sum, bold=False)}.",
+        tolerance=within,
+        uses=shown_numbers(operands),
+    )

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.apptest_helpers import assert_clean, charts, frames, open_page, sentence_params
+from tests.pages.answered import answered  # noqa: F401  (the fixture)
 
 PAGE = "app_pages/generation.py"
+READ_ANSWERED = pytest.mark.usefixtures("answered")  # a test that reads the steps as once their questions are answered
 
 
 @pytest.fixture(autouse=True)
@@ -25,6 +27,7 @@ def small(value: str) -> bool:
     return value == "0" or float(value) < 1e-5
 
 
+@READ_ANSWERED
 def test_page_runs_on_the_sidebar_input_with_equal_cached_and_recomputed():
     at = open_page(PAGE)
     assert_clean(at)
@@ -35,6 +38,7 @@ def test_page_runs_on_the_sidebar_input_with_equal_cached_and_recomputed():
     assert len(charts(at)) >= 6 and frames(at)
 
 
+@READ_ANSWERED
 def test_step_slider_and_block_size_change_what_is_shown():
     at = open_page(PAGE)
     at.slider(key="generation_step").set_value(2).run()
@@ -152,5 +156,5 @@ def test_in_steps_the_kv_cache_step_asks_about_the_step_its_slider_shows():
     asked = next(item for item in at.session_state["_exercises_shown:generation"] if item.id.startswith("cache-num"))
     assert "After step 3" in asked.prompt
     online = open_page(PAGE, {"step": "7"})
-    assert [place_name(item) for item in online.session_state["_exercises_shown:generation"]] == ["running-max"]
+    assert [place_name(item) for item in online.session_state["_exercises_shown:generation"]] == ["running-sum"]
     assert "The KV cache, step by step" not in [h.value for h in online.subheader]

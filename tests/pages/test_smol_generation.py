@@ -9,15 +9,18 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention_core import smollm2 as sm
+from attention_core.exercises.smollm2 import CACHE_TOKENS
 from tests.apptest_helpers import assert_clean, frames, open_page
 from ui import smol_lesson
 from ui.exercises import answer_key, place_name
 
 
 def gqa():
-    from ui.smol_generation import gqa_cache_step
+    from ui.smol_generation import gqa_answers, gqa_cache_step
 
-    gqa_cache_step()
+    material = gqa_cache_step()
+    if material is not None:  # the step, then what it draws once its questions are settled
+        gqa_answers(material)
 
 
 def check():
@@ -42,8 +45,9 @@ def test_the_cache_step_gives_smollm2s_bytes_per_token_beside_full_mha(installed
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown)
     assert "23,040 bytes" in text and "69,120 bytes" in text and "3 times as much" in text
-    table = frames(at)[0]
+    table, asked = frames(at)
     assert table.iloc[0].tolist() == [23_040, 69_120]
+    assert asked.iloc[0].tolist() == [23_040 * CACHE_TOKENS[0], 69_120 * CACHE_TOKENS[0]]
 
 
 def test_cached_decoding_equals_recomputing_on_the_real_model(installed):
@@ -73,8 +77,8 @@ def test_the_real_model_step_draws_both(installed):
     assert_clean(at)
     assert [s.value for s in at.subheader] == [
         "Grouped-query attention shrinks the cache",
-        "Cached equals recomputed, on the real model",
         "Check yourself",
+        "Cached equals recomputed, on the real model",
     ]
 
 
@@ -129,7 +133,7 @@ def test_the_whole_lesson_asks_the_toy_heads_and_smollm2s_questions_once(install
     at = open_page(GENERATION, {}, timeout=600)
     asked = at.session_state["_exercises:generation"]
     places = [place_name(item) for item in asked]
-    assert set(places) >= GQA_PLACES and "cache-numbers" in places and "running-max" in places
+    assert set(places) >= GQA_PLACES and "cache-numbers" in places and "running-sum" in places
     assert len(set(places)) == len(places)
     again = at.run().session_state["_exercises:generation"]
     assert [item.id for item in again] == [item.id for item in asked], "a rerun neither loses nor doubles"
