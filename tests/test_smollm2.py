@@ -1,9 +1,13 @@
 """attention_core.smollm2: SmolLM2-135M-Instruct run by the lab's own code, checked against transformers' GGUF model.
 
 The reference is transformers' own GGUF loader (requirements-dev.txt: transformers, gguf, accelerate), loaded
-once for this module (~15 s on a quiet machine). Both dequantize the same 4-bit file; the lab keeps the
-weights in float16, so the reference's float32 parameters are rounded to float16 too (``reference`` below):
-the same numbers, so what is left is float32 arithmetic in another order.
+once for this module (~15 s on a quiet machine). Both dequantize the same 4-bit file; the lab rounds every
+dequantized weight to float16, so the reference's float32 parameters are rounded to float16 too (``reference``
+below): the same numbers, so what is left is float32 arithmetic in another order.
+
+The lab keeps the weights 4-bit and dequantizes a matrix when a product needs it (issue 37): the tests marked
+"first loader" check that this gives bit for bit the numbers of the lab's first loader, which dequantized every
+tensor once with gguf.quants.dequantize and kept it in float16.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import dataclasses
 import importlib.util
 import shutil
 
+import numpy as np
 import pytest
 import torch
 
@@ -60,8 +65,94 @@ def test_config_is_read_from_the_file(model):
     assert (c.num_layers, c.num_heads, c.num_kv_heads, c.head_dim, c.d_model) == (30, 9, 3, 64, 576)
     assert (c.d_ff, c.vocab_size, c.rope_base, c.group_size) == (1536, 49152, 100_000.0, 3)
     assert c.rms_eps == pytest.approx(1e-5)
-    assert model.embeddings.dtype == sm.WEIGHT_DTYPE and model.layers[0].W_q.shape == (576, 576)
-    assert model.layers[0].W_k.shape == (576, 192)
+    assert model.embeddings.codes.shape == (49152, 576) and model.embeddings.codes.dtype == torch.int8
+    assert model.layers[0].W_q.shape == (576, 576) and model.layers[0].W_k.shape == (192, 576)  # (out, in)
+    assert model.layers[0].W_down.shape == (576, 1536) and model.final_norm.dtype == sm.WEIGHT_DTYPE
+    # 4-bit matrices (half a byte a number, 4 bytes a block of 32), 8-bit embeddings: 97 MB, not float16's 269 MB
+    assert 96e6 < model.weight_bytes() < 98e6
+
+
+GGUF_NAMES = {"W_q": "attn_q", "W_k": "attn_k", "W_v": "attn_v", "W_o": "attn_output"}
+GGUF_NAMES |= {"W_gate": "ffn_gate", "W_up": "ffn_up", "W_down": "ffn_down"}
+
+
+@pytest.fixture(scope="module")
+def first_loader(model) -> dict:
+    """Every weight as the lab's first loader kept it: gguf.quants.dequantize, rounded to float16, q and k rows
+    un-permuted; keyed by the name of the model's field ("3.W_q", "embeddings", "3.attn_norm", "final_norm")."""
+    from gguf.quants import dequantize
+
+    tensors = {tensor.name: tensor for tensor in sm.gguf_reader(model.path).tensors}
+
+    def kept(name: str) -> torch.Tensor:
+        numbers = np.array(dequantize(tensors[name].data, tensors[name].tensor_type))  # F32 ones: a copy of the map
+        return torch.from_numpy(numbers).to(torch.float16)
+
+    weights = {"embeddings": kept("token_embd.weight"), "final_norm": kept("output_norm.weight").reshape(-1)}
+    for i in range(model.config.num_layers):
+        for field, name in GGUF_NAMES.items():
+            weights[f"{i}.{field}"] = kept(f"blk.{i}.{name}.weight")  # (out, in)
+        weights[f"{i}.W_q"] = sm.unpermute_rows(weights[f"{i}.W_q"], model.config.num_heads)
+        weights[f"{i}.W_k"] = sm.unpermute_rows(weights[f"{i}.W_k"], model.config.num_kv_heads)
+        for gain in ("attn_norm", "ffn_norm"):
+            weights[f"{i}.{gain}"] = kept(f"blk.{i}.{gain}.weight").reshape(-1)
+    return weights
+
+
+def test_every_weight_is_the_first_loaders_bit_for_bit(model, first_loader):
+    work = sm.workspace(model)
+    for i, layer in enumerate(model.layers):
+        for field in GGUF_NAMES:
+            assert torch.equal(sm.dequantize_q4(getattr(layer, field), work), first_loader[f"{i}.{field}"].float())
+        assert torch.equal(layer.attn_norm, first_loader[f"{i}.attn_norm"])
+        assert torch.equal(layer.ffn_norm, first_loader[f"{i}.ffn_norm"])
+    assert torch.equal(model.final_norm, first_loader["final_norm"])
+    E, table = model.embeddings, first_loader["embeddings"]
+    for start in range(0, E.codes.shape[0], sm.LOGIT_BLOCK):  # the output layer's blocks
+        rows = slice(start, start + sm.LOGIT_BLOCK)
+        assert torch.equal(sm.dequantize_q8(E.codes[rows], E.scales[rows], work), table[rows].float()), start
+    ids = [0, 1, 2, 17, 4_096, 49_151, 17]
+    assert torch.equal(sm.embed(model, ids, work), table[ids].float())
+    # not vacuous: about a third of the numbers d q + m (float32, as gguf gives them) are not float16 numbers
+    from gguf.quants import dequantize
+
+    up = next(t for t in sm.gguf_reader(model.path).tensors if t.name == "blk.3.ffn_up.weight")
+    unrounded = torch.from_numpy(dequantize(up.data, up.tensor_type))  # (d_ff, d_model) float32
+    assert 0.25 < float((sm.dequantize_q4(model.layers[3].W_up, work) != unrounded).float().mean()) < 0.45
+
+
+def test_the_forward_is_the_first_loaders_bit_for_bit(model, first_loader, monkeypatch):
+    """Every product through the call's reused buffers gives exactly what it gives on the first loader's weights,
+    each a tensor of its own (as its products widened them): logits, every attention, the head by hand, the KV
+    cache, generation."""
+    ids = sm.encode(model, PROMPTS[1])
+    ours = sm.forward(model, ids, logits="all", keep_scores=True)
+    hand = sm.head_by_hand(model, ours, 11, 7, len(ids) - 1)
+    tokens = sm.generate(model, ids, 3, greedy=False, temperature=0.7, top_k=40, seed=5)
+    names = {id(getattr(layer, field)): f"{i}.{field}" for i, layer in enumerate(model.layers) for field in GGUF_NAMES}
+
+    def first_loaders_q4(W, work):
+        return first_loader[names[id(W)]].float()  # (out, in), a tensor of its own
+
+    def first_loaders_q8(codes, scales, work):  # float16(q d), a tensor of its own: the test above checks the numbers
+        return (codes.float() * scales.float().repeat_interleave(sm.BLOCK, dim=1)).to(torch.float16).float()
+
+    monkeypatch.setattr(sm, "dequantize_q4", first_loaders_q4)
+    monkeypatch.setattr(sm, "dequantize_q8", first_loaders_q8)
+    theirs = sm.forward(model, ids, logits="all", keep_scores=True)
+    for field in ("layer_inputs", "scores", "attentions", "contexts", "logits"):
+        assert torch.equal(getattr(ours, field), getattr(theirs, field)), field
+    again = sm.head_by_hand(model, theirs, 11, 7, len(ids) - 1)
+    assert torch.equal(hand.q, again.q) and torch.equal(hand.weights, again.weights)
+    assert torch.equal(hand.context, again.context)
+    assert sm.generate(model, ids, 3, greedy=False, temperature=0.7, top_k=40, seed=5) == tokens
+
+
+def test_the_output_layer_in_blocks_of_rows_is_one_product(model, first_loader):
+    x = 3 * torch.randn(5, 576, generator=torch.Generator().manual_seed(0))  # (T, d_model)
+    blocks = sm.output_logits(model, x, sm.workspace(model))  # (T, V)
+    normed = sm.rms_norm(x, model.final_norm, model.config.rms_eps)
+    assert torch.equal(blocks, normed @ first_loader["embeddings"].float().T)
 
 
 def test_tokenizer_equals_transformers(model, reference):
@@ -122,8 +213,11 @@ def test_head_by_hand_matches_the_model_and_fails_on_a_corrupted_weight(model):
         assert hand.kv_head == head // 3 and hand.mask_row.sum() == query + 1
         assert float(hand.weights[query + 1 :].sum()) == 0.0 and float(hand.weights.sum()) == pytest.approx(1.0)
     layer = model.layers[5]
-    W_q = layer.W_q.clone()
-    W_q[:, 4 * 64 : 5 * 64] *= 1.01  # one head's query weights 1 % off
+    rows = slice(4 * 64 * 576 // sm.BLOCK, 5 * 64 * 576 // sm.BLOCK)  # the blocks of head 4's 64 rows of W_q
+    scales, minimums = layer.W_q.scales.clone(), layer.W_q.minimums.clone()
+    scales[rows] *= 1.01  # one head's query weights 1 % off: d q + m scaled by 1.01
+    minimums[rows] *= 1.01
+    W_q = dataclasses.replace(layer.W_q, scales=scales, minimums=minimums)
     corrupted = dataclasses.replace(
         model, layers=(*model.layers[:5], dataclasses.replace(layer, W_q=W_q), *model.layers[6:])
     )

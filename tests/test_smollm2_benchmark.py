@@ -15,7 +15,8 @@ def test_the_benchmark_prints_load_forward_and_memory_with_their_budgets(monkeyp
     assert "Load average" in out
     for row in ("| first load", "| forward pass, 32 tokens", "| peak RSS", "| KV cache per token"):
         assert row in out, row
-    assert "≤ 4 s" in out and "≤ 150 ms" in out and "23,040 B (69,120 B)" in out
+    assert "≤ 4 s" in out and "≤ 250 ms" in out and "23,040 B (69,120 B)" in out
+    assert "| weights in memory (4-bit layers, 8-bit embeddings) | 97 MB |" in out
 
 
 def test_benchmarks_run_quick_runs_it(monkeypatch):
