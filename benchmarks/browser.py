@@ -72,6 +72,7 @@ PAGE_CONTROLS = {
     "pipeline": ("radio", "Mask"),
     "trained_model": ("selectbox", "Head"),
     "generation": ("slider", "Step t"),
+    "path": ("button", "Show me the answer"),  # each stop's one control: it reveals the stop's result
 }
 TRIVIAL_PAGE = """
 import streamlit as st
@@ -269,7 +270,11 @@ def widget(page, kind: str, label: str):
         "toggle": "stCheckbox",
         "radio": "stRadio",
         "selectbox": "stSelectbox",
+        "button": "stButton",
     }[kind]
+    if kind == "button":  # a button's label is its text
+        box = main.locator(f"[data-testid='{testid}']").filter(has=page.get_by_role("button", name=label))
+        return box.first if box.count() else None
     box = main.locator(f"[data-testid='{testid}']").filter(
         has=page.locator("[data-testid='stWidgetLabel']", has_text=re.compile("^" + re.escape(label)))
     )
@@ -305,6 +310,9 @@ def move_control(page, kind: str, box, step: int) -> dict:
         target = box.locator("label").filter(has=page.locator("input:not(:checked)")).first  # another choice
         page.evaluate("window.__benchArm()")
         target.click()
+    elif kind == "button":  # pressed once: a button that reveals is gone after its click
+        page.evaluate("window.__benchArm()")
+        box.get_by_role("button").first.click()
     else:
         return pick_option(page, box.get_by_role("combobox"))
     return finish(page)
@@ -450,9 +458,9 @@ def step_controls(page) -> list[tuple[str, str]]:
     return [(kind, label) for kind, label in page.evaluate(STEP_CONTROLS_JS)]
 
 
-def change_step(page) -> dict | None:
-    """Time a click on Next until the next step is drawn; None on the last step."""
-    button = page.locator("[data-testid='stMain'] button", has_text="Next:")
+def change_step(page, direction: str = "Next:") -> dict | None:
+    """Time a click on Next (or Back) until that step is drawn; None where there is none."""
+    button = page.locator("[data-testid='stMain'] button", has_text=direction)
     if button.count() == 0:
         return None
     page.evaluate("window.__benchArm()")
@@ -491,14 +499,17 @@ def step_row(
     return row, charts
 
 
-def click_to_redrawn_by_step(browser, base: str, trivial_url: str, floor_url: str | None = None) -> list[str]:
-    """Every step of every stepped lesson x (default preset, 32 tokens): query pick, the step's own controls, and
-    the time to change the step, against the trivial page measured in the same run; with floor_url (a server of
-    FLOOR_PAGE), first the floor of a step change (``step_change_floor``)."""
+def click_to_redrawn_by_step(
+    browser, base: str, trivial_url: str, floor_url: str | None = None, pages: tuple[str, ...] = ()
+) -> list[str]:
+    """Every step of every stepped lesson, and every stop of the path, x (default preset, 32 tokens): query pick,
+    the step's own controls, and the time to change the step, against the trivial page measured in the same run;
+    with floor_url (a server of FLOOR_PAGE), first the floor of a step change (``step_change_floor``). pages: only
+    these lessons (names; the path is "path"), else every one."""
     from tests.pages.test_steps import STEPPED
 
     trivial_pick, trivial_slide, _ = trivial_figures(browser, trivial_url)
-    floor = step_change_floor(browser, floor_url, trivial_pick) if floor_url else []
+    floor, floors = step_change_floor(browser, floor_url, trivial_pick) if floor_url else ([], {})
     lines = [
         "| lesson | step | size | query token | ratio | the step's controls (ratio) | opened by Next (ratio) "
         "| elements | charts | within budget |",
@@ -507,8 +518,8 @@ def click_to_redrawn_by_step(browser, base: str, trivial_url: str, floor_url: st
     ]
     changes: list[float] = []
     by_charts: dict[tuple[str, bool], list[float]] = {}  # (size, two charts or more): the Next clicks onto them
-    only = os.environ.get("BENCH_STEP_LESSONS", "")  # e.g. "multi_head,positions": a part of the run
-    for lesson in [lesson for lesson in STEPPED if not only or lesson.name in only.split(",")]:
+    only = pages or tuple(filter(None, os.environ.get("BENCH_STEP_LESSONS", "").split(",")))  # a part of the run
+    for lesson in [lesson for lesson in STEPPED if not only or lesson.name in only]:
         for size, query in SIZES.items():
             url = f"{base}/{lesson.name}?step=1" + (f"&{query}" if query else "")
             try:
@@ -549,8 +560,174 @@ def click_to_redrawn_by_step(browser, base: str, trivial_url: str, floor_url: st
         "click each). Elements: element containers and blocks in the main area; charts: its Vega-Lite and Graphviz "
         "charts."
     )
+    if not only or PATH in only:
+        lines += ["", "#### The 15-minute path, stop by stop (same run)", ""]
+        lines += path_table(browser, base, trivial_pick, trivial_slide, floors)
     if floor:
         lines += ["", "#### The floor of a step change (same run)", "", *floor]
+    return lines
+
+
+# --- the 15-minute path (issue 36, item 9) --------------------------------------------------------------------
+
+PATH = "path"
+MODEL_STOPS = (11, 12)  # the trained model's and SmolLM2's stops: their first visit in a server loads the model
+PATH_FLOOR_LIMIT = 1.3  # a stop change at most 1.3x the floor of a Next that shows the same heatmaps
+
+
+def size_tokens(size: str) -> int:
+    """How many tokens the input of SIZES[size] has."""
+    import attention_core as ac
+
+    return len(ac.DEFAULT_PRESET.tokens) if size == "default preset" else len(LONG.split("+"))
+
+
+def reveal_times(page) -> list[dict]:
+    """ "Show me the answer" on the stop, STEP_REPEATS times where another query token asks the question anew (the
+    pick between two reveals is not timed); fewer where the question does not depend on the query, none where the
+    stop asks nothing. The stop is left answered."""
+    kind, label = PAGE_CONTROLS[PATH]
+    times = []
+    for i in range(STEP_REPEATS):
+        box = widget(page, kind, label)
+        if box is None:
+            break
+        times.append(move_control(page, kind, box, i))
+        if i < STEP_REPEATS - 1:
+            query_token(page)
+    if times and widget(page, kind, label) is not None:  # the last pick asked a new question: answer it too
+        move_control(page, kind, widget(page, kind, label), 0)
+    return times
+
+
+def model_first_visits(browser, base: str) -> list[str]:
+    """Next onto stops 11 and 12 in a fresh session on a server that has not run their models: the model loads
+    (excluded from the budget, printed apart). After this the models are loaded for the walks."""
+    page = open_page(browser, f"{base}/{PATH}?step={MODEL_STOPS[0] - 1}")
+    cells = []
+    for number in MODEL_STOPS:
+        moved = change_step(page)
+        cells.append(f"stop {number} {moved['ms'] / 1000:.2f} s")
+    page.context.close()
+    return cells
+
+
+def path_walk(browser, base: str, size: str, query: str, trivial_pick: float) -> list[dict]:
+    """One walk of the path by Next: at each stop the query picks (unanswered), the stop's own controls, "Show me
+    the answer", then Next onto the next stop (timed), Back onto this one, answered (timed), and Next again (timed;
+    the stop change is the median of the two Nexts). Each stop's figures as a dict."""
+    page = open_page(browser, f"{base}/{PATH}?step=1" + (f"&{query}" if query else ""))
+    stops: list[dict] = []
+    opened: list[float] = []
+    charts_opened = page.evaluate(CHARTS_JS)
+    while True:
+        fig = {"stop": len(stops) + 1, "size": size, "opened": opened, "charts_opened": charts_opened}
+        fig["pick"] = median_ms([query_token(page) for _ in range(STEP_REPEATS)])
+        fig["controls"] = []
+        for kind, label in step_controls(page)[:3]:
+            box = widget(page, kind, label)
+            if box is not None:
+                moves = [move_control(page, kind, box, i) for i in range(STEP_REPEATS)]
+                fig["controls"].append((kind, label, median_ms(moves)))
+        reveals = reveal_times(page)
+        fig["reveal"] = median_ms(reveals) if reveals else None
+        fig["reveals"] = len(reveals)
+        fig["elements"], fig["charts"] = page.evaluate(ELEMENTS_JS), page.evaluate(CHARTS_JS)
+        stops.append(fig)
+        print(f"path {size} fig {fig['stop']}: {fig}", file=sys.stderr, flush=True)  # progress
+        moved = change_step(page)
+        if moved is None:
+            break
+        charts_opened = page.evaluate(CHARTS_JS)
+        fig["back"] = change_step(page, "Back:")["ms"]
+        fig["charts_back"] = page.evaluate(CHARTS_JS)
+        opened = [moved["ms"], change_step(page)["ms"]]
+    page.context.close()
+    return stops
+
+
+def change_cell(ms: float | None, charts: int, tokens: int, trivial_pick: float, floors: Floors) -> tuple[str, float]:
+    """A cell "ms (x trivial, x floor)" of a click that shows ``charts`` heatmaps, and its ratio to that floor (NaN
+    without one)."""
+    if ms is None:
+        return "-", float("nan")
+    floor = floor_of(floors, tokens, charts)
+    to_floor = ms / floor if floor else float("nan")
+    return f"{ms:.0f} ms ({ms / trivial_pick:.1f}x" + (f", {to_floor:.1f}x floor)" if floor else ")"), to_floor
+
+
+def path_table(browser, base: str, trivial_pick: float, trivial_slide: float, floors: Floors) -> list[str]:
+    """The path's stops at both sizes against the trivial page and the floor of a step change, one row per stop, and
+    how many meet each budget of issue 36, item 9."""
+    try:
+        first = model_first_visits(browser, base)
+    except Exception as error:
+        first = [f"error: {str(error).splitlines()[0][:120]}"]
+    rows = [
+        "| stop | size | query token (x trivial) | Show me the answer (x trivial, x floor) | opened by Next "
+        "(x trivial, x floor) | Back onto it, answered (x trivial, x floor) | elements | charts (opened / answered) "
+        "| met |",
+        "|---:|---|---:|---:|---:|---:|---:|---|---|",
+    ]
+    budgets: dict[str, list[bool]] = {}  # each budget: one verdict per click measured against it
+
+    def judge(budget: str, met: bool) -> bool:
+        budgets.setdefault(budget, []).append(met)
+        return met
+
+    for size, query in SIZES.items():
+        tokens = size_tokens(size)
+        limit = 2 if size == "default preset" else 3
+        try:
+            stops = path_walk(browser, base, size, query, trivial_pick)
+        except Exception as error:  # one broken walk must not hide the other's figures
+            rows.append(f"| | {size} | error: {str(error).splitlines()[0][:120]} | | | | | | |")
+            continue
+        for fig in stops:
+            verdicts = [judge(f"query pick ≤ {limit}x the trivial pick ({size})", fig["pick"] <= limit * trivial_pick)]
+            reveal = "-"
+            if fig["reveal"] is not None:
+                reveal, _ = change_cell(fig["reveal"], fig["charts"], tokens, trivial_pick, floors)
+                reveal += f", {fig['reveals']} made"
+                within = fig["reveal"] <= limit * trivial_pick
+                verdicts.append(judge(f"Show me the answer ≤ {limit}x the trivial pick ({size})", within))
+            for kind, label, ms in fig["controls"]:
+                ratio = ms / (trivial_slide if kind == "slider" else trivial_pick)
+                verdicts.append(judge(f"another control ≤ {limit}x ({size})", ratio <= limit))
+                reveal += f"; {label[:24]} {ms:.0f} ms ({ratio:.1f}x)"
+            cells = []
+            opened = statistics.median(fig["opened"]) if fig["opened"] else None
+            for ms, charts in ((opened, fig["charts_opened"]), (fig.get("back"), fig.get("charts_back", 0))):
+                cell, to_floor = change_cell(ms, charts, tokens, trivial_pick, floors)
+                cells.append(cell)
+                if ms is None:
+                    continue
+                if to_floor == to_floor:  # a floor was measured
+                    verdicts.append(
+                        judge(f"stop change ≤ {PATH_FLOOR_LIMIT}x its floor ({size})", to_floor <= PATH_FLOOR_LIMIT)
+                    )
+                if size == "default preset" and charts <= 1:
+                    verdicts.append(
+                        judge(f"stop change with ≤ 1 chart ≤ 3x the trivial pick ({size})", ms <= 3 * trivial_pick)
+                    )
+            if fig["stop"] in MODEL_STOPS and fig["opened"]:
+                cells[0] += " warm"
+            rows.append(
+                f"| {fig['stop']} | {size} | {fig['pick']:.0f} ms ({fig['pick'] / trivial_pick:.1f}x) | {reveal} "
+                f"| {cells[0]} | {cells[1]} | {fig['elements']} | {fig['charts_opened']} / {fig['charts']} "
+                f"| {'yes' if all(verdicts) else 'no'} |"
+            )
+    lines = [*rows, ""]
+    lines += [f"- {budget}: {sum(verdicts)} of {len(verdicts)}" for budget, verdicts in budgets.items()]
+    lines.append(
+        f"\nFirst visit of the model stops in this server (Next onto them while the model loads; not in the budget): "
+        f"{', '.join(first)}; the walks' visits are warm. Trivial pick {trivial_pick:.0f} ms. Budgets (issue 36, "
+        'item 9): a query pick and "Show me the answer" at most 2x the trivial pick (3x at 32 tokens); a stop change '
+        f"(Next onto the stop, unanswered; Back onto it, answered) at most {PATH_FLOOR_LIMIT}x the floor of a Next "
+        "that shows the same heatmaps (below; none: the Next alone), and at the default preset with one heatmap or "
+        f"none at most 3x the trivial pick. Median of {STEP_REPEATS} picks; of the reveals made (a question that does "
+        "not depend on the query token is revealed once); of two Nexts; one Back. Charts: after the Next / answered."
+    )
     return lines
 
 
@@ -577,14 +754,28 @@ if st.session_state.get("shown", False):
         scores = torch.randn(n, n, generator=torch.Generator().manual_seed(chart), dtype=torch.float64)  # (n, n)
         weights = torch.softmax(scores, dim=-1)  # (n, n)
         display.heatmap(weights, labels, labels, title=f"Attention weights {{chart + 1}}", highlight_row=labels[0])
+if not charts:  # no heatmap: the Next changes one word (a run that changes nothing draws nothing)
+    st.write("Shown." if st.session_state.get("shown", False) else "Hidden.")
 collector.freeze_after_imports()
 """
-FLOOR_CASES = ((6, 1), (32, 1), (32, 2))  # (tokens, heatmaps): the default preset's size, and 32 tokens
+# (tokens, heatmaps): the default preset's size, and 32 tokens; none (the Next alone) and two at 6 tokens for the path,
+# whose stops show their heatmaps only once answered
+FLOOR_CASES = ((6, 0), (6, 1), (6, 2), (32, 1), (32, 2))
 FLOOR_REPEATS = 7
+Floors = dict[tuple[int, int], float]  # (tokens, heatmaps) -> the median ms of a Next that shows them
 
 
-def step_change_floor(browser, url: str, trivial_pick: float) -> list[str]:
-    """Next onto a step that holds nothing but FLOOR_CASES' heatmaps, and back off it, against the trivial pick."""
+def floor_of(floors: Floors, tokens: int, charts: int) -> float | None:
+    """The floor of a step change that shows ``charts`` heatmaps of ``tokens`` tokens (no heatmap: any size)."""
+    if charts == 0:
+        return next((ms for (_, shown), ms in floors.items() if shown == 0), None)
+    return floors.get((tokens, charts))
+
+
+def step_change_floor(browser, url: str, trivial_pick: float) -> tuple[list[str], Floors]:
+    """Next onto a step that holds nothing but FLOOR_CASES' heatmaps, and back off it, against the trivial pick;
+    the table and each case's median."""
+    floors: Floors = {}
     lines = [
         "| a Next that shows | first time (Vega loads) | then (median) | ratio | the Next that hides them (median) |",
         "|---|---:|---:|---:|---:|",
@@ -598,8 +789,10 @@ def step_change_floor(browser, url: str, trivial_pick: float) -> list[str]:
             hides.append(change_step(page)["ms"])
         page.context.close()
         shown = statistics.median(shows)
+        floors[(tokens, charts)] = shown
+        what = f"{plural(charts, 'heatmap')} of {tokens} tokens" if charts else "no heatmap (the Next alone)"
         lines.append(
-            f"| {plural(charts, 'heatmap')} of {tokens} tokens | {first:.0f} ms | {shown:.0f} ms "
+            f"| {what} | {first:.0f} ms | {shown:.0f} ms "
             f"| {shown / trivial_pick:.1f} | {statistics.median(hides):.0f} ms |"
         )
     lines.append(
@@ -607,7 +800,7 @@ def step_change_floor(browser, url: str, trivial_pick: float) -> list[str]:
         "A bare page whose Next only draws the lab's heatmaps (ui.display.heatmap), warm after the first time: in "
         "the app, a step that shows them also changes its step bar, URL, buttons and text."
     )
-    return lines
+    return lines, floors
 
 
 # --- first page ------------------------------------------------------------------------------------
@@ -926,11 +1119,18 @@ def first_page_run(emit=print) -> None:
             browser.close()
 
 
-def run(emit=print, clicks_only: bool = False, steps_only: bool = False, memory_only: bool = False) -> list[str]:
+def run(
+    emit=print,
+    clicks_only: bool = False,
+    steps_only: bool = False,
+    memory_only: bool = False,
+    pages: tuple[str, ...] = (),
+) -> list[str]:
     """Every browser figure as markdown lines, each section passed to emit as soon as it is measured.
 
-    clicks_only: only click to redrawn. In the full run it follows the ten memory sessions, whose
-    load (the browsers closing, the server collecting) can still be on the machine when it starts.
+    pages: only these lessons' steps (names, "path" for the path). clicks_only: only click to redrawn. In the full
+    run it follows the ten memory sessions, whose load (the browsers closing, the server collecting) can still be on
+    the machine when it starts.
     """
     from playwright.sync_api import sync_playwright
 
@@ -975,7 +1175,8 @@ def run(emit=print, clicks_only: bool = False, steps_only: bool = False, memory_
                         section(["", "### Memory (fresh server)", "", *table, f"\nLoad average: {load_average()}"])
                         return out
                     floor_url = f"http://127.0.0.1:{floor_port}" if floor else None
-                    lines = click_to_redrawn_by_step(browser, base, f"http://127.0.0.1:{trivial_port}", floor_url)
+                    trivial_url = f"http://127.0.0.1:{trivial_port}"
+                    lines = click_to_redrawn_by_step(browser, base, trivial_url, floor_url, pages)
                     section(["", "### Click to redrawn, step by step (headless Chromium)", "", *lines])
                     section([f"Load average: {load_average()}"])
                     if steps_only:

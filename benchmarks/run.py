@@ -222,9 +222,16 @@ def main() -> None:
     parser.add_argument(
         "--steps-only", action="store_true", help="only click to redrawn for every step of every lesson"
     )
+    parser.add_argument(
+        "--pages",
+        default="",
+        help="with --steps-only (implied): only these lessons, comma-separated names, e.g. path or masking,positions",
+    )
     parser.add_argument("--memory-only", action="store_true", help="only server memory after 1 and 10 sessions")
     parser.add_argument("--first-page-only", action="store_true", help="only `streamlit run` to the first page")
     args = parser.parse_args()
+    pages = tuple(filter(None, args.pages.split(",")))
+    args.steps_only = args.steps_only or bool(pages)
     if args.first_page_only:
         from benchmarks import browser
 
@@ -234,7 +241,7 @@ def main() -> None:
         from benchmarks import browser
 
         # prints each section as it is measured
-        browser.run(clicks_only=args.clicks_only, steps_only=args.steps_only, memory_only=args.memory_only)
+        browser.run(clicks_only=args.clicks_only, steps_only=args.steps_only, memory_only=args.memory_only, pages=pages)
         return
     if args.features_only:
         feature_benchmarks()
