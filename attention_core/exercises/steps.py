@@ -89,7 +89,7 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             prompt=f"Which key has the highest score for the query {quote(L[i])}? Use x_q · x_j = |x_q| |x_j| cos θ "
             "with the lengths and cosines of the table above; the dot products appear once you have answered.",
             answer=L[top],
-            hint=f"Multiply |x_q| (the length in row {quote(L[i])}) by each token's length and cosine, and compare.",
+            hint="Multiply |x_q| (the query's own length) by each token's length and cosine, and compare.",
             solution=f"The scores of row {quote(L[i])} are {labelled_values(L, scores[i])}: the largest is "
             f"{quote(L[top])}.",
             options=pick_options(L, top, rng),
