@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import random
 
+import torch
+
 from attention_core.exercises.base import (
     SHOWN_HALF_UNIT,
     Exercise,
@@ -48,29 +50,36 @@ def story_questions(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     return [make(m, L, rng) for make in TOY_QUESTIONS]
 
 
-def q_entry(s: Story, L, rng: random.Random) -> Exercise:
-    """Stop 1: one entry of the query's q, from its row of X and a column of W_q."""
-    i, d = s.query, rng.randrange(D_K)
-    x, w = s.X[i], s.weights_.W_q[:, d]  # (d_model,), (d_model,)
-    value = float(s.Q[i, d])
-    within = tolerance(dot_slack(x, w))
+def dot_question(place: str, what: str, hint: str, a: torch.Tensor, b: torch.Tensor, value: float) -> Exercise:
+    """A number the learner works out as a · b from two rows of numbers on the stop (its operands)."""
+    within = tolerance(dot_slack(a, b))
     return Exercise(
-        id="q-entry",
+        id=place,
         kind="numeric",
-        prompt=asked(
-            f"entry q{d + 1} of the query of {quote(L[i])}: the row {quote(L[i])} of X times column {d + 1} of W_q.",
-            within,
-        ),
+        prompt=asked(what, within),
         answer=value,
-        hint="Multiply the two lists of numbers entry by entry and add the products.",
-        solution=f"{products_text(x.tolist(), w.tolist(), value)}.",
+        hint=hint,
+        solution=f"{products_text(a.tolist(), b.tolist(), value)}.",
         tolerance=within,
-        uses=shown_numbers(x, w),
+        uses=shown_numbers(a, b),
+    )
+
+
+def q_entry(s: Story, L, rng: random.Random) -> Exercise:
+    """Stop 2: one entry of the query's q, from its row of X and a column of W_q."""
+    i, d = s.query, rng.randrange(D_K)
+    return dot_question(
+        "q-entry",
+        f"entry q{d + 1} of the query of {quote(L[i])}: the row {quote(L[i])} of X times column {d + 1} of W_q.",
+        "Multiply the two lists of numbers entry by entry and add the products.",
+        s.X[i],  # (d_model,)
+        s.weights_.W_q[:, d],  # (d_model,)
+        float(s.Q[i, d]),
     )
 
 
 def score(s: Story, L, rng: random.Random) -> Exercise:
-    """Stop 2: one score q · k from the query's q and a key's k (two products)."""
+    """Stop 3: one score q · k from the query's q and a key's k (two products)."""
     i = s.query
     j = other_key(rng, s.T, i)
     value = float(s.scores[i, j])
@@ -89,7 +98,7 @@ def score(s: Story, L, rng: random.Random) -> Exercise:
 
 
 def scaled(s: Story, L, rng: random.Random) -> Exercise:
-    """Stop 3: one score divided by √d_k."""
+    """Stop 4: one score divided by √d_k."""
     i = s.query
     j = other_key(rng, s.T, i)
     value = float(s.scaled[i, j])
@@ -110,7 +119,7 @@ def scaled(s: Story, L, rng: random.Random) -> Exercise:
 
 
 def weight(s: Story, L, rng: random.Random) -> Exercise:
-    """Stop 4: one softmax weight from the row's exponentials."""
+    """Stop 5: one softmax weight from the row's exponentials."""
     i = s.query
     j = rng.randrange(s.T)
     value = float(s.attn[i, j])
@@ -135,7 +144,7 @@ def weight(s: Story, L, rng: random.Random) -> Exercise:
 
 
 def masked_weight(s: Story, L, rng: random.Random) -> Exercise:
-    """Stop 5: a weight under the causal mask, from the unmasked row: the visible weights, renormalized."""
+    """Stop 6: a weight under the causal mask, from the unmasked row: the visible weights, renormalized."""
     i = s.mask_query
     j = rng.randrange(i + 1)
     row = s.attn[i]  # (T,)
@@ -162,51 +171,35 @@ def masked_weight(s: Story, L, rng: random.Random) -> Exercise:
 
 
 def context_entry(s: Story, L, rng: random.Random) -> Exercise:
-    """Stop 6: one entry of the query's context vector: the weights times a column of V."""
+    """Stop 7: one entry of the query's context vector: the weights times a column of V."""
     i, d = s.query, rng.randrange(D_K)
-    w, v = s.attn[i], s.V[:, d]  # (T,), (T,)
-    value = float(s.context[i, d])
-    within = tolerance(dot_slack(w, v))
-    return Exercise(
-        id="context",
-        kind="numeric",
-        prompt=asked(
-            f"entry {d + 1} of the context vector of {quote(L[i])}: each token's weight times entry {d + 1} of its "
-            "value vector, added up.",
-            within,
-        ),
-        answer=value,
-        hint=f"Pair the weights of the row {quote(L[i])} with column v{d + 1} of V, token by token.",
-        solution=f"{products_text(w.tolist(), v.tolist(), value)}.",
-        tolerance=within,
-        uses=shown_numbers(w, v),
+    return dot_question(
+        "context",
+        f"entry {d + 1} of the context vector of {quote(L[i])}: each token's weight times entry {d + 1} of its "
+        "value vector, added up.",
+        f"Pair the weights of the row {quote(L[i])} with column v{d + 1} of V, token by token.",
+        s.attn[i],  # (T,)
+        s.V[:, d],  # (T,)
+        float(s.context[i, d]),
     )
 
 
 def output_entry(s: Story, L, rng: random.Random) -> Exercise:
-    """Stop 7: one entry of the block's output: the concatenated heads times a column of W_o."""
+    """Stop 8: one entry of the block's output: the concatenated heads times a column of W_o."""
     i, d = s.query, rng.randrange(s.d_model)
-    c, w = s.concat[i], s.weights_.W_o[:, d]  # (h d_k,), (h d_k,)
-    value = float(s.output[i, d])
-    within = tolerance(dot_slack(c, w))
-    return Exercise(
-        id="output",
-        kind="numeric",
-        prompt=asked(
-            f"entry d{d + 1} of the output of {quote(L[i])}: its concatenated row [head 1 | head 2] times column "
-            f"d{d + 1} of W_o.",
-            within,
-        ),
-        answer=value,
-        hint=f"{len(c)} products: the concatenated row entry by entry with the column of W_o.",
-        solution=f"{products_text(c.tolist(), w.tolist(), value)}.",
-        tolerance=within,
-        uses=shown_numbers(c, w),
+    return dot_question(
+        "output",
+        f"entry d{d + 1} of the output of {quote(L[i])}: its concatenated row [head 1 | head 2] times column "
+        f"d{d + 1} of W_o.",
+        f"{s.concat.shape[1]} products: the concatenated row entry by entry with the column of W_o.",
+        s.concat[i],  # (h d_k,)
+        s.weights_.W_o[:, d],  # (h d_k,)
+        float(s.output[i, d]),
     )
 
 
 def reordered(s: Story, L, rng: random.Random) -> Exercise:
-    """Stop 8: what reversing the sentence does to a token's output (a choice)."""
+    """Stop 9: what reversing the sentence does to a token's output (a choice)."""
     i = s.query
     return Exercise(
         id="order",
@@ -222,7 +215,7 @@ def reordered(s: Story, L, rng: random.Random) -> Exercise:
 
 
 def one_line_count(s: Story, L, rng: random.Random) -> Exercise:
-    """Stop 9: how many numbers softmax(Q Kᵀ / √d_k) V returns for this sentence."""
+    """Stop 10: how many numbers softmax(Q Kᵀ / √d_k) V returns for this sentence."""
     count = s.T * D_K
     return Exercise(
         id="one-line",

@@ -85,6 +85,18 @@ def browser():
         browser.close()
 
 
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def phone(browser):
+    """A 390 px phone with touch."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport={"width": 1400, "height": 2400})

@@ -7,7 +7,6 @@ import pytest
 from tests.e2e.conftest import screenshot, wait_for_app
 from tests.e2e.test_browser import no_exception
 
-PHONE = {"width": 390, "height": 844}
 # Every formula, chart and table of the main column: its own width, the width it scrolls over, its overflow rule.
 BOXES_JS = """() => {
   const main = document.querySelector("[data-testid='stMainBlockContainer']").getBoundingClientRect();
@@ -22,14 +21,6 @@ BOXES_JS = """() => {
       overflow: getComputedStyle(el).overflowX,
     }));
 }"""
-
-
-@pytest.fixture
-def phone(browser):
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    page = context.new_page()
-    yield page
-    context.close()
 
 
 @pytest.mark.browser

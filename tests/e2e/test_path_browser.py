@@ -10,7 +10,7 @@ from attention_core import DEFAULT_PRESET
 from attention_core import story as sty
 from tests.e2e.conftest import screenshot, wait_for_app
 from tests.e2e.test_browser import no_exception
-from tests.e2e.test_steps_browser import PHONE, STICKING_OUT_JS, click_and_wait
+from tests.e2e.test_steps_browser import STICKING_OUT_JS, click_and_wait
 from ui.format import format_number
 
 STOPS = 13
@@ -72,14 +72,6 @@ def test_the_path_from_the_overview_to_the_next_token(page, app_url):
     wait_for_app(page)
     assert page.get_by_role("button", name="Check my answers").count() == 1, "the matched check after the path"
     screenshot(page, "path-stop-13")
-
-
-@pytest.fixture
-def phone(browser):
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    page = context.new_page()
-    yield page
-    context.close()
 
 
 @pytest.mark.browser

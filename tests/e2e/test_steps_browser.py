@@ -10,7 +10,6 @@ from tests.e2e.test_browser import no_exception
 from tests.pages.test_steps import STEPPED
 from ui import steps
 
-PHONE = {"width": 390, "height": 844}
 # Elements of the main column that stick out past the screen's right edge with no scrolling ancestor inside it.
 STICKING_OUT_JS = """() => {
   const limit = document.documentElement.clientWidth + 1;
@@ -43,14 +42,6 @@ def click_and_wait(page, name: str) -> None:
     page.get_by_role("button", name=name).first.click()
     page.wait_for_timeout(300)
     wait_for_app(page)
-
-
-@pytest.fixture
-def phone(browser):
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    page = context.new_page()
-    yield page
-    context.close()
 
 
 @pytest.mark.browser
