@@ -17,9 +17,10 @@ from attention_core import smollm2 as sm
 from ui import _drawing
 
 FILE_VARIABLE = "ATTENTION_LAB_SMOLLM2_FILE"
-# A 32-token forward holds 4.3 MB (every layer's T x T weights, contexts, normed inputs); at the 128-token limit
-# 35 MB, so the budget, not the count, bounds how many long prompts stay.
-FORWARD_BYTES = 96 * _drawing.MB
+# A 32-token forward holds 5.7 MB (every layer's T x T weights, contexts, normed inputs); at the 128-token limit
+# 35.5 MB, so the budget, not the count, bounds how many long prompts stay. 40 MB keeps one forward at the limit
+# or seven of 32 tokens: at 96 MB, ten sessions' prompts held 75 MB of a server that has 690 MB (issue 37).
+FORWARD_BYTES = 40 * _drawing.MB
 FORWARD_ENTRIES = 12
 
 
