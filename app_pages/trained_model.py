@@ -39,8 +39,9 @@ STEP_NAMES = (
 ONE_HEAD_STEP = STEP_NAMES.index(EXPLORER) + 1  # counted from 1, as in the URL
 LINES_STEP = STEP_NAMES.index(LINES) + 1
 # the stepped view asks each exercise in the step that shows what it needs (the whole lesson asks them together)
-HEAD_PLACES = ("trained-top", "trained-entropy")  # the query's row of weights (the step ROW)
-GRID_PLACES = ("trained-label",)  # the head's label, beside the grid's labels
+TOP_PLACES = ("trained-top",)  # the query's scaled scores (the step ROW): before its row of weights
+ENTROPY_PLACES = ("trained-entropy",)  # the query's row of weights: before its entropy
+GRID_PLACES = ("trained-label",)  # the head's label, from the grid (unlabelled until it is answered)
 BY_HAND_PLACES = ("trained-no-bias",)  # the head's biases
 
 
@@ -130,17 +131,20 @@ def head_exercises(
     ref: tm.HeadRef,
     query: int,
     places: tuple[str, ...] | None = None,
-) -> None:
-    """The questions about the head on screen and its query piece (``places``: those of this step; None: all)."""
+    then: bool = False,
+) -> bool:
+    """The questions about the head on screen and its query piece (``places``: those of this step; None: all;
+    ``then``: the step's next question, once the one before is settled); whether they are settled."""
     pieces = ac.token_labels(forward.pieces)
     layer, head = ref.layer_number, ref.head_number
-    exercises_section(
+    return exercises_section(
         __file__,
         lab,
         material=TrainedMaterial(forward, loaded.model, ref.layer, ref.head, query),
         material_key=(" ".join(lab.tokens), layer, head, query),
         made_from=f"layer {layer}, head {head} and the query “{pieces[query]}” above",
         places=places,
+        **({"heading": "Next question", "note": False} if then else {}),
     )
 
 
@@ -269,8 +273,10 @@ def head_explorer(
 ) -> None:
     """Grid, selectors, one head, the same head by hand, and the exercises about that head: a fragment, so picking
     a head reruns only this part, and the questions are always about the head on screen. ``part`` None draws it all
-    (the whole lesson); in steps, EXPLORER draws the grid and the picked head's figures, ONE_HEAD its weights, ROW
-    the query's row and its questions, LINES its line view (each step with the selectors it needs)."""
+    (the whole lesson), each question before what answers it; in steps, EXPLORER draws the grid, the question of
+    the head's label, then its label and figures, ONE_HEAD its weights, ROW the query's scaled scores, the question
+    of its favourite key, its weights, the question of their entropy, then the entropy, LINES its line view (each
+    step with the selectors it needs)."""
     sentence, word, query_index = " ".join(lab.tokens), lab.query_label, lab.query_index
     labels = trained.head_labels(sentence)
     pieces = ac.token_labels(forward.pieces)
@@ -290,45 +296,88 @@ def head_explorer(
         )
         st.caption(chosen_piece_note(word, pieces, chosen))
     ref = tm.HeadRef.numbered(layer, head)  # zero-based from here on
-    if part in (None, EXPLORER):
-        opens = "below" if part is None else f"in the next step (“{ONE_HEAD}”)"
-        all_heads(sentence, forward, labels, ref, opens=opens)
     params, steps = trained.head_steps(sentence, ref.layer, ref.head)
     summary = trained.head_summaries(sentence)[ref.layer][ref.head]
-    if part == EXPLORER:
-        head_title(ref, labels[ref.layer][ref.head])
-        head_figures(pieces, summary)
-        head_exercises(lab, loaded, forward, ref, picked_query(lab, chosen, len(pieces)), GRID_PLACES)
+    weights = forward.attentions[ref.layer, ref.head]  # (T, T)
+    opens = "below" if part is None else f"in the next step (“{ONE_HEAD}”)"
+
+    def asks(places: tuple[str, ...], on: int, then: bool = False) -> bool:
+        return head_exercises(lab, loaded, forward, ref, on, places, then)
+
+    label = labels[ref.layer][ref.head]
+    if part == EXPLORER:  # the grid, then the label question, then the label and its figures
+        grid, title = st.container(), st.container()
+        named = asks(GRID_PLACES, picked_query(lab, chosen, len(pieces)))
+        with grid:
+            all_heads(sentence, forward, labels, ref, opens=opens, labelled=named)
+        with title:
+            head_title(ref, label if named else None)
+        if named:
+            head_figures(pieces, summary)
         return
-    if part in (LINES, ROW):
-        head_title(ref, labels[ref.layer][ref.head])
-        weights = forward.attentions[ref.layer, ref.head]  # (T, T)
-        if part == LINES:
-            line_view(weights, pieces, query)
-            return
-        query_row(weights, pieces, query)
-        head_exercises(lab, loaded, forward, ref, query, HEAD_PLACES)
+    if part == LINES:
+        head_title(ref, label)
+        line_view(weights, pieces, query)
         return
-    one_head(forward, pieces, ref, query, labels[ref.layer][ref.head], steps, with_row=part is None)
-    if part is None:
-        head_figures(pieces, summary)
-        by_hand(sentence, forward, pieces, ref, params, steps)
-        head_exercises(lab, loaded, forward, ref, query)
+    if part == ROW:  # the query's scaled scores, which key wins; its weights, their entropy
+        head_title(ref, label)
+        query_scores(steps, pieces, query)
+        if asks(TOP_PLACES, query):
+            query_row(weights, pieces, query)
+            if asks(ENTROPY_PLACES, query, then=True):
+                query_entropy(weights, pieces, query)
+        return
+    if part == ONE_HEAD:
+        one_head(forward, pieces, ref, query, label, steps)
+        return
+    # the whole lesson: which key the query's scores favour; then its weights, every head and this one, to read its
+    # entropy and label from; then those, and the head by hand
+    title = st.container()  # the head's name, with its label once the question on it is settled
+    query_scores(steps, pieces, query)
+    if not asks(TOP_PLACES, query):
+        with title:
+            head_title(ref)
+        return
+    query_row(weights, pieces, query)
+    grid = st.container()
+    one_head(forward, pieces, ref, query, None, steps, with_line_view=True)
+    named = asks((*ENTROPY_PLACES, *GRID_PLACES), query, then=True)
+    with grid:
+        all_heads(sentence, forward, labels, ref, opens=opens, labelled=named)
+    with title:
+        head_title(ref, label if named else None)
+    if not named:
+        return
+    query_entropy(weights, pieces, query)
+    head_figures(pieces, summary)
+    by_hand(sentence, forward, pieces, ref, params, steps)
+    asks(BY_HAND_PLACES, query, then=True)
 
 
 def all_heads(
-    sentence: str, forward: tm.Forward, labels: list[list[str]], selected: tm.HeadRef, opens: str = "below"
+    sentence: str,
+    forward: tm.Forward,
+    labels: list[list[str]],
+    selected: tm.HeadRef,
+    opens: str = "below",
+    labelled: bool = True,
 ) -> None:
+    """Every head's weights as one grid; ``labelled``: with each head's label above it (not while a question asks
+    for the open head's label)."""
+    above = (
+        "Above each head: its label measured on your sentence (step “What heads do”), such as “next 0.62”: the "
+        "average weight a query puts on the next piece."
+        if labelled
+        else "Each head's label (step “What heads do”) is written above it once you have named the open head's."
+    )
     st.markdown(
         f"Rows are layers 1 (nearest the input) to {tm.NUM_LAYERS}, columns heads 1 to {tm.NUM_HEADS}; each square "
         "is one head's weights (query down, key across) on one colour scale: weight 0 dark purple, 1 yellow, as in "
-        "every lesson. Above each head: its label measured on your sentence (step “What heads do”), such as “next 0.62”: the "
-        "average weight a query puts on the next piece. **Click a head** (or use the selectors) to open it "
-        f"{opens}; the orange frame marks it."
+        f"every lesson. {above} **Click a head** (or use the selectors) to open it {opens}; the orange frame marks it."
     )
     T = len(forward.pieces)
     if T <= GRID_CHART_PIECES:
-        spec = trained.grid_with_highlight(sentence, PICK, selected.layer_number, selected.head_number)
+        spec = trained.grid_with_highlight(sentence, PICK, selected.layer_number, selected.head_number, labelled)
         st.vega_lite_chart(spec=spec, key=GRID_KEY, on_select=_pick_from_grid, selection_mode=PICK, width="content")
     else:
         st.image(
@@ -338,8 +387,9 @@ def all_heads(
         )
 
 
-def head_title(ref: tm.HeadRef, label: str) -> None:
-    st.subheader(f"{ref.name.capitalize()}: “{label}”")
+def head_title(ref: tm.HeadRef, label: str | None = None) -> None:
+    """The open head's name, with its label (None: not yet, while a question asks for it)."""
+    st.subheader(ref.name.capitalize() + (f": “{label}”" if label is not None else ""))
 
 
 def one_head(
@@ -347,14 +397,15 @@ def one_head(
     pieces: list[str],
     ref: tm.HeadRef,
     query: int,
-    label: str,
+    label: str | None,
     steps: tm.HeadSteps,
-    with_row: bool = True,
+    with_line_view: bool = False,
 ) -> None:
-    """The head's weights, their CSV and (``with_row``) its line view beside the query's row (the stepped view
-    shows those two in steps of their own)."""
+    """The head's weights, their CSV and (``with_line_view``) its line view (the stepped view shows it in a step of
+    its own); ``label`` None: no title (the whole lesson has drawn it above the question on the query's row)."""
     weights = forward.attentions[ref.layer, ref.head]  # (T, T)
-    head_title(ref, label)
+    if label is not None:
+        head_title(ref, label)
     title = f"Weights of {ref.name}"
     display.heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
         weights,
@@ -371,13 +422,8 @@ def one_head(
         f"minilm_layer{ref.layer_number}_head{ref.head_number}_weights.csv",
         label=f"Download {title} as CSV",
     )
-    if not with_row:
-        return
-    line_column, row_column = st.columns(2)
-    with line_column:
+    if with_line_view:
         line_view(weights, pieces, query)
-    with row_column:
-        query_row(weights, pieces, query)
 
 
 def line_view(weights: torch.Tensor, pieces: list[str], query: int) -> None:
@@ -387,9 +433,24 @@ def line_view(weights: torch.Tensor, pieces: list[str], query: int) -> None:
     display.line_view(weights, pieces, title="Lines of this head", focus=focus)
 
 
+def query_scores(steps: tm.HeadSteps, pieces: list[str], query: int) -> None:
+    """The query's scaled scores (q · k / √d_k, recomputed by the lab): what its weights are the softmax of."""
+    st.markdown(
+        f"Row of the query “{pieces[query]}”: its scaled scores (q · k + biases) / √{tm.D_K}, one per key; softmax "
+        "turns them into its weights."
+    )
+    display.table(
+        steps.scaled_scores[query : query + 1].T, pieces, [pieces[query]], alt_text="The query's scaled scores"
+    )
+
+
 def query_row(weights: torch.Tensor, pieces: list[str], query: int) -> None:
-    st.markdown(f"Row of the query “{pieces[query]}”: how its weight is shared out over the keys (sums to 1).")
+    st.markdown("Its weights: how the query's weight is shared out over the keys (sums to 1).")
     display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt_text="The query's row of weights")
+
+
+def query_entropy(weights: torch.Tensor, pieces: list[str], query: int) -> None:
+    """The entropy of the query's row of weights, beside a uniform row's."""
     entropy = float(ac.row_entropy(weights[query : query + 1])[0])
     st.caption(
         f"Its entropy −Σ w ln w: {format_number(entropy)} nats (a uniform row: ln {len(pieces)} = "

@@ -174,13 +174,15 @@ GRID_CELLS, HIGHLIGHT_DATA = "cells", "highlight"  # the grid's named datasets: 
 
 
 @_drawing.kept(16)
-def grid_spec(sentence: str, pick: str) -> dict:
+def grid_spec(sentence: str, pick: str, labelled: bool = True) -> dict:
     """The all-heads grid's Vega-Lite spec, built once per sentence: the cells in the named dataset GRID_CELLS
-    as Arrow bytes (converted once, not per rerun), the label layers inline."""
+    as Arrow bytes (converted once, not per rerun), the label layers inline (``labelled`` False: blank, while a
+    question asks for a head's label)."""
     forward_result = forward(sentence)
     cells = tm.grid_frame(forward_result.attentions)
     cells = cells.astype({"layer": "int8", "head": "int8", "row_pos": "int16", "col_pos": "int16", "value": "float32"})
-    labels = tm.label_frame(head_labels(sentence))  # the label texts, with their figures
+    texts = head_labels(sentence) if labelled else [["" for _ in row] for row in head_labels(sentence)]
+    labels = tm.label_frame(texts)  # the label texts, with their figures
     chart = charts.all_heads_grid(cells, labels, len(forward_result.pieces), pick=pick)
     with alt.data_transformers.enable("default", max_rows=None):  # validated in tests/test_pages.py, not per build
         spec = chart.to_dict(validate=False)
@@ -196,9 +198,9 @@ def highlight_layer() -> dict:
     return _drawing.named_layer(charts.grid_highlight(1, 1), HIGHLIGHT_DATA)  # a fixed 1-row layer, tested once
 
 
-def grid_with_highlight(sentence: str, pick: str, layer: int, head: int) -> dict:
+def grid_with_highlight(sentence: str, pick: str, layer: int, head: int, labelled: bool = True) -> dict:
     """The grid's spec with the chosen head framed; only the frame's dataset differs from head to head."""
-    spec = grid_spec(sentence, pick)
+    spec = grid_spec(sentence, pick, labelled)
     frame = _drawing.arrow_bytes(charts.grid_highlight_frame(layer, head))
     datasets = {**spec["datasets"], HIGHLIGHT_DATA: frame}
     return {**spec, "layer": [*spec["layer"], highlight_layer()], "datasets": datasets}

@@ -9,21 +9,25 @@ import pytest
 from attention_core import trained_model as tm
 from attention_core.presets import JOURNEY
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
+from tests.pages.answered import answered, show_every_answer  # noqa: F401  (the fixture)
 from ui import trained
 
 PAGE = "app_pages/trained_model.py"
+READ_ANSWERED = pytest.mark.usefixtures("answered")  # a test that reads the steps as once their questions are answered
 
 
 @pytest.fixture(scope="module")
 def preset_page():
-    """The page on the default preset (the first run loads the model into this process's cache)."""
-    return open_page(PAGE, {"example": JOURNEY.name}, timeout=300)
+    """The page on the default preset (the first run loads the model into this process's cache), its questions
+    answered round after round (the tests using it read the page with ``answered``)."""
+    return show_every_answer(open_page(PAGE, {"example": JOURNEY.name}, timeout=300), lambda at: at.run())
 
 
 def _metrics(at) -> list[str]:
     return [metric.value for metric in at.metric]
 
 
+@READ_ANSWERED
 def test_preset_shows_every_section_and_agreement(preset_page):
     at = preset_page
     assert_clean(at)
@@ -44,6 +48,7 @@ def _specs(at) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in charts(at)]
 
 
+@READ_ANSWERED
 def test_picking_a_layer_and_head_opens_it(preset_page):
     at = preset_page
     at.selectbox(key="tm_layer").set_value(3)
@@ -164,18 +169,22 @@ def test_grid_highlight_layer_is_valid_vega_lite():
     assert spec["mark"]["type"] == "rect"
 
 
-def test_exercises_footer_and_clickable_heads(preset_page):
+def test_exercises_footer_and_clickable_heads():
+    """The whole lesson asks which key the query favours first; once that is settled, the entropy and the label
+    (answered here: a malformed, a wrong and a right entropy), then the head by hand with its clickable cells."""
     from tests.learn_helpers import clickable_keys, has_exercises_and_footer, page_exercises, right_wrong_malformed
     from ui.format import format_number
 
-    at = preset_page
-    at.selectbox(key="tm_layer").set_value(1)
-    at.selectbox(key="tm_head").set_value(1).run()
+    at = open_page(PAGE, {"example": JOURNEY.name}, timeout=300)
     has_exercises_and_footer(at)
+    items = page_exercises(at, PAGE)
+    assert not clickable_keys(at), "no weights before the first question is settled"
+    at.button(key=f"exs:trained_model:{items['trained-top'].id}").click().run()
+    right_wrong_malformed(at, PAGE, items["trained-entropy"])
+    assert "tm_by_hand_square" not in {key.rsplit("-", 1)[-1] for key in clickable_keys(at)}, "the label is asked"
+    at.button(key=f"exs:trained_model:{items['trained-label'].id}").click().run()
     assert {"tm_head_weights", "tm_by_hand_square"} <= {key.rsplit("-", 1)[-1] for key in clickable_keys(at)}
     sentence = " ".join(lab_input(at).tokens)
-    items = page_exercises(at, PAGE)
-    right_wrong_malformed(at, PAGE, items["trained-entropy"])
     at.radio(key="tm_step").set_value("K").run()
     at.session_state["_cell:tm_by_hand_wide"] = ("journey", "k3")
     at.session_state["_cell:tm_head_weights"] = ("journey", "[CLS]")
@@ -194,6 +203,7 @@ def grid_chart(at):
     return next(c for c in charts(at) if {d.name for d in c.proto.datasets} == {trained.GRID_CELLS, "highlight"})
 
 
+@READ_ANSWERED
 def test_another_head_only_moves_the_frames_data(preset_page):
     """The grid's spec is the same for every head (the browser swaps one row of data instead of
     re-drawing 72 heads), its cell layers read the cells dataset, and the frame sits on the chosen head."""
@@ -253,6 +263,7 @@ def test_query_piece_follows_the_sidebar_and_says_which_piece():
     assert pieces[at.selectbox(key="tm_query").value] == "river"
 
 
+@READ_ANSWERED
 def test_a_difference_turns_the_verdict_to_differ_and_says_only_what_was_checked(monkeypatch):
     """A swapped head (layer 3, head 6 recomputed with head 7's parameters) must read DIFFER, without the
     "float32 rounding" explanation of an agreement."""
@@ -277,6 +288,7 @@ def test_a_difference_turns_the_verdict_to_differ_and_says_only_what_was_checked
     trained.agreement.clear()  # no other test sees the injected bug
 
 
+@READ_ANSWERED
 def test_metrics_are_one_readable_number_each(preset_page):
     at = preset_page
     labels = [m.label for m in at.metric]
@@ -286,6 +298,7 @@ def test_metrics_are_one_readable_number_each(preset_page):
         assert len(metric.value) <= len("1.0000e-07")
 
 
+@READ_ANSWERED
 def test_head_claims_carry_the_figures_measured_on_the_sentence():
     import re
 
@@ -324,6 +337,7 @@ def test_head_claims_carry_the_figures_measured_on_the_sentence():
     assert f"{summary.entropy_fraction:.4f} of ln T" in figures
 
 
+@READ_ANSWERED
 def test_grid_labels_are_measured_and_say_when_weak():
     import json
 
@@ -364,6 +378,7 @@ def test_heads_linking_two_pieces_ranks_every_head():
 # --- issue 24: lesson 10 in steps ---
 
 
+@READ_ANSWERED
 def test_in_steps_the_first_step_runs_no_forward_pass_and_a_picked_head_follows_the_learner(monkeypatch):
     """The model card's step needs no forward pass, so it runs none; the head picked in the explorer's step (its
     questions follow the pick) is the one the by-hand step recomputes, and a head to open leads back to it."""
@@ -391,9 +406,11 @@ def test_in_steps_the_first_step_runs_no_forward_pass_and_a_picked_head_follows_
     assert "_exercises_shown:trained_model" not in at.session_state
     at.button(key="stepnext:trained_model").click().run()
     assert at.query_params["step"] == "5" and any(m.value.startswith("Row of the query") for m in at.markdown)
-    assert {place_name(item) for item in at.session_state["_exercises_shown:trained_model"]} == {
-        "trained-top", "trained-entropy"}  # fmt: skip
-    assert all("layer 2, head 5" in item.prompt for item in at.session_state["_exercises_shown:trained_model"])
+    cards = [m.value for m in at.markdown if m.value.startswith("**")]
+    every = at.session_state["_exercises:trained_model"]
+    asked = [item for item in every if any(card.endswith(item.prompt) for card in cards)]
+    assert [place_name(item) for item in asked] == ["trained-top", "trained-entropy"], "the second once the first is"
+    assert all("layer 2, head 5" in item.prompt for item in asked)
     at.button(key="stepnext:trained_model").click().run()
     assert at.query_params["step"] == "6" and any(m.value.startswith("**Line view**") for m in at.markdown)
     at.button(key="stepnext:trained_model").click().run()
