@@ -3,6 +3,7 @@ head by hand with RoPE and grouped-query attention, and the patterns its heads s
 
 import pandas as pd
 import streamlit as st
+import torch
 
 from attention_core import cell_math
 from attention_core import smollm2 as sm
@@ -52,8 +53,13 @@ def render(lab: LabInput) -> None:
     material = smol_lesson.material(prompt, layer, head, query)
     key = (prompt, layer, head, query)
 
-    def asks(*places: str) -> None:
-        exercises_section(__file__, lab, material=material, material_key=key, made_from="your prompt", places=places)
+    def asks(*places: str, then: bool = False) -> bool:
+        """Ask the questions of ``places`` (``then``: the step's next question, once the one before is settled);
+        whether they are settled (what answers them may be drawn then)."""
+        look = {"heading": "Next question", "note": False} if then else {}
+        return exercises_section(
+            __file__, lab, material=material, material_key=key, made_from="your prompt", places=places, **look
+        )
 
     lesson_steps(
         __file__,
@@ -158,7 +164,8 @@ Everything below is the lab's own forward pass, from lessons 1-5's functions, on
 
 
 def next_token_step(prompt: str, asks) -> None:
-    """The next-token probabilities with temperature and top-k, and their questions."""
+    """The logits of the likeliest next pieces and the question of the likeliest; then their probabilities and the
+    question of top-k; then temperature and top-k to play with."""
     st.subheader("What comes next?")
     st.markdown(
         "The last position's output is a score (a **logit**) for each of the 49,152 pieces; softmax turns them "
@@ -166,8 +173,24 @@ def next_token_step(prompt: str, asks) -> None:
         "only the k most likely pieces and shares their probability out again."
     )
     st.latex(r"p_i = \frac{e^{z_i/t}}{\sum_{j \in \text{top-}k} e^{z_j/t}} \quad (i \in \text{top-}k, \text{ else } 0)")
-    next_token_controls(prompt)
-    asks("next-top", "next-topk")
+    nt = smol_lesson.next_token(prompt, 1.0, smol_lesson.DEFAULT_TOP_K)
+    by_id = sorted(range(len(nt.ids)), key=nt.ids.__getitem__)  # in vocabulary order, not by likelihood
+    names = [sl.shown_piece(nt.pieces[i]) for i in by_id]
+    logits = smol_lesson.next_logits(prompt)
+    st.markdown(f"The logits of the {len(names)} pieces the model finds most likely, in vocabulary order:")
+    display.table(
+        pd.DataFrame({"id": [nt.ids[i] for i in by_id], "logit z": [logits[i] for i in by_id]}, index=names),
+        alt_text="The likeliest next pieces' logits",
+    )
+    if not asks("next-top"):
+        return
+    st.markdown("Their probabilities at temperature 1 (softmax over all 49,152 logits):")
+    display.table(
+        pd.DataFrame({"p at t = 1": [nt.raw_probabilities[i] for i in by_id]}, index=names),
+        alt_text="The likeliest next pieces' probabilities",
+    )
+    if asks("next-topk", then=True):
+        next_token_controls(prompt)
 
 
 @st.fragment
@@ -281,7 +304,13 @@ def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
     columns[2].selectbox("Query", range(len(labels)), format_func=labels.__getitem__, key="smol_query")
     layer, head, query = current_head(len(labels))
     # a line between the pickers and the chart: the chart's toolbar (shown on hover) would cover the Query picker
-    st.caption(f"Layer {layer + 1}, head {head + 1}; the query “{learner_text(labels[query])}” is outlined.")
+    st.caption(f"Layer {layer + 1}, head {head + 1}; the query “{learner_text(labels[query])}”.")
+    hand = smol_lesson.head_by_hand(prompt, layer, head, query)
+    st.markdown("The query's scaled scores q·k / √64 on the pieces it may see (the causal mask hides the rest):")
+    seen = labels[: query + 1]
+    display.table(hand.masked_scores[: query + 1].unsqueeze(0), [labels[query]], list(seen), alt_text="Its scores")
+    if not asks("head-top"):
+        return
     display.heatmap(
         result.attentions[layer, head],
         labels,
@@ -293,16 +322,18 @@ def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
         ),
         highlight_row=labels[query],
     )
+    st.caption("The query's row is outlined; click a cell for its softmax.")
     display.download_csv(
         to_frame(result.attentions[layer, head], labels, labels),
         f"smollm2_layer{layer + 1}_head{head + 1}_weights.csv",
         label="Download this head's weights as CSV",
     )
+    if not asks("head-sink", then=True):
+        return
     figures = smol_lesson.patterns(prompt)
     left, right = st.columns(2)
     left.metric("Sink figure (mean weight on the first piece)", format_number(float(figures.sink[layer, head])))
     right.metric("Previous-token figure", format_number(float(figures.previous[layer, head])))
-    asks("head-top", "head-sink")
 
 
 # --- step 5 ------------------------------------------------------------------------------------------------
@@ -319,22 +350,28 @@ def by_hand_step(prompt, model, result, labels, picked, asks, pick_step: str) ->
     st.markdown(
         f"""
 1. **q and k.** q = a W_q (this head's 64 columns), k = a W_k: a is the layer's RMS-normed input.
-2. **Grouped-query attention.** Query head {head + 1} reads **key/value head {hand.kv_head + 1}**, shared with
-   query heads {sharing}: one K and V serve three heads, so the cache stores a third as much.
+2. **Grouped-query attention.** The {c.num_heads} query heads share {c.num_kv_heads} key/value heads, in order:
+   one K and V serve {c.num_heads // c.num_kv_heads} query heads, so the cache stores a third as much.
 3. **RoPE** turns q and every k by their positions (next step).
 4. **Scores** q·k, divided by √64 = 8; the **causal mask** sets keys after the query to −∞.
 5. **Softmax**, then the **context vector**: the weights times the values v = a W_v.
 """
     )
-    display.table(
-        sl.head_row_table(hand, labels, result.attentions[layer, head, query]),
-        alt_text="The query's row by hand",
-    )
-    verdicts(hand)
-    with st.expander("q and k before and after RoPE, and the context vector (64 numbers each)"):
-        display.table(vectors_frame(hand, labels), alt_text="q and k before and after RoPE")
-        display.table(sl.context_table(hand, result.contexts[layer, head, query]), alt_text="The context vector")
-    asks("hand-gqa", "hand-scaled")
+    st.markdown("The dot products q·k of the turned q and k, one per key:")
+    display.table(hand.scores.unsqueeze(1), list(labels), ["q·k"], alt_text="The query's dot products")
+    if asks("hand-gqa", "hand-scaled"):
+        st.markdown(
+            f"Query head {head + 1} reads **key/value head {hand.kv_head + 1}**, shared with query heads {sharing}. "
+            "The row, step by step:"
+        )
+        display.table(
+            sl.head_row_table(hand, labels, result.attentions[layer, head, query]),
+            alt_text="The query's row by hand",
+        )
+        verdicts(hand)
+        with st.expander("q and k before and after RoPE, and the context vector (64 numbers each)"):
+            display.table(vectors_frame(hand, labels), alt_text="q and k before and after RoPE")
+            display.table(sl.context_table(hand, result.contexts[layer, head, query]), alt_text="The context vector")
     display.show_code(sm.head_by_hand)
 
 
@@ -374,14 +411,19 @@ def rope_step(prompt, model, labels, picked, asks) -> None:
         f"""
 RoPE splits q and k into 32 pairs of numbers and turns pair i by the angle m·θ_i, where m is the position
 and θ_i = {format_number(model.config.rope_base, 0)}^(−2i/64): the first pairs turn fast, the last ones barely.
-A turn keeps each pair's length. Below: the query “{labels[query]}” of layer {layer + 1}, head {head + 1}, at
-m = {rotation.position}: each pair's angle moves by exactly m·θ_i (largest gap over all 32 pairs:
-{format_number(sl.rotation_gap(rotation))} radians).
+A turn keeps each pair's length. Here: the query “{labels[query]}” of layer {layer + 1}, head {head + 1}, at
+m = {rotation.position}.
 """
     )
     st.latex(
         r"\begin{pmatrix}q'_i\\ q'_{i+32}\end{pmatrix} = \begin{pmatrix}\cos m\theta_i & -\sin m\theta_i\\ "
         r"\sin m\theta_i & \cos m\theta_i\end{pmatrix}\begin{pmatrix}q_i\\ q_{i+32}\end{pmatrix}"
+    )
+    if not asks("rope-angle", "rope-shift"):
+        return
+    st.markdown(
+        f"The query's first pairs, turned: each pair's angle moves by exactly m·θ_i (largest gap over all 32 pairs: "
+        f"{format_number(sl.rotation_gap(rotation))} radians)."
     )
     display.table(sl.rotation_table(rotation), alt_text="RoPE on the query's first pairs")
     st.markdown(
@@ -394,7 +436,6 @@ m = {rotation.position}: each pair's angle moves by exactly m·θ_i (largest gap
         f"difference {format_number(check.max_difference)} on scores up to {format_number(check.scale)}: "
         f"**{check.agreement.verdict}** ({tolerance_text(check.agreement.tolerance)})."
     )
-    asks("rope-angle", "rope-shift")
 
 
 # --- step 7 ------------------------------------------------------------------------------------------------
@@ -420,7 +461,11 @@ Three figures per head, each a mean weight measured on the text, not a label:
         f"{min(len(result.ids), smol_lesson.REPEAT_TOKENS)} pieces twice ({plural(len(repeated.ids), 'piece')}, "
         f"queries with an earlier copy: {twice.induction_queries})."
     )
+    figure_weights(prompt, smol_lesson.labels(result), mine, twice)
+    if not asks("patterns-sink", "patterns-induction"):
+        return
     ranked = sl.ranked_table(sm.HeadPatterns(mine.sink, mine.previous, twice.induction, twice.induction_queries))
+    st.markdown("The figures, every head ranked:")
     display.frame_table(ranked.map(lambda v: format_number(v) if isinstance(v, float) else v), hide_index=False)
     tabs = st.tabs(["Sink", "Previous token", "Induction"])
     for tab, figure, name in zip(
@@ -438,7 +483,27 @@ Three figures per head, each a mean weight measured on the text, not a label:
                 row_title="layer",
                 col_title="head",
             )
-    asks("patterns-sink", "patterns-induction")
+
+
+def figure_weights(prompt: str, labels: tuple[str, ...], mine: sm.HeadPatterns, twice: sm.HeadPatterns) -> None:
+    """The weights the sink and induction figures average, for the five strongest heads of each (in layer order,
+    so that the order does not rank them)."""
+    first, (induction, pairs) = smol_lesson.first_piece_weights(prompt), smol_lesson.induction_weights(prompt)
+    for name, figure, weights, columns, what in (
+        ("sink", mine.sink, first, labels[1:], "weight on the first piece, from each query after it"),
+        ("induction", twice.induction, induction, [f"{q + 1} → {k + 1}" for q, k in pairs],
+         "weight on the piece after the query's earlier copy, query → key by position on the repeated prompt"),
+    ):  # fmt: skip
+        heads = sorted((layer, head) for layer, head, _ in sl.ranked_heads(figure))
+        if not heads or weights.shape[-1] == 0:
+            continue
+        st.markdown(f"**The {name} figure's weights** of five heads: each head's {what}. Its figure is their mean.")
+        display.table(
+            torch.stack([weights[layer, head] for layer, head in heads]),
+            [sl.head_name(layer, head) for layer, head in heads],
+            list(columns),
+            alt_text=f"The weights the {name} figure averages",
+        )
 
 
 render(inputs.current())

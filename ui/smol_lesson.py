@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import streamlit as st
+import torch
 
 from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
@@ -64,6 +65,28 @@ def mosaic(prompt: str, _file: str = "") -> np.ndarray:
     return charts.head_mosaic(attentions, pixels=max(1, MOSAIC_HEAD_PX // attentions.shape[-1]))
 
 
+def next_logits(prompt: str) -> tuple[float, ...]:
+    """The logits z of the next-token step's pieces (the most likely at temperature 1 and the default top-k), in
+    that order: what their probabilities are the softmax of."""
+    logits = forward(prompt).logits[-1]  # (V,)
+    return tuple(float(logits[i]) for i in next_token(prompt, 1.0, DEFAULT_TOP_K).ids)
+
+
+def first_piece_weights(prompt: str) -> torch.Tensor:
+    """Every head's weight on the first piece from queries 2 .. T, (L, h, T - 1): the sink figure is their mean."""
+    return forward(prompt).attentions[:, :, 1:, 0]
+
+
+def induction_weights(prompt: str) -> tuple[torch.Tensor, list[tuple[int, int]]]:
+    """On the repeated prompt, every head's weight from each query with an earlier copy on the piece after that copy,
+    (L, h, Q), with the (query, key) pairs (0-based): the induction figure is their mean."""
+    repeated = repeated_forward(prompt)
+    pairs = sm.induction_targets(repeated.ids)
+    queries = torch.tensor([q for q, _ in pairs], dtype=torch.long)  # (Q,)
+    keys = torch.tensor([k for _, k in pairs], dtype=torch.long)  # (Q,)
+    return repeated.attentions[:, :, queries, keys], pairs  # (L, h, Q)
+
+
 def material(prompt: str, layer: int, head: int, query: int) -> SmolMaterial:
     """What the lesson's exercises are made from: the same for every step (its key: these four values)."""
     result = forward(prompt)
@@ -80,4 +103,7 @@ def material(prompt: str, layer: int, head: int, query: int) -> SmolMaterial:
         num_kv_heads=config.num_kv_heads,
         rotation=sl.query_rotation(hand, config),
         weights_first=result.attentions[layer, head, 1:, 0],
+        next_logits=next_logits(prompt),
+        first_piece=first_piece_weights(prompt),
+        induction_rows=induction_weights(prompt)[0],
     )

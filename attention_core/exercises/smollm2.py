@@ -48,6 +48,9 @@ class SmolMaterial:
     num_kv_heads: int
     rotation: object  # smollm2_lesson.Rotation of the query
     weights_first: torch.Tensor  # (T - 1,) the head's weights on the first piece, queries 2 .. T
+    next_logits: tuple[float, ...] = ()  # the logits of next_token's pieces, in their order
+    first_piece: torch.Tensor | None = None  # (L, h, T - 1) every head's weights on the first piece (sink figure)
+    induction_rows: torch.Tensor | None = None  # (L, h, Q) every head's weights on its induction targets (repeated)
 
 
 def _head(layer: int, head: int) -> str:
@@ -83,16 +86,19 @@ def next_token_exercises(m: SmolMaterial) -> list[Exercise]:
     answer = nt.probabilities[0]
     listed = ", ".join(f"{quote(p)} {fmt(v)}" for p, v in zip(pieces[:4], raw[:4], strict=True))
     within = tolerance(answer * (SHOWN_HALF_UNIT / raw[0] + len(kept) * SHOWN_HALF_UNIT / sum(kept)))
+    logits = ", ".join(f"{quote(p)} {fmt(z)}" for p, z in zip(pieces[:4], m.next_logits[:4], strict=False))
     return [
         Exercise(
             id="next-top",
             kind="choice",
-            prompt="Which piece does SmolLM2 find most likely to come next after your prompt (temperature 1)?",
+            prompt="Which piece does SmolLM2 find most likely to come next after your prompt (temperature 1)? The "
+            "table gives the logits of the pieces it finds most likely.",
             answer=pieces[0],
-            hint="Read the column “p at t = 1” of the table: the largest.",
-            solution=f"p at t = 1: {listed}: the largest is {quote(pieces[0])}.",
+            hint="Softmax keeps the order of the logits: the largest logit z gets the largest probability.",
+            solution=f"Logits {logits}: the largest is {quote(pieces[0])}'s; as probabilities at t = 1: {listed}.",
             options=tuple(sorted(set(pieces[:4]))),
-            uses=shown_numbers(raw[:4]),
+            uses=shown_numbers(m.next_logits),
+            reveals=shown_numbers(raw),  # the column “p at t = 1”: drawn once this is settled
         ),
         Exercise(
             id="next-topk",
@@ -121,17 +127,21 @@ def head_exercise(m: SmolMaterial, rng: random.Random) -> Exercise:
     where = _head(h.layer, h.head)
     allowed = list(range(h.query + 1))
     options = pick_options([m.labels[j] for j in allowed], allowed.index(top), rng)
+    seen = h.masked_scores[: h.query + 1]  # (query + 1,) the scaled scores of the keys the query may see
     return Exercise(
         id="head-top",
         kind="choice",
-        prompt=f"In {where} (the head shown large), which piece does the query {quote(m.labels[h.query])} "
-        "attend to most?",
+        prompt=f"In {where}, which piece does the query {quote(m.labels[h.query])} attend to most? Its scaled "
+        "scores are in the table above.",
         answer=m.labels[top],
-        hint="Read the query's outlined row: the brightest cell (only pieces up to the query can be seen).",
-        solution=f"Row {quote(m.labels[h.query])}: "
-        f"{labelled_values(m.labels[: h.query + 1], row[: h.query + 1])}: the largest is {quote(m.labels[top])}.",
+        hint="Softmax keeps the order of the scores: the largest scaled score gets the largest weight (only pieces "
+        "up to the query can be seen).",
+        solution=f"Scores of row {quote(m.labels[h.query])}: {labelled_values(m.labels[: h.query + 1], seen)}; "
+        f"weights {labelled_values(m.labels[: h.query + 1], row[: h.query + 1])}: the largest is "
+        f"{quote(m.labels[top])}.",
         options=options,
-        uses=shown_numbers(row[: h.query + 1]),
+        uses=shown_numbers(seen),
+        reveals=shown_numbers(row[: h.query + 1]),  # the query's row of weights: the heatmap, drawn once settled
     )
 
 
@@ -253,15 +263,18 @@ def rope_exercises(m: SmolMaterial) -> list[Exercise]:
 
 
 def pattern_exercises(m: SmolMaterial, rng: random.Random) -> list[Exercise]:
-    """The strongest attention sink on the prompt, and the strongest induction head on the repeated prompt."""
+    """The strongest attention sink on the prompt, and the strongest induction head on the repeated prompt: each from
+    the weights its figure averages (the page lists them for the five strongest heads, in layer order)."""
     items = []
-    for name, figure, what in (
-        ("sink", m.patterns.sink, "puts the most weight on the first piece (an attention sink), on your prompt"),
-        ("induction", m.repeated.induction, "is the strongest induction head on the repeated prompt"),
-    ):
+    for name, figure, rows, what, where in (
+        ("sink", m.patterns.sink, m.first_piece, "puts the most weight on the first piece (an attention sink), on "
+         "your prompt", "its weights on the first piece, one per query after it"),
+        ("induction", m.repeated.induction, m.induction_rows, "is the strongest induction head on the repeated "
+         "prompt", "its weights on the piece after each query's earlier copy"),
+    ):  # fmt: skip
         ranked = _ranked(figure)
         lower = [item for item in ranked[1:] if item[2] <= ranked[0][2] - DISTINCT] if ranked else []
-        if not lower:  # the top figures tie at the 4 decimals shown: no fair question
+        if not lower or rows is None or rows.shape[-1] == 0:  # the top figures tie at 4 decimals: no fair question
             continue
         chosen = [ranked[0], *rng.sample(lower, min(3, len(lower)))]
         names = [_head(layer, head) for layer, head, _ in chosen]
@@ -269,13 +282,16 @@ def pattern_exercises(m: SmolMaterial, rng: random.Random) -> list[Exercise]:
             Exercise(
                 id=f"patterns-{name}",
                 kind="choice",
-                prompt=f"Which of these heads {what}?",
+                prompt=f"Which of these heads {what}? The table of the {name} figure lists, for each head, {where}: "
+                "the figure is their mean.",
                 answer=names[0],
-                hint=f"Read the {name} columns of the ranked table: the largest figure.",
-                solution="; ".join(f"{n}: {fmt(v)}" for n, (_, _, v) in zip(names, chosen, strict=True))
+                hint="Compare the rows' means (their sums, as every row has as many weights).",
+                solution="; ".join(f"{n}: mean {fmt(v)}" for n, (_, _, v) in zip(names, chosen, strict=True))
                 + f": {names[0]}.",
                 options=tuple(sorted(names)),
-                uses=shown_numbers([v for _, _, v in chosen]),
+                # what ranks the options (the ranked table, the heatmaps) is drawn once this is settled; the figures
+                # are not ``reveals``: a saturated sink's figure, 1.0000, is each of its weights as well
+                uses=shown_numbers(*[rows[layer, head] for layer, head, _ in chosen]),
             )
         )
     return items

@@ -9,6 +9,7 @@ import pytest
 
 from attention_core import smollm2 as sm
 from tests.apptest_helpers import assert_clean, frames, open_page
+from tests.pages.answered import answered  # noqa: F401  (the fixture)
 from tests.pages.cell_click_helpers import clickable_specs, keep_cell, markdown, outlined_rows
 from ui import lessons, smol_lesson
 from ui.format import format_number
@@ -25,6 +26,7 @@ STEPS = (
     "Patterns",
 )
 REPEATED = "one two three four five six one two three four five six"
+pytestmark = pytest.mark.usefixtures("answered")  # the tests read each step as once its questions are answered
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -67,7 +69,7 @@ def test_the_lesson_follows_the_trained_model_and_its_steps_open():
 def test_the_next_token_matches_the_published_check_and_temperature_sharpens_it():
     at = open_step(2)
     assert_clean(at)
-    table = next(e for e in [*(t.value for t in at.table), *frames(at)] if "p at t = 1" in list(e.columns))
+    table = next(e for e in [*(t.value for t in at.table), *frames(at)] if "p at t, top-k" in list(e.columns))
     assert table.index[0] == "·was" and abs(table["p at t = 1"].iloc[0] - sm.PUBLISHED_NEXT[1]) < 0.01
     at.slider(key="smol_temperature").set_value(0.3).run()
     sharper = next(e for e in [*(t.value for t in at.table), *frames(at)] if "p at t, top-k" in list(e.columns))
