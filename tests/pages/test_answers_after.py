@@ -48,11 +48,7 @@ from ui.exercises import KIND_LABELS, answer_text
 from ui.format import format_number
 
 # Lessons whose answers are still being moved after their questions: delete a lesson's name when it is done.
-PENDING = {
-    "trained_model": "issue 36: A2 is moving their answers",
-    "smollm2": "issue 36: A2 is moving their answers",
-    "generation": "issue 36: A2 is moving their answers",
-}
+PENDING: dict[str, str] = {}
 
 INPUTS = {
     "default": {},

@@ -24,6 +24,7 @@ from streamlit.testing.v1.element_tree import Block
 
 from attention_core.exercises import MAX_ANSWER, Exercise, check_answer
 from tests.apptest_helpers import assert_clean, frames, open_page, sentence_params
+from tests.pages.answered import ROUNDS
 from ui import lessons
 from ui.format import format_number
 
@@ -84,11 +85,18 @@ def is_count(item: Exercise) -> bool:
     return item.tolerance == 0
 
 
+def on_the_page(at, lesson: str) -> tuple[Exercise, ...]:
+    """The exercises whose card the page shows: a step asks its next round once the round before is settled."""
+    texts = [str(element.value) for element in at.markdown]
+    return tuple(item for item in asked(at, lesson) if any(text.endswith(item.prompt) for text in texts))
+
+
 def show_every_answer(at, lesson: str):
-    """Click "Show me the answer" on every exercise the page asks (one run)."""
+    """Click "Show me the answer" on every exercise the page shows unsettled (one run)."""
     name = lessons.lesson_for(lesson).name
-    for item in asked(at, lesson):
-        at.button(key=f"exs:{name}:{item.id}").click()
+    for button in at.button:
+        if str(button.key or "").startswith(f"exs:{name}:"):
+            button.click()
     return at.run()
 
 
@@ -104,7 +112,7 @@ def check_on_screen(at, lesson: str, *, answers: bool = False):
     """Operands on screen before answering; with ``answers``, every numeric answer on screen once shown (one more
     run). Returns the page, after the answers were shown if they were."""
     assert_clean(at)
-    items = asked(at, lesson)
+    items = on_the_page(at, lesson)
     assert items, "the lesson asks something"
     numbers = shown_numbers(at)
     assert len(numbers) > 20, "the collector reads the page"
@@ -113,8 +121,17 @@ def check_on_screen(at, lesson: str, *, answers: bool = False):
             assert format_number(used) in numbers, (lesson, item.id, "uses", format_number(used))
     if not answers:
         return at
-    at = show_every_answer(at, lesson)
-    assert_clean(at)
+    for _ in range(ROUNDS):  # each round's answers shown; a question the round opens has its operands on screen
+        at = show_every_answer(at, lesson)
+        assert_clean(at)
+        new = [item for item in on_the_page(at, lesson) if item not in items]
+        if not new:
+            break
+        numbers = shown_numbers(at)
+        for item in new:
+            for used in item.uses:
+                assert format_number(used) in numbers, (lesson, item.id, "uses", format_number(used))
+        items += tuple(new)
     numbers = shown_numbers(at)
     for item in items:
         if item.kind == "numeric" and not is_count(item):

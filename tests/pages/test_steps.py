@@ -7,6 +7,8 @@ A lesson is stepped when its page hands its steps to ``ui.steps.lesson_steps``. 
 - the exercises it shows are answerable from what the step itself shows (their operands, ``Exercise.uses``, are
   among the step's numbers; that their answers are not, until answered, is ``test_answers_after``'s to check);
 - every exercise the lesson asks is shown in exactly one step, so the whole lesson is still checked.
+A step may ask again once its first questions are settled: each step is read round after round ("Show me the
+answer" on what it asks, at most ``ROUNDS``), every round checked the same way.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from streamlit.testing.v1.element_tree import Block
 
 from attention_core.exercises import Exercise
 from tests.apptest_helpers import ROOT, assert_clean, open_page
+from tests.pages.answered import ROUNDS
 from tests.pages.test_exercises_on_screen import shown_numbers
 from ui import lessons
 from ui.format import format_number
@@ -72,8 +75,18 @@ def test_every_step_opens_from_its_link_is_short_and_asks_what_it_shows(lesson):
         assert_clean(at)
         assert at.segmented_control(key=f"stepbar:{lesson.name}").value == step
         assert at.query_params["step"] == str(step)
-        elements = leaf_count(at.main)
-        assert elements <= MAX_ELEMENTS, (lesson.name, step, elements)
-        asked_in_steps += [item.id for item in check_step_screen(at, lesson, step)]
+        asked_here: list[str] = []
+        for _ in range(ROUNDS):  # a round's questions settled, the step may ask its next ones
+            elements = leaf_count(at.main)
+            assert elements <= MAX_ELEMENTS, (lesson.name, step, elements)
+            new = [item for item in check_step_screen(at, lesson, step) if item.id not in asked_here]
+            if not new:
+                break
+            asked_here += [item.id for item in new]
+            for item in new:
+                at.button(key=f"exs:{lesson.name}:{item.id}").click()
+            at = at.run()
+            assert_clean(at)
+        asked_in_steps += asked_here
     every = open_page(lesson.path, {"view": "all"}).session_state[f"_exercises:{lesson.name}"]
     assert sorted(asked_in_steps) == sorted(item.id for item in every), "each exercise sits in exactly one step"
