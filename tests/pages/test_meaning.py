@@ -11,9 +11,8 @@ import pytest
 
 from attention_core import meaning
 from attention_core import trained_model as tm
-from tests.apptest_helpers import assert_clean, lab_input, open_page, sentence_params
+from tests.apptest_helpers import assert_clean, charts, lab_input, open_page, sentence_params
 from tests.apptest_helpers import frames as shown_frames
-from tests.pages.test_exercises_on_screen import charts
 from ui import trained
 from ui.format import format_number
 
