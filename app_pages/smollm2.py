@@ -138,8 +138,9 @@ Everything below is the lab's own forward pass, from lessons 1-5's functions, on
         r"\mathrm{RoPE}(a W_k^{(\lfloor j/3 \rfloor)})^\top}{\sqrt{64}} + M_\text{causal}\Big)\, a W_v^{(\lfloor j/3 \rfloor)}"
     )
     st.info(
-        "The weights are **4-bit quantized** (Q4_1), as the package ships them, and kept in 16 bits here: the "
-        "outputs differ slightly from the full-precision model's (a few thousandths in a probability).",
+        "The weights are **4-bit quantized** (Q4_1), as the package ships them, and kept 4-bit here: each matrix "
+        "is unpacked to 16-bit numbers only while its product runs. The outputs differ slightly from the "
+        "full-precision model's (a few thousandths in a probability).",
         icon=":material/compress:",
     )
     with st.expander("Model card: which file this is, and its checksum", icon=":material/badge:"):
@@ -149,7 +150,8 @@ Everything below is the lab's own forward pass, from lessons 1-5's functions, on
 - **Source**: the registry package `{sm.PACKAGE_NAME}==0.1.2`, read with `gguf` (its llama-cpp-python
   dependency is never used); the tokenizer is rebuilt from the file's own vocabulary and merges.
 - **Checksum**: the file's sha256 is checked before loading: `{model.sha256}`.
-- **Memory**: {model.weight_bytes() / 2**20:,.0f} MiB of 16-bit weights.
+- **Memory**: {model.weight_bytes() / 2**20:,.0f} MiB of weights as the file holds them (4-bit layers, 8-bit
+  embeddings), each matrix unpacked only while its product runs.
 """
         )
     st.markdown(f"Your prompt is {plural(len(result.ids), 'piece')}: each row below is one position.")
