@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_for_app, wait_healthy  # noqa: F401 (re-exported for tests)
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_for_app, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
@@ -103,6 +103,18 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
+
+
+def show_answers(page, rounds: int = 16) -> None:
+    """Click "Show me the answer" in the main area until none is left, as a learner who does not answer would: a
+    step draws what answers its questions once they are settled, and may then ask the next one (issue 36)."""
+    for _ in range(rounds):
+        buttons = page.locator("[data-testid='stMain']").get_by_role("button", name="Show me the answer")
+        if buttons.count() == 0:
+            return
+        buttons.first.click()
+        page.wait_for_timeout(300)
+        wait_for_app(page)
 
 
 def screenshot(page, name: str) -> Path:

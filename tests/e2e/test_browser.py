@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import screenshot, show_answers, wait_for_app
 from ui import lessons
 
 PAGES = {"": "Attention Lab"} | {lesson.name: lesson.label for lesson in lessons.numbered() if lesson.number <= 9}
@@ -91,6 +91,7 @@ def test_every_page_with_a_32_token_sentence(page, app_url, path):
 def test_preset_and_query_token_update_the_numbers(page, app_url):
     page.goto(f"{app_url}/scores?view=all")
     wait_for_app(page)
+    show_answers(page)
     first_text = breakdown(page)
     table = page.locator(".lab-table:visible").first  # the term-by-term table (X's is in a tab)
     # the scores heatmap: its cells are labelled by query and key (X's heatmap by token and dimension)
@@ -98,6 +99,7 @@ def test_preset_and_query_token_update_the_numbers(page, app_url):
     first_table, first_chart, first_csv = table.inner_text(), chart.screenshot(), downloaded_csv(page)
 
     choose(page, "Query token", "journey")
+    show_answers(page)  # another query asks its own questions first
     headings = page.locator("[data-testid='stMain'] h2, [data-testid='stMain'] h3").all_inner_texts()
     assert any("query “journey”" in heading for heading in headings)
     assert breakdown(page) != first_text
@@ -105,6 +107,7 @@ def test_preset_and_query_token_update_the_numbers(page, app_url):
 
     choose(page, "Example", "I can't find the light switch")
     no_exception(page)
+    show_answers(page)
     assert "0.9046" in page.locator("[data-testid='stMain']").inner_text()  # 001's score of "light" with "I"
     assert chart.screenshot() != first_chart  # the score heatmap follows the preset
     assert downloaded_csv(page) != first_csv and "light" in downloaded_csv(page)
@@ -125,6 +128,7 @@ def test_a_copied_link_opens_the_same_numbers(browser, app_url):
     first.wait_for_timeout(300)
     wait_for_app(first)
     choose(first, "Query token", "all")
+    show_answers(first)
     expected_text = breakdown(first)
     expected_csv = downloaded_csv(first)
     url = first.url
@@ -134,6 +138,7 @@ def test_a_copied_link_opens_the_same_numbers(browser, app_url):
     second.goto(url)
     wait_for_app(second)
     no_exception(second)
+    show_answers(second)
     assert breakdown(second) == expected_text
     assert downloaded_csv(second) == expected_csv
     assert expected_csv.splitlines()[0] == ",attention,is (1),all,you,need,is (2),it"
@@ -146,6 +151,7 @@ def test_head_grid_and_line_view_are_visible(page, app_url):
     page.goto(f"{app_url}/multi_head?step=5")  # the step "Every head"
     wait_for_app(page)
     no_exception(page)
+    show_answers(page)  # the heads' heatmaps answer the step's question
     grid = page.locator(MAIN_CHART + "[aria-label^='Attention weights of head']")
     assert grid.count() == 2  # the default layer has two heads, each drawn
     assert grid.first.locator("[aria-label*='query: starts; key: journey']").count() >= 1  # cells carry values
@@ -154,6 +160,7 @@ def test_head_grid_and_line_view_are_visible(page, app_url):
     page.goto(f"{app_url}/pipeline?step=10")  # the step "Who attends to whom"
     wait_for_app(page)
     no_exception(page)
+    show_answers(page)
     line_view = page.locator(MAIN_CHART).last
     line_view.scroll_into_view_if_needed()
     before = line_view.screenshot()

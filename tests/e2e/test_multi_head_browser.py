@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import screenshot, show_answers, wait_for_app
 from tests.e2e.test_browser import no_exception
 
 SLACK_PX = 4
@@ -32,6 +32,7 @@ def test_the_parameter_counts_fit_their_column_on_a_phone_and_a_desktop(browser,
     page.goto(f"{app_url}/multi_head?step=12")  # the step "Parameters"
     wait_for_app(page)
     no_exception(page)
+    show_answers(page)  # the counts answer the step's question
     formulas = page.evaluate(FORMULAS_JS)
     screenshot(page, f"multi-head-parameters-{width}")
     context.close()

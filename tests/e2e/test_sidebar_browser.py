@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import screenshot, show_answers, wait_for_app
 from tests.e2e.test_browser import choose, no_exception
 
 
@@ -27,6 +27,7 @@ def settle(page) -> None:
 def assert_box_shows(page, expected: str, timeout_ms: int = 20_000) -> None:
     """The page computes for ``expected`` (waiting for a slow rerun) and the box shows the same token."""
     for _ in range(timeout_ms // 250):
+        show_answers(page)  # the worked example, which names its query, follows the step's question
         if computed_query(page) == expected:
             break
         page.wait_for_timeout(250)
