@@ -325,7 +325,7 @@ def order_stop(lab: LabInput, s: sty.Story) -> None:
 def one_line_stop(lab: LabInput, s: sty.Story) -> None:
     """softmax(Q Kᵀ / √d_k) V in one call, equal to the step-by-step context vectors."""
     st.markdown(
-        f"Stops 2 to 7 were one formula, which every transformer runs in one call. Here it is on the same Q, K and "
+        f"Stops 2 to 7 (all but stop 6's mask) were one formula, which every transformer runs in one call. Here it is on the same Q, K and "
         f"V of head 1 ({lab.T} tokens, d_k = {sty.D_K}):"
     )
     st.latex(r"\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
