@@ -17,8 +17,12 @@ import pytest
 import streamlit as st
 
 from tests.apptest_helpers import assert_clean, open_page
+from tests.pages.answered import answered  # noqa: F401 (a fixture, used by pytestmark)
 from ui import display
 from ui.lessons import LESSONS
+
+# Pages are read as the learner sees them once every question is answered: a step asks before it shows (issue 36).
+pytestmark = pytest.mark.usefixtures("answered")
 
 # Pages that show a function they never call at the default input, today: the lead fixes these at
 # merge (issue 8 item 5). The core now computes through ``attention``, split_heads and merge_heads.

@@ -39,9 +39,11 @@ print(json.dumps({"visited": visited, "loaded": sorted(m for m in sys.modules if
 TRAINED_PROBE = """
 import json, sys
 from tests.apptest_helpers import open_page, sentence_params
+from tests.pages.answered import show_every_answer  # a step shows its numbers once its questions are answered
 from attention_core.presets import JOURNEY
 runs = [
-    open_page("app_pages/trained_model.py", {"example": JOURNEY.name}, timeout=300),  # lesson 10, every step
+    show_every_answer(open_page("app_pages/trained_model.py", {"example": JOURNEY.name}, timeout=300),
+                      lambda at: at.run()),  # lesson 10, every step, every question answered
     *(open_page(page, sentence_params("the cat ate fish", embedding="trained"), timeout=300)  # meaning steps
       for page in ("app_pages/scores.py", "app_pages/softmax.py", "app_pages/context_vectors.py")),
 ]

@@ -20,6 +20,10 @@ import torch
 
 from attention_core.presets import PRESETS
 from tests.apptest_helpers import OWN_SENTENCE, assert_clean, frames, open_page, sentence_params
+from tests.pages.answered import answered  # noqa: F401 (a fixture, used by pytestmark)
+
+# Pages are read as the learner sees them once every question is answered: a step asks before it shows (issue 36).
+pytestmark = pytest.mark.usefixtures("answered")
 
 attention = importlib.import_module("attention_core.attention")  # the module (the package exports a function too)
 heads = importlib.import_module("attention_core.heads")

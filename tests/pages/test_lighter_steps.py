@@ -9,6 +9,7 @@ import torch
 
 import attention_core as ac
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page
+from tests.pages.answered import answered  # noqa: F401 (a fixture)
 from tests.pages.test_steps import leaf_count, shown_exercises
 from ui import lessons
 from ui.exercises import place_name
@@ -58,6 +59,7 @@ def test_each_half_of_a_split_step_asks_its_own_questions_and_stays_small(lesson
     assert leaf_count(at.main) <= most, leaf_count(at.main)
 
 
+@pytest.mark.usefixtures("answered")  # the step shows them once its question is answered (issue 36)
 def test_one_entry_by_hand_shows_the_weights_values_and_context_vector_of_the_query():
     at = open_step("context_vectors", "One entry by hand")
     lab = lab_input(at)
