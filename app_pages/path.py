@@ -344,6 +344,20 @@ def one_line_stop(lab: LabInput, s: sty.Story) -> None:
     )
 
 
+def model_result(model: str, problem: str | None, run):
+    """A real model's stop result, run under a spinner (the first visit loads the model); None, with a sentence on
+    the page, when the model is not installed here or cannot read the sentence."""
+    if problem:
+        st.info(f"{model} cannot run here: {learner_text(problem)}", icon=":material/info:")
+        return None
+    try:
+        with st.spinner(f"Running {model} on your sentence (the first time loads the model)…"):
+            return run()
+    except stories.Unavailable as error:
+        st.info(f"{model} cannot read this sentence: {learner_text(str(error))}", icon=":material/info:")
+        return None
+
+
 def trained_stop(lab: LabInput) -> None:
     """One head of all-MiniLM-L6-v2 on the same sentence, recomputed with the same functions."""
     st.markdown(
@@ -351,15 +365,12 @@ def trained_stop(lab: LabInput) -> None:
         "reads your sentence as word pieces between the markers [CLS] and [SEP]. Here is the head where "
         f"“{lab.query_label}” looks hardest at one other word."
     )
-    problem = stories.trained_problem()
-    if problem:
-        st.info(f"all-MiniLM-L6-v2 cannot run here: {learner_text(problem)}", icon=":material/info:")
-        return
-    try:
-        with st.spinner("Running all-MiniLM-L6-v2 on your sentence (the first time loads the model)…"):
-            m = stories.trained_stop(tuple(lab.tokens), lab.query_index)
-    except stories.Unavailable as error:
-        st.info(f"The trained model cannot read this sentence: {learner_text(str(error))}", icon=":material/info:")
+    m = model_result(
+        "all-MiniLM-L6-v2",
+        stories.trained_problem(),
+        lambda: stories.trained_stop(tuple(lab.tokens), lab.query_index),
+    )
+    if m is None:
         return
     if not exercises_section(
         __file__, lab, material=m, material_key=("trained", *lab.tokens), places=("trained",), **QUESTION_LOOK
@@ -386,15 +397,8 @@ def next_token_stop(lab: LabInput) -> None:
         "every token before it, is scored against all 49,152 tokens of the vocabulary; softmax turns the scores "
         "into each next token's probability."
     )
-    problem = stories.smol_problem()
-    if problem:
-        st.info(f"SmolLM2 is not installed here: {learner_text(problem)}", icon=":material/info:")
-        return
-    try:
-        with st.spinner("Running SmolLM2-135M on your sentence (the first time loads the model)…"):
-            m = stories.next_stop(prompt)
-    except stories.Unavailable as error:
-        st.info(f"SmolLM2 cannot read this prompt: {learner_text(str(error))}", icon=":material/info:")
+    m = model_result("SmolLM2-135M", stories.smol_problem(), lambda: stories.next_stop(prompt))
+    if m is None:
         return
     if not exercises_section(
         __file__, lab, material=m, material_key=("next", prompt), places=("next-token",), **QUESTION_LOOK
