@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import warmup
+from runtime import warmup
 
 warmup.wait()  # the server may still be importing these in its warm-up thread: never import alongside it
 
 import torch  # noqa: E402
 
-from ui import browser_store, collector, inputs, lessons, preload, progress  # noqa: E402
+from runtime import browser_store, collector, preload  # noqa: E402
+from ui import drawing, registry  # noqa: E402
 from ui.format import learner_text  # noqa: E402
+from ui.widgets import inputs, progress  # noqa: E402
 
 # The lab multiplies matrices of a few dozen numbers: one thread avoids thread hand-offs
 # that cost milliseconds per call (and a Community Cloud app has a fraction of a CPU).
@@ -26,13 +28,14 @@ def run() -> None:
     st.set_page_config(page_title="Attention Lab", page_icon="👁️", layout="wide")
     pages = {
         lesson.name: st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.default)
-        for lesson in lessons.LESSONS
+        for lesson in registry.LESSONS
     }
     page = st.navigation(
-        {section: [pages[lesson.name] for lesson in group] for section, group in lessons.sections().items()},
+        {section: [pages[lesson.name] for lesson in group] for section, group in registry.sections().items()},
         expanded=True,  # every lesson listed: Streamlit folds the list after 10 pages otherwise
     )
     progress.note_visit(next(name for name, entry in pages.items() if entry == page))
+    drawing.page_style()  # the lab's few layout rules (wide formulas and charts scroll sideways)
     inputs.sidebar()
     marker = st.sidebar.empty()  # filled after the page: it counts the answer this run recorded
     reason = inputs.problem()

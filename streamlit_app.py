@@ -1,9 +1,9 @@
 """Attention Lab: `streamlit run streamlit_app.py` serves lab.py, the app's script.
 
 This file only starts the server. Streamlit sees the ``st.App`` below and runs it; its lifespan
-imports torch, pandas, Altair and the lab in a thread as the server starts (``ui/warmup.py``), so
+imports torch, pandas, Altair and the lab in a thread as the server starts (``runtime/warmup.py``), so
 the first visitor's browser loads Streamlit's bundle while the imports run instead of before them,
-after limiting malloc to two arenas (``ui/memory.py``).
+after limiting malloc to two arenas (``runtime/memory.py``).
 The navigation, the sidebar and the pages are in ``lab.py``.
 """
 
@@ -13,12 +13,12 @@ from contextlib import asynccontextmanager
 
 import streamlit as st
 
-from ui import memory, warmup
+from runtime import memory, warmup
 
 
 @asynccontextmanager
 async def warm_imports(_app):
-    memory.limit_malloc_arenas()  # before any session's thread: see ui/memory.py
+    memory.limit_malloc_arenas()  # before any session's thread: see runtime/memory.py
     warmup.start()
     try:
         yield

@@ -19,11 +19,10 @@ from attention_core.normalization import one_hot_weights
 from attention_core.presets import JOURNEY, LIGHT, ONE_HOT, TRANSFORMER
 from attention_core.reference import agreement, max_abs_difference, tolerance_text
 from attention_core.tables import dimension_labels
-from ui import cell_click, charts, display, inputs, meaning
-from ui.exercises import exercises_section
-from ui.format import format_number, learner_text, vector_text, weighted_vectors_text
-from ui.inputs import LabInput
-from ui.steps import lesson_steps
+from ui import charts, page
+from ui.page import exercises_section, format_number, learner_text, lesson_steps, vector_text, weighted_vectors_text
+from ui.widgets import inputs, meaning
+from ui.widgets.inputs import LabInput
 
 MAX_WRITTEN_TERMS = 6  # beyond this many tokens the written-out sum sums its other terms as one (together …)
 
@@ -32,7 +31,7 @@ def render(lab: LabInput) -> None:
     """The lesson's outline: one function per step."""
     steps = ac.self_attention(lab.X, scale=False)  # simplified attention: Q = K = V = X, no √d_k
     dims = dimension_labels(lab.d_model)
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     lesson_steps(
         __file__,
         {
@@ -76,7 +75,7 @@ def by_hand_step(lab: LabInput, steps: ac.AttentionSteps, dims: list[str]) -> No
     st.latex(r"c_{i,d} = \sum_{j=1}^{T} w_{ij}\, v_{j,d}")
     weights_beside_values(lab, steps.weights, dims)
     if exercises_section(__file__, lab, places=("context-entry", "uniform")):
-        display.table(
+        page.table(
             steps.context[q].unsqueeze(0),  # (1, d_model)
             [f"c(“{query}”)"],
             [f"c {d}" for d in dims],
@@ -87,7 +86,7 @@ def by_hand_step(lab: LabInput, steps: ac.AttentionSteps, dims: list[str]) -> No
 def weights_beside_values(lab: LabInput, weights: torch.Tensor, dims: list[str]) -> None:
     """The query's row of weights beside the values V = X it mixes: what an entry of its context vector is made of."""
     query = lab.query_label
-    display.table(
+    page.table(
         torch.cat([weights[lab.query_index].unsqueeze(1), lab.X], dim=1),  # (T, 1) beside (T, d_model): no arithmetic
         lab.labels,
         [f"weight w_j of “{query}”", *(f"v {d}" for d in dims)],
@@ -98,7 +97,7 @@ def weights_beside_values(lab: LabInput, weights: torch.Tensor, dims: list[str])
 def values_mixed(lab: LabInput, dims: list[str]) -> None:
     """The vectors being mixed (V = X), so an entry of C can be checked by hand in this step."""
     st.markdown("The vectors being mixed: the values V = X (the embeddings from the sidebar), column v d for entry d.")
-    display.table(lab.X, lab.labels, [f"v {d}" for d in dims], alt_text="The values X that the weights mix")
+    page.table(lab.X, lab.labels, [f"v {d}" for d in dims], alt_text="The values X that the weights mix")
 
 
 def picture_step(lab: LabInput, context: torch.Tensor) -> None:
@@ -110,7 +109,7 @@ def picture_step(lab: LabInput, context: torch.Tensor) -> None:
 def one_hot_step(lab: LabInput) -> None:
     """One-hot inputs give outputs that look like the inputs; the lesson's code."""
     one_hot_inputs(lab)
-    display.show_code(ac.contributions, ac.context_vectors, weighted_sum_table, pca_basis, project_2d)
+    page.show_code(ac.contributions, ac.context_vectors, weighted_sum_table, pca_basis, project_2d)
 
 
 def blend_meaning_step(lab: LabInput) -> None:
@@ -130,7 +129,7 @@ after (the context vector c).
         return
     frame = blend_frame(vectors, lab.tokens, lab.labels)
     number = st.column_config.NumberColumn(format="%.4f")
-    display.frame_table(
+    page.frame_table(
         frame,
         width="stretch",
         column_config={name: number for name in frame.columns if name != "mixes in most"},
@@ -167,7 +166,7 @@ the word “{q}” now carries a little of every word around it.
 """.replace("{q}", learner_text(lab.query_label))
     )
     st.latex(r"c_i = \sum_{j=1}^{T} w_{ij}\, x_j \qquad C = W X")
-    display.lesson_caption(lab.description)
+    page.lesson_caption(lab.description)
     st.caption(
         "Simplified attention as in the first tutorials: the vectors being mixed are the embeddings X "
         "themselves (V = X), and the weights are softmax(X Xᵀ) without scaling."
@@ -181,7 +180,7 @@ def worked_example(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, 
         f"Each row is one token's vector multiplied by the weight “{query}” gives it; the last row, “sum”, adds "
         "the rows up. The weights add up to 1 and the other columns add up to the context vector."
     )
-    display.table(
+    page.table(
         weighted_sum_table(weights[q], X),  # (T + 1, 1 + d_model)
         [*labels, "sum"],
         ["weight w_j", *(f"w_j × x_j {d}" for d in dims)],
@@ -191,7 +190,7 @@ def worked_example(lab: LabInput, weights: torch.Tensor, context: torch.Tensor, 
     printed_context_note(lab)
     parts = contributions_frame(weights[q], X, labels)
     totals = pd.DataFrame({"dimension": dims, "total": context[q].tolist()})
-    display.chart(
+    page.chart(
         charts.contributions_with_totals,
         parts,
         totals,
@@ -210,17 +209,17 @@ def printed_context_note(lab: LabInput) -> None:
         st.caption(f"The tutorial prints the context vector of “{tutorial_query}”: pick it as the query to compare.")
     elif preset_key == "transformer":
         st.caption(
-            f"{display.tutorial_name('000', capital=True)} computes this by a loop and prints {vector_text(TRANSFORMER.printed['query_context'])} "
+            f"{page.tutorial_name('000', capital=True)} computes this by a loop and prints {vector_text(TRANSFORMER.printed['query_context'])} "
             "for “self” (the lab's last digits can differ by 1: it starts from the 4-decimal embeddings)."
         )
     elif preset_key == "light":
         st.caption(
-            f"{display.tutorial_name('001', capital=True)} prints {vector_text(LIGHT.printed['query_context'])} "
+            f"{page.tutorial_name('001', capital=True)} prints {vector_text(LIGHT.printed['query_context'])} "
             "for “light”."
         )
     elif preset_key == "journey":
         st.caption(
-            f"{display.tutorial_name('002', capital=True)} prints {vector_text(JOURNEY.printed['query_context'])} "
+            f"{page.tutorial_name('002', capital=True)} prints {vector_text(JOURNEY.printed['query_context'])} "
             "for “starts”."
         )
 
@@ -233,27 +232,27 @@ def all_context_vectors(lab: LabInput, steps: ac.AttentionSteps, dims: list[str]
         "Row *i* of the weight matrix mixes the rows of X into context vector *i*. The row of the query is "
         "the last row of the table above."
     )
-    display.matrix(
+    page.matrix(
         steps.context,
         labels,
         dims,
         kind="values",
         title="Context vectors W X",
         key="context_vectors_context_chart",
-        explain=cell_click.context_of(steps),
+        explain=page.context_of(steps),
         row_title="token",
         col_title="entry",
         download="context_vectors.csv",
     )
     with st.expander("The weights W that mix the rows (from lesson 2)"):
-        display.matrix(
+        page.matrix(
             steps.weights,
             labels,
             labels,
             kind="weights",
             title="Attention weights softmax(X Xᵀ)",
             key="context_vectors_weights_chart",
-            explain=cell_click.weights_of(steps),
+            explain=page.weights_of(steps),
             highlight_row=lab.query_label,
         )
 
@@ -274,15 +273,15 @@ every other page uses, the loop version is kept in `attention_core.loops` as an 
     left, right = st.columns(2)
     with left:
         st.markdown("**Loops** (`loops.self_attention`)")
-        display.table(loop_context, labels, dims, alt_text="Context vectors computed with loops")
+        page.table(loop_context, labels, dims, alt_text="Context vectors computed with loops")
     with right:
         st.markdown("**Matrices** (`softmax(X Xᵀ) X`)")
-        display.table(context, labels, dims, alt_text="Context vectors computed with matrices")
+        page.table(context, labels, dims, alt_text="Context vectors computed with matrices")
     m1, m2 = st.columns(2)
     m1.metric("Largest |loops − matrices|, context", format_number(max_abs_difference(loop_context, context)))
     m2.metric("Largest |loops − matrices|, weights", format_number(max_abs_difference(loop_weights, weights)))
     precision_verdict(loop_context, context, loop_weights, weights)
-    display.show_code(
+    page.show_code(
         loops.dot, loops.softmax_row, loops.context_vector, loops.self_attention, title="The loop version's code"
     )
 
@@ -344,7 +343,7 @@ def picture_section(lab: LabInput, context: torch.Tensor) -> None:
     else:
         method = "first two"
     picture = project_2d(lab.X, context, method)
-    display.chart(
+    page.chart(
         charts.scatter_2d,
         scatter_frame(picture, lab.labels),
         title="Inputs and their context vectors",
@@ -391,7 +390,7 @@ point the same way are what make attention useful.
         f"The tokens of this lesson as one-hot vectors ({len(words)} distinct words, so d = {len(words)}): "
         f"input and context vector of “{query}”."
     )
-    display.table(
+    page.table(
         torch.stack([one_hot[q], one_hot_steps.context[q]]),  # (2, V)
         [f"input x({query})", f"context c({query})"],
         words,
@@ -416,7 +415,7 @@ def one_hot_weights_note(lab: LabInput, distinct: int) -> None:
     preset_key, tutorial_query = printed_preset(lab)
     if preset_key == "one-hot" and lab.query_label == tutorial_query:
         printed = "[" + ", ".join(f"{v:.8f}" for v in ONE_HOT.printed["query_weights"]) + "]"
-        display.tutorial_note("004", "the weights (= output) of “Self”", printed)
+        page.tutorial_note("004", "the weights (= output) of “Self”", printed)
 
 
 render(inputs.current())

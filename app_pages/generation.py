@@ -16,11 +16,11 @@ from attention_core.exercises.models import query_block
 from attention_core.masks import causal_mask
 from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import dimension_labels, long_columns
-from ui import cell_click, charts, display, inputs, lessons, measured, smol_generation, training_runs
-from ui.exercises import exercises_section
-from ui.format import format_number, vector_text
-from ui.inputs import LabInput
-from ui.steps import lesson_steps, whole_lesson
+from ui import charts, page
+from ui.models import generation
+from ui.page import exercises_section, format_number, lesson_steps, vector_text, whole_lesson
+from ui.widgets import inputs
+from ui.widgets.inputs import LabInput
 
 BLOCK_SIZES = (1, 2, 3, 4, 8)
 NARROW_CACHE = 6  # dimensions up to which K, V and the query's row fit side by side
@@ -36,9 +36,9 @@ CACHE, QUERY = "cache", "query"  # the stepped view's two parts of the KV cache:
 
 def render(lab: LabInput) -> None:
     """The lesson's outline: one function per step (a later step, such as a real model's cache, is one more entry)."""
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     whole = whole_lesson()  # one page: the cache and the new query's row are drawn together, under one slider
-    run = training_runs.current_run()
+    run = generation.current_run()
     X, W_q, W_k, W_v, labels = source(lab, run)
     head = Head(X, W_q, W_k, W_v, tuple(labels), run)
     lesson_steps(
@@ -51,10 +51,10 @@ def render(lab: LabInput) -> None:
             "What the cache saves": lambda: saving_step(lab, head),
             "The cost of attention": cost_of_attention,
             "Online softmax": lambda: online_softmax_step(lab, head),
-            "GQA and the KV cache": lambda: (
-                smol_generation.real_model_step if whole else smol_generation.gqa_questions_step
-            )(__file__, lab),
-            "Cached on SmolLM2": lambda: None if whole else smol_generation.cache_check_step(),
+            "GQA and the KV cache": lambda: (generation.real_model_step if whole else generation.gqa_questions_step)(
+                __file__, lab
+            ),
+            "Cached on SmolLM2": lambda: None if whole else generation.cache_check_step(),
         },
     )
 
@@ -108,7 +108,7 @@ def kv_cache_step(lab: LabInput, head: Head, part: str | None = None) -> None:
     labels = list(head.labels)
     t = kv_cache(head.X, head.W_k, head.W_v, head.steps, labels, part)
     if part != QUERY:
-        display.show_code(gen.cached_step)
+        page.show_code(gen.cached_step)
     if part == CACHE:
         return
     step = head.steps[t]
@@ -140,7 +140,7 @@ def online_softmax_step(lab: LabInput, head: Head) -> None:
     step = int(st.session_state.get("generation_step", len(head.labels))) - 1
     if check_yourself(lab, head, step, online_row, block_size, places=("running-sum",)):
         online_result(head.masked[online_row], labels, block_size)
-        display.show_code(gen.online_softmax_steps)
+        page.show_code(gen.online_softmax_steps)
 
 
 def intro(lab: LabInput, run: tr.TrainingRun | None) -> None:
@@ -159,7 +159,7 @@ lesson 6 is built in: the cache holds only the past.
 
 def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
     """(X, W_q, W_k, W_v, labels): the first head of the model this session trained (``run``, only this session's
-    own: training_runs.current_run), or the sidebar's input with seeded projections."""
+    own: generation.current_run), or the sidebar's input with seeded projections."""
     if run is not None:
         prompt, new_tokens = gen.generation_prompt(run.settings.task, run.example)
         tokens = gen.generate(run.model, prompt, new_tokens).tokens
@@ -172,7 +172,7 @@ def source(lab: LabInput, run: tr.TrainingRun | None) -> tuple:
 
 def source_note(lab: LabInput, run: tr.TrainingRun | None) -> None:
     """Which head the lesson generates with: the model trained in the training lesson, or the sidebar's input."""
-    trained_in = lessons.BY_NAME["training"].number
+    trained_in = page.BY_NAME["training"].number
     if run is not None:
         st.success(
             f"Using the model you trained in lesson {trained_in} ({tr.TASKS[run.settings.task]}): layer 1, head 1.",
@@ -222,26 +222,26 @@ def kv_cache(
     narrow = max(d_k, d_v) <= NARROW_CACHE  # side by side; wider caches get a row each
     left, middle = st.columns(2) if narrow else (st.container(), st.container())
     with left:
-        display.heatmap(
+        page.heatmap(
             step.K,
             seen,
             dimension_labels(d_k),
             kind="values",
             title="K cache",
             key="generation_k_cache",
-            explain=cell_click.projection_of(X, W_k),
+            explain=page.projection_of(X, W_k),
             row_title="token",
             col_title="dimension",
         )
     with middle:
-        display.heatmap(
+        page.heatmap(
             step.V,
             seen,
             dimension_labels(d_v),
             kind="values",
             title="V cache",
             key="generation_v_cache",
-            explain=cell_click.projection_of(X, W_v),
+            explain=page.projection_of(X, W_v),
             row_title="token",
             col_title="dimension",
         )
@@ -251,15 +251,15 @@ def kv_cache(
 def query_scores(step: gen.CacheStep, seen: list[str], token: str) -> None:
     """The new token's scaled scores over the keys in the cache: what its weights are computed from."""
     st.markdown(f"**Query {token}** over the cache: its scaled scores q · k / √d_k, one per cached key.")
-    display.table(step.scores.unsqueeze(1), seen, ["score"], alt_text="Scores of the new query")
+    page.table(step.scores.unsqueeze(1), seen, ["score"], alt_text="Scores of the new query")
 
 
 def query_weights(step: gen.CacheStep, seen: list[str], number: int) -> None:
     """The new token's weights beside its scores, with their CSV, and how many numbers the cache holds."""
     row = pd.DataFrame({"score": step.scores.tolist(), "weight": step.weights.tolist()}, index=seen)
     st.markdown("Its weights, softmax of the scores:")
-    display.table(row, alt_text=f"Scores and weights of step {number}")
-    display.download_csv(row, f"generation-step-{number}.csv", label="Download this step as CSV")
+    page.table(row, alt_text=f"Scores and weights of step {number}")
+    page.download_csv(row, f"generation-step-{number}.csv", label="Download this step as CSV")
     d_k, d_v = step.K.shape[1], step.V.shape[1]
     st.caption(
         f"The cache now holds {number} K rows of {d_k} and {number} V rows of {d_v} numbers: "
@@ -279,7 +279,7 @@ def cached_equals_recomputed(
     left, right = st.columns(2) if side_by_side else (st.container(), st.container())
     mask = causal_mask(len(labels))  # (T, T)
     with left:
-        display.heatmap(
+        page.heatmap(
             cached,
             labels,
             labels,
@@ -288,7 +288,7 @@ def cached_equals_recomputed(
             explain=weight_or_future(mask, lambda i: steps[i].scores),
         )
     with right:
-        display.heatmap(
+        page.heatmap(
             weights,
             labels,
             labels,
@@ -329,7 +329,7 @@ def trained_model_generates(run: tr.TrainingRun) -> None:
         }
     )
     st.markdown("**The trained model generates** (greedy: the most likely token each step)")
-    display.frame_table(frame, hide_index=False)
+    page.frame_table(frame, hide_index=False)
     st.metric("Max difference of the logits, cached vs one full pass", format_number(result.difference))
 
 
@@ -347,17 +347,9 @@ def multiply_adds(T: int, d_model: int, d_k: int) -> None:
     long = long_columns(frame, "step", ["with cache", "without cache"], "way", "mult-adds")
     left, right = st.columns(2)
     with left:
-        display.frame_table(frame.set_index("step"), column_config=COUNT_FORMAT)
+        page.frame_table(frame.set_index("step"), column_config=COUNT_FORMAT)
     with right:
-        display.chart(charts.lines, long, x="step", y="mult-adds", color="way", title="Multiply-adds per step")
-
-
-def measured_cost() -> pd.DataFrame:
-    """The cost table, measured once per server (usually as it starts: ui.measured)."""
-    if measured.attention_cost_ready():
-        return measured.attention_cost()
-    with st.spinner("Measuring attention on this machine…"):
-        return measured.attention_cost()
+        page.chart(charts.lines, long, x="step", y="mult-adds", color="way", title="Multiply-adds per step")
 
 
 def overhead_sentence(T: int, ratio: float) -> str:
@@ -379,8 +371,8 @@ def cost_of_attention() -> None:
         "Whatever the cache saves, each layer and head still holds a T × T matrix of weights: T² cells, "
         "4 bytes each in float32. Twice the tokens, four times the memory and (roughly) the time."
     )
-    frame = measured_cost()
-    display.frame_table(frame.set_index("T"), column_config=COUNT_FORMAT | TIME_FORMAT | RATIO_FORMAT)
+    frame = generation.measured_cost()
+    page.frame_table(frame.set_index("T"), column_config=COUNT_FORMAT | TIME_FORMAT | RATIO_FORMAT)
     st.caption(
         "Time: the fastest of 3 runs of one causal attention head (d_k = 16) on this server; c·T² is the "
         "formula with c fitted at the largest T. " + overhead_sentence(*gen.smallest_against_formula(frame)) + " "
@@ -392,11 +384,11 @@ def cost_of_attention() -> None:
     memory = long_columns(frame, "T", ["bytes (formula)", ALLOCATED], "series", "b")
     left, right = st.columns(2)
     with left:
-        display.chart(
+        page.chart(
             charts.log_log_lines, timing, x="T", y="milliseconds", color="series", title="Time, measured vs c·T²"
         )
     with right:
-        display.chart(
+        page.chart(
             charts.log_log_lines,
             memory,
             x="T",
@@ -424,12 +416,12 @@ def online_softmax(scores: torch.Tensor, labels: list[str]) -> tuple[int, int]:
     block_size = block_choice.selectbox("Block size", BLOCK_SIZES, index=1, key="generation_block")
     row = scores[i]  # (T,) with -inf after position i
     bars = gen.block_frame(row, labels, block_size)
-    display.chart(charts.online_blocks, bars, title=f"Scores of query {labels[i]} (−∞ keys are empty)")
-    display.frame_table(bars.set_index("key").map(score_text), hide_index=False, alt="The row's scores by block")
+    page.chart(charts.online_blocks, bars, title=f"Scores of query {labels[i]} (−∞ keys are empty)")
+    page.frame_table(bars.set_index("key").map(score_text), hide_index=False, alt="The row's scores by block")
     asked = query_block(i, block_size)
     frame = gen.online_frame(gen.online_softmax_steps(row, block_size)).map(format_number)
     frame.iloc[asked:, [frame.columns.get_loc("block sum"), frame.columns.get_loc("running sum l")]] = "?"
-    display.frame_table(frame)
+    page.frame_table(frame)
     st.caption(
         "Before the first block the sum is empty (l = 0, m = −∞), so its rescale factor is shown as 0. From block "
         f"{asked + 1} (the one holding the query's own key) on, the sums are yours to work out first."
@@ -447,12 +439,10 @@ def score_text(value) -> str:
 def online_result(row: torch.Tensor, labels: list[str], block_size: int) -> None:
     """Every block's sums, then the weights from the final running max and sum beside plain softmax."""
     steps = gen.online_softmax_steps(row, block_size)
-    display.frame_table(gen.online_frame(steps).map(format_number))
+    page.frame_table(gen.online_frame(steps).map(format_number))
     online, plain = gen.online_softmax(row, block_size), ac.softmax(row)
     st.caption("At the end, each weight is e^(s_j − m) / l with the final m and l.")
-    display.table(
-        torch.stack([online, plain], dim=1), labels, ["online", "plain softmax"], alt_text="Weights of the row"
-    )
+    page.table(torch.stack([online, plain], dim=1), labels, ["online", "plain softmax"], alt_text="Weights of the row")
     check = agreement(online, plain)
     st.metric("Max difference, online vs plain softmax", format_number(check.max_difference))
     st.caption(f"Online against plain softmax: **{check.verdict}** ({tolerance_text(check.tolerance)}).")

@@ -33,12 +33,19 @@ from attention_core.masks import (
 from attention_core.normalization import softmax_row_steps
 from attention_core.reference import agreement, sdpa_reference
 from attention_core.tables import to_frame, token_labels
-from ui import cell_click, charts, display, inputs
-from ui.exercises import exercises_section
-from ui.format import MAX_TERMS, format_number, vector_text, weighted_vectors_text, written_sum
-from ui.inputs import LabInput
-from ui.kept import keep
-from ui.steps import lesson_steps
+from ui import charts, page
+from ui.page import (
+    MAX_TERMS,
+    exercises_section,
+    format_number,
+    keep,
+    lesson_steps,
+    vector_text,
+    weighted_vectors_text,
+    written_sum,
+)
+from ui.widgets import inputs
+from ui.widgets.inputs import LabInput
 
 METHOD_LABELS = {
     "neg_inf": "−∞, then torch.softmax",
@@ -71,7 +78,7 @@ MASK_CODE = {  # the functions that build each mask type, shown only when that t
 
 def render(lab: LabInput) -> None:
     # the outline: the mask chosen (drawn in the step "Choose a mask", kept in the others), one core call, the steps
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     choice = chosen_mask(lab)
     masked = masked_attention(lab.tokens, lab.X, choice, lab.query_index)  # padded X, the masks and every step
     padded = with_padding(lab, masked.padded)  # the [PAD] tokens get rows and columns like the words
@@ -129,7 +136,7 @@ def choose_step(
     """The mask's controls, what they mean right now, and the mask itself."""
     controls(lab)  # the widgets hold the values chosen_mask read: drawn here, kept in the other steps
     named["mask"] = True
-    with display.slot():
+    with page.slot():
         status(padded.labels, choice.enabled, masked.empty_rows)
     mask_view(padded, masked.steps, masked.mask, choice)
 
@@ -186,7 +193,7 @@ def fully_masked_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice
     name_the_mask(choice, named)
     st.markdown("The methods also differ on a **fully masked row**:")
     fully_masked_row_demo(lab, masked.steps, masked.mask)
-    display.show_code(
+    page.show_code(
         masked_attention,
         mask_by_kind,
         *MASK_CODE[choice.kind],
@@ -254,7 +261,7 @@ remaining weights still add up to 1.
         r"\text{weights} = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right),\qquad "
         r"M_{ij} = \begin{cases} 0 & \text{if } i \text{ may attend to } j \\ -\infty & \text{if blocked} \end{cases}"
     )
-    display.lesson_caption(lab.description)
+    page.lesson_caption(lab.description)
     st.caption(
         f"This page uses the simplified attention of lessons 1 to 3 (Q = K = V = X) **with** the scaling of "
         f"lesson 5 switched on: scores = X Xᵀ / √{lab.d_model}. The mask is the only new step."
@@ -351,14 +358,14 @@ def mask_view(lab: LabInput, steps: ac.AttentionSteps, mask: torch.Tensor, choic
         "Row *i* is the query, column *j* the key. **Blue: may attend (True); grey: blocked (False).** "
         + explanation[choice.kind]
     )
-    display.heatmap(
+    page.heatmap(
         mask.float(),
         lab.labels,
         lab.labels,
         kind="mask",
         title=f"Mask ({choice.kind}), True = may attend",
         key="masking_mask_chart",
-        explain=cell_click.masked_scores_of(steps, mask),
+        explain=page.masked_scores_of(steps, mask),
         highlight_row=lab.query_label,
     )
 
@@ -378,15 +385,15 @@ The same mask, written both ways (False in faint type):
     may, blocked = st.columns(2) if len(labels) <= SIDE_BY_SIDE_TOKENS else (st.container(), st.container())
     with may:
         st.markdown("**True = may attend** (SDPA `attn_mask`)")
-        display.frame_table(pd.DataFrame(mask.numpy(), index=list(labels), columns=list(labels)))
+        page.frame_table(pd.DataFrame(mask.numpy(), index=list(labels), columns=list(labels)))
     with blocked:
         st.markdown("**True = blocked** (`nn.MultiheadAttention` `attn_mask` = `~mask`)")
-        display.frame_table(pd.DataFrame(ac.to_blocked(mask).numpy(), index=list(labels), columns=list(labels)))
+        page.frame_table(pd.DataFrame(ac.to_blocked(mask).numpy(), index=list(labels), columns=list(labels)))
     if choice.kind == "padding":
         st.markdown(
             "For padding, PyTorch takes one flag per key instead of a matrix: `key_padding_mask` (True = padding)."
         )
-        display.frame_table(
+        page.frame_table(
             pd.DataFrame([padded.key_padding_mask.tolist()], index=["key_padding_mask"], columns=list(labels))
         )
 
@@ -400,18 +407,18 @@ def masked_scores(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor)
     )
     score_chart, score_table = st.tabs(["Heatmap", "Table"])
     with score_chart:
-        display.heatmap(
+        page.heatmap(
             steps.masked_scores,
             labels,
             labels,
             kind="scores",
             title="Masked scores",
             key="masking_scores_chart",
-            explain=cell_click.masked_scores_of(steps, active),
+            explain=page.masked_scores_of(steps, active),
             highlight_row=lab.query_label,
         )
     with score_table:
-        display.frame_table(to_frame(steps.masked_scores, labels, labels).map(masked_score_text))
+        page.frame_table(to_frame(steps.masked_scores, labels, labels).map(masked_score_text))
 
 
 def query_masked_scores(lab: LabInput, steps: ac.AttentionSteps) -> None:
@@ -421,7 +428,7 @@ def query_masked_scores(lab: LabInput, steps: ac.AttentionSteps) -> None:
         f"Softmax of each row of the masked scores gives the weights. The row of the query “{lab.query_label}” "
         "(from the step “Masked scores”):"
     )
-    display.frame_table(
+    page.frame_table(
         to_frame(steps.masked_scores[lab.query_index].unsqueeze(0), [lab.query_label], lab.labels).map(
             masked_score_text
         )
@@ -433,14 +440,14 @@ def masked_weights(lab: LabInput, steps: ac.AttentionSteps, empty_rows: torch.Te
         "Every row's weights: every blocked cell is an exact 0 and each row still adds up to 1"
         + (" (a fully masked row is all 0, see above)." if bool(empty_rows.any()) else ".")
     )
-    display.matrix(
+    page.matrix(
         steps.weights,
         lab.labels,
         lab.labels,
         kind="weights",
         title="Masked attention weights",
         key="masking_weights_chart",
-        explain=cell_click.weights_of(steps),
+        explain=page.weights_of(steps),
         download="masked_attention_weights.csv",
         highlight_row=lab.query_label,
     )
@@ -463,7 +470,7 @@ def worked_example(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor
         },
         index=list(lab.labels),
     )
-    display.frame_table(breakdown)
+    page.frame_table(breakdown)
     if bool(empty_rows[q]):
         st.markdown(
             f"Every key of “{query}” is blocked, so all its masked scores are −∞ and every e_j = e^−∞ = 0. Their sum "
@@ -483,7 +490,7 @@ def worked_example(lab: LabInput, steps: ac.AttentionSteps, active: torch.Tensor
 
 def all_contexts(labels: tuple[str, ...], steps: ac.AttentionSteps, active: torch.Tensor) -> None:
     st.markdown("**All context vectors** (weights @ V):")
-    display.table(ac.vector_frame(steps.context, labels), alt_text="Masked context vectors")
+    page.table(ac.vector_frame(steps.context, labels), alt_text="Masked context vectors")
     check = agreement(steps.context, sdpa_reference(steps.Q, steps.K, steps.V, mask=active, scale=True))
     st.caption(
         f"Check: largest |context − F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)| = "
@@ -511,7 +518,7 @@ def pitfall_mask_off(lab: LabInput, mask: torch.Tensor, choice: MaskChoice) -> N
     if blocked_count(mask) == 0:
         st.info("This mask blocks nothing, so switching it off changes nothing. Choose another mask type above.")
     else:
-        display.chart(
+        page.chart(
             charts.bars,
             leak_frame,
             x="query",
@@ -548,7 +555,7 @@ weights (= PyTorch's SDPA):
 """
     )
     methods = masking_methods(steps.scaled_scores, mask)  # each (T, T)
-    display.frame_table(methods_frame(methods, lab.query_index, lab.labels), column_config=METHOD_COLUMNS)
+    page.frame_table(methods_frame(methods, lab.query_index, lab.labels), column_config=METHOD_COLUMNS)
     differences = method_differences(methods, mask)
     others = [name for name in differences if name != "lab"]
     if bool(fully_masked_rows(mask).all()):
@@ -558,7 +565,7 @@ weights (= PyTorch's SDPA):
             {"largest |w − lab| on rows with an allowed key": [weight_text(differences[name]) for name in others]},
             index=[f"{METHOD_SHORT[name].split('.')[0]}. {METHOD_LABELS[name].split(' (')[0]}" for name in others],
         )
-        display.frame_table(agreement)
+        page.frame_table(agreement)
     st.markdown(
         """
 **When they agree:** on a row that may attend to at least one key, masking before softmax (−∞, −1e9, −9e15)
@@ -581,7 +588,7 @@ def underflow_demo() -> None:
         f"Softmax over both keys gives the allowed one e^−{UNDERFLOW_GAP:g}, far below float32's "
         "smallest positive number (about 1.4e-45), so it is stored as 0:"
     )
-    display.frame_table(methods_frame(methods, 0, keys), column_config=METHOD_COLUMNS)
+    page.frame_table(methods_frame(methods, 0, keys), column_config=METHOD_COLUMNS)
 
 
 def fully_masked_row_demo(lab: LabInput, steps: ac.AttentionSteps, mask: torch.Tensor) -> None:
@@ -590,7 +597,7 @@ def fully_masked_row_demo(lab: LabInput, steps: ac.AttentionSteps, mask: torch.T
     demo_mask = block_query_row(mask, q)  # query row q may attend to nothing
     demo = masking_methods(steps.scaled_scores, demo_mask)
     st.markdown(f"**Demonstration: a fully masked row.** The row of “{query}” with every key blocked:")
-    display.frame_table(methods_frame(demo, q, lab.labels), column_config=METHOD_COLUMNS)
+    page.frame_table(methods_frame(demo, q, lab.labels), column_config=METHOD_COLUMNS)
     sdpa_context = sdpa_reference(steps.Q, steps.K, steps.V, mask=demo_mask, scale=True)
     uniform = softmax_after_constant(steps.scaled_scores, demo_mask)[q]
     st.markdown(

@@ -4,16 +4,17 @@ import streamlit as st
 
 import attention_core as ac
 from attention_core.tables import dimension_labels, to_frame
-from ui import display, inputs, museum
-from ui.inputs import LabInput
-from ui.steps import lesson_steps
+from ui import page
+from ui.page import lesson_steps
+from ui.widgets import inputs, museum
+from ui.widgets.inputs import LabInput
 
 
 def render(lab: LabInput) -> None:
     """The museum's outline: how it works, one exhibit per step (named by number only: a name would give the bug
     away), then the scorecard. Its spot-the-bug forms are its exercises: the footer has only the previous / next
     links."""
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     exhibits = {
         f"Exhibit {number}": (lambda item=item, number=number: museum.exhibit(item, lab, number))
         for number, item in enumerate(museum.EXHIBITS, 1)
@@ -24,7 +25,7 @@ def render(lab: LabInput) -> None:
 def scorecard() -> None:
     """The bugs spotted, missed and still open, and the lab's own functions to compare with."""
     st.markdown(museum.scorecard())
-    display.show_code(ac.attention_scores, ac.softmax, title="The lab's own scores and softmax, to compare with")
+    page.show_code(ac.attention_scores, ac.softmax, title="The lab's own scores and softmax, to compare with")
 
 
 def intro(lab: LabInput) -> None:
@@ -33,8 +34,8 @@ def intro(lab: LabInput) -> None:
         "own input, **spot the wrong line**, then see the bug's name, the fix, the right numbers and why. "
         "Your first answer counts."
     )
-    display.lesson_caption(lab.description)
-    display.download_csv(
+    page.lesson_caption(lab.description)
+    page.download_csv(
         to_frame(lab.X, lab.labels, dimension_labels(lab.d_model)),
         "museum_input.csv",
         label="Download the input X as CSV",

@@ -30,11 +30,10 @@ from attention_core.reference import (
     torch_parameter_count,
 )
 from attention_core.tables import dimension_labels, to_frame
-from ui import cell_click, charts, diagrams, display, inputs
-from ui.exercises import exercises_section
-from ui.format import format_number, latex_int, learner_text, plural
-from ui.inputs import LabInput
-from ui.steps import lesson_steps
+from ui import charts, page
+from ui.page import exercises_section, format_number, latex_int, learner_text, lesson_steps, plural
+from ui.widgets import diagrams, inputs
+from ui.widgets.inputs import LabInput
 
 SIDEBAR = "sidebar"
 WIDTH_OPTIONS = (SIDEBAR, *(str(w) for w in LIFT_WIDTHS))
@@ -57,7 +56,7 @@ class Layer:
 
 def render(lab: LabInput) -> None:
     """The lesson's outline: the layer's controls (every step's numbers depend on them), then one function per step."""
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     layer = controls(lab)  # stops the page with an error while h does not divide d_model
     mha = multi_head_layer(
         lab.X,
@@ -133,7 +132,7 @@ def parameters_step(lab: LabInput, mha: MultiHeadLayer, layer: Layer) -> None:
 def check_step(lab: LabInput, layer: Layer, heads: list[str]) -> None:
     """The layer against PyTorch, and the code behind the page."""
     torch_check(lab, layer, heads)
-    display.show_code(
+    page.show_code(
         multi_head_layer,
         ac.multi_head_attention,
         ac.split_heads,
@@ -197,7 +196,7 @@ d_model numbers per token, the width of the input, so the block's output can be 
         r"Q_h = X\,W_q^{(h)},\; K_h = X\,W_k^{(h)},\; V_h = X\,W_v^{(h)},\qquad d_k = \frac{d_\text{model}}{h}"
     )
     st.latex(r"\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\, W_o")
-    display.lesson_caption(description)
+    page.lesson_caption(description)
 
 
 def controls(lab: LabInput) -> Layer:
@@ -263,9 +262,9 @@ def lifted_input(lab: LabInput, X_model: torch.Tensor, W_in: torch.Tensor | None
     )
     lift_tab, x_tab = st.tabs(["X W_in (the layer's input)", "W_in"])
     with lift_tab:
-        display.table(ac.vector_frame(X_model, lab.labels), alt_text="Lifted embeddings X W_in")
+        page.table(ac.vector_frame(X_model, lab.labels), alt_text="Lifted embeddings X W_in")
     with x_tab:
-        display.table(W_in, dimension_labels(lab.d_model), dimension_labels(d_model), alt_text="Lifting matrix W_in")
+        page.table(W_in, dimension_labels(lab.d_model), dimension_labels(d_model), alt_text="Lifting matrix W_in")
 
 
 def layer_sizes(X_model: torch.Tensor, num_heads: int) -> None:
@@ -301,7 +300,7 @@ def split_queries(labels: tuple[str, ...], X_model: torch.Tensor, params, num_he
         "Column names below say which head a column of Q belongs to:"
     )
     Q = ac.project_qkv(X_model, params.W_q, params.W_k, params.W_v)[0]  # (T, d_model)
-    display.table(Q, labels, head_column_labels(d_model, num_heads), alt_text="Q split into heads")
+    page.table(Q, labels, head_column_labels(d_model, num_heads), alt_text="Q split into heads")
 
 
 def split_costs(T: int, d_model: int, num_heads: int) -> None:
@@ -325,7 +324,7 @@ def split_costs(T: int, d_model: int, num_heads: int) -> None:
 
 def weights_of_every_head(labels: tuple[str, ...], query: str, steps: ac.MultiHeadSteps, heads: list[str]) -> None:
     """One clickable heatmap per head on a shared colour scale, and a table of the chosen head's weights."""
-    shared = display.weights_domain(*(head.weights for head in steps.heads))
+    shared = page.weights_domain(*(head.weights for head in steps.heads))
     st.markdown(
         "Same colour scale in every panel: the heads look at the same tokens in different ways, because each has "
         "its own W_q and W_k. These weights are random, not trained, so the heads are often close to uniform; "
@@ -342,14 +341,14 @@ def weights_of_every_head(labels: tuple[str, ...], query: str, steps: ac.MultiHe
                         charts.raster(steps.heads[h].weights.numpy(), kind="weights", domain=shared), caption=heads[h]
                     )
                 else:
-                    display.heatmap(
+                    page.heatmap(
                         steps.heads[h].weights,
                         labels,
                         labels,
                         kind="weights",
                         title=heads[h],
                         key=f"head{h}",
-                        explain=cell_click.weights_of(steps.heads[h]),
+                        explain=page.weights_of(steps.heads[h]),
                         highlight_row=query,
                         domain=shared,
                         compact=True,
@@ -361,7 +360,7 @@ def one_head_table(labels: tuple[str, ...], steps: ac.MultiHeadSteps, heads: lis
     """The weights of the chosen head as a table."""
     st.subheader("One head's weights as a table")
     shown_head = st.selectbox("Table of the weights of", heads, key="multi_head_table_head")
-    display.table(steps.heads[heads.index(shown_head)].weights, labels, labels, alt_text=f"Weights of {shown_head}")
+    page.table(steps.heads[heads.index(shown_head)].weights, labels, labels, alt_text=f"Weights of {shown_head}")
 
 
 def query_scores_by_head(labels: tuple[str, ...], q: int, steps: ac.MultiHeadSteps, heads: list[str]) -> None:
@@ -371,7 +370,7 @@ def query_scores_by_head(labels: tuple[str, ...], q: int, steps: ac.MultiHeadSte
         "blocks the key); softmax turns each head's row into its weights:"
     )
     scores = torch.stack([head.masked_scores[q] for head in steps.heads])  # (h, T)
-    display.frame_table(  # as text: a blocked cell reads −∞
+    page.frame_table(  # as text: a blocked cell reads −∞
         to_frame(scores, heads, labels).map(format_number), alt=f"Scaled scores of “{labels[q]}” in every head"
     )
 
@@ -381,7 +380,7 @@ def worked_example(lab: LabInput, steps: ac.MultiHeadSteps, heads: list[str]) ->
     q, query = lab.query_index, lab.query_label
     st.subheader(f"Step by step for the query “{query}”")
     st.markdown(f"Row “{query}” of every head's weights: each row adds up to 1 (or is all 0 if fully masked).")
-    display.table(steps.weights[:, q], heads, lab.labels, alt_text="The query's weights in every head")
+    page.table(steps.weights[:, q], heads, lab.labels, alt_text="The query's weights in every head")
 
 
 def concatenated_row(lab: LabInput, steps: ac.MultiHeadSteps, d_k: int) -> None:
@@ -393,7 +392,7 @@ def concatenated_row(lab: LabInput, steps: ac.MultiHeadSteps, d_k: int) -> None:
         f"Each head turns its weights into a context of d_k = {plural(d_k, 'number')}; side by side they form the "
         f"concatenated row of {d_model} numbers:"
     )
-    display.table(steps.concat[q].unsqueeze(0), [query], head_dims, alt_text="The query's concatenated heads")
+    page.table(steps.concat[q].unsqueeze(0), [query], head_dims, alt_text="The query's concatenated heads")
 
 
 def output_parts(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, heads: list[str], d_k: int) -> None:
@@ -407,16 +406,16 @@ def output_parts(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor, hea
         f"the output through its own {plural(d_k, 'row')} of W_o. The output row of “{query}” is the sum of these "
         "per-head parts:"
     )
-    display.table(parts[:, q], heads, dims, alt_text="Per-head parts of the output")
-    display.table(steps.output[q].unsqueeze(0), ["output (sum)"], dims, alt_text="Output row of the query")
+    page.table(parts[:, q], heads, dims, alt_text="Per-head parts of the output")
+    page.table(steps.output[q].unsqueeze(0), ["output (sum)"], dims, alt_text="Output row of the query")
 
 
 def concatenation(labels: tuple[str, ...], steps: ac.MultiHeadSteps, num_heads: int) -> None:
     """Every token's heads side by side: the concatenation, as a heatmap and a table."""
     st.subheader("Concatenation")
     head_dims = head_column_labels(int(steps.concat.shape[1]), num_heads)
-    display.heatmap(steps.concat, labels, head_dims, kind="values", title="Concatenated heads", col_title="column")
-    display.table(steps.concat, labels, head_dims, alt_text="Concatenated heads")
+    page.heatmap(steps.concat, labels, head_dims, kind="values", title="Concatenated heads", col_title="column")
+    page.table(steps.concat, labels, head_dims, alt_text="Concatenated heads")
 
 
 def output_projection(W_o: torch.Tensor, num_heads: int) -> None:
@@ -425,22 +424,22 @@ def output_projection(W_o: torch.Tensor, num_heads: int) -> None:
     d_model = int(W_o.shape[1])
     dims = dimension_labels(d_model)
     head_dims = head_column_labels(d_model, num_heads)
-    display.heatmap(W_o, head_dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
-    display.table(W_o, head_dims, dims, alt_text="W_o")
+    page.heatmap(W_o, head_dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
+    page.table(W_o, head_dims, dims, alt_text="W_o")
 
 
 def multi_head_output(labels: tuple[str, ...], steps: ac.MultiHeadSteps, W_o: torch.Tensor) -> None:
     """The layer's output, concat W_o, every cell clickable for its sum."""
     st.subheader("The output")
     dims = dimension_labels(int(W_o.shape[1]))
-    display.matrix(
+    page.matrix(
         steps.output,
         labels,
         dims,
         title="Multi-head output",
         key="multi_head_output_chart",
         download="multi_head_output.csv",
-        **cell_click.output_options(steps, W_o),
+        **page.output_options(steps, W_o),
     )
 
 

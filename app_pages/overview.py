@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from ui import diagrams, display, inputs, learning_checks, lessons, progress, steps
-from ui.inputs import LabInput
+from ui import page
+from ui.widgets import diagrams, inputs, learning_checks
+from ui.widgets.inputs import LabInput
 
 TITLE = "Attention Lab"  # the overview keeps the lab's name as its title, not its registry label
 SYMBOLS = {  # defined under the formula, before the pipeline diagram uses them
@@ -31,15 +32,15 @@ def render(lab: LabInput) -> None:
     st.title(TITLE)
     intro()
     learning_checks.review_offer()
-    two_ways(lessons.BY_NAME["path"], progress.steps_seen("path"))
+    two_ways(page.BY_NAME["path"], page.steps_seen("path"))
     symbols(SYMBOLS)
     pipeline_diagram()
     counting()
-    lesson_list(lessons.numbered(), lessons.sections()[lessons.PRACTICE])
+    lesson_list(page.numbered(), page.sections()[page.PRACTICE])
     your_progress()
     how_to_use(lab.description)
-    prerequisites(lessons.lesson_for("app_pages/training.py").number)
-    tutorials(display.TUTORIALS)
+    prerequisites(page.lesson_for("app_pages/training.py").number)
+    tutorials(page.TUTORIALS)
     glossary(SYMBOLS | GLOSSARY)
 
 
@@ -56,7 +57,7 @@ lab shows the right numbers and labels the mistake as a pitfall.
     st.latex(r"\text{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
 
 
-def two_ways(path: lessons.Lesson, seen: tuple[int, ...]) -> None:
+def two_ways(path: page.Lesson, seen: tuple[int, ...]) -> None:
     """The 15-minute path (one worked example, a question at every stop) beside the full course, step by step."""
     short, full = st.columns(2, border=True)
     with short:
@@ -68,10 +69,10 @@ def two_ways(path: lessons.Lesson, seen: tuple[int, ...]) -> None:
         )
         reached = max(seen, default=0)  # a learner who left the path part-way picks it up there
         label = f"Continue the path at stop {reached}" if reached > 1 else "Take the 15-minute path"
-        params = {steps.STEP_PARAM: str(reached)} if reached > 1 else {steps.STEP_PARAM: "1"}
+        params = {page.STEP_PARAM: str(reached)} if reached > 1 else {page.STEP_PARAM: "1"}
         st.page_link(path.path, label=label, icon=path.icon, query_params=params)
     with full:
-        first = lessons.numbered()[0]
+        first = page.numbered()[0]
         st.markdown(
             "**The full course.** Every lesson, one idea per step, with exercises that check you; a switch on each "
             "lesson shows it whole on one page."
@@ -97,7 +98,7 @@ def counting() -> None:
     )
 
 
-def lesson_list(entries: tuple[lessons.Lesson, ...], practice: list[lessons.Lesson]) -> None:
+def lesson_list(entries: tuple[page.Lesson, ...], practice: list[page.Lesson]) -> None:
     """Every numbered lesson in order, then the practice pages (the Mistakes museum)."""
     st.subheader("The lessons")
     for entry in entries:
@@ -111,7 +112,7 @@ def your_progress() -> None:
     """Answered / correct exercises per lesson, kept in this browser, with forget, download and load."""
     st.subheader("Your progress")
     st.markdown("Each lesson ends with **Check yourself** exercises made from your input. Your answers so far:")
-    progress.progress_table()
+    page.progress_table()
 
 
 def how_to_use(description: str) -> None:

@@ -12,12 +12,11 @@ from attention_core import story as sty
 from attention_core.attention import attention
 from attention_core.exercises.story import ORDER_OPTIONS, piece_label
 from attention_core.tables import dimension_labels, to_frame
-from ui import display, inputs, learning_checks, lessons
-from ui import story as stories
-from ui.exercises import exercises_section
-from ui.format import format_number, learner_text, plural
-from ui.inputs import LabInput
-from ui.steps import lesson_steps
+from ui import page
+from ui.models import story as stories
+from ui.page import exercises_section, format_number, learner_text, lesson_steps, plural
+from ui.widgets import inputs, learning_checks
+from ui.widgets.inputs import LabInput
 
 QUESTION_LOOK = {"heading": "Your turn: predict first", "note": False}  # one short heading per stop's question
 STORY_KEY = ("story", sty.SEED)  # the toy stops' material key: the path's weights are fixed by its seed
@@ -37,7 +36,7 @@ DEEPER = (  # where each idea of the path is taken further
 def render(lab: LabInput) -> None:
     """The path's outline: one core call, then one function per stop."""
     s = stories.told(lab)  # every toy number of the path, computed once per input
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     lesson_steps(
         __file__,
         {
@@ -78,8 +77,8 @@ def start(lab: LabInput, s: sty.Story) -> None:
 the query **“{lab.query_label}”**; stop 8 adds head 2 and W_o.
 """
     )
-    display.lesson_caption(lab.description)
-    display.matrix(
+    page.lesson_caption(lab.description)
+    page.matrix(
         s.X,
         lab.labels,
         dimension_labels(lab.d_model),
@@ -101,9 +100,9 @@ def weight_tables(s: sty.Story) -> None:
         tabs[:3], ("W_q", "W_k", "W_v"), (s.weights_.W_q, s.weights_.W_k, s.weights_.W_v), strict=True
     ):
         with tab:
-            display.table(to_frame(W, rows, columns), alt_text=name)
+            page.table(to_frame(W, rows, columns), alt_text=name)
     with tabs[3]:
-        display.table(to_frame(s.weights_.W_o, columns, rows), alt_text="W_o")
+        page.table(to_frame(s.weights_.W_o, columns, rows), alt_text="W_o")
 
 
 def qkv_stop(lab: LabInput, s: sty.Story) -> None:
@@ -112,7 +111,7 @@ def qkv_stop(lab: LabInput, s: sty.Story) -> None:
         "Each token plays three roles: its **query** q looks, its **key** k is matched, its **value** v is passed "
         "on. Each is the embedding times a learned matrix: q = x W_q, k = x W_k, v = x W_v."
     )
-    display.table(
+    page.table(
         pd.DataFrame(
             {
                 "x (row of X)": s.X[s.query].tolist(),
@@ -133,7 +132,7 @@ def qkv_tables(lab: LabInput, s: sty.Story) -> None:
     tabs = st.tabs(["Q", "K", "V"])
     for tab, name, M in zip(tabs, ("Q", "K", "V"), (s.Q, s.K, s.V), strict=True):
         with tab:
-            display.table(to_frame(M, lab.labels, [f"{name.lower()}{d[1:]}" for d in heads]), alt_text=name)
+            page.table(to_frame(M, lab.labels, [f"{name.lower()}{d[1:]}" for d in heads]), alt_text=name)
     st.markdown("The next stops score, scale, mask, softmax and blend these very Q, K and V.")
 
 
@@ -144,16 +143,16 @@ def scores_stop(lab: LabInput, s: sty.Story) -> None:
         {"q1": s.Q[:, 0].tolist(), "q2": s.Q[:, 1].tolist(), "k1": s.K[:, 0].tolist(), "k2": s.K[:, 1].tolist()},
         index=list(lab.labels),
     )
-    display.table(qk, alt_text="Q and K of head 1")
+    page.table(qk, alt_text="Q and K of head 1")
     if not ask(lab, s, "score"):
         return
     left, right = st.columns(2)
     with left:
-        display.heatmap(
+        page.heatmap(
             s.scores, lab.labels, lab.labels, kind="scores", title="Scores Q Kᵀ", highlight_row=lab.query_label
         )
     with right:
-        display.heatmap(s.plain_scores, lab.labels, lab.labels, kind="scores", title="Without W_q, W_k: X Xᵀ")
+        page.heatmap(s.plain_scores, lab.labels, lab.labels, kind="scores", title="Without W_q, W_k: X Xᵀ")
     st.markdown(
         f"**Why not score X against X?** Without W_q and W_k, Q = K = X and the scores are X Xᵀ: symmetric up to "
         f"rounding (largest |s_ij − s_ji|: {format_number(sty.asymmetry(s.plain_scores))}), so i looks at j exactly "
@@ -170,12 +169,10 @@ def scaling_stop(lab: LabInput, s: sty.Story) -> None:
         f"A score adds up d_k products, so its spread grows with d_k. Before softmax, each score is divided by "
         f"√d_k = √{sty.D_K}. The query's scores:"
     )
-    display.table(
-        to_frame(s.scores[s.query].unsqueeze(0), [lab.query_label], lab.labels), alt_text="The query's scores"
-    )
+    page.table(to_frame(s.scores[s.query].unsqueeze(0), [lab.query_label], lab.labels), alt_text="The query's scores")
     if not ask(lab, s, "scaled"):
         return
-    display.table(
+    page.table(
         to_frame(s.scaled[s.query].unsqueeze(0), [f"{lab.query_label} ÷ √{sty.D_K}"], lab.labels),
         alt_text="The query's scores divided by √d_k",
     )
@@ -186,7 +183,7 @@ def scaling_stop(lab: LabInput, s: sty.Story) -> None:
         "saturates, one key (or a few tied ones) takes almost everything and the rest get almost no gradient to "
         "learn from. Divided by √d_k, the weights stay where they are."
     )
-    display.table(
+    page.table(
         pd.DataFrame(
             {
                 "spread of the scores": sat.spread,
@@ -205,7 +202,7 @@ def softmax_stop(lab: LabInput, s: sty.Story) -> None:
         "**Softmax** turns scaled scores into weights: exponentiate each (minus the row's largest, which changes "
         "nothing and avoids overflow), then divide by their sum. The weights are positive and sum to 1."
     )
-    display.table(
+    page.table(
         pd.DataFrame(
             {"scaled score": s.scaled[s.query].tolist(), "exp(score − max)": s.exps.tolist()}, index=list(lab.labels)
         ),
@@ -213,13 +210,13 @@ def softmax_stop(lab: LabInput, s: sty.Story) -> None:
     )
     if not ask(lab, s, "weight"):
         return
-    display.heatmap(s.attn, lab.labels, lab.labels, title="Attention weights", highlight_row=lab.query_label)
+    page.heatmap(s.attn, lab.labels, lab.labels, title="Attention weights", highlight_row=lab.query_label)
     st.markdown(
         f"**Why not just divide by the sum?** Scores only mean something relative to each other: adding "
         f"c = {format_number(s.shift)} to every score of the row changes no softmax weight, but dividing by the "
         "sum gives weights that are negative or far above 1:"
     )
-    display.table(
+    page.table(
         pd.DataFrame(
             {
                 "score ÷ sum": s.divided.tolist(),
@@ -240,14 +237,14 @@ def mask_stop(lab: LabInput, s: sty.Story) -> None:
         f"A GPT-style model writes left to right, so a token may not look at later tokens: a **causal mask** sets "
         f"their scores to −∞ before softmax, and their weights become 0. Take “{query}”{moved}, without the mask:"
     )
-    display.table(
+    page.table(
         to_frame(s.attn[s.mask_query].unsqueeze(0), [query], lab.labels), alt_text=f"The weights of {query}, no mask"
     )
     kept, blocked = sty.mask_split(lab.labels, s.causal[s.mask_query])
     st.markdown(f"The mask keeps {', '.join(kept)} and blocks {', '.join(blocked) or 'nothing'}.")
     if not ask(lab, s, "masked-weight"):
         return
-    display.heatmap(s.masked_attn, lab.labels, lab.labels, title="Weights with a causal mask", highlight_row=query)
+    page.heatmap(s.masked_attn, lab.labels, lab.labels, title="Weights with a causal mask", highlight_row=query)
     st.markdown(
         "Each row now shares its weight among the tokens up to itself. The next stops go back to the weights "
         "without a mask, as an encoder (the trained model at stop 11) uses."
@@ -260,7 +257,7 @@ def context_stop(lab: LabInput, s: sty.Story) -> None:
         f"The output for “{lab.query_label}” is its **context vector**: every token's value vector v (stop 2), "
         "weighted by the attention weight the query gives it (stop 5), added up."
     )
-    display.table(
+    page.table(
         pd.DataFrame(
             {"weight": s.attn[s.query].tolist(), "v1": s.V[:, 0].tolist(), "v2": s.V[:, 1].tolist()},
             index=list(lab.labels),
@@ -269,7 +266,7 @@ def context_stop(lab: LabInput, s: sty.Story) -> None:
     )
     if not ask(lab, s, "context"):
         return
-    display.table(to_frame(s.context, lab.labels, ["c1", "c2"]), alt_text="Context vectors of head 1")
+    page.table(to_frame(s.context, lab.labels, ["c1", "c2"]), alt_text="Context vectors of head 1")
     st.markdown(
         "Each token gets a blend of the values, mostly of the tokens it attends to: what it takes from its sentence."
     )
@@ -282,20 +279,20 @@ def heads_stop(lab: LabInput, s: sty.Story) -> None:
         "attention two ways. The two context vectors are put side by side (**concatenated**) and multiplied by "
         "W_o, which mixes the heads back into d_model numbers per token."
     )
-    display.table(
+    page.table(
         to_frame(
             s.concat[s.query].unsqueeze(0), [lab.query_label], ["head 1: c1", "head 1: c2", "head 2: c1", "head 2: c2"]
         ),
         alt_text=f"The concatenated heads of {lab.query_label}",
     )
-    display.table(
+    page.table(
         to_frame(s.weights_.W_o, dimension_labels(sty.HEADS * sty.D_K, prefix="c"), dimension_labels(s.d_model)),
         alt_text="W_o",
     )
     if not ask(lab, s, "output"):
         return
-    display.heatmap(s.head2_attn, lab.labels, lab.labels, title="Head 2's weights", highlight_row=lab.query_label)
-    display.table(to_frame(s.output, lab.labels, dimension_labels(s.d_model)), alt_text="The block's output")
+    page.heatmap(s.head2_attn, lab.labels, lab.labels, title="Head 2's weights", highlight_row=lab.query_label)
+    page.table(to_frame(s.output, lab.labels, dimension_labels(s.d_model)), alt_text="The block's output")
 
 
 def order_stop(lab: LabInput, s: sty.Story) -> None:
@@ -310,10 +307,10 @@ def order_stop(lab: LabInput, s: sty.Story) -> None:
     left, right = st.columns(2)
     with left:
         st.markdown("**In order** (stop 8)")
-        display.table(to_frame(s.output, lab.labels, dimension_labels(s.d_model)), alt_text="Output, in order")
+        page.table(to_frame(s.output, lab.labels, dimension_labels(s.d_model)), alt_text="Output, in order")
     with right:
         st.markdown("**Reversed**")
-        display.table(
+        page.table(
             to_frame(s.reordered_output, reversed_labels, dimension_labels(s.d_model)), alt_text="Output, reversed"
         )
     st.markdown(
@@ -329,15 +326,15 @@ def one_line_stop(lab: LabInput, s: sty.Story) -> None:
         f"V of head 1 ({lab.T} tokens, d_k = {sty.D_K}):"
     )
     st.latex(r"\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
-    display.table(
+    page.table(
         to_frame(s.qkv, lab.labels, ["q1", "q2", "k1", "k2", "v1", "v2"]),
         alt_text="Q, K and V of head 1, from stop 2",
     )
-    display.show_code(attention, sty.tell, title="Show the code: the formula, and the whole path")
+    page.show_code(attention, sty.tell, title="Show the code: the formula, and the whole path")
     if not ask(lab, s, "one-line"):
         return
     st.markdown(f"It returns {s.one_line.numel()} numbers: one context vector of d_k = {sty.D_K} per token.")
-    display.table(to_frame(s.one_line, lab.labels, ["c1", "c2"]), alt_text="PyTorch's scaled_dot_product_attention")
+    page.table(to_frame(s.one_line, lab.labels, ["c1", "c2"]), alt_text="PyTorch's scaled_dot_product_attention")
     st.markdown(
         f"PyTorch's `torch.nn.functional.scaled_dot_product_attention(Q, K, V)` against stop 7's context vectors, "
         f"computed step by step: largest difference **{format_number(s.one_line_gap)}** (rounding only)."
@@ -376,7 +373,7 @@ def trained_stop(lab: LabInput) -> None:
         __file__, lab, material=m, material_key=("trained", *lab.tokens), places=("trained",), **QUESTION_LOOK
     ):
         return
-    display.heatmap(
+    page.heatmap(
         m.row.unsqueeze(0),
         [m.pieces[m.query]],
         list(m.pieces),
@@ -404,7 +401,7 @@ def next_token_stop(lab: LabInput) -> None:
         __file__, lab, material=m, material_key=("next", prompt), places=("next-token",), **QUESTION_LOOK
     ):
         return
-    display.table(
+    page.table(
         pd.DataFrame({"probability": list(m.probabilities)}, index=[piece_label(piece) for piece in m.pieces]),
         alt_text="SmolLM2's most likely next tokens",
     )
@@ -418,7 +415,7 @@ def finish() -> None:
     learning_checks.post_check()
     st.subheader("Where to go deeper", anchor=False)
     for name, what in DEEPER:
-        lesson = lessons.BY_NAME[name]
+        lesson = page.BY_NAME[name]
         st.page_link(lesson.path, label=f"{lesson.label}: {what}", icon=lesson.icon)
 
 

@@ -21,22 +21,30 @@ from attention_core.heads import Block, attention_cost, head_columns, pipeline_b
 from attention_core.projections import random_output_projection, random_projections
 from attention_core.reference import check_block, tolerance_text
 from attention_core.tables import dimension_labels, to_frame
-from ui import cell_click, charts, diagrams, display, inputs
-from ui.exercises import exercises_section
-from ui.format import format_number, learner_text, plural, vector_text, weighted_vectors_text
-from ui.inputs import LabInput
-from ui.steps import lesson_steps, whole_lesson
+from ui import charts, page
+from ui.page import (
+    exercises_section,
+    format_number,
+    learner_text,
+    lesson_steps,
+    plural,
+    vector_text,
+    weighted_vectors_text,
+    whole_lesson,
+)
+from ui.widgets import diagrams, inputs
+from ui.widgets.inputs import LabInput
 
 
 def render(lab: LabInput) -> None:
     """The lesson's outline: the block's controls (every step's numbers depend on them), then one step per stage
     or two, in the order the block runs them."""
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     wanted_heads, mask_kind, seed = controls()
-    with display.slot():  # the error shows only while h does not divide d_model
+    with page.slot():  # the error shows only while h does not divide d_model
         num_heads = heads_or_one(lab.d_model, wanted_heads)
     block = pipeline_block(lab.X, num_heads, mask_kind, seed)  # W_q, W_k, W_v, W_o, the mask and every step
-    with display.slot():  # the head choice shows only with several heads
+    with page.slot():  # the head choice shows only with several heads
         head_index = head_to_follow(num_heads, block.d_k)
     settings_caption(lab, num_heads, block.d_k, mask_kind, seed)
     stages = stages_of(lab, block, mask_kind, head_index)
@@ -173,7 +181,7 @@ def check_step(
 ) -> None:
     """The block against PyTorch, and the code behind the page."""
     pytorch_check(lab, steps, params, mask)
-    display.show_code(
+    page.show_code(
         pipeline_block,
         random_projections,
         random_output_projection,
@@ -213,7 +221,7 @@ Open any stage to see its numbers; at the end, PyTorch recomputes the same block
         r"\quad Q_h = X W_q^{(h)},\; K_h = X W_k^{(h)},\; V_h = X W_v^{(h)}"
     )
     st.latex(r"\text{output} = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\, W_o")
-    display.lesson_caption(description)
+    page.lesson_caption(description)
 
 
 def controls() -> tuple[int, str, int]:
@@ -302,7 +310,7 @@ def step_input(lab: LabInput, opened: bool) -> None:
         expanded=opened,
     ) as box:
         if box.open:
-            display.matrix(
+            page.matrix(
                 lab.X, lab.labels, dims, kind="values", title="Input X", row_title="token", col_title="dimension"
             )
 
@@ -331,7 +339,7 @@ def step_projections(
                     W = head_columns(
                         params[f"W_{name.lower()}"], head_index, d_k
                     )  # (d_model, d_k): this head's columns
-                    display.matrix(
+                    page.matrix(
                         tensor,
                         lab.labels,
                         dims_k,
@@ -340,12 +348,12 @@ def step_projections(
                         row_title="token",
                         col_title="dimension",
                         key=f"pipeline_cell_{name}",
-                        explain=cell_click.projection_of(lab.X, W),
+                        explain=page.projection_of(lab.X, W),
                     )
             st.markdown("The weight matrices (rows: input dimension, columns: output dimension):")
             for tab, (name, W) in zip(st.tabs(list(params)), params.items(), strict=True):
                 with tab:
-                    display.table(W, dims, dims, alt_text=name)
+                    page.table(W, dims, dims, alt_text=name)
 
 
 def step_scores(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int, opened: bool) -> None:
@@ -359,7 +367,7 @@ def step_scores(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int
         expanded=opened,
     ) as box:
         if box.open:
-            display.matrix(
+            page.matrix(
                 head.scores,
                 labels,
                 labels,
@@ -367,7 +375,7 @@ def step_scores(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int
                 title="Scores Q Kᵀ",
                 caption=f"Scores Q Kᵀ of {head_name}",  # a fixed title: h 1 <-> 2 keeps the chart
                 key="pipeline_cell_scores",
-                explain=cell_click.scores_of(head),
+                explain=page.scores_of(head),
                 highlight_row=lab.query_label,
             )
     with step(
@@ -379,7 +387,7 @@ def step_scores(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int
         expanded=opened,
     ) as box:
         if box.open:
-            display.matrix(
+            page.matrix(
                 head.scaled_scores,
                 labels,
                 labels,
@@ -387,7 +395,7 @@ def step_scores(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: int
                 title="Scaled scores",
                 caption=f"Scaled scores of {head_name}",  # a fixed title: h 1 <-> 2 keeps the chart
                 key="pipeline_cell_scaled",
-                explain=cell_click.scores_of(head, scaled=True),
+                explain=page.scores_of(head, scaled=True),
                 highlight_row=lab.query_label,
             )
 
@@ -411,17 +419,17 @@ def step_masked_scores(
     with step("5. Masked scores", "masked", mask_note, shape=f"{T} × {T}, mask: {mask_kind}", expanded=opened) as box:
         if box.open:
             if mask is not None:
-                display.heatmap(
+                page.heatmap(
                     mask.to(lab.X.dtype),
                     labels,
                     labels,
                     kind="mask",
                     title="Causal mask (True = may attend)",
                     key="pipeline_cell_mask",
-                    explain=cell_click.masked_scores_of(head, mask),
+                    explain=page.masked_scores_of(head, mask),
                     highlight_row=lab.query_label,
                 )
-            display.matrix(
+            page.matrix(
                 head.masked_scores,
                 labels,
                 labels,
@@ -429,7 +437,7 @@ def step_masked_scores(
                 title="Masked scores",
                 caption=f"Masked scores of {head_name}",  # a fixed title: h 1 <-> 2 keeps the chart
                 key="pipeline_cell_masked",
-                explain=cell_click.masked_scores_of(head, mask),
+                explain=page.masked_scores_of(head, mask),
                 highlight_row=lab.query_label,
             )
 
@@ -437,7 +445,7 @@ def step_masked_scores(
 def softmax_input(lab: LabInput, head: ac.AttentionSteps, head_name: str) -> None:
     """The masked scores of the followed head (stage 5), what softmax turns into weights row by row."""
     st.markdown(f"Softmax reads the masked scores of {head_name} (stage 5), row by row:")
-    display.frame_table(  # as text: a blocked cell reads −∞
+    page.frame_table(  # as text: a blocked cell reads −∞
         to_frame(head.masked_scores, lab.labels, lab.labels).map(format_number), alt=f"Masked scores of {head_name}"
     )
 
@@ -453,7 +461,7 @@ def step_weights(lab: LabInput, head: ac.AttentionSteps, head_name: str, opened:
         expanded=opened,
     ) as box:
         if box.open:
-            display.matrix(
+            page.matrix(
                 head.weights,
                 labels,
                 labels,
@@ -461,7 +469,7 @@ def step_weights(lab: LabInput, head: ac.AttentionSteps, head_name: str, opened:
                 title="Attention weights",
                 caption=f"Attention weights of {head_name}",  # a fixed title: h 1 <-> 2 keeps the chart
                 key="pipeline_cell_weights",
-                explain=cell_click.weights_of(head),
+                explain=page.weights_of(head),
                 download="pipeline_weights.csv",
                 highlight_row=lab.query_label,
             )
@@ -478,7 +486,7 @@ def step_context(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: in
         expanded=opened,
     ) as box:
         if box.open:
-            display.matrix(
+            page.matrix(
                 head.context,
                 labels,
                 dimension_labels(d_k),
@@ -486,7 +494,7 @@ def step_context(lab: LabInput, head: ac.AttentionSteps, head_name: str, d_k: in
                 title=f"Context of {head_name}",
                 col_title="entry",
                 key="pipeline_cell_context",
-                explain=cell_click.context_of(head),
+                explain=page.context_of(head),
             )
 
 
@@ -503,7 +511,7 @@ def step_heads_and_w_o(
     )
     with step("8. Heads side by side: concat", "concat", concat_note, shape=f"{T} × {d_model}", expanded=opened) as box:
         if box.open:
-            display.matrix(steps.concat, labels, dims, kind="values", title="Concatenated heads", col_title="dimension")
+            page.matrix(steps.concat, labels, dims, kind="values", title="Concatenated heads", col_title="dimension")
     with step(
         "9. Output = concat W_o",
         "output",
@@ -512,21 +520,21 @@ def step_heads_and_w_o(
         expanded=True,
     ) as box:
         if box.open:
-            display.matrix(W_o, dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
+            page.matrix(W_o, dims, dims, kind="values", title="W_o", row_title="concat column", col_title="output")
 
 
 def step_output(lab: LabInput, steps: ac.MultiHeadSteps, W_o: torch.Tensor) -> None:
     """Stage 9's result: the block's output, concat W_o, every cell clickable for its sum."""
     dims = dimension_labels(lab.d_model)
     st.markdown("**The output of the block**, concat W_o (click a cell for its sum):")
-    display.matrix(
+    page.matrix(
         steps.output,
         lab.labels,
         dims,
         title="Output of the block",
         key="pipeline_cell_output",
         download="pipeline_output.csv",
-        **cell_click.output_options(steps, W_o),
+        **page.output_options(steps, W_o),
     )
 
 
@@ -538,7 +546,7 @@ def one_query(lab: LabInput, head: ac.AttentionSteps, output: torch.Tensor, head
         f"Row “{query}” of {head_name}, key by key: the score q · k_j, divided by √{d_k}, "
         "then the weight after softmax (0 where the mask blocks the key), and the weight times the value."
     )
-    display.table(query_trace(head, q, labels), alt_text=f"Scores, scaled scores and weights of the query {query}")
+    page.table(query_trace(head, q, labels), alt_text=f"Scores, scaled scores and weights of the query {query}")
     keys = [j for j, w in enumerate(head.weights[q].tolist()) if w != 0]  # the keys the mask lets through
     d_v = head.V.shape[-1]
     written = weighted_vectors_text(head.weights[q, keys], head.V[keys], head.context[q], entries=d_v)
@@ -561,7 +569,7 @@ def who_attends_to_whom(lab: LabInput, head: ac.AttentionSteps, head_name: str) 
             f"{lab.T} tokens make {lab.T}² lines: only the lines of the query “{focus}” are drawn (change it in the "
             "sidebar)."
         )
-    display.line_view(head.weights, lab.labels, title="Attention weights as lines", focus=focus)
+    page.line_view(head.weights, lab.labels, title="Attention weights as lines", focus=focus)
 
 
 def in_a_transformer(T: int, d_model: int) -> None:
@@ -597,7 +605,7 @@ def cost(T: int, num_heads: int) -> None:
     )
     costs = attention_cost((T, 1_024, 8_192, 32_768), num_heads)  # one row per T: cells and float32 bytes
     config = {column: st.column_config.NumberColumn(column, format="localized") for column in costs.columns}
-    display.frame_table(costs, column_config=config, hide_index=True)
+    page.frame_table(costs, column_config=config, hide_index=True)
     st.caption(
         "Bytes of one float32 score matrix (4 bytes per cell); training keeps the weights as well, for every layer. "
         "Memory-efficient kernels (FlashAttention) avoid storing the T × T matrix, but still do O(T²) work."

@@ -32,12 +32,11 @@ from attention_core.positions import (
 from attention_core.projections import random_projections
 from attention_core.reference import Agreement, agreement, tolerance_text
 from attention_core.tables import dimension_labels
-from ui import cell_click, charts, display, inputs
-from ui.exercises import exercises_section
-from ui.format import format_number, learner_text, vector_text
-from ui.inputs import LabInput
-from ui.rope_view import rope_step
-from ui.steps import lesson_steps
+from ui import charts, page
+from ui.page import exercises_section, format_number, learner_text, lesson_steps, vector_text
+from ui.widgets import inputs
+from ui.widgets.inputs import LabInput
+from ui.widgets.rope_view import rope_step
 
 VERDICT_HELP = (
     "max |A(P X + E) − P A(X + E)| over all cells. The verdict compares cell by cell: equal up to float32 "
@@ -48,7 +47,7 @@ Params = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # W_q, W_k, W_v
 
 def render(lab: LabInput) -> None:
     """The lesson's outline: the seed and the new word order (several steps use them), then one function per step."""
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     seed, order_kind = controls()
     perm = new_order(lab.T, order_kind, seed)
     projections = random_projections(lab.d_model, lab.d_model, seed, lab.X.dtype)
@@ -120,7 +119,7 @@ def shuffle_with_positions_step(
 ) -> None:
     """The same shuffle with positions added (sinusoidal or learned-style), and the code behind the page."""
     shuffle_with_positions(lab, params, perm, gap_none, E_sin, E_learned)
-    display.show_code(
+    page.show_code(
         sinusoidal_encoding,
         encoding_angles,
         learned_positions,
@@ -149,7 +148,7 @@ def side_by_side(cols: Sequence[str], *tables: tuple[str, str, torch.Tensor, Seq
     for column, (title, note, matrix, rows) in zip(st.columns(len(tables)), tables, strict=True):
         with column:
             st.markdown(f"**{title}** {note}".strip())
-            display.table(matrix, rows, cols, alt_text=f"{title} {note}".strip())
+            page.table(matrix, rows, cols, alt_text=f"{title} {note}".strip())
 
 
 def intro(description: str) -> None:
@@ -177,7 +176,7 @@ pos = 0 in the formula, and column d1 has index 2i = 0.
         "P is a permutation matrix (it reorders rows: row i of P X is row perm[i] of X); E holds one position "
         "vector per slot."
     )
-    display.lesson_caption(description)
+    page.lesson_caption(description)
 
 
 def controls() -> tuple[int, str]:
@@ -353,7 +352,7 @@ def repeated_words(lab: LabInput, params: Params, output: torch.Tensor) -> None:
             f"they differ by up to **{format_number(row_spread(with_positions, group))}**."
         )
         group_labels = [labels[i] for i in group]
-        display.table(
+        page.table(
             output[group],
             group_labels,
             dimension_labels(lab.d_model),
@@ -389,7 +388,7 @@ def position_encodings(lab: LabInput, E_sin: torch.Tensor) -> None:
         f"**Sinusoidal encodings for T = {T}, d_model = {d_model}** (rows: positions 1 to {T}; position p has "
         "*pos* = p − 1 in the formula)"
     )
-    display.matrix(
+    page.matrix(
         E_sin,
         pos_labels,
         dims,
@@ -409,7 +408,7 @@ def position_worked_out(lab: LabInput, E_sin: torch.Tensor) -> None:
         f"Position {q + 1} (the query “{lab.query_label}”, pos = {q}), column by column: the angle is "
         f"{q} / 10000^(2i/{d_model}), then sin for d1, d3, … and cos for d2, d4, …"
     )
-    display.table(position_breakdown(q, d_model), alt_text=f"Sinusoidal encoding of position {q + 1}, column by column")
+    page.table(position_breakdown(q, d_model), alt_text=f"Sinusoidal encoding of position {q + 1}, column by column")
     first_angle = format_number(float(encoding_angles(q + 1, d_model)[q, 0]))
     st.caption(
         f"For example position {q + 1}, d1 (pos = {q}, 2i = 0): sin({q} / 10000⁰) = sin({first_angle}) = "
@@ -419,7 +418,7 @@ def position_worked_out(lab: LabInput, E_sin: torch.Tensor) -> None:
 
 def weights_with_positions(lab: LabInput, plain: ac.AttentionSteps, placed: ac.AttentionSteps) -> None:
     """The T × T weights of X and of X + E side by side, on one colour scale, each cell clickable."""
-    shared = display.weights_domain(plain.weights, placed.weights)
+    shared = page.weights_domain(plain.weights, placed.weights)
     _, panel_px = charts.head_grid(2)
     st.markdown(
         f"**What positions change in the weights.** Each query's weights before and after adding E (the same "
@@ -432,14 +431,14 @@ def weights_with_positions(lab: LabInput, plain: ac.AttentionSteps, placed: ac.A
     )
     for column, (title, steps, key) in zip(st.columns(2), panels, strict=True):
         with column:
-            display.heatmap(
+            page.heatmap(
                 steps.weights,
                 lab.labels,
                 lab.labels,
                 kind="weights",
                 title=title,
                 key=key,
-                explain=cell_click.weights_of(steps),
+                explain=page.weights_of(steps),
                 highlight_row=lab.query_label,
                 domain=shared,
                 compact=True,
@@ -451,7 +450,7 @@ def learned_table(lab: LabInput, E_learned: torch.Tensor) -> None:
     """The learned-style position table (a seeded random stand-in), folded away."""
     pos_labels = [f"{i}: {label}" for i, label in enumerate(lab.labels, 1)]
     with st.expander("The learned-style position table (seeded random)", icon=":material/table_rows:"):
-        display.matrix(
+        page.matrix(
             E_learned,
             pos_labels,
             dimension_labels(lab.d_model),

@@ -25,12 +25,19 @@ from attention_core.projections import (
 from attention_core.reference import max_abs_difference, sdpa_agreement, tolerance_text
 from attention_core.similarity import asymmetry
 from attention_core.tables import dimension_labels, to_frame
-from ui import cell_click, display, inputs
-from ui.exercises import exercises_section
-from ui.format import format_number, learner_text, numbers_text, products_sum_text
-from ui.inputs import LabInput
-from ui.kept import keep, kept
-from ui.steps import lesson_steps
+from ui import page
+from ui.page import (
+    exercises_section,
+    format_number,
+    keep,
+    kept,
+    learner_text,
+    lesson_steps,
+    numbers_text,
+    products_sum_text,
+)
+from ui.widgets import inputs
+from ui.widgets.inputs import LabInput
 
 SOURCES = {"random": "Seeded random", "edited": "Edit by hand", "002": "The journey tutorial's weights (recovered)"}
 NAMES = ("W_q", "W_k", "W_v")
@@ -46,7 +53,7 @@ ORIGINS = {  # the weights as the exercises name them
 
 def render(lab: LabInput) -> None:
     """The lesson's outline: one function per step."""
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     chosen: dict[str, Chosen] = {}  # the weights drawn in the step "W_q, W_k, W_v" this run (the whole lesson)
     lesson_steps(
         __file__,
@@ -166,7 +173,7 @@ def context_vectors_step(lab: LabInput, chosen: Chosen) -> None:
     """Context = weights × V, PyTorch's check, and the code of this run."""
     context_step(lab, chosen.shown.steps, chosen.shown.scale)
     reproduced = chosen.source == "002" and matches_002_inputs(lab.X)
-    display.show_code(*code_run(chosen.source, chosen.shown.scale, reproduced))
+    page.show_code(*code_run(chosen.source, chosen.shown.scale, reproduced))
 
 
 def two_kinds_step(lab: LabInput, chosen: Chosen) -> None:
@@ -223,7 +230,7 @@ so attention no longer has to favour words that merely resemble each other.
         r"Q = X W_q,\quad K = X W_k,\quad V = X W_v \qquad"
         r"\text{context} = \operatorname{softmax}\!\Big(\frac{Q K^\top}{\sqrt{d_k}}\Big)\, V"
     )
-    display.lesson_caption(lab.description)
+    page.lesson_caption(lab.description)
 
 
 def what_self_means() -> None:
@@ -351,7 +358,7 @@ def params_tables(params: Projections, residuals: dict[str, float]) -> None:
         with column:
             W = getattr(params, name)
             st.markdown(f"**{name}** ({W.shape[0]} × {W.shape[1]})")
-            display.table(params_frame(W, name), alt_text=f"Weight matrix {name}")
+            page.table(params_frame(W, name), alt_text=f"Weight matrix {name}")
             if name in residuals:
                 st.caption(
                     f"Recovered from the journey tutorial's printed {name[-1].upper()}: largest residual "
@@ -390,7 +397,7 @@ def reproduced_002(lab: LabInput, params: Projections) -> None:
         "With the recovered weights the lab recomputes the journey tutorial's section 2.3 (unscaled, as the tutorial does) and "
         "compares every matrix with the printout:"
     )
-    display.table(
+    page.table(
         pd.DataFrame(
             {"largest |lab − printed|": [c.max_difference for c in comparisons]},
             index=[c.name for c in comparisons],
@@ -401,7 +408,7 @@ def reproduced_002(lab: LabInput, params: Projections) -> None:
     for tab, comparison in zip(st.tabs([c.name for c in comparisons[3:]]), comparisons[3:], strict=True):
         columns = labels if comparison.ours.shape[1] == lab.T else dimension_labels(comparison.ours.shape[1], "c")
         with tab:
-            display.printed_beside_ours(comparison, labels, columns, display.tutorial_name("002"))
+            page.printed_beside_ours(comparison, labels, columns, page.tutorial_name("002"))
             st.caption(f"Largest difference: {format_number(comparison.max_difference)}")
 
 
@@ -414,9 +421,9 @@ def one_token(lab: LabInput, params: Projections, steps: AttentionSteps) -> None
         f"The embedding x of “{lab.query_label}” is multiplied by each weight matrix: "
         f"(1, d_model) @ (d_model, d_k) → (1, d_k), here (1, {d_model}) @ ({d_model}, {d_k}) → (1, {d_k})."
     )
-    display.table(ac.vector_frame(x_row.unsqueeze(0), [lab.query_label]), alt_text="The query token's embedding x")
+    page.table(ac.vector_frame(x_row.unsqueeze(0), [lab.query_label]), alt_text="The query token's embedding x")
     st.markdown(f"**W_q** ({d_model} × {d_k}), one column per entry of q:")
-    display.table(params_frame(params.W_q, "W_q"), alt_text="Weight matrix W_q")
+    page.table(params_frame(params.W_q, "W_q"), alt_text="Weight matrix W_q")
     st.markdown("Answer the question below first: q, k and v of this token appear after.")
 
 
@@ -425,7 +432,7 @@ def one_token_result(lab: LabInput, params: Projections, steps: AttentionSteps) 
     q, d_k = lab.query_index, steps.Q.shape[1]
     x_row = lab.X[q]  # (d_model,)
     entries = dimension_labels(d_k, "entry ")
-    display.table(
+    page.table(
         torch.stack([steps.Q[q], steps.K[q], steps.V[q]]),  # (3, d_k)
         ["q = x W_q", "k = x W_k", "v = x W_v"],
         entries,
@@ -465,14 +472,14 @@ def keys_and_values(lab: LabInput, chosen: Chosen) -> None:
 
 def projection_matrix(lab: LabInput, name: str, matrix: torch.Tensor, W: torch.Tensor, d_k: int) -> None:
     """One of Q, K, V for all tokens (heatmap and table); a clicked entry shows its dot product with W's column."""
-    display.matrix(
+    page.matrix(
         matrix,
         lab.labels,
         dimension_labels(d_k, name),
         kind="values",
         title=f"{name.upper()} for all tokens",
         key=f"qkv_{name}_chart",
-        explain=cell_click.projection_of(lab.X, W),
+        explain=page.projection_of(lab.X, W),
         row_title="token",
         col_title="entry",
     )
@@ -487,27 +494,27 @@ def scores_not_symmetric(lab: LabInput, steps: AttentionSteps) -> None:
     left, right = (st.container(), st.container()) if T > 10 else st.columns(2)
     with left:
         st.markdown(f"**Q Kᵀ** ({T} × {T}); largest |S_ij − S_ji| = {format_number(asymmetry(scores))}")
-        display.matrix(
+        page.matrix(
             scores,
             labels,
             labels,
             kind="scores",
             title="Scores Q Kᵀ",
             key="qkv_scores_chart",
-            explain=cell_click.scores_of(steps),
+            explain=page.scores_of(steps),
             download="qk_scores.csv",
             highlight_row=lab.query_label,
         )
     with right:
         st.markdown(f"**X Xᵀ** (lesson 1); largest |S_ij − S_ji| = {format_number(asymmetry(xx))}")
-        display.matrix(
+        page.matrix(
             xx,
             labels,
             labels,
             kind="scores",
             title="Scores X Xᵀ",
             key="qkv_xx_scores_chart",
-            explain=cell_click.scores_of(plain),
+            explain=page.scores_of(plain),
             highlight_row=lab.query_label,
         )
     if T > 1:
@@ -537,15 +544,15 @@ def attention_weights(lab: LabInput, steps: AttentionSteps, scale: bool) -> None
         index=list(labels),
     )
     st.markdown(f"The row of “{lab.query_label}”, key by key:")
-    display.table(row, alt_text="Scores and weights of the query token")
-    display.matrix(
+    page.table(row, alt_text="Scores and weights of the query token")
+    page.matrix(
         steps.weights,
         labels,
         labels,
         kind="weights",
         title="Attention weights",
         key="qkv_weights_chart",
-        explain=cell_click.weights_of(steps),
+        explain=page.weights_of(steps),
         download="qkv_attention_weights.csv",
         highlight_row=lab.query_label,
     )
@@ -563,14 +570,14 @@ def context_step(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
         f"First entry for “{lab.query_label}”: "
         + products_sum_text(steps.weights[q].tolist(), steps.V[:, 0].tolist(), steps.context[q, 0].item())
     )
-    display.matrix(
+    page.matrix(
         steps.context,
         lab.labels,
         dimension_labels(d_k, "c"),
         kind="values",
         title="Context vectors",
         key="qkv_context_chart",
-        explain=cell_click.context_of(steps),
+        explain=page.context_of(steps),
         row_title="token",
         col_title="entry",
         download="qkv_context.csv",
@@ -637,9 +644,9 @@ def pitfall_002_on_input(lab: LabInput, W_k: torch.Tensor) -> None:
     wrong_scores, column_weights, fake_context = tutorial_002_pitfall(lab.X, W_k)
     st.markdown("The same three steps on the current input with the recovered W_k (labelled wrong on purpose):")
     wrong_columns = dimension_labels(W_k.shape[1], "entry ")
-    display.table(wrong_scores, lab.labels, wrong_columns, alt_text="Wrong: X W_k transposed")
+    page.table(wrong_scores, lab.labels, wrong_columns, alt_text="Wrong: X W_k transposed")
     st.caption("Wrong: X W_kᵀ (the journey tutorial's 2.2.4); with the journey sentence these are its printed numbers.")
-    display.table(column_weights, lab.labels, wrong_columns, alt_text="Wrong: softmax down columns")
+    page.table(column_weights, lab.labels, wrong_columns, alt_text="Wrong: softmax down columns")
     st.caption("Wrong: softmax down columns (the journey tutorial's 2.2.5): each column sums to 1.")
     st.markdown(
         f"The journey tutorial's 2.2.6 then returns X itself: largest |result − X| = {format_number(max_abs_difference(fake_context, lab.X))}."

@@ -28,12 +28,21 @@ from attention_core.saturation import (
     summary,
 )
 from attention_core.tables import dimension_labels
-from ui import cell_click, charts, display, inputs
-from ui.exercises import exercises_section
-from ui.format import format_number, numbers_text, products_sum_text, quotient_text, sum_text, written_sum
-from ui.inputs import LabInput
-from ui.kept import keep, kept
-from ui.steps import lesson_steps
+from ui import charts, page
+from ui.page import (
+    exercises_section,
+    format_number,
+    keep,
+    kept,
+    lesson_steps,
+    numbers_text,
+    products_sum_text,
+    quotient_text,
+    sum_text,
+    written_sum,
+)
+from ui.widgets import inputs
+from ui.widgets.inputs import LabInput
 
 N_SAMPLES = 2000  # pairs (q, k) per d_k in the variance simulation
 N_TRIALS = 200  # queries per d_k in the saturation simulation
@@ -46,7 +55,7 @@ CONTROLS = ("scaling_seed", "scaling_d_k", "scaling_scale")  # the widgets of th
 
 def render(lab: LabInput) -> None:
     """The lesson's outline: one function per step."""
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     chosen: dict[str, Chosen] = {}  # the settings drawn in the step "Your input" this run (the whole lesson)
     lesson_steps(
         __file__,
@@ -157,7 +166,7 @@ def weights_step(lab: LabInput, settings: Chosen) -> None:
 def gradient_step(lab: LabInput, chosen: dict[str, Chosen]) -> None:
     """The gradient simulation, and the code of the lesson."""
     gradient_simulation(*grid_settings(lab, chosen))
-    display.show_code(
+    page.show_code(
         ac.attention,
         ac.attention_scores,
         ac.scale_scores,
@@ -210,7 +219,7 @@ initialisation, so rows do not saturate; training can still make scores larger w
         r"\operatorname{Var}(q \cdot k) = \sum_{d=1}^{d_k} \operatorname{Var}(q_d\, k_d) = d_k"
         r"\quad\Rightarrow\quad \operatorname{Var}\Big(\frac{q \cdot k}{\sqrt{d_k}}\Big) = 1"
     )
-    display.lesson_caption(lab.description)
+    page.lesson_caption(lab.description)
 
 
 def example_003(example: AttentionSteps) -> None:
@@ -224,7 +233,7 @@ def example_003(example: AttentionSteps) -> None:
     for column, (name, matrix) in zip(st.columns(3), matrices, strict=True):
         with column:
             st.markdown(f"**{name}** (3 × 2)")
-            display.table(
+            page.table(
                 ac.vector_frame(matrix, list(SCALING_EXAMPLE.tokens), prefix=name.lower()),
                 alt_text=f"The scaled_dot_product tutorial's {name}",
             )
@@ -262,7 +271,7 @@ def by_hand(example: AttentionSteps) -> None:
 def printout_differences(comparisons: list[Comparison]) -> None:
     """How far each step of the lab is from the tutorial's printout."""
     st.markdown("Every step for all three queries, beside the “scaled_dot_product” tutorial's printout:")
-    display.table(
+    page.table(
         pd.DataFrame(
             {"largest |lab − printed|": [c.max_difference for c in comparisons]}, index=[c.name for c in comparisons]
         ),
@@ -277,7 +286,7 @@ def beside_printout(comparisons: list[Comparison]) -> None:
     for tab, comparison in zip(st.tabs([c.name for c in comparisons]), comparisons, strict=True):
         columns = labels if comparison.ours.shape[1] == len(labels) else dimension_labels(2, "c")
         with tab:
-            display.printed_beside_ours(comparison, labels, columns, display.tutorial_name("003"))
+            page.printed_beside_ours(comparison, labels, columns, page.tutorial_name("003"))
 
 
 def rows_and_columns(example: AttentionSteps) -> None:
@@ -337,7 +346,7 @@ def spread_with_and_without(lab: LabInput, steps: AttentionSteps, scale: bool) -
         )
     )
     st.markdown("Without and with scaling, on the same scores:")
-    display.table(
+    page.table(
         summary(steps.scores, d_k),
         alt_text="Spread of the scores and sharpness of the weights, without and with scaling",
     )
@@ -361,9 +370,7 @@ def why_it_matters_here(lab: LabInput, settings: Chosen) -> None:
         f"**The same sentence with d_k = {LARGE_D_K}** (random W_q, W_k drawn the same way, seed {seed}): "
         + effect_text(scaling_effect(big, LARGE_D_K), LARGE_D_K)
     )
-    display.table(
-        summary(big, LARGE_D_K), alt_text=f"The same sentence with d_k = {LARGE_D_K}, without and with scaling"
-    )
+    page.table(summary(big, LARGE_D_K), alt_text=f"The same sentence with d_k = {LARGE_D_K}, without and with scaling")
 
 
 def effect_text(effect: str, d_k: int) -> str:
@@ -385,7 +392,7 @@ def query_scores(lab: LabInput, steps: AttentionSteps) -> None:
         f"The row of “{lab.query_label}”, key by key, at d_k = {d_k}. Answer the questions below first: the divided "
         "scores and the weights appear after."
     )
-    display.table(
+    page.table(
         pd.DataFrame({"score q·k_j": steps.scores[lab.query_index].tolist()}, index=list(lab.labels)),
         alt_text="Scores of the query token",
     )
@@ -396,7 +403,7 @@ def query_row(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSteps,
     q, d_k = lab.query_index, steps.Q.shape[1]
     on, off = (steps, other_steps) if scale else (other_steps, steps)
     st.markdown(f"The row of “{lab.query_label}”, key by key:")
-    display.table(
+    page.table(
         pd.DataFrame(
             {
                 "score q·k_j": steps.scores[q].tolist(),
@@ -414,27 +421,27 @@ def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
     """The weights and the scores softmax sees (each cell explains itself), and PyTorch's check."""
     labels, d_k = lab.labels, steps.Q.shape[1]
     title = f"Attention weights ({'scaled' if scale else 'unscaled'})"
-    display.matrix(
+    page.matrix(
         steps.weights,
         labels,
         labels,
         kind="weights",
         title=title,
         key="scaling_weights_chart",
-        explain=cell_click.weights_of(steps),
+        explain=page.weights_of(steps),
         caption=f"The weights below are at d_k = {d_k}, the value of the slider above.",
         download="scaled_attention_weights.csv",
         highlight_row=lab.query_label,
     )
     with st.expander("The scores softmax sees" + (": Q Kᵀ / √d_k" if scale else ": Q Kᵀ, not scaled")):
-        display.matrix(
+        page.matrix(
             steps.scaled_scores,
             labels,
             labels,
             kind="scores",
             title="Q Kᵀ / √d_k" if scale else "Q Kᵀ (not scaled)",
             key="scaling_scores_chart",
-            explain=cell_click.scores_of(steps, scaled=scale),
+            explain=page.scores_of(steps, scaled=scale),
             highlight_row=lab.query_label,
         )
     check = sdpa_agreement(steps, mask=None, scale=scale)
@@ -453,7 +460,7 @@ def variance_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
         f"For each d_k, {N_SAMPLES:,} pairs of random vectors q, k with N(0, 1) entries (seed {seed}); the chart "
         "shows the variance of their dot products without and with division by √d_k."
     )
-    display.chart(
+    page.chart(
         charts.log_x_lines,
         long_series(grid, variance, "d_k", "variance"),
         x="d_k",
@@ -473,9 +480,7 @@ def variance_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
         f"var(q · k / √d_k) = **{format_number(variance[SERIES_SCALED][at_d_k])}** (theory: 1)."
     )
     with st.expander("The simulated variances as a table"):
-        display.table(
-            pd.DataFrame(variance, index=[f"d_k = {d}" for d in grid]), alt_text="Simulated variances per d_k"
-        )
+        page.table(pd.DataFrame(variance, index=[f"d_k = {d}" for d in grid]), alt_text="Simulated variances per d_k")
 
 
 def saturation_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
@@ -493,7 +498,7 @@ ln {N_KEYS} = {format_number(ac.uniform_entropy(N_KEYS))}). **With scaling** bot
     measures = (("max weight", "largest weight (mean)"), ("entropy", "entropy (nats, mean)"))
     for column, (measure, y_title) in zip(st.columns(2), measures, strict=True):
         with column:
-            display.chart(
+            page.chart(
                 charts.log_x_lines,
                 long_series(grid, curves[measure], "d_k", measure),
                 x="d_k",
@@ -526,7 +531,7 @@ dL/dq = c (w ∘ (g − w·g)) K, with c = 1 or 1/√d_k and ∘ entry by entry.
 over the {N_TRIALS} queries; the table adds the 10th and 90th percentiles, the spread.
 """
     )
-    display.chart(
+    page.chart(
         charts.log_x_lines,
         long_series(grid, curves["median"], "d_k", "median gradient"),
         x="d_k",
@@ -558,7 +563,7 @@ def gradient_numbers(grid: tuple[int, ...], d_k: int, curves: dict[str, dict[str
         f"{format_number(curves['median'][unscaled][at_d_k])} without, {format_number(curves['median'][scaled][at_d_k])} with."
     )
     with st.expander("The gradient's quantiles as a table"):
-        display.table(
+        page.table(
             pd.DataFrame(
                 {
                     f"{name}, {series}": values

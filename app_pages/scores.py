@@ -8,11 +8,10 @@ import attention_core as ac
 from attention_core.meaning import cosine_scores, scores_meaning
 from attention_core.similarity import asymmetry, cosine_similarity, highest_score, lengths, most_and_least_similar
 from attention_core.tables import dimension_labels, to_frame
-from ui import cell_click, display, inputs, meaning
-from ui.exercises import exercises_section
-from ui.format import format_number, numbers_text, products_sum_text
-from ui.inputs import LabInput
-from ui.steps import lesson_steps
+from ui import page
+from ui.page import exercises_section, format_number, lesson_steps, numbers_text, products_sum_text
+from ui.widgets import inputs, meaning
+from ui.widgets.inputs import LabInput
 
 TUTORIAL_OF_PRESET = {"transformer": "000", "light": "001", "journey": "002"}  # preset key -> tutorial
 
@@ -21,7 +20,7 @@ def render(lab: LabInput) -> None:
     """The lesson's outline: one function per step."""
     steps = ac.self_attention(lab.X, scale=False)  # Q = K = V = X, so steps.scores = X Xᵀ
     scores = steps.scores  # (T, d_model) @ (d_model, T) -> (T, T)
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     lesson_steps(
         __file__,
         {
@@ -59,7 +58,7 @@ def all_scores_step(lab: LabInput, steps: ac.AttentionSteps) -> None:
 def symmetry_step(lab: LabInput, scores: torch.Tensor) -> None:
     """Why Ω is symmetric, what made-up embeddings do not mean, and the lesson's code."""
     symmetry(lab, scores)
-    display.show_code(ac.dot_product_terms, ac.attention_scores, cosine_similarity)
+    page.show_code(ac.dot_product_terms, ac.attention_scores, cosine_similarity)
 
 
 def intro(lab: LabInput) -> None:
@@ -75,7 +74,7 @@ as from a shared direction (the next section separates the two).
 """
     )
     st.latex(r"\omega_{ij} = x_i \cdot x_j = \sum_{d=1}^{d_\text{model}} x_{i,d}\, x_{j,d} \qquad \Omega = X X^\top")
-    display.lesson_caption(lab.description)
+    page.lesson_caption(lab.description)
 
 
 def embeddings(lab: LabInput) -> None:
@@ -86,7 +85,7 @@ def embeddings(lab: LabInput) -> None:
         f"({lab.T} × {lab.d_model}). Every score below is computed from these rows. Answer the question below "
         "first: the step-by-step table appears after."
     )
-    display.matrix(
+    page.matrix(
         lab.X,
         lab.labels,
         dimension_labels(lab.d_model),
@@ -111,11 +110,11 @@ def worked_example(lab: LabInput, scores: torch.Tensor) -> None:
         "embedding x_j, dimension by dimension (one column per dimension d), and the last column adds the "
         "products up: that sum is the score."
     )
-    display.table(term_frame, alt_text="Dot-product terms per dimension and their sum")
+    page.table(term_frame, alt_text="Dot-product terms per dimension and their sum")
     key = (q + 1) % lab.T if lab.T > 1 else q
     products = products_sum_text(X[q].tolist(), X[key].tolist(), scores[q, key].item())
     st.markdown(f"For example, with the key “{labels[key]}”: {products}")
-    with display.slot():
+    with page.slot():
         printed_scores_note(lab)
     most_and_least(lab, scores[q])
 
@@ -129,7 +128,7 @@ def printed_scores_note(lab: LabInput) -> None:
     printed = numbers_text(preset.printed["query_scores"])
     if preset.key == "transformer":
         printed += " (the lab's last digit can differ by 1: it starts from the 4-decimal embeddings)"
-    display.tutorial_note(tutorial, f"the scores of “{lab.query_label}”", printed)
+    page.tutorial_note(tutorial, f"the scores of “{lab.query_label}”", printed)
 
 
 def most_and_least(lab: LabInput, row: torch.Tensor) -> None:
@@ -151,14 +150,14 @@ def all_scores(lab: LabInput, steps: ac.AttentionSteps) -> None:
         "Row *i* holds the scores of query *i* against every key *j*. The row of the query above is the "
         "column “score: the sum over d” of the table above."
     )
-    display.matrix(
+    page.matrix(
         steps.scores,
         lab.labels,
         lab.labels,
         kind="scores",
         title="Attention scores X Xᵀ",
         key="scores_scores_chart",
-        explain=cell_click.scores_of(steps),
+        explain=page.scores_of(steps),
         download="attention_scores.csv",
         highlight_row=lab.query_label,
     )
@@ -174,7 +173,7 @@ def lengths_and_cosines(lab: LabInput) -> None:
         "and compares direction only: every word has cosine 1 with itself. Below, each token's length and its "
         f"cosine with “{query}”; predict the highest score before the dot products appear."
     )
-    display.table(
+    page.table(
         pd.DataFrame(
             {"length |x_j|": lengths(X).tolist(), "cosine cos θ": cosine_similarity(X[q], X).tolist()},
             index=list(labels),
@@ -192,7 +191,7 @@ def length_and_direction(lab: LabInput, row: torch.Tensor) -> None:
     )
     cosines = cosine_similarity(X[q], X)  # (T,)
     norms = lengths(X)  # (T,)
-    display.table(
+    page.table(
         pd.DataFrame(
             {"dot product x_q · x_j": row.tolist(), "length |x_j|": norms.tolist(), "cosine cos θ": cosines.tolist()},
             index=list(labels),
@@ -252,7 +251,7 @@ def scores_meaning_step(lab: LabInput) -> None:
     if vectors is None:
         return
     scores = cosine_scores(vectors)  # (T, 384) @ (384, T) -> (T, T)
-    display.heatmap(
+    page.heatmap(
         scores,
         lab.labels,
         lab.labels,

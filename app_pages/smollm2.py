@@ -10,11 +10,11 @@ from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
 from attention_core.reference import tolerance_text
 from attention_core.tables import to_frame
-from ui import charts, display, inputs, smol_lesson
-from ui.exercises import exercises_section
-from ui.format import format_number, learner_text, plural
-from ui.inputs import LabInput
-from ui.steps import lesson_steps, whole_lesson
+from ui import charts, page
+from ui.models import smol
+from ui.page import exercises_section, format_number, learner_text, lesson_steps, plural, whole_lesson
+from ui.widgets import inputs
+from ui.widgets.inputs import LabInput
 
 PROMPT_KEY = "smol_prompt"
 DEFAULT_PROMPT = sm.PUBLISHED_PROMPT  # "The cat sat on the mat. The cat": short, and it repeats itself
@@ -26,10 +26,10 @@ PICK_STEP = "Pick a head"  # the stepped view's step with the head pickers (the 
 
 def render(lab: LabInput) -> None:
     """The lesson's outline: the prompt, then one function per step."""
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     keep_picks()
     try:
-        model = smol_lesson.model()
+        model = smol.model()
     except sm.ModelUnavailable as error:
         model_absent(str(error))
         return
@@ -40,17 +40,17 @@ def render(lab: LabInput) -> None:
         height=68,
         help=f"Any text; the model reads at most {sm.MAX_TOKENS} of its pieces.",
     )
-    st.session_state[smol_lesson.KEPT_PROMPT] = prompt  # kept for the generation lesson's steps on this model
+    st.session_state[smol.KEPT_PROMPT] = prompt  # kept for the generation lesson's steps on this model
     try:
-        result = smol_lesson.forward(prompt)
+        result = smol.forward(prompt)
     except ValueError as error:
         st.warning(f"{learner_text(error)} The other lessons work as before.", icon=":material/warning:")
         return
-    labels = smol_lesson.labels(result)
+    labels = smol.labels(result)
     st.caption("The model reads your prompt as these pieces (· marks a space): " + pieces_text(result.pieces))
     layer, head, query = current_head(len(labels))
     whole = whole_lesson()  # one page: the 270 heads and the picked one side by side
-    material = smol_lesson.material(prompt, layer, head, query)
+    material = smol.material(prompt, layer, head, query)
     key = (prompt, layer, head, query)
 
     def asks(*places: str, then: bool = False) -> bool:
@@ -85,7 +85,7 @@ def keep_picks() -> None:
             st.session_state[key] = st.session_state[key]
     st.session_state.setdefault(PROMPT_KEY, DEFAULT_PROMPT)  # a "Try this" button may set it: no value= below
     st.session_state.setdefault("smol_temperature", 1.0)
-    st.session_state.setdefault("smol_top_k", smol_lesson.DEFAULT_TOP_K)
+    st.session_state.setdefault("smol_top_k", smol.DEFAULT_TOP_K)
 
 
 def pieces_text(pieces: tuple[str, ...]) -> str:
@@ -155,7 +155,7 @@ Everything below is the lab's own forward pass, from lessons 1-5's functions, on
 """
         )
     st.markdown(f"Your prompt is {plural(len(result.ids), 'piece')}: each row below is one position.")
-    display.frame_table(
+    page.frame_table(
         pd.DataFrame({"piece": [sl.shown_piece(p) for p in result.pieces], "id": list(result.ids)}),
         hide_index=False,
         height="auto" if len(result.ids) <= 12 else 300,
@@ -175,19 +175,19 @@ def next_token_step(prompt: str, asks) -> None:
         "only the k most likely pieces and shares their probability out again."
     )
     st.latex(r"p_i = \frac{e^{z_i/t}}{\sum_{j \in \text{top-}k} e^{z_j/t}} \quad (i \in \text{top-}k, \text{ else } 0)")
-    nt = smol_lesson.next_token(prompt, 1.0, smol_lesson.DEFAULT_TOP_K)
+    nt = smol.next_token(prompt, 1.0, smol.DEFAULT_TOP_K)
     by_id = sorted(range(len(nt.ids)), key=nt.ids.__getitem__)  # in vocabulary order, not by likelihood
     names = [sl.shown_piece(nt.pieces[i]) for i in by_id]
-    logits = smol_lesson.next_logits(prompt)
+    logits = smol.next_logits(prompt)
     st.markdown(f"The logits of the {len(names)} pieces the model finds most likely, in vocabulary order:")
-    display.table(
+    page.table(
         pd.DataFrame({"id": [nt.ids[i] for i in by_id], "logit z": [logits[i] for i in by_id]}, index=names),
         alt_text="The likeliest next pieces' logits",
     )
     if not asks("next-top"):
         return
     st.markdown("Their probabilities at temperature 1 (softmax over all 49,152 logits):")
-    display.table(
+    page.table(
         pd.DataFrame({"p at t = 1": [nt.raw_probabilities[i] for i in by_id]}, index=names),
         alt_text="The likeliest next pieces' probabilities",
     )
@@ -201,7 +201,7 @@ def next_token_controls(prompt: str) -> None:
     left, right = st.columns(2)
     temperature = left.slider("Temperature t", 0.1, 3.0, step=0.1, key="smol_temperature")
     top_k = right.slider("Top-k", 1, 50, key="smol_top_k")
-    nt = smol_lesson.next_token(prompt, float(temperature), int(top_k))
+    nt = smol.next_token(prompt, float(temperature), int(top_k))
     names = [sl.shown_piece(p) for p in nt.pieces]
     data = pd.DataFrame(
         {
@@ -210,7 +210,7 @@ def next_token_controls(prompt: str) -> None:
             "shown": ["t = 1"] * len(names) + [f"t = {temperature:g}, top-k = {top_k}"] * len(names),
         }
     )
-    display.chart(
+    page.chart(
         charts.bars,
         data,
         x="piece",
@@ -220,7 +220,7 @@ def next_token_controls(prompt: str) -> None:
         color="shown",
         y_title="probability",
     )
-    display.table(
+    page.table(
         pd.DataFrame({"p at t = 1": nt.raw_probabilities, "p at t, top-k": nt.probabilities}, index=names),
         alt_text="The next pieces' probabilities",
     )
@@ -248,16 +248,16 @@ def continuation_controls(prompt: str) -> None:
     how = left.radio("Choose the next piece by", ("greedy", "sampling"), horizontal=True, key="smol_how")
     seed = right.number_input("Seed (sampling)", 0, 10_000, 0, key="smol_seed", disabled=how == "greedy")
     temperature = float(st.session_state.get("smol_temperature", 1.0))
-    top_k = int(st.session_state.get("smol_top_k", smol_lesson.DEFAULT_TOP_K))
+    top_k = int(st.session_state.get("smol_top_k", smol.DEFAULT_TOP_K))
     wanted = (prompt, how, int(seed), temperature, top_k)
     if st.button(f"Continue by {CONTINUE_TOKENS} pieces", icon=":material/play_arrow:", key="smol_continue"):
         st.session_state["_smol_continued"] = wanted
     if st.session_state.get("_smol_continued") != wanted:
         st.caption(f"Press the button: the model writes {CONTINUE_TOKENS} pieces, one at a time.")
         return
-    tokens = smol_lesson.continuation(prompt, CONTINUE_TOKENS, how == "greedy", temperature, top_k, int(seed))
+    tokens = smol.generate(prompt, CONTINUE_TOKENS, how == "greedy", temperature, top_k, int(seed))
     st.markdown(f"**{learner_text(prompt)}**{learner_text(''.join(t.piece for t in tokens))}")
-    display.table(
+    page.table(
         pd.DataFrame(
             {"its probability": [t.probability for t in tokens]},
             index=[f"{i + 1}. {sl.shown_piece(t.piece)}" for i, t in enumerate(tokens)],
@@ -281,7 +281,7 @@ def every_head_step(prompt: str, result: sm.Forward, labels: tuple[str, ...], as
     )
     grid, one = st.columns([1, 2])
     grid.image(
-        smol_lesson.mosaic(prompt),
+        smol.mosaic(prompt),
         caption="Layers 1-30 down, heads 1-9 across; weight 0 dark purple, 1 yellow.",
     )
     if with_picked:
@@ -299,7 +299,7 @@ def picked_head_step(prompt: str, labels: tuple[str, ...], asks) -> None:
 def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
     """Selectors, one head large with its arithmetic, its figures and questions: a fragment, so a pick or a click
     reruns only this part (the 270-head image stays)."""
-    result = smol_lesson.forward(prompt)
+    result = smol.forward(prompt)
     columns = st.columns(3)
     columns[0].selectbox("Layer", range(1, 31), key="smol_layer")
     columns[1].selectbox("Head", range(1, 10), key="smol_head")
@@ -307,32 +307,30 @@ def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
     layer, head, query = current_head(len(labels))
     # a line between the pickers and the chart: the chart's toolbar (shown on hover) would cover the Query picker
     st.caption(f"Layer {layer + 1}, head {head + 1}; the query “{learner_text(labels[query])}”.")
-    hand = smol_lesson.head_by_hand(prompt, layer, head, query)
+    hand = smol.head_by_hand(prompt, layer, head, query)
     st.markdown("The query's scaled scores q·k / √64 on the pieces it may see (the causal mask hides the rest):")
     seen = labels[: query + 1]
-    display.table(hand.masked_scores[: query + 1].unsqueeze(0), [labels[query]], list(seen), alt_text="Its scores")
+    page.table(hand.masked_scores[: query + 1].unsqueeze(0), [labels[query]], list(seen), alt_text="Its scores")
     if not asks("head-top"):
         return
-    display.heatmap(
+    page.heatmap(
         result.attentions[layer, head],
         labels,
         labels,
         title="This head's weights",
         key=HEAD_CHART,
-        explain=lambda i, j: cell_math.explain_weight(
-            smol_lesson.head_by_hand(prompt, layer, head, i).masked_scores, j
-        ),
+        explain=lambda i, j: cell_math.explain_weight(smol.head_by_hand(prompt, layer, head, i).masked_scores, j),
         highlight_row=labels[query],
     )
     st.caption("The query's row is outlined; click a cell for its softmax.")
-    display.download_csv(
+    page.download_csv(
         to_frame(result.attentions[layer, head], labels, labels),
         f"smollm2_layer{layer + 1}_head{head + 1}_weights.csv",
         label="Download this head's weights as CSV",
     )
     if not asks("head-sink", then=True):
         return
-    figures = smol_lesson.patterns(prompt)
+    figures = smol.patterns(prompt)
     left, right = st.columns(2)
     left.metric("Sink figure (mean weight on the first piece)", format_number(float(figures.sink[layer, head])))
     right.metric("Previous-token figure", format_number(float(figures.previous[layer, head])))
@@ -344,7 +342,7 @@ def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
 def by_hand_step(prompt, model, result, labels, picked, asks, pick_step: str) -> None:
     """The head's row recomputed from its normed input with the lab's functions, checked against the model."""
     layer, head, query = picked
-    hand = smol_lesson.head_by_hand(prompt, layer, head, query)
+    hand = smol.head_by_hand(prompt, layer, head, query)
     c = model.config
     sharing = ", ".join(str(j + 1) for j in sl.sharing_heads(head, c))
     st.subheader(f"Layer {layer + 1}, head {head + 1}, query “{labels[query]}” by hand")
@@ -360,21 +358,21 @@ def by_hand_step(prompt, model, result, labels, picked, asks, pick_step: str) ->
 """
     )
     st.markdown("The dot products q·k of the turned q and k, one per key:")
-    display.table(hand.scores.unsqueeze(1), list(labels), ["q·k"], alt_text="The query's dot products")
+    page.table(hand.scores.unsqueeze(1), list(labels), ["q·k"], alt_text="The query's dot products")
     if asks("hand-gqa", "hand-scaled"):
         st.markdown(
             f"Query head {head + 1} reads **key/value head {hand.kv_head + 1}**, shared with query heads {sharing}. "
             "The row, step by step:"
         )
-        display.table(
+        page.table(
             sl.head_row_table(hand, labels, result.attentions[layer, head, query]),
             alt_text="The query's row by hand",
         )
         verdicts(hand)
         with st.expander("q and k before and after RoPE, and the context vector (64 numbers each)"):
-            display.table(vectors_frame(hand, labels), alt_text="q and k before and after RoPE")
-            display.table(sl.context_table(hand, result.contexts[layer, head, query]), alt_text="The context vector")
-    display.show_code(sm.head_by_hand)
+            page.table(vectors_frame(hand, labels), alt_text="q and k before and after RoPE")
+            page.table(sl.context_table(hand, result.contexts[layer, head, query]), alt_text="The context vector")
+    page.show_code(sm.head_by_hand)
 
 
 def vectors_frame(hand: sm.HeadByHand, labels: tuple[str, ...]) -> pd.DataFrame:
@@ -406,7 +404,7 @@ def verdicts(hand: sm.HeadByHand) -> None:
 def rope_step(prompt, model, labels, picked, asks) -> None:
     """RoPE on the real query vector, and the relative-position check on the whole model."""
     layer, head, query = picked
-    hand = smol_lesson.head_by_hand(prompt, layer, head, query)
+    hand = smol.head_by_hand(prompt, layer, head, query)
     rotation = sl.query_rotation(hand, model.config)
     st.subheader("RoPE: position as a rotation")
     st.markdown(
@@ -427,12 +425,12 @@ m = {rotation.position}.
         f"The query's first pairs, turned: each pair's angle moves by exactly m·θ_i (largest gap over all 32 pairs: "
         f"{format_number(sl.rotation_gap(rotation))} radians)."
     )
-    display.table(sl.rotation_table(rotation), alt_text="RoPE on the query's first pairs")
+    page.table(sl.rotation_table(rotation), alt_text="RoPE on the query's first pairs")
     st.markdown(
         "**Why it encodes relative position.** q turned by mθ and k turned by nθ meet at the angle (m − n)θ, so "
         "their dot product depends only on m − n. The check: the whole prompt again, every position shifted by 100."
     )
-    check = smol_lesson.shift_check(prompt)
+    check = smol.rope_shift_check(prompt)
     st.markdown(
         f"Every score of every head (all {model.config.num_layers} layers), shifted against unshifted: largest "
         f"difference {format_number(check.max_difference)} on scores up to {format_number(check.scale)}: "
@@ -445,7 +443,7 @@ m = {rotation.position}.
 
 def patterns_step(prompt: str, result: sm.Forward, asks) -> None:
     """Each head's sink, previous-token and induction figures, measured on the prompt and the repeated prompt."""
-    repeated = smol_lesson.repeated_forward(prompt)
+    repeated = smol.repeated_forward(prompt)
     st.subheader("What the heads do, measured")
     st.markdown(
         """
@@ -456,19 +454,19 @@ Three figures per head, each a mean weight measured on the text, not a label:
   earlier copy: the head that lets the model continue a pattern it has seen.
 """
     )
-    mine = smol_lesson.patterns(prompt)
-    twice = smol_lesson.patterns(prompt, repeated=True)
+    mine = smol.patterns(prompt)
+    twice = smol.patterns(prompt, repeated=True)
     st.caption(
         f"Sink and previous token on your prompt ({plural(len(result.ids), 'piece')}); induction on its first "
-        f"{min(len(result.ids), smol_lesson.REPEAT_TOKENS)} pieces twice ({plural(len(repeated.ids), 'piece')}, "
+        f"{min(len(result.ids), smol.REPEAT_TOKENS)} pieces twice ({plural(len(repeated.ids), 'piece')}, "
         f"queries with an earlier copy: {twice.induction_queries})."
     )
-    figure_weights(prompt, smol_lesson.labels(result), mine, twice)
+    figure_weights(prompt, smol.labels(result), mine, twice)
     if not asks("patterns-sink", "patterns-induction"):
         return
     ranked = sl.ranked_table(sm.HeadPatterns(mine.sink, mine.previous, twice.induction, twice.induction_queries))
     st.markdown("The figures, every head ranked:")
-    display.frame_table(ranked.map(lambda v: format_number(v) if isinstance(v, float) else v), hide_index=False)
+    page.frame_table(ranked.map(lambda v: format_number(v) if isinstance(v, float) else v), hide_index=False)
     tabs = st.tabs(["Sink", "Previous token", "Induction"])
     for tab, figure, name in zip(
         tabs, (mine.sink, mine.previous, twice.induction), ("sink", "previous", "induction"), strict=True
@@ -477,7 +475,7 @@ Three figures per head, each a mean weight measured on the text, not a label:
             if bool(figure.isnan().all()):
                 st.caption("No query to measure this on: the prompt needs at least two pieces.")
                 continue
-            display.heatmap(
+            page.heatmap(
                 figure,
                 [f"L{i + 1}" for i in range(figure.shape[0])],
                 [f"H{j + 1}" for j in range(figure.shape[1])],
@@ -490,7 +488,7 @@ Three figures per head, each a mean weight measured on the text, not a label:
 def figure_weights(prompt: str, labels: tuple[str, ...], mine: sm.HeadPatterns, twice: sm.HeadPatterns) -> None:
     """The weights the sink and induction figures average, for the five strongest heads of each (in layer order,
     so that the order does not rank them)."""
-    first, (induction, pairs) = smol_lesson.first_piece_weights(prompt), smol_lesson.induction_weights(prompt)
+    first, (induction, pairs) = smol.first_piece_weights(prompt), smol.induction_weights(prompt)
     for name, figure, weights, columns, what in (
         ("sink", mine.sink, first, labels[1:], "weight on the first piece, from each query after it"),
         ("induction", twice.induction, induction, [f"{q + 1} → {k + 1}" for q, k in pairs],
@@ -500,7 +498,7 @@ def figure_weights(prompt: str, labels: tuple[str, ...], mine: sm.HeadPatterns, 
         if not heads or weights.shape[-1] == 0:
             continue
         st.markdown(f"**The {name} figure's weights** of five heads: each head's {what}. Its figure is their mean.")
-        display.table(
+        page.table(
             torch.stack([weights[layer, head] for layer, head in heads]),
             [sl.head_name(layer, head) for layer, head in heads],
             list(columns),

@@ -20,12 +20,22 @@ from attention_core.normalization import (
 from attention_core.presets import JOURNEY, NUMPY_SEED_4, TRANSFORMER
 from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import to_frame
-from ui import cell_click, charts, display, inputs, meaning
-from ui.exercises import exercises_section
-from ui.format import exp_text, format_number, numbers_text, quotient_text, sum_text, texts, written_sum
-from ui.inputs import LabInput
-from ui.kept import kept
-from ui.steps import lesson_steps, whole_lesson
+from ui import charts, page
+from ui.page import (
+    exercises_section,
+    exp_text,
+    format_number,
+    kept,
+    lesson_steps,
+    numbers_text,
+    quotient_text,
+    sum_text,
+    texts,
+    whole_lesson,
+    written_sum,
+)
+from ui.widgets import inputs, meaning
+from ui.widgets.inputs import LabInput
 
 SIDE_BY_SIDE_TOKENS = 8  # up to this many tokens, the temperature heatmap and bars share a row (whole lesson)
 TEMPERATURE_KEY = "softmax_temperature"  # the slider of the step "Temperature", kept in the step after it
@@ -34,7 +44,7 @@ TEMPERATURE_KEY = "softmax_temperature"  # the slider of the step "Temperature",
 def render(lab: LabInput) -> None:
     """The lesson's outline: one function per step."""
     steps = ac.self_attention(lab.X, scale=False)  # simplified attention: Q = K = V = X, no √d_k
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     lesson_steps(
         __file__,
         {
@@ -99,7 +109,7 @@ stretches the gaps between them.
     scores = cosine_scores(vectors)  # (T, T)
     found = weights_meaning(scores, lab.tokens, lab.query_index)
     t_label = f"t = {MEANING_TEMPERATURE:g}"
-    display.table(
+    page.table(
         pd.DataFrame(
             {
                 "cosine score": scores[lab.query_index].tolist(),
@@ -136,7 +146,7 @@ def row_bars(labels: tuple[str, ...], rows: dict[str, torch.Tensor], *, title: s
             for label, value in zip(labels, values.tolist(), strict=True)
         ]
     )
-    display.chart(charts.bars, data, x="token", y="value", order=labels, title=title, color="row of", y_title=y_title)
+    page.chart(charts.bars, data, x="token", y="value", order=labels, title=title, color="row of", y_title=y_title)
 
 
 def intro(lab: LabInput) -> None:
@@ -155,7 +165,7 @@ and the order of the scores is kept.
         r"\qquad W = \operatorname{softmax}_{\text{rows}}(X X^\top)"
     )
     why_softmax()
-    display.lesson_caption(lab.description)
+    page.lesson_caption(lab.description)
     st.caption(
         "Scores here are the simplified ones of lesson 1, Ω = X Xᵀ (queries, keys and values are all X, no "
         "scaling by √d_k yet), so the numbers match the tutorials."
@@ -183,7 +193,7 @@ def worked_step(lab: LabInput, scores_row: torch.Tensor) -> None:
         "Softmax turns the query's row of scores into weights: take e^(s_j − max) for every score, then divide "
         "each by their sum. Answer the questions below from these scores first: the worked table appears after."
     )
-    display.table(
+    page.table(
         pd.DataFrame({"score s_j": scores_row.tolist()}, index=list(lab.labels)),
         alt_text=f"The scores of the query {lab.query_label}",
     )
@@ -217,7 +227,7 @@ def worked_example(lab: LabInput, scores_row: torch.Tensor) -> None:
 5. Divide each exponential by Σ: those are the weights.
 """
     )
-    display.table(worked, alt_text=f"Softmax worked for the query {query}")
+    page.table(worked, alt_text=f"Softmax worked for the query {query}")
     top, top_weight = max_weight(row.weights)
     first = 0
     st.markdown(
@@ -236,11 +246,11 @@ def printed_weights_note(lab: LabInput) -> None:
     if preset_key in ("transformer", "journey") and lab.query_label != tutorial_query:
         st.caption(f"The tutorial prints the weights of “{tutorial_query}”: pick it as the query to compare.")
     elif preset_key == "transformer":
-        display.tutorial_note(
+        page.tutorial_note(
             "000", "the softmax of the row of “self”", TRANSFORMER.printed["query_weights"], "the same numbers"
         )
     elif preset_key == "journey":
-        display.tutorial_note(
+        page.tutorial_note(
             "002", "the attention weights of “starts”", JOURNEY.printed["query_weights"], "the same numbers"
         )
 
@@ -267,23 +277,21 @@ maximum, their sum is at least 1.
             "∞ or NaN (not a number). Softmax is still fine.",
             icon=":material/warning:",
         )
-        display.frame_table(pitfall_table(labels, scores[q], naive, weights[q]).apply(texts), width="stretch")
+        page.frame_table(pitfall_table(labels, scores[q], naive, weights[q]).apply(texts), width="stretch")
     elif all_positive(scores[q]):
         st.markdown(
             f"Every score of “{query}” is positive, so here dividing by the sum happens to give a proper "
-            f"average. {display.tutorial_name('000', capital=True)}'s example (query “self”, computed live beside it) "
+            f"average. {page.tutorial_name('000', capital=True)}'s example (query “self”, computed live beside it) "
             "has negative scores:"
         )
         pitfall_beside_000(lab, scores[q], naive, weights[q])
     else:
         left, right = st.columns([2, 3])
         with left:
-            display.table(
-                pitfall_table(labels, scores[q], naive, weights[q]), alt_text="Divide by the sum versus softmax"
-            )
+            page.table(pitfall_table(labels, scores[q], naive, weights[q]), alt_text="Divide by the sum versus softmax")
         with right:
             pitfall_bars(labels, naive, weights[q])
-    with display.slot():
+    with page.slot():
         printed_pitfall_note(lab)
 
 
@@ -316,15 +324,13 @@ def pitfall_beside_000(lab: LabInput, scores_row: torch.Tensor, naive: torch.Ten
     left, right = st.columns(2)
     with left:
         st.markdown(f"**This input, “{lab.query_label}”**: all “weights” between 0 and 1")
-        display.table(
-            pitfall_table(lab.labels, scores_row, naive, weights_row), alt_text="Divide by the sum, this input"
-        )
+        page.table(pitfall_table(lab.labels, scores_row, naive, weights_row), alt_text="Divide by the sum, this input")
     with right:
         st.markdown(
-            f"**{display.tutorial_name('000', capital=True)}, “{labels_000[q_000]}”**: Σ s = "
+            f"**{page.tutorial_name('000', capital=True)}, “{labels_000[q_000]}”**: Σ s = "
             f"{sum_text(example.scores[q_000], row_sums(example.scores)[q_000].item())}"
         )
-        display.table(
+        page.table(
             pitfall_table(labels_000, example.scores[q_000], naive_000, example.weights[q_000]),
             alt_text="Divide by the sum, the “How self attention works in Transformer” tutorial's self",
         )
@@ -339,7 +345,7 @@ def printed_pitfall_note(lab: LabInput) -> None:
     """The tutorial's printed pitfall values, and why the lab's differ."""
     preset_key, tutorial_query = printed_preset(lab)
     if preset_key == "transformer" and lab.query_label == tutorial_query:
-        display.tutorial_note(
+        page.tutorial_note(
             "000",
             "these pitfall values for “self”",
             numbers_text(TRANSFORMER.printed["query_naive_weights"])
@@ -360,21 +366,21 @@ attention. Nothing constrains the columns: a column sum is the total attention o
 all queries, anywhere between 0 and T. The “scaled_dot_product” tutorial checks this with its own numbers (a column sum of 0.8194).
 """
     )
-    display.matrix(
+    page.matrix(
         weights,
         labels,
         labels,
         kind="weights",
         title="Attention weights softmax(X Xᵀ)",
         key="softmax_weights_chart",
-        explain=cell_click.weights_of(steps),
+        explain=page.weights_of(steps),
         download="attention_weights.csv",
         highlight_row=lab.query_label,
     )
     st.markdown(
         "The same weights with their sums: the last column (row sums) is all 1; the last row (column sums) need not be."
     )
-    display.table(
+    page.table(
         with_sums(weights),  # (T + 1, T + 1)
         [*labels, "column sum"],
         [*labels, "row sum"],
@@ -426,7 +432,7 @@ def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
         help="The entropy when every weight is 1/T.",
     )
     col3.metric(f"Largest weight of “{query}”", format_number(hot_max), help=f"On the key “{labels[hot_top]}”.")
-    display.table(
+    page.table(
         pd.DataFrame(
             {
                 "score s_j": hot_steps.scores[q].tolist(),
@@ -460,14 +466,14 @@ def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
 
 def hot_heatmap(lab: LabInput, hot_steps: ac.AttentionSteps) -> None:
     """The weights at temperature t; a clicked cell shows its softmax of scores / t (reruns the fragment only)."""
-    display.heatmap(
+    page.heatmap(
         hot_steps.weights,
         lab.labels,
         lab.labels,
         kind="weights",
         title="Weights at the temperature t above",
         key="softmax_temperature_chart",
-        explain=cell_click.weights_of(hot_steps),
+        explain=page.weights_of(hot_steps),
         highlight_row=lab.query_label,
     )
 
@@ -521,7 +527,7 @@ def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor
         },
         index=list(lab.labels),
     )
-    display.frame_table(demo_table, width="stretch", height="auto" if lab.T <= 16 else 420)
+    page.frame_table(demo_table, width="stretch", height="auto" if lab.T <= 16 else 420)
     check = agreement(weights[q], demo.stable_weights)  # the lab's softmax of s against the shifted table
     st.markdown(
         f"Naive sum of exponentials: **{format_number(demo.naive_sum)}**. The lab's weights of the unshifted "
@@ -549,13 +555,13 @@ query i's "weights" no longer add up to 1, so its output is not an average of th
         "and the last column is not. Because X Xᵀ is symmetric, this matrix is exactly the transpose of the right "
         "one: the pitfall's row for a query holds how much every other query attends *to it*."
     )
-    display.table(
+    page.table(
         with_sums(wrong),  # (T + 1, T + 1)
         [*labels, "column sum"],
         [*labels, "row sum"],
         alt_text="Pitfall: softmax down the columns, with row and column sums",
     )
-    display.download_csv(
+    page.download_csv(
         to_frame(wrong, labels, labels),
         "wrong_axis_weights.csv",
         label="Download the pitfall matrix as CSV",
@@ -565,16 +571,14 @@ query i's "weights" no longer add up to 1, so its output is not an average of th
         f"{sum_text(wrong[lab.query_index], row_sums(wrong)[lab.query_index].item())} instead of 1."
     )
     wrong_axis_notes(lab)
-    display.show_code(
-        softmax_row_steps, ac.softmax, ac.naive_normalize, ac.column_softmax, ac.row_entropy, overflow_demo
-    )
+    page.show_code(softmax_row_steps, ac.softmax, ac.naive_normalize, ac.column_softmax, ac.row_entropy, overflow_demo)
 
 
 def wrong_axis_notes(lab: LabInput) -> None:
     """The numpy tutorial's printed row, and why distinct one-hot inputs hide the mistake."""
     preset_key, _ = printed_preset(lab)
     if preset_key == "numpy-seed-4":
-        display.tutorial_note(
+        page.tutorial_note(
             "004",
             "the first row of its column-normalised weights",
             NUMPY_SEED_4.printed["wrong_axis_weights"][0],

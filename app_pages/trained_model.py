@@ -8,11 +8,11 @@ from attention_core import cell_math
 from attention_core import trained_model as tm
 from attention_core.exercises import TrainedMaterial
 from attention_core.tables import to_frame
-from ui import charts, display, inputs, lessons, trained
-from ui.exercises import exercises_section
-from ui.format import format_number, learner_text, plural
-from ui.inputs import LabInput
-from ui.steps import go_to, lesson_steps, whole_lesson
+from ui import charts, page
+from ui.models import trained
+from ui.page import exercises_section, format_number, go_to, learner_text, lesson_steps, plural, whole_lesson
+from ui.widgets import inputs
+from ui.widgets.inputs import LabInput
 
 GRID_KEY, PICK = "tm_grid", "head_pick"
 GRID_CHART_PIECES = 24  # above this, all heads are drawn as one image (an interactive grid gets too heavy)
@@ -49,7 +49,7 @@ def render(lab: LabInput) -> None:
     """The lesson's outline: one function per step. Only the steps that show the model's numbers run the sentence
     through it (once per sentence, cached)."""
     sentence = " ".join(lab.tokens)
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     try:
         loaded = trained.model()
     except tm.ModelUnavailable as error:
@@ -157,7 +157,7 @@ def heads_step(sentence: str, forward: tm.Forward) -> None:
 def last_step() -> None:
     """What attention weights do not say, and the code of the lesson."""
     caution()
-    display.show_code(tm.head_params, tm.biased_projection, tm.head_by_hand, tm.head_summary, tm.heads_linking)
+    page.show_code(tm.head_params, tm.biased_projection, tm.head_by_hand, tm.head_summary, tm.heads_linking)
 
 
 def intro(lab: LabInput) -> None:
@@ -175,7 +175,7 @@ model's.
         + str(tm.D_K)
         + r"}}\Big)(XW_v + b_v)"
     )
-    display.lesson_caption(lab.description + " (this page reads only the sentence)")
+    page.lesson_caption(lab.description + " (this page reads only the sentence)")
 
 
 def model_problem(reason: str) -> None:
@@ -213,7 +213,7 @@ def model_card(loaded: tm.TrainedModel) -> None:
             f"then unit length) gives these; largest difference from the printed numbers: {format_number(gap)} "
             "(they are printed to 4 decimals)."
         )
-        display.table(similarity, tm.PUBLISHED_SENTENCES, tm.PUBLISHED_SENTENCES, alt_text="Reproduced similarities")
+        page.table(similarity, tm.PUBLISHED_SENTENCES, tm.PUBLISHED_SENTENCES, alt_text="Reproduced similarities")
 
 
 def pieces_section(forward: tm.Forward) -> None:
@@ -407,7 +407,7 @@ def one_head(
     if label is not None:
         head_title(ref, label)
     title = f"Weights of {ref.name}"
-    display.heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
+    page.heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
         weights,
         pieces,
         pieces,
@@ -417,7 +417,7 @@ def one_head(
         explain=weight_of(steps),
         highlight_row=pieces[query],
     )
-    display.download_csv(
+    page.download_csv(
         to_frame(weights, pieces, pieces),
         f"minilm_layer{ref.layer_number}_head{ref.head_number}_weights.csv",
         label=f"Download {title} as CSV",
@@ -430,7 +430,7 @@ def line_view(weights: torch.Tensor, pieces: list[str], query: int) -> None:
     focus = pieces[query] if len(pieces) > LINE_VIEW_ALL_PIECES else None
     shown = f"the lines of “{pieces[query]}” only (long sentence)" if focus else "hover a piece to see its lines"
     st.markdown(f"**Line view** (as BertViz draws it): {shown}.")
-    display.line_view(weights, pieces, title="Lines of this head", focus=focus)
+    page.line_view(weights, pieces, title="Lines of this head", focus=focus)
 
 
 def query_scores(steps: tm.HeadSteps, pieces: list[str], query: int) -> None:
@@ -439,14 +439,12 @@ def query_scores(steps: tm.HeadSteps, pieces: list[str], query: int) -> None:
         f"Row of the query “{pieces[query]}”: its scaled scores (q · k + biases) / √{tm.D_K}, one per key; softmax "
         "turns them into its weights."
     )
-    display.table(
-        steps.scaled_scores[query : query + 1].T, pieces, [pieces[query]], alt_text="The query's scaled scores"
-    )
+    page.table(steps.scaled_scores[query : query + 1].T, pieces, [pieces[query]], alt_text="The query's scaled scores")
 
 
 def query_row(weights: torch.Tensor, pieces: list[str], query: int) -> None:
     st.markdown("Its weights: how the query's weight is shared out over the keys (sums to 1).")
-    display.table(weights[query : query + 1].T, pieces, [pieces[query]], alt_text="The query's row of weights")
+    page.table(weights[query : query + 1].T, pieces, [pieces[query]], alt_text="The query's row of weights")
 
 
 def query_entropy(weights: torch.Tensor, pieces: list[str], query: int) -> None:
@@ -498,7 +496,7 @@ def by_hand(
         "every later layer gets the previous layer's output."
     )
     dims = [f"d{i + 1}" for i in range(SLICE)]
-    display.table(X[:, :SLICE], pieces, dims, alt_text="Hidden state slice")
+    page.table(X[:, :SLICE], pieces, dims, alt_text="Hidden state slice")
     first_row, last_row = ref.weight_rows
     st.markdown(
         f"**This head's weights**: rows {first_row} to {last_row} of the layer's query, key and "
@@ -508,11 +506,11 @@ def by_hand(
     shown = st.radio("Show", ["W_q", "W_k", "W_v", "biases"], horizontal=True, key="tm_param")
     if shown == "biases":
         columns = [f"{i + 1}" for i in range(SLICE)]  # entry i of b_q, b_k and b_v alike
-        display.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], columns, alt_text="Bias slices")
+        page.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], columns, alt_text="Bias slices")
     else:
         W = {"W_q": params.W_q, "W_k": params.W_k, "W_v": params.W_v}[shown]  # (d_model, d_k)
         columns = [f"{shown[-1]}{i + 1}" for i in range(SLICE)]  # q1, k1 or v1, …: what the column makes
-        display.table(W[:SLICE, :SLICE], dims, columns, alt_text=f"{shown} slice")
+        page.table(W[:SLICE, :SLICE], dims, columns, alt_text=f"{shown} slice")
     st.markdown(
         "Then lessons 4, 1, 5, 2 and 3 in order: Q = X W_q + b_q (and K, V alike), scores = Q Kᵀ, "
         f"scaled by √{tm.D_K}, softmax along each row, context = weights V."
@@ -531,12 +529,12 @@ def by_hand(
     explain = step_explain(step, X, params, steps)
     if step in ("scores", "scaled scores", "weights"):  # (T, T)
         kind = "weights" if step == "weights" else "scores"
-        display.heatmap(
+        page.heatmap(
             matrix, pieces, pieces, kind=kind, title=f"{step} by hand", key="tm_by_hand_square", explain=explain
         )
     else:  # Q, K, V, context: (T, d_k), first columns
         prefix = {"Q": "q", "K": "k", "V": "v", "context": "c"}[step]
-        display.heatmap(
+        page.heatmap(
             matrix[:, :SLICE],
             pieces,
             [f"{prefix}{i + 1}" for i in range(SLICE)],
@@ -546,7 +544,7 @@ def by_hand(
             explain=explain,
             col_title="column",
         )
-    with display.slot():
+    with page.slot():
         if step in ("Q", "K", "V"):
             st.caption(
                 f"The first term is 1 × the bias: {step} = X W + b is computed as [1, x] · [b; W] (a Linear layer)."
@@ -615,7 +613,7 @@ is below {format_number(tm.LABEL_SHARE, 2)}. A label is an average: the step “
 the pattern holds and the head's largest weight off those keys.
 """
     )
-    display.frame_table(tm.label_counts(labels), alt="How many heads of each layer carry each label")
+    page.frame_table(tm.label_counts(labels), alt="How many heads of each layer carry each label")
     sinks = tm.label_total(labels, ("CLS", "SEP"))
     st.markdown(
         f"""
@@ -633,7 +631,7 @@ below shows how focused each head is: low entropy (dark) is a focused head, high
     heads = [f"head {i + 1}" for i in range(tm.NUM_HEADS)]
     ceiling = tm.uniform_entropy(len(forward.pieces))
     st.markdown(f"**Mean row entropy per head** (nats; a uniform row has ln T = {format_number(ceiling)})")
-    display.chart(
+    page.chart(
         charts.entropy_heatmap,
         ac.long_frame(tm.entropy_grid(forward.attentions), layers, heads),
         tuple(layers),
@@ -665,15 +663,13 @@ def heads_linking(sentence: str, forward: tm.Forward, chosen: tm.QueryPiece) -> 
     )
     names = [f"layer {layer}, head {head}" for layer, head in zip(ranked["layer"], ranked["head"], strict=True)]
     column = f"weight {pieces[query]} → {pieces[key]}"
-    display.table(
-        ranked[["weight"]].set_axis(names).set_axis([column], axis=1), alt_text=f"Heads ranked by the {column}"
-    )
+    page.table(ranked[["weight"]].set_axis(names).set_axis([column], axis=1), alt_text=f"Heads ranked by the {column}")
 
 
 def open_head(layer: int, head: int) -> None:
     """A button's callback: pick this head (numbered from 1) and open the step with its line view."""
     st.session_state["tm_layer"], st.session_state["tm_head"] = layer, head
-    go_to(lessons.lesson_for(__file__).name, LINES_STEP)
+    go_to(page.lesson_for(__file__).name, LINES_STEP)
 
 
 def heads_to_open(sentence: str) -> None:

@@ -10,11 +10,11 @@ from attention_core import cell_math
 from attention_core import training as tr
 from attention_core.exercises import TrainingMaterial
 from attention_core.masks import causal_mask
-from ui import charts, display, inputs, training_runs
-from ui.exercises import exercises_section
-from ui.format import format_number, learner_text, plural
-from ui.inputs import LabInput
-from ui.steps import lesson_steps, whole_lesson
+from ui import charts, page
+from ui.models import training_runs
+from ui.page import exercises_section, format_number, learner_text, lesson_steps, plural, whole_lesson
+from ui.widgets import inputs
+from ui.widgets.inputs import LabInput
 
 LEARNING_RATES = (0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 10.0, 100.0)
 KEYS = ("task", "seed", "layers", "heads", "steps", "learning_rate", "mlp")
@@ -22,7 +22,7 @@ KEYS = ("task", "seed", "layers", "heads", "steps", "learning_rate", "mlp")
 
 def render(lab: LabInput) -> None:
     """The lesson's outline: one function per step."""
-    display.lesson_title(__file__)
+    page.lesson_title(__file__)
     chosen: list[tr.TrainingSettings | None] = []  # the task step's settings when this run draws it (None: unfit)
     whole = whole_lesson()  # one page: the training fragment draws the heads too, as they change with a run
 
@@ -87,7 +87,7 @@ def train_step(settings: tr.TrainingSettings | None, whole: bool) -> None:
         f"{', with a small MLP' if settings.mlp else ''}."
     )
     trained = training(settings, with_heads=whole)
-    display.show_code(tr.causal_attention, tr.TinyTransformer, *((tr.train,) if trained else ()))
+    page.show_code(tr.causal_attention, tr.TinyTransformer, *((tr.train,) if trained else ()))
 
 
 def heads_step(lab: LabInput, settings: tr.TrainingSettings | None, whole: bool) -> None:
@@ -206,8 +206,8 @@ def the_task(settings: tr.TrainingSettings) -> None:
         }
     )
     st.markdown(f"**{tr.TASKS[settings.task]}**: held-out sequences and what each position must predict.")
-    display.frame_table(frame, hide_index=True)
-    display.download_csv(frame, f"training-{settings.task}-examples.csv", label="Download the examples as CSV")
+    page.frame_table(frame, hide_index=True)
+    page.download_csv(frame, f"training-{settings.task}-examples.csv", label="Download the examples as CSV")
 
 
 def target_text(symbols, target) -> str:
@@ -224,7 +224,7 @@ def held_out_example(settings: tr.TrainingSettings) -> None:
         "The heatmaps of this lesson show one held-out sequence, the **example**: each position, its token and what "
         "it must predict (· = not scored). The model is causal: a query sees its own position and the ones before."
     )
-    display.frame_table(
+    page.frame_table(
         pd.DataFrame(
             {"token": [symbols[int(t)] for t in example], "target": [target_text(symbols, t) for t in targets]},
             index=tr.position_labels(settings.task, example),
@@ -240,7 +240,7 @@ def right_pattern(settings: tr.TrainingSettings) -> None:
     example, _ = training_runs.untrained(settings)
     labels = tr.position_labels(settings.task, example)
     ideal = tr.ideal_pattern(settings.task, example)  # (T, T)
-    display.heatmap(ideal, labels, labels, title="The right pattern")
+    page.heatmap(ideal, labels, labels, title="The right pattern")
     scored = [p for p, key in enumerate(tr.ideal_keys(settings.task, example).tolist(), 1) if key >= 0]
     st.caption(
         f"Each scored query's row is 1 on the key holding what it must predict; a row not scored is all 0. Scored: "
@@ -282,7 +282,7 @@ def watch_attention(settings: tr.TrainingSettings, snapshot: tr.Snapshot) -> Non
     example, _ = training_runs.untrained(settings)
     labels = tr.position_labels(settings.task, example)
     last_layer = snapshot.weights.shape[0] - 1
-    display.heatmap(
+    page.heatmap(
         snapshot.weights[last_layer, 0],
         labels,
         labels,
@@ -328,9 +328,9 @@ def curves(run: tr.TrainingRun) -> None:
     left, right = st.columns(2)
     with left:
         if len(losses):
-            display.chart(charts.lines, losses, x="step", y="loss", title="Training loss", log_y=True)
+            page.chart(charts.lines, losses, x="step", y="loss", title="Training loss", log_y=True)
     with right:
-        display.chart(charts.lines, accuracy, x="step", y="accuracy", title="Held-out accuracy")
+        page.chart(charts.lines, accuracy, x="step", y="accuracy", title="Held-out accuracy")
 
 
 def scrub(run: tr.TrainingRun) -> None:
@@ -388,7 +388,7 @@ def closer_look(snapshot: tr.Snapshot, labels: list[str]) -> None:
             "Head", choices, format_func=lambda c: f"Layer {c[0] + 1}, head {c[1] + 1}", key="training_look"
         )
     weights = snapshot.weights[layer, head]  # (T, T)
-    display.heatmap(
+    page.heatmap(
         weights,
         labels,
         labels,
@@ -418,7 +418,7 @@ CLOSENESS_HELP = "Mean over the scored query rows of the weight on the right key
 
 def attention_heatmap(weights: torch.Tensor, labels: list[str], title: str, panel_px: int) -> None:
     """One head's weights as a compact panel."""
-    display.heatmap(weights, labels, labels, title=title, compact=True, panel_px=panel_px)
+    page.heatmap(weights, labels, labels, title=title, compact=True, panel_px=panel_px)
 
 
 render(inputs.current())

@@ -40,20 +40,36 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_healthy, wait_quiet  # noqa: E402
+from tools.browser import (  # noqa: E402, F401  (shared with the other benchmarks)
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    DONE_JS,
+    OWN_INPUT_PAGES,
+    QUIET_MS,
+    TIMEOUT_MS,
+    VIEWPORT,
+    VISIBLE_JS,
+    check_session,
+    expected_score,
+    free_port,
+    load_average,
+    new_page,
+    query_combobox,
+    serve,
+    start_pick,
+    stop,
+    wait_healthy,
+    wait_quiet,
+)
 from ui.format import plural  # noqa: E402
-from ui.lessons import LESSONS  # noqa: E402
-from ui.preload import OUT_OF_SIGHT  # noqa: E402
+from ui.registry import LESSONS  # noqa: E402
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))  # interactions per page, size and control (median printed)
 # Every ratio divides by the trivial page's median, so it gets more repeats: with 5, one run's reference read
 # 75, 84 and 94 ms on the same quiet machine within an hour (26 Nov).
 REFERENCE_REPEATS = max(15, 3 * REPEATS)
 TRACED_PICKS = 3  # extra query picks per page and size, traced for the main thread's busy time
-QUIET_MS = 400  # no DOM change for this long after the rerun = finished drawing
-TIMEOUT_MS = 60_000
 SESSIONS = 30
-VIEWPORT = {"width": 1400, "height": 2000}
 LONG = "+".join(f"w{i}" for i in range(32))
 SIZES = {
     "default preset": "",
@@ -82,7 +98,7 @@ value = st.slider("Temperature t", 0.1, 5.0, 1.0, 0.1)
 st.title("Trivial page")
 st.write(f"Query token {query}, t = {value}")
 """
-# The same page with the app's garbage-collector freeze (ui/collector.py): stock Streamlit's trivial page
+# The same page with the app's garbage-collector freeze (runtime/collector.py): stock Streamlit's trivial page
 # spends part of its time in full collections of Streamlit's own objects. Printed beside it, not a reference.
 TRIVIAL_FROZEN_PAGE = f"{TRIVIAL_PAGE}\nimport gc\n\ngc.freeze()\n"
 
@@ -91,87 +107,6 @@ TRIVIAL_FROZEN_PAGE = f"{TRIVIAL_PAGE}\nimport gc\n\ngc.freeze()\n"
 # canvas's fallback content (never drawn) and follows the cells through a 200 ms debounce (glide's
 # useDebouncedMemo), 200 ms after the grid is drawn. Changes inside a canvas are not counted; the
 # grid's drawing calls and the canvas's own size and style are.
-OBSERVER_JS = """
-(() => {
-  const b = (window.__bench = { t0: null, last: 0, paint: 0, running: false, states: [], touched: new Set(),
-    drawnAtRun: [], lastMain: 0 });  // the last drawn frame when each script run began; the main area's last change
-  const OUT_OF_SIGHT = "__OUT_OF_SIGHT__";
-  // a node that is the warm-up's, or a wrapper whose only child leads to it
-  const onlyWarmUp = (node) => node.nodeType === 1
-    && (node.matches(OUT_OF_SIGHT) || (node.childElementCount === 1 && onlyWarmUp(node.firstElementChild)));
-  const watched = "[data-testid='stVegaLiteChart'], [data-testid='stDataFrame']";
-  // One animation frame asked for at a time: its callback runs after every change made before it, so it marks the
-  // frame that shows them. (One request per change cost the page tens of ms over a chart's thousands of draws.)
-  let framePending = false;
-  const painted = () => { framePending = false; b.paint = performance.now(); };
-  const changed = (now) => {
-    b.last = now;
-    if (!framePending) { framePending = true; requestAnimationFrame(painted); }
-  };
-  new MutationObserver((records) => {
-    const now = performance.now();
-    let seen = false;
-    for (const r of records) {
-      if (r.type === 'attributes' && r.attributeName === 'data-test-script-state') {
-        const state = r.target.getAttribute('data-test-script-state');
-        b.states.push([state, now]);
-        if (state === 'running') { b.running = true; b.drawnAtRun.push(Math.max(b.last, b.paint)); }
-      }
-      const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
-      // a canvas's children are fallback content, never drawn (glide's accessibility table lives there)
-      const canvas = el && el.closest('canvas');
-      if (canvas && !(r.type === 'attributes' && el === canvas)) continue;
-      // what the lab's warm-up draws out of sight (ui.preload.OUT_OF_SIGHT), and its box coming or going; and the
-      // <head>, which draws nothing (the styles and scripts it gains come with the elements that use them)
-      if (el && (el.closest(OUT_OF_SIGHT) || el.closest('head'))) continue;
-      if (r.type === 'childList' && [...r.addedNodes, ...r.removedNodes].every(onlyWarmUp)) continue;
-      seen = true;
-      if (el && el.closest("[data-testid='stMain']")) b.lastMain = now;
-      const box = el && el.closest(watched);
-      if (box && b.t0 !== null) b.touched.add(box);
-    }
-    if (seen) changed(now);
-  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  for (const name of ['fillText', 'fillRect', 'drawImage', 'putImageData', 'clearRect', 'fill', 'stroke']) {
-    const draw = CanvasRenderingContext2D.prototype[name];
-    CanvasRenderingContext2D.prototype[name] = function (...args) {
-      const canvas = this.canvas;
-      // a data grid's cells, or a Vega chart drawn on a canvas (Streamlit picks canvas for large charts; the lab
-      // asks for it for heatmaps): drawing calls are its changes
-      const grid = canvas && canvas.getAttribute && canvas.getAttribute('data-testid') === 'data-grid-canvas';
-      if (grid || (canvas && canvas.closest && canvas.closest("[data-testid='stVegaLiteChart']"))) {
-        const box = canvas.closest(watched);
-        if (box && b.t0 !== null) b.touched.add(box);
-        changed(performance.now());
-      }
-      return draw.apply(this, args);
-    };
-  }
-  const start = () => { if (b.t0 === null) { b.t0 = performance.now(); performance.mark('bench-click'); } };
-  window.__benchArm = () => {
-    b.t0 = null; b.running = false; b.touched = new Set();
-    document.addEventListener('pointerdown', start, { capture: true, once: true });
-    document.addEventListener('keydown', start, { capture: true, once: true });
-  };
-})();
-""".replace("__OUT_OF_SIGHT__", OUT_OF_SIGHT)
-VISIBLE_JS = (
-    "[...document.querySelectorAll(\"[data-testid='stMain'] [data-testid='stVegaLiteChart'], "
-    "[data-testid='stMain'] [data-testid='stDataFrame']\")].filter((el) => el.offsetParent !== null)"
-)
-DONE_JS = f"""(quiet) => {{
-  const b = window.__bench;
-  const app = document.querySelector("[data-testid='stApp']");
-  if (!b || b.t0 === null || !app) return false;
-  // nothing drawn since the click yet (the server still computing the new step): not done
-  if (b.last <= b.t0) return false;
-  if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  // stale elements of the last run, the running man, and lazy elements whose JS chunk is still loading
-  if (document.querySelector("[data-stale='true'], [data-testid='stStatusWidget'], [data-testid='stSkeleton']"))
-    return false;
-  if (!({VISIBLE_JS}).every((el) => el.querySelector('canvas, svg'))) return false;
-  return performance.now() - b.last >= quiet;
-}}"""
 RESULT_JS = f"""() => {{
   const b = window.__bench;
   const visible = {VISIBLE_JS};
@@ -187,14 +122,6 @@ RESULT_JS = f"""() => {{
 # --- servers ---------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -203,14 +130,6 @@ def rss_mb(pid: int) -> float:
 
 
 # --- one page and its interactions -----------------------------------------------------------------
-
-
-def new_page(browser):
-    """A page in a fresh context (its own cookies, so its own Streamlit session), observed."""
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(TIMEOUT_MS)
-    context.add_init_script(OBSERVER_JS)
-    return context.new_page()
 
 
 def open_page(browser, url: str):
@@ -231,30 +150,10 @@ def finish(page) -> dict:
     return result
 
 
-def start_pick(page, combobox, avoid: str | None = None) -> str:
-    """Open a selectbox and click the first option that is not selected, timing from that click; returns it."""
-    combobox.click()
-    # the list fills in as it opens: wait for an option that is not the selected one, then take the first of them
-    # whose text is not ``avoid``
-    others = page.locator("[role='option'][aria-selected='false']")
-    others.first.wait_for(timeout=TIMEOUT_MS)
-    target = others.first
-    if avoid is not None:
-        target = others.filter(has_not_text=re.compile("^" + re.escape(avoid) + "$")).first
-    name = target.inner_text().strip()
-    page.evaluate("window.__benchArm()")
-    target.click()
-    return name
-
-
 def pick_option(page, combobox) -> dict:
     """Time picking another option of a selectbox until the page is drawn again."""
     start_pick(page, combobox)
     return finish(page)
-
-
-def query_combobox(page):
-    return page.locator("[data-testid='stSidebar']").get_by_role("combobox", name="Query token")
 
 
 def query_token(page) -> dict:
@@ -733,7 +632,7 @@ def path_table(browser, base: str, trivial_pick: float, trivial_slide: float, fl
 
 # --- the floor of a step change ------------------------------------------------------------------------
 
-# A bare page whose Next shows or hides only the lab's heatmaps (ui.display.heatmap, the spec a lesson sends):
+# A bare page whose Next shows or hides only the lab's heatmaps (ui.drawing.heatmap, the spec a lesson sends):
 # no step bar, URL, sidebar or text around them. Whatever a Next onto it costs, a step showing those charts costs
 # at least that much in the app. ?n= tokens, ?charts= how many heatmaps. The garbage-collector freeze is the app's.
 FLOOR_PAGE = f"""
@@ -741,7 +640,8 @@ import sys
 sys.path.insert(0, {str(ROOT)!r})
 import streamlit as st
 import torch
-from ui import collector, display
+from runtime import collector
+from ui import drawing
 
 n, charts = int(st.query_params.get("n", "6")), int(st.query_params.get("charts", "1"))
 st.sidebar.selectbox("Query token", ["the", "cat", "sat", "on", "mat"])
@@ -753,7 +653,7 @@ if st.session_state.get("shown", False):
     for chart in range(charts):
         scores = torch.randn(n, n, generator=torch.Generator().manual_seed(chart), dtype=torch.float64)  # (n, n)
         weights = torch.softmax(scores, dim=-1)  # (n, n)
-        display.heatmap(weights, labels, labels, title=f"Attention weights {{chart + 1}}", highlight_row=labels[0])
+        drawing.heatmap(weights, labels, labels, title=f"Attention weights {{chart + 1}}", highlight_row=labels[0])
 if not charts:  # no heatmap: the Next changes one word (a run that changes nothing draws nothing)
     st.write("Shown." if st.session_state.get("shown", False) else "Hidden.")
 collector.freeze_after_imports()
@@ -797,7 +697,7 @@ def step_change_floor(browser, url: str, trivial_pick: float) -> tuple[list[str]
         )
     lines.append(
         f"\nTrivial page's query pick: {trivial_pick:.0f} ms (a step change's budget, 3x: {3 * trivial_pick:.0f} ms). "
-        "A bare page whose Next only draws the lab's heatmaps (ui.display.heatmap), warm after the first time: in "
+        "A bare page whose Next only draws the lab's heatmaps (ui.drawing.heatmap), warm after the first time: in "
         "the app, a step that shows them also changes its step bar, URL, buttons and text."
     )
     return lines, floors
@@ -897,7 +797,7 @@ def first_page(browser, page_name: str = "scores", root: Path = ROOT) -> tuple[l
     if t["runs"] > 1:  # the browser's first answer (its stored progress) starts a run that draws the warm-up
         lines.append(
             f"| then {t['runs'] - 1} more run(s): the browser's first answer (the learner's stored progress) and "
-            f"the warm-up it draws out of sight (ui.preload), until still | {max(drawn, done) - first_drawn:.2f} |"
+            f"the warm-up it draws out of sight (runtime.preload), until still | {max(drawn, done) - first_drawn:.2f} |"
         )
     lines.append(
         f"\nServer memory after this first page: {memory:.0f} MB. "
@@ -906,7 +806,17 @@ def first_page(browser, page_name: str = "scores", root: Path = ROOT) -> tuple[l
     return lines, total
 
 
-IMPORTS = ["streamlit", "torch", "numpy", "pandas", "altair", "attention_core", "ui.inputs", "ui.display", "ui.charts"]
+IMPORTS = [
+    "streamlit",
+    "torch",
+    "numpy",
+    "pandas",
+    "altair",
+    "attention_core",
+    "ui.widgets.inputs",
+    "ui.drawing",
+    "ui.charts",
+]
 
 
 def import_times() -> list[str]:
@@ -924,7 +834,7 @@ def import_times() -> list[str]:
         return found
 
     alone = {name: cumulative(f"import {name}", [name]).get(name, float("nan")) for name in IMPORTS}
-    order = ["streamlit", "torch", "attention_core", "ui.inputs", "ui.display"]
+    order = ["streamlit", "torch", "attention_core", "ui.widgets.inputs", "ui.drawing"]
     app_order = cumulative("; ".join(f"import {name}" for name in order), order)
     lines = ["| module | alone (fresh interpreter) | after the ones above, in the app's order |", "|---|---:|---:|"]
     for name in IMPORTS:
@@ -960,34 +870,6 @@ def memory_after_sessions(browser, base: str, process: subprocess.Popen, session
 
 
 # --- load: 30 sessions at once ---------------------------------------------------------------------
-
-
-def expected_score(tokens: list[str], seed: int, d_model: int, query: int, key: int) -> float:
-    """The raw score X[query] . X[key] that attention_core computes for this sentence (the scores page's heatmap)."""
-    import attention_core as ac
-
-    X = ac.random_embeddings(tokens, d_model, seed)  # (T, d_model)
-    return float(X[query] @ X[key])
-
-
-OWN_INPUT_PAGES = {"training", "generation"}  # lessons 11-12 have their own inputs, not the sidebar's sentence
-
-
-def check_session(page, i: int, name: str, tokens: list[str], d_model: int, errors: list[str]) -> None:
-    """The session shows its own input, no exception, and on the scores page its own score."""
-    main = page.locator("[data-testid='stMain']").inner_text()
-    if name not in OWN_INPUT_PAGES and f"{len(tokens)} tokens × d_model {d_model}" not in main:
-        errors.append(f"session {i} ({name}): its own input is not on the page")
-    if page.locator("[data-testid='stException']").count():
-        errors.append(f"session {i} ({name}): exception on the page")
-    if name == "scores":
-        label = page.locator(f"[data-testid='stMain'] [aria-label^='key: {tokens[1]}; query: {tokens[0]};']")
-        text = label.first.get_attribute("aria-label") if label.count() else ""
-        match = re.search(r"value: ([-−]?[\d.]+)", text)
-        shown = float(match.group(1).replace("−", "-")) if match else float("nan")
-        want = expected_score(tokens, i, d_model, 0, 1)
-        if not abs(shown - want) <= 5e-4 * max(1.0, abs(want)):
-            errors.append(f"session {i}: score cell {text!r}, attention_core says {want:.4f}")
 
 
 TRAINING_STEPS = 150  # lesson 11's run in the load test: a few seconds of training on one of the 2 cores
@@ -1097,10 +979,6 @@ def concurrent_sessions(browser, base: str, sessions: int = SESSIONS) -> tuple[l
     ]
     lines += [f"| error | {error} |" for error in errors[:10]]
     return lines, len(errors)
-
-
-def load_average() -> str:
-    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 # --- the runner's entry point ----------------------------------------------------------------------

@@ -43,7 +43,7 @@ from benchmarks.browser import (  # noqa: E402
     start_training,
 )
 from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_healthy  # noqa: E402
-from ui.lessons import LESSONS  # noqa: E402
+from ui.registry import LESSONS  # noqa: E402
 
 LEVELS = [2, 4, 8, 12, 16, 24, 32]
 P95_LIMIT_MS = 1000

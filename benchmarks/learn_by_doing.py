@@ -40,19 +40,20 @@ CLICKABLE = f"""
 import sys
 sys.path.insert(0, {str(ROOT)!r})
 import attention_core as ac
-from ui import cell_click, display, inputs
-from ui.exercises import exercises_section
+from ui.widgets import cell_click, inputs
+from ui import drawing
+from ui.widgets.exercises import exercises_section
 
 lab = inputs.default_input()
 mask = ac.causal_mask(lab.T)
 steps = ac.self_attention(lab.X, mask=mask)
 labels, dims = lab.labels, [f"d{{i + 1}}" for i in range(lab.d_model)]
-display.heatmap(steps.scores, labels, labels, kind="scores", key="s",
+drawing.heatmap(steps.scores, labels, labels, kind="scores", key="s",
                 explain=cell_click.scores_of(steps))
-display.heatmap(steps.masked_scores, labels, labels, kind="scores", key="m",
+drawing.heatmap(steps.masked_scores, labels, labels, kind="scores", key="m",
                 explain=cell_click.masked_scores_of(steps, mask))
-display.heatmap(steps.weights, labels, labels, key="w", explain=cell_click.weights_of(steps))
-display.heatmap(steps.context, labels, dims, kind="values", key="c",
+drawing.heatmap(steps.weights, labels, labels, key="w", explain=cell_click.weights_of(steps))
+drawing.heatmap(steps.context, labels, dims, kind="values", key="c",
                 explain=cell_click.context_of(steps), col_title="entry")
 exercises_section("app_pages/softmax.py", lab)
 """

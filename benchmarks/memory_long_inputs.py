@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 
 from benchmarks.browser import free_port, rss_mb
 from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_for_app, wait_healthy
-from ui import lessons
+from ui import registry
 
 ROOT_SCRIPT = "streamlit_app.py"
 # Streamlit keeps a closed session (its state, its media files) for server.disconnectedSessionTTL, 120 s by default,
@@ -33,11 +33,11 @@ ROOT_SCRIPT = "streamlit_app.py"
 # plateau is judged on RSS once those have expired, at half the run and at its end ("settled").
 SESSION_TTL_S = 120
 BUDGET_MB = 700  # docs/benchmarks.md: server memory after 10 sessions that opened every page
-MARGIN_MB = 250  # the long sentences' kept specs and data (the byte budgets of ui._drawing) and lesson 10's passes
+MARGIN_MB = 250  # the long sentences' kept specs and data (the byte budgets of ui.drawing) and lesson 10's passes
 PLATEAU_MB = 60  # growth allowed over the last half of the run (allocator noise, not a cache that keeps growing)
 SENTENCE_CHARS = 1_000
 # Every lesson that draws the sidebar's sentence (the overview draws none; lesson 11 trains on its own examples).
-PAGES = [lesson.name for lesson in lessons.LESSONS if lesson.name not in ("overview", "training")]
+PAGES = [lesson.name for lesson in registry.LESSONS if lesson.name not in ("overview", "training")]
 
 
 def long_sentence(rng: random.Random, chars: int = SENTENCE_CHARS) -> str:

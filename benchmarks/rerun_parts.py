@@ -4,9 +4,9 @@
     .venv/bin/python -m benchmarks.rerun_parts --pages scores,masking
 
 Each page's AppTest (scripts compiled once, as a server does) at the default preset and at 128 tokens is rerun
-REPEATS times; per rerun, the time spent inside ``browser_store.sync`` and inside ``_drawing.show_table`` is
+REPEATS times; per rerun, the time spent inside ``browser_store.sync`` and inside ``drawing.show_table`` is
 summed, and the medians are printed. "before" converts every table over 64 x 64 cells on every run (the code
-after issue 25's five parts), "after" draws it from its Arrow table kept in ``_drawing.LARGE_TABLES``. Narrow
+after issue 25's five parts), "after" draws it from its Arrow table kept in ``drawing.LARGE_TABLES``. Narrow
 sums like these stay readable on a loaded machine, where whole reruns differ by tens of milliseconds between
 two runs of the same code (the load average is printed).
 """
@@ -34,7 +34,8 @@ PAGES = ["scores", "softmax", "masking", "qkv_projections", "scaling"]
 def main() -> None:
     from streamlit.testing.v1 import AppTest
 
-    from ui import _drawing, browser_store
+    from runtime import browser_store
+    from ui import drawing
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", default=",".join(PAGES))
@@ -53,8 +54,8 @@ def main() -> None:
         return wrapper
 
     browser_store.sync = timed("store", browser_store.sync)
-    _drawing.show_table = timed("tables", _drawing.show_table)
-    keep = _drawing.LARGE_TABLES.get
+    drawing.show_table = timed("tables", drawing.show_table)
+    keep = drawing.LARGE_TABLES.get
     print(f"Load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
     print("| page, input | rerun, before | tables, before | rerun, after | tables, after | store sync |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -62,7 +63,7 @@ def main() -> None:
         for size in ("default preset", "128 tokens"):
             cells = []
             for before in (True, False):
-                _drawing.LARGE_TABLES.get = (lambda key, make: make()) if before else keep
+                drawing.LARGE_TABLES.get = (lambda key, make: make()) if before else keep
                 at = AppTest.from_file(bench.APP, default_timeout=120)
                 at.query_params.update(bench.SIZES[size])
                 at.run()
@@ -83,7 +84,7 @@ def main() -> None:
                 f"{new['tables']:.1f} ms | {new['store']:.2f} ms |",
                 flush=True,
             )
-    _drawing.LARGE_TABLES.get = keep
+    drawing.LARGE_TABLES.get = keep
     print(f"\nLoad average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

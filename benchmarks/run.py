@@ -11,7 +11,7 @@ Measures:
   one-widget page measured in the same run (the ratio is the figure that matters on a noisy machine);
 - bytes sent for the largest chart at 128 tokens;
 - full garbage collections (the GIL is held, every session waits) during reruns of every page,
-  with and without ui.collector's freeze of the objects alive after imports;
+  with and without runtime.collector's freeze of the objects alive after imports;
 - in headless Chromium (benchmarks/browser.py): import times, `streamlit run` to the first drawn
   page with its breakdown, server memory after 1 and 10 sessions that opened every page, click
   to redrawn on every lesson page (query token and a page control) against a trivial page, and
@@ -139,10 +139,10 @@ def step_rerun_table(trivial: float) -> list[str]:
 
 def collector_pauses(freeze: bool, reruns: int = 10) -> tuple[int, float, float]:
     """(full collections, longest ms, total ms) while every page reruns ``reruns`` times at the
-    default preset, with the app's gc.freeze after imports (ui.collector) or without it."""
+    default preset, with the app's gc.freeze after imports (runtime.collector) or without it."""
     import gc
 
-    from ui import collector
+    from runtime import collector
 
     pauses: list[float] = []
     started: list[float] = []

@@ -10,7 +10,7 @@ seed. Each session must show its own score cell, equal to attention_core's. Each
 response names the copy that served it (nginx's X-Upstream header), and its websocket's handshake
 (read through the Chrome DevTools Protocol) names the same copy; no request is sent on to another copy
 (nginx's access log). Each learner answers the page's first exercise: the sidebar counts it and the browser's
-store (ui/browser_store.py) keeps it. Then one copy is killed: its learners' websockets reconnect through
+store (runtime/browser_store.py) keeps it. Then one copy is killed: its learners' websockets reconnect through
 nginx to another copy, the page is drawn again there, and a query-token pick (the first run of the new
 session there) redraws the right number and shows the learner's progress, read back from the browser.
 Prints the figures; returns them with the errors found (and, for a failing learner, its route, nginx's log
@@ -37,7 +37,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.browser import (  # noqa: E402
+from runtime.browser_store import STORAGE_KEY  # noqa: E402
+from tools.browser import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
     DONE_JS,
     QUIET_MS,
     check_session,
@@ -45,10 +48,11 @@ from benchmarks.browser import (  # noqa: E402
     load_average,
     new_page,
     query_combobox,
+    serve,
     start_pick,
+    stop,
+    wait_healthy,
 )
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve, stop, wait_healthy  # noqa: E402
-from ui.browser_store import STORAGE_KEY  # noqa: E402
 
 NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -184,7 +188,7 @@ def wait_progress(session: Session, expected: str | None, timeout: float = PICK_
 
 
 def stored_progress(session: Session) -> str:
-    """What the learner's browser keeps in localStorage (ui/browser_store.py): the progress that outlives a copy."""
+    """What the learner's browser keeps in localStorage (runtime/browser_store.py): what outlives a copy."""
     return session.page.evaluate(f"() => window.localStorage.getItem({json.dumps(STORAGE_KEY)}) || ''")
 
 

@@ -26,7 +26,7 @@ import json
 
 import streamlit as st
 
-from ui import progress
+from ui.widgets import progress
 
 STORAGE_KEY = "attention-lab-progress"  # the localStorage key in the learner's browser
 COMPONENT_KEY = "progress_store"

@@ -7,7 +7,7 @@ first step with a chart or with code took two to five times as long as onto the 
 (docs/benchmarks.md, "Warming the browser").
 
 ``mount()`` puts a tiny components-v2 component (inline JavaScript in the app's own page, no iframe) in the
-sidebar on the run after the browser's first answer (it sends the learner's stored progress, ui.browser_store, at
+sidebar on the run after the browser's first answer (it sends the learner's stored progress, runtime.browser_store, at
 once; the first page is drawn by then). In the browser's idle time it imports those element kinds' modules, one per
 idle moment, from the same URLs Streamlit's bundle loads them from (so the browser keeps one copy and Streamlit
 finds them ready), and draws a small lab heatmap, a bar chart and a line chart off screen with the Vega-Embed call
@@ -30,7 +30,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import browser_store, lessons
+from runtime import browser_store
+from ui import registry
 
 # The lazy modules of the element kinds the lessons draw, in the order a learner meets them: charts (and the
 # loader that imports Vega-Embed and Vega's expression interpreter), the exercise forms and download buttons,
@@ -140,14 +141,14 @@ def warm_specs() -> tuple[dict, ...]:
     import torch
 
     from attention_core.tables import long_frame
-    from ui import _drawing, charts
+    from ui import charts, drawing
 
     labels = ("a", "b", "c")
     weights = torch.softmax(torch.arange(9, dtype=torch.float64).reshape(3, 3) / 4, dim=-1)  # (3, 3)
-    style = _drawing.HeatmapStyle("weights", "Warm-up", colour_title=charts.colour_title("weights"), selectable=True)
+    style = drawing.HeatmapStyle("weights", "Warm-up", colour_title=charts.colour_title("weights"), selectable=True)
     cells = charts.heatmap_cells(long_frame(weights, labels, labels), labels, labels)
     datasets = {charts.CELLS_DATA: cells.to_dict("records"), charts.OUTLINE_DATA: [{"row": "b"}]}
-    heatmap = {**_drawing.heatmap_spec(labels, labels, style), "datasets": datasets}
+    heatmap = {**drawing.heatmap_spec(labels, labels, style), "datasets": datasets}
     row = pd.DataFrame({"token": list(labels), "weight": weights[1].tolist()})
     bars = charts.bars(row, x="token", y="weight", order=labels, title="Warm-up")
     series = pd.DataFrame({"step": [1, 2, 3, 1, 2, 3], "value": [1.0, 4, 9, 1, 2, 3], "way": ["a"] * 3 + ["b"] * 3})
@@ -167,21 +168,22 @@ def payload(with_specs: bool = True) -> dict:
 
 
 def mount(specs_ready: bool = True) -> None:
-    """On the run after the browser first answered (its stored progress, ui.browser_store), once per session: the
+    """On the run after the browser first answered (its stored progress, runtime.browser_store), once per session: the
     component that warms the browser (drawn in the sidebar, zero height) and the hidden element kinds.
 
     Not on the session's first run: the browser is then still drawing the page the learner waits for, and the
     warm-up's imports and charts would take its main thread from that page (the first page read about 0.5-0.8 s
     later with them, docs/benchmarks.md). By the browser's first answer the first page is drawn, and its style,
     which hides the element kinds, is in place. While the server's warm-up has still to build the specs (the
-    server's first page: ``specs_ready`` False, lab.py asks ui.warmup), the browser only loads the modules: building
+    server's first page: ``specs_ready`` False, lab.py asks runtime.warmup), the browser only loads the modules:
+    building
     the specs here would lengthen that run."""
     if not browser_answered() or st.session_state.get(DONE_KEY):
         return
     st.session_state[DONE_KEY] = True
     with st.sidebar:
         _component(key="browser_preload", data=payload(with_specs=specs_ready), height=0)
-    element_kinds(link=lessons.LESSONS[0].path)
+    element_kinds(link=registry.LESSONS[0].path)
 
 
 def browser_answered() -> bool:
@@ -198,7 +200,7 @@ def element_kinds(link) -> None:
     page link."""
     import torch
 
-    from ui import display
+    from ui import drawing
 
     with st.sidebar.container(key=KINDS_KEY):
         st.subheader("Warm-up")
@@ -230,5 +232,5 @@ def element_kinds(link) -> None:
         st.selectbox("Warm-up selectbox", ["a", "b"], key="warm_up_selectbox")
         st.page_link(link, label="Warm-up link", icon=":material/school:")
         weights = torch.softmax(torch.arange(9, dtype=torch.float64).reshape(3, 3) / 4, dim=-1)  # (3, 3)
-        display.table(weights, ["a", "b", "c"], ["a", "b", "c"], alt_text="Warm-up table")
-        display.heatmap(weights, ["a", "b", "c"], ["a", "b", "c"], title="Warm-up heatmap", highlight_row="b")
+        drawing.table(weights, ["a", "b", "c"], ["a", "b", "c"], alt_text="Warm-up table")
+        drawing.heatmap(weights, ["a", "b", "c"], ["a", "b", "c"], title="Warm-up heatmap", highlight_row="b")

@@ -13,9 +13,9 @@ imports as usual.
 
 Once the imports are done and the first page has been drawn (``first_run_finished``, or after
 ``FIRST_RUN_WAIT_SECONDS``), the same thread builds the heatmap specs the lessons ask for first
-(``ui._drawing.warm_heatmaps``: Altair builds one per kind and look, slowly, the first ones of a process the
-slowest) and the spec the browser warm-up draws (``ui.preload``), and times attention for lesson 13's "The cost
-of attention" (``ui.measured``). Without it, the first learner to open each step after a restart waited for
+(``ui.drawing.warm_heatmaps``: Altair builds one per kind and look, slowly, the first ones of a process the
+slowest) and the spec the browser warm-up draws (``runtime.preload``), and times attention for lesson 13's "The cost
+of attention" (``ui.models.measured``). Without it, the first learner to open each step after a restart waited for
 those builds, several times a step's usual run (docs/benchmarks.md,
 "A server's first visit of a step").
 """
@@ -30,14 +30,14 @@ import threading
 # What lab.py imports (tested) and what every lesson page imports next (pandas, Altair, pyarrow).
 MODULES = (
     "torch",
-    "ui.browser_store",
-    "ui.collector",
+    "runtime.browser_store",
+    "runtime.collector",
     "ui.format",
-    "ui.inputs",
-    "ui.lessons",
-    "ui.preload",
-    "ui.progress",
-    "ui.display",
+    "ui.widgets.inputs",
+    "ui.registry",
+    "runtime.preload",
+    "ui.widgets.progress",
+    "ui.drawing",
     "ui.charts",
 )
 WAIT_SECONDS = 120
@@ -56,7 +56,7 @@ def _import_modules() -> None:
     try:
         for name in MODULES:
             importlib.import_module(name)
-        # One torch thread, as lab.py sets for the app, before this thread times attention (ui.measured):
+        # One torch thread, as lab.py sets for the app, before this thread times attention (ui.models.measured):
         # timed on two threads of a busy machine, the smallest size read a hundred times its work.
         sys.modules["torch"].set_num_threads(1)
     finally:
@@ -73,9 +73,11 @@ def warm_charts() -> None:
     """Build the heatmap specs and the browser warm-up's spec and measure the cost of attention (lesson 13), after
     the imports (the script may run meanwhile)."""
     try:
-        from ui import _drawing, measured, preload
+        from runtime import preload
+        from ui import drawing
+        from ui.models import measured
 
-        _drawing.warm_heatmaps()
+        drawing.warm_heatmaps()
         preload.warm_specs()
         measured.attention_cost()
     except Exception:  # a warm-up only saves time: the pages build what they need themselves

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from ui.lessons import LESSONS
+from ui.registry import LESSONS
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "lab.py")  # the script streamlit_app.py serves
@@ -74,7 +74,7 @@ def charts(at: AppTest) -> list:
 
 def frames(at) -> list[pd.DataFrame]:
     """Every table the page shows, in page order, as the DataFrame that was drawn: the lessons' HTML tables
-    (ui.html_table, read back by ``read_table_html``) and the st.dataframes of larger tables (data editors
+    (ui.widgets.html_table, read back by ``read_table_html``) and the st.dataframes of larger tables (data editors
     excluded). Each frame's ``attrs["alt"]`` is the table's alt text. ``at``: an AppTest or any block of one (a
     column, a tab)."""
     found = []
@@ -94,7 +94,7 @@ def frames(at) -> list[pd.DataFrame]:
 
 
 class _TableReader(HTMLParser):
-    """Reads the tables of ui.html_table back: header kinds (data-t), labels, and each cell's exact value."""
+    """Reads the tables of ui.widgets.html_table back: header kinds (data-t), labels, and each cell's exact value."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -9,13 +9,13 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core.exercises import Exercise
 from tests.apptest_helpers import charts
-from ui import lessons
-from ui.exercises import answer_key, place_name
+from ui import registry
+from ui.widgets.exercises import answer_key, place_name
 
 
 def page_exercises(at: AppTest, path: str) -> dict[str, Exercise]:
     """The exercises the page's last run asked (made from what it showed), by their short id."""
-    name = lessons.lesson_for(path).name
+    name = registry.lesson_for(path).name
     return {item.id.rsplit("-", 1)[0]: item for item in at.session_state[f"_exercises:{name}"]}
 
 
@@ -24,7 +24,7 @@ def answer(at: AppTest, path: str, item: Exercise, value) -> AppTest:
     key = answer_key(path, item)
     widget = at.radio(key=key) if item.is_choice else at.text_input(key=key)
     widget.set_value(value)
-    form = f"exf:{lessons.lesson_for(path).name}:{place_name(item)}"
+    form = f"exf:{registry.lesson_for(path).name}:{place_name(item)}"
     return next(b for b in at.button if b.proto.form_id == form).click().run()
 
 
@@ -60,7 +60,7 @@ def _params(spec) -> list[dict]:
 
 
 def clickable_keys(at: AppTest) -> list[str]:
-    """Keys of the charts that carry the 'cell' selection of display.heatmap(..., explain=...)."""
+    """Keys of the charts that carry the 'cell' selection of drawing.heatmap(..., explain=...)."""
     keys = []
     for chart in charts(at):
         spec = json.loads(chart.proto.spec)
@@ -70,16 +70,17 @@ def clickable_keys(at: AppTest) -> list[str]:
 
 
 def record_training_drawings(monkeypatch) -> list[str]:
-    """The captions of every 'Attention while training' heatmap drawn from now on (display.heatmap wrapped)."""
-    from ui import display
+    """The captions of every 'Attention while training' heatmap drawn from now on (drawing.heatmap wrapped)."""
+    from ui import drawing, page
 
     drawn: list[str] = []
-    original = display.heatmap
+    original = drawing.heatmap
 
     def recording_heatmap(*args, **kwargs):
         if kwargs.get("title") == "Attention while training":
             drawn.append(kwargs["caption"])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(display, "heatmap", recording_heatmap)
+    for module in (drawing, page):  # the page API re-exports it; widgets call it in ui.drawing
+        monkeypatch.setattr(module, "heatmap", recording_heatmap)
     return drawn

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from ui import browser_store, progress
+from runtime import browser_store
+from ui.widgets import progress
 
 STORED = {
     "version": 1,

@@ -9,7 +9,8 @@ import random
 import torch
 
 from attention_core.tables import token_labels
-from ui import _drawing, charts
+from runtime.cache import ProcessCache
+from ui import charts, drawing
 
 LONG_SENTENCE_TOKENS = 200  # a 1,000-character sentence is about 200 words
 
@@ -20,55 +21,55 @@ def long_labels(rng: random.Random) -> tuple[str, ...]:
 
 
 def test_kept_stays_within_its_byte_budget():
-    kept = _drawing.Kept(100, max_bytes=10_000)
+    kept = ProcessCache(100, max_bytes=10_000)
     for i in range(50):
         kept.get(i, lambda: b"x" * 3_000)
-        assert kept.bytes <= 10_000 and sum(map(_drawing.approx_bytes, kept.items.values())) == kept.bytes
+        assert kept.bytes <= 10_000 and sum(map(drawing.approx_bytes, kept.items.values())) == kept.bytes
     assert len(kept.items) == 3  # 3 items of about 3 KB fit in 10 KB
     assert 49 in kept.items and 0 not in kept.items  # the newest stay
 
 
 def test_an_item_larger_than_the_budget_is_returned_but_not_kept():
-    kept = _drawing.Kept(10, max_bytes=1_000)
+    kept = ProcessCache(10, max_bytes=1_000)
     assert kept.get("big", lambda: "y" * 5_000) == "y" * 5_000
     assert "big" not in kept.items and kept.bytes == 0
 
 
 def test_heatmap_data_never_exceeds_its_budget_after_many_long_sentences():
     rng = random.Random(0)
-    store = _drawing.heatmap_data.store
+    store = drawing.heatmap_data.store
     for _ in range(40):
         labels = long_labels(rng)
         matrix = torch.rand(len(labels), len(labels), dtype=torch.float64).numpy()
-        _drawing.heatmap_data(matrix.tobytes(), matrix.shape, labels, labels, "weights", (0.0, 1.0), False, 230)
+        drawing.heatmap_data(matrix.tobytes(), matrix.shape, labels, labels, "weights", (0.0, 1.0), False, 230)
         assert store.bytes <= store.max_bytes
     assert store.bytes > store.max_bytes // 2, "the store is used, up to its budget"
 
 
 def test_heatmap_specs_never_exceed_their_budget_after_many_long_sentences():
     rng = random.Random(1)
-    style = _drawing.HeatmapStyle(kind="weights", title="Weights")
+    style = drawing.HeatmapStyle(kind="weights", title="Weights")
     for _ in range(30):
         labels = long_labels(rng)
-        _drawing.heatmap_spec(labels, labels, style)
-        for store in (_drawing.heatmap_spec.store, _drawing.HEATMAP_TEMPLATES):
+        drawing.heatmap_spec(labels, labels, style)
+        for store in (drawing.heatmap_spec.store, drawing.HEATMAP_TEMPLATES):
             assert store.bytes <= store.max_bytes
 
 
 def test_a_long_sentence_table_is_a_data_grid_not_html():
-    side = 1 + int(_drawing.MAX_HTML_CELLS**0.5)
-    assert not _drawing.html_sized(torch.zeros(side, side))
-    assert _drawing.html_sized(torch.zeros(charts.MAX_CHART_TOKENS // 2, 4))
+    side = 1 + int(drawing.MAX_HTML_CELLS**0.5)
+    assert not drawing.html_sized(torch.zeros(side, side))
+    assert drawing.html_sized(torch.zeros(charts.MAX_CHART_TOKENS // 2, 4))
 
 
 LARGE_TABLE_PAGE = """
 import torch
-from ui import display
+from ui import drawing
 
 side = 70  # beyond MAX_HTML_CELLS (64 x 64)
 values = torch.arange(side * side, dtype=torch.float64).reshape(side, side) / 7
 labels = [f"t{i}" for i in range(side)]
-display.table(values, labels, labels, alt_text="a large table")
+drawing.table(values, labels, labels, alt_text="a large table")
 """
 
 
@@ -77,7 +78,7 @@ def test_a_large_table_is_converted_once_and_drawn_from_its_kept_arrow_table():
     drawn is the same table: its numbers, row labels and column labels."""
     from streamlit.testing.v1 import AppTest
 
-    store = _drawing.LARGE_TABLES
+    store = drawing.LARGE_TABLES
     at = AppTest.from_string(LARGE_TABLE_PAGE, default_timeout=60).run()
     assert not at.exception
     made = store.made
@@ -92,11 +93,11 @@ def test_a_large_table_is_converted_once_and_drawn_from_its_kept_arrow_table():
 
 def test_large_tables_of_many_long_sentences_stay_within_their_byte_budget():
     rng = random.Random(2)
-    store = _drawing.LARGE_TABLES
+    store = drawing.LARGE_TABLES
     for _ in range(60):
         labels = long_labels(rng)
         matrix = torch.rand(len(labels), len(labels), dtype=torch.float64)
-        key = _drawing.table_key(matrix, labels, labels, None)
-        store.get(key, functools.partial(_drawing.large_table, matrix, labels, labels))
+        key = drawing.table_key(matrix, labels, labels, None)
+        store.get(key, functools.partial(drawing.large_table, matrix, labels, labels))
         assert store.bytes <= store.max_bytes
     assert store.bytes > store.max_bytes // 2, "the store is used, up to its budget"

@@ -14,6 +14,17 @@ from attention_core.tables import long_frame, token_labels
 from ui import charts
 
 
+def full_heatmap(data, row_order, col_order, *, kind="weights", domain=None, highlight_row=None, **options):
+    """charts.heatmap on the cells of a long frame, with the query row's outline as its dataset: the chart that
+    ui.drawing assembles from the same three pieces (the cells, the spec, the outline)."""
+    look = {key: options[key] for key in ("compact", "panel_px") if key in options}
+    cells = charts.heatmap_cells(data, row_order, col_order, kind=kind, domain=domain, **look)
+    chart = charts.heatmap(
+        cells, row_order, col_order, kind=kind, colour_title=charts.colour_title(kind, domain), **options
+    )
+    return chart.properties(datasets={charts.OUTLINE_DATA: charts.outline_rows(highlight_row).to_dict("records")})
+
+
 def heatmap_spec(matrix: torch.Tensor, tokens: list[str], **kwargs) -> dict:
     """The validated Vega-Lite dict of charts.heatmap for a (T, T) matrix labelled by tokens.
 
@@ -21,7 +32,7 @@ def heatmap_spec(matrix: torch.Tensor, tokens: list[str], **kwargs) -> dict:
     so it is lifted here for the 128-token case (16,384 cells).
     """
     labels = token_labels(tokens)
-    chart = charts.heatmap(long_frame(matrix, labels, labels), labels, labels, **kwargs)
+    chart = full_heatmap(long_frame(matrix, labels, labels), labels, labels, **kwargs)
     with alt.data_transformers.enable("default", max_rows=None):
         return chart.to_dict()
 
@@ -168,7 +179,7 @@ def test_the_spec_holds_no_number_and_no_query(sentence, weights):
 
 def test_compact_heatmap_for_a_grid_shares_a_given_domain(sentence, weights):
     labels = token_labels(sentence)
-    chart = charts.heatmap(long_frame(weights, labels, labels), labels, labels, compact=True, domain=(0.1, 0.4))
+    chart = full_heatmap(long_frame(weights, labels, labels), labels, labels, compact=True, domain=(0.1, 0.4))
     spec = chart.to_dict()
     rect = cells_layer(spec)
     assert rect["encoding"]["color"]["legend"] is None and colour_range(spec) == (0.1, 0.4)
@@ -215,7 +226,7 @@ def test_mask_heatmap(sentence):
 def test_heatmap_of_a_rectangular_matrix(sentence):
     labels = token_labels(sentence)
     frame = long_frame(torch.ones(5, 3), labels, ["d1", "d2", "d3"])
-    spec = charts.heatmap(frame, labels, ["d1", "d2", "d3"], kind="values", col_title="dimension").to_dict()
+    spec = full_heatmap(frame, labels, ["d1", "d2", "d3"], kind="values", col_title="dimension").to_dict()
     assert spec["width"] == 3 * charts.CELL_PX and spec["height"] == 5 * charts.CELL_PX
     assert axis_order(cells_layer(spec)["encoding"]["x"]) == ["d1", "d2", "d3"]
     assert cells_layer(spec)["encoding"]["x"]["title"] == "dimension"

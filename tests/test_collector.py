@@ -8,8 +8,8 @@ import types
 
 import pytest
 
+from runtime import collector
 from tests.apptest_helpers import open_page
-from ui import collector
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""ui.diagrams: every Graphviz diagram is well-formed DOT in the one shared style and shows the live shapes."""
+"""ui.widgets.diagrams: every Graphviz diagram is well-formed DOT in the one shared style and shows the live shapes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from ui import diagrams
+from ui.widgets import diagrams
 
 NODE = re.compile(r"^\s*(\w+)\s*\[label=")
 EDGE = re.compile(r"(\w+)\s*->\s*(\w+)")

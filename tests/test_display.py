@@ -1,4 +1,4 @@
-"""ui/display.py and the machinery behind it (ui/_drawing.py): one number format per cell, the kept chart specs."""
+"""ui/drawing.py and the machinery behind it (ui/drawing.py): one number format per cell, the kept chart specs."""
 
 from __future__ import annotations
 
@@ -13,18 +13,19 @@ import torch
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
+from runtime.cache import ProcessCache
 from tests.apptest_helpers import frames
-from ui import _drawing, charts
+from ui import charts, drawing
 
 
 def table_app() -> None:
     """A page with one table of mixed magnitudes (for AppTest)."""
     import pandas as pd
 
-    from ui import display
+    from ui import drawing
 
     frame = pd.DataFrame({"plain": [1.0, 0.25], "tiny": [3e-7, 0.5], "zero": [0.0, 1.0226e36]}, index=["a", "b"])
-    display.table(frame, alt_text="mixed")
+    drawing.table(frame, alt_text="mixed")
 
 
 def shown_texts(body: str) -> list[list[str]]:
@@ -47,25 +48,25 @@ def replayed_tables_app() -> None:
     import streamlit as st
     import torch
 
-    from ui import display
+    from ui import drawing
 
     weights = torch.tensor([[0.5, 0.0], [3e-7, 1.0]], dtype=torch.float64)
     for column in st.columns(2):
         with column:
-            display.table(weights, ["a", "b"], ["x", "y"], alt_text="weights")
-    display.table(torch.tensor([[0.25, 0.75], [1.5, 2.5]]), ["a", "b"], ["x", "y"], alt_text="weights")
+            drawing.table(weights, ["a", "b"], ["x", "y"], alt_text="weights")
+    drawing.table(torch.tensor([[0.25, 0.75], [1.5, 2.5]]), ["a", "b"], ["x", "y"], alt_text="weights")
 
 
 def test_a_table_is_formatted_once_per_content_and_drawn_where_it_is_called(monkeypatch):
-    """A table's HTML is kept by its content (_drawing.TABLE_HTML): the same numbers, labels and alt text are
+    """A table's HTML is kept by its content (drawing.TABLE_HTML): the same numbers, labels and alt text are
     formatted once and drawn in the container of each call; a rerun formats nothing anew."""
-    from ui import html_table
+    from ui.widgets import html_table
 
     made, table_html = [], html_table.table_html
     monkeypatch.setattr(
         html_table, "table_html", lambda frame, **kw: made.append(frame.shape) or table_html(frame, **kw)
     )
-    monkeypatch.setattr(_drawing, "TABLE_HTML", _drawing.Kept(16))
+    monkeypatch.setattr(drawing, "TABLE_HTML", ProcessCache(16))
     at = AppTest.from_function(replayed_tables_app).run()
     assert not at.exception and len(made) == 2  # two contents: the repeated table was formatted once
     first, second = (frames(column)[0] for column in at.columns)
@@ -81,21 +82,21 @@ def frame_tables_app() -> None:
     import pandas as pd
     import streamlit as st
 
-    from ui import display
+    from ui import drawing
 
     frame = pd.DataFrame({"token": ["a", "b"], "may attend": [True, False]})
     for column in st.columns(2):
         with column:
-            display.frame_table(frame, hide_index=True)
-    display.frame_table(frame.assign(**{"may attend": [False, False]}), hide_index=True)
+            drawing.frame_table(frame, hide_index=True)
+    drawing.frame_table(frame.assign(**{"may attend": [False, False]}), hide_index=True)
 
 
 def test_any_frame_is_formatted_once_per_content_and_options_and_drawn_in_place(monkeypatch):
-    from ui import html_table
+    from ui.widgets import html_table
 
     made, table_html = [], html_table.table_html
     monkeypatch.setattr(html_table, "table_html", lambda frame, **kw: made.append(1) or table_html(frame, **kw))
-    monkeypatch.setattr(_drawing, "TABLE_HTML", _drawing.Kept(16))
+    monkeypatch.setattr(drawing, "TABLE_HTML", ProcessCache(16))
     at = AppTest.from_function(frame_tables_app).run()
     assert not at.exception and len(made) == 2
     shown = [frames(column)[0]["may attend"].tolist() for column in at.columns]
@@ -108,30 +109,30 @@ def test_any_frame_is_formatted_once_per_content_and_options_and_drawn_in_place(
 
 def test_the_table_key_changes_with_any_number_label_type_or_alt_text():
     matrix, rows, cols = torch.tensor([[0.5, 0.0], [3e-7, 1.0]]), ["a", "b"], ["x", "y"]
-    key = _drawing.table_key(matrix, rows, cols, "w")
+    key = drawing.table_key(matrix, rows, cols, "w")
     nudged = matrix.clone()
     nudged[1, 0] += 1e-9
     others = [
-        _drawing.table_key(nudged, rows, cols, "w"),
-        _drawing.table_key(matrix, ["a", "c"], cols, "w"),
-        _drawing.table_key(matrix, rows, ["y", "x"], "w"),
-        _drawing.table_key(matrix, rows, cols, "v"),
-        _drawing.table_key(matrix.T, cols, rows, "w"),
+        drawing.table_key(nudged, rows, cols, "w"),
+        drawing.table_key(matrix, ["a", "c"], cols, "w"),
+        drawing.table_key(matrix, rows, ["y", "x"], "w"),
+        drawing.table_key(matrix, rows, cols, "v"),
+        drawing.table_key(matrix.T, cols, rows, "w"),
     ]
-    assert key == _drawing.table_key(matrix.clone(), list(rows), list(cols), "w")
+    assert key == drawing.table_key(matrix.clone(), list(rows), list(cols), "w")
     assert len({key, *others}) == 6
     frame = pd.DataFrame({"n": [1, 2]}, index=["a", "b"])
-    assert _drawing.table_key(frame, None, None, None) != _drawing.table_key(frame.astype(float), None, None, None)
+    assert drawing.table_key(frame, None, None, None) != drawing.table_key(frame.astype(float), None, None, None)
 
 
 def test_heatmap_spec_and_data_are_apart_and_in_sentence_order():
     labels = ("the (1)", "cat", "the (2)")
     values = np.array([[1.0, 0.0, 2e-7], [0.5, 0.25, 0.25], [0.1, 0.2, 0.7]])
-    spec = _drawing.heatmap_spec.__wrapped__(
-        labels, labels, _drawing.HeatmapStyle(title="w", colour_title="weight (fixed 0–1)")
+    spec = drawing.heatmap_spec.__wrapped__(
+        labels, labels, drawing.HeatmapStyle(title="w", colour_title="weight (fixed 0–1)")
     )
     cells = (values.tobytes(), values.shape, labels, labels)
-    data = convert_arrow_bytes_to_pandas_df(_drawing.heatmap_data.__wrapped__(*cells, "weights", None, False, 230))
+    data = convert_arrow_bytes_to_pandas_df(drawing.heatmap_data.__wrapped__(*cells, "weights", None, False, 230))
     assert "datasets" not in spec and spec["data"] == {"name": charts.CELLS_DATA}  # the data travel by name
     assert list(data["row"][:3]) == ["the (1)"] * 3 and list(data["col"][:3]) == list(labels)
     assert list(data["short"][:3]) == ["1.0000", "0", "2.0000e-07"]  # the table's formatter, per cell
@@ -152,13 +153,13 @@ LABEL_SETS = [
     (tuple(f"w{i}" for i in range(70)), None),  # no axis labels
 ]
 HEATMAP_STYLES = [
-    _drawing.HeatmapStyle("weights", "Attention weights", "query", "key", "weight", False, 230, False),
-    _drawing.HeatmapStyle("scores", "Scores", "query", "key", "score", False, 230, True),
-    _drawing.HeatmapStyle("values", "X", "token", "dimension", "value", False, 230, False),
-    _drawing.HeatmapStyle("mask", "Mask", "query", "key", "may attend", False, 230, False),
-    _drawing.HeatmapStyle("weights", "Head 3", "query", "key", "weight", True, 150, False),
-    _drawing.HeatmapStyle("weights", "Head 3", "query", "key", "weight (stretched)", True, 60, False),
-    _drawing.HeatmapStyle("weights", "", "", "", "weight (stretched)", False, 230, True),  # empty titles
+    drawing.HeatmapStyle("weights", "Attention weights", "query", "key", "weight", False, 230, False),
+    drawing.HeatmapStyle("scores", "Scores", "query", "key", "score", False, 230, True),
+    drawing.HeatmapStyle("values", "X", "token", "dimension", "value", False, 230, False),
+    drawing.HeatmapStyle("mask", "Mask", "query", "key", "may attend", False, 230, False),
+    drawing.HeatmapStyle("weights", "Head 3", "query", "key", "weight", True, 150, False),
+    drawing.HeatmapStyle("weights", "Head 3", "query", "key", "weight (stretched)", True, 60, False),
+    drawing.HeatmapStyle("weights", "", "", "", "weight (stretched)", False, 230, True),  # empty titles
 ]
 
 
@@ -171,8 +172,8 @@ def without_view_names(spec: dict) -> str:
 @pytest.mark.parametrize("style", HEATMAP_STYLES)
 def test_a_heatmap_spec_given_its_labels_is_the_spec_built_with_them(rows, cols, style):
     cols = cols or rows
-    given = _drawing.heatmap_spec(rows, cols, style)
-    built = _drawing.altair_heatmap_spec(rows, cols, style)  # Altair's own build with these labels and titles
+    given = drawing.heatmap_spec(rows, cols, style)
+    built = drawing.altair_heatmap_spec(rows, cols, style)  # Altair's own build with these labels and titles
     assert without_view_names(given) == without_view_names(built)
     if style.selectable:  # a clickable heatmap: its selection names the view it lives in
         names = [layer.get("name") for layer in given["layer"]]
@@ -181,11 +182,11 @@ def test_a_heatmap_spec_given_its_labels_is_the_spec_built_with_them(rows, cols,
 
 def test_a_new_sentence_of_another_length_and_another_title_reuse_the_built_heatmap():
     style = HEATMAP_STYLES[0]
-    _drawing.heatmap_spec(("a", "b", "c"), ("a", "b", "c"), style)
-    built = _drawing.HEATMAP_TEMPLATES.made
-    spec = _drawing.heatmap_spec(("x", "y", "z"), ("x", "y", "z"), style)
-    _drawing.heatmap_spec(tuple("abcdefghijklmnop"), tuple("abcdefghijklmnop"), dataclasses.replace(style, title="T"))
-    assert _drawing.HEATMAP_TEMPLATES.made == built  # no Altair chart built: every size up to 16 tokens looks alike
+    drawing.heatmap_spec(("a", "b", "c"), ("a", "b", "c"), style)
+    built = drawing.HEATMAP_TEMPLATES.made
+    spec = drawing.heatmap_spec(("x", "y", "z"), ("x", "y", "z"), style)
+    drawing.heatmap_spec(tuple("abcdefghijklmnop"), tuple("abcdefghijklmnop"), dataclasses.replace(style, title="T"))
+    assert drawing.HEATMAP_TEMPLATES.made == built  # no Altair chart built: every size up to 16 tokens looks alike
     assert ["x", "y", "z"] in [
         layer["encoding"]["y"]["scale"]["domain"] for layer in spec["layer"] if "y" in layer.get("encoding", {})
     ]
@@ -194,7 +195,7 @@ def test_a_new_sentence_of_another_length_and_another_title_reuse_the_built_heat
 
 def test_chart_spec_builds_any_chart_function_by_name_with_its_data_as_arrow():
     data = pd.DataFrame({"token": ["a", "b"], "value": [0.25, 0.75]})
-    spec = _drawing.chart_spec("bars", (data,), (("order", ("a", "b")), ("x", "token"), ("y", "value")))
+    spec = drawing.chart_spec("bars", (data,), (("order", ("a", "b")), ("x", "token"), ("y", "value")))
     assert spec["mark"]["type"] == "bar" and spec["encoding"]["x"]["scale"]["domain"] == ["a", "b"]
     (arrow,) = spec["datasets"].values()
     assert convert_arrow_bytes_to_pandas_df(arrow)["value"].tolist() == [0.25, 0.75]
@@ -202,15 +203,15 @@ def test_chart_spec_builds_any_chart_function_by_name_with_its_data_as_arrow():
 
 def test_fingerprint_tells_content_apart_and_keeps_equal_content_equal():
     frame = pd.DataFrame({"token": ["a", "b"], "value": [0.25, 0.75]})
-    assert _drawing.fingerprint((frame, 3, "x")) == _drawing.fingerprint((frame.copy(), 3, "x"))
+    assert drawing.fingerprint((frame, 3, "x")) == drawing.fingerprint((frame.copy(), 3, "x"))
     changed = frame.assign(value=[0.25, 0.7500001])
-    assert _drawing.fingerprint(frame) != _drawing.fingerprint(changed)
-    assert _drawing.fingerprint(torch.ones(2)) != _drawing.fingerprint(torch.ones(3))
-    assert _drawing.fingerprint({"b": [1], "a": (2,)}) == _drawing.fingerprint({"a": (2,), "b": [1]})
+    assert drawing.fingerprint(frame) != drawing.fingerprint(changed)
+    assert drawing.fingerprint(torch.ones(2)) != drawing.fingerprint(torch.ones(3))
+    assert drawing.fingerprint({"b": [1], "a": (2,)}) == drawing.fingerprint({"a": (2,), "b": [1]})
 
 
 def test_kept_makes_each_item_once_and_drops_the_oldest():
-    kept, made = _drawing.Kept(2), []
+    kept, made = ProcessCache(2), []
 
     def make(key):
         return lambda: made.append(key) or key.upper()
@@ -229,11 +230,12 @@ def weights_app() -> None:
     """The sidebar's colour-scale switch and one weights heatmap with the query row outlined (for AppTest)."""
     import torch
 
-    from ui import display, inputs
+    from ui import drawing
+    from ui.widgets import inputs
 
     inputs.weights_scale_choice()
     weights = torch.tensor([[0.10, 0.15, 0.25], [0.2, 0.3, 0.5], [0.12, 0.18, 0.7]])
-    display.heatmap(weights, ["a", "b", "c"], ["a", "b", "c"], title="w", highlight_row="b")
+    drawing.heatmap(weights, ["a", "b", "c"], ["a", "b", "c"], title="w", highlight_row="b")
 
 
 def colour_scale(at: AppTest) -> tuple[str, tuple[float, float], pd.DataFrame]:
@@ -277,19 +279,19 @@ def test_the_query_row_is_its_own_dataset_and_outlined():
 def test_very_large_tables_fall_back_to_one_format_per_column():
     frame = pd.DataFrame(np.full((70, 70), 0.5))
     frame.iloc[3, 2] = 1e-9
-    formats = _drawing.column_formats(frame)
-    assert formats[2] == "%.4e" and formats[0] == "%.4f" and not _drawing.html_sized(frame)
+    formats = drawing.column_formats(frame)
+    assert formats[2] == "%.4e" and formats[0] == "%.4f" and not drawing.html_sized(frame)
 
 
 def line_view_app() -> None:
     """Two line views of one sentence with different weights (for AppTest)."""
     import torch
 
-    from ui import display
+    from ui import drawing
 
     labels = ["a", "b", "c"]
-    display.line_view(torch.eye(3), labels, title="identity")
-    display.line_view(torch.full((3, 3), 1 / 3), labels, title="uniform", focus="b")
+    drawing.line_view(torch.eye(3), labels, title="identity")
+    drawing.line_view(torch.full((3, 3), 1 / 3), labels, title="uniform", focus="b")
 
 
 def test_line_view_reuses_its_spec_and_swaps_in_each_matrix():
@@ -318,7 +320,7 @@ def test_chart_specs_of_new_numbers_differ_only_in_their_data():
     """Dataset names are positions, not hashes of the numbers: the browser swaps the data in."""
     first = pd.DataFrame({"token": ["a", "b"], "value": [0.25, 0.75]})
     second = pd.DataFrame({"token": ["a", "b"], "value": [0.5, 0.5]})
-    specs = [_drawing.chart_spec("bars", (frame,), (("x", "token"), ("y", "value"))) for frame in (first, second)]
+    specs = [drawing.chart_spec("bars", (frame,), (("x", "token"), ("y", "value"))) for frame in (first, second)]
     bodies = [{key: value for key, value in spec.items() if key != "datasets"} for spec in specs]
     assert bodies[0] == bodies[1]
     assert list(specs[0]["datasets"]) == ["lab_data_0"]
@@ -332,11 +334,11 @@ def query_outline_app() -> None:
     import streamlit as st
     import torch
 
-    from ui import display
+    from ui import drawing
 
     query = st.sidebar.radio("Query", ["a", "b", "c"], key="query")
     weights = torch.tensor([[0.10, 0.15, 0.75], [0.2, 0.3, 0.5], [0.12, 0.18, 0.7]])
-    display.heatmap(weights, ["a", "b", "c"], ["a", "b", "c"], title="w", highlight_row=query)
+    drawing.heatmap(weights, ["a", "b", "c"], ["a", "b", "c"], title="w", highlight_row=query)
 
 
 def test_another_query_sends_the_same_cells_and_another_outline():
@@ -370,5 +372,5 @@ def test_a_frame_fingerprint_tells_apart_values_types_labels_and_index_names():
         frame.set_index("T").rename_axis("tokens"),
         frame.set_axis(["a", "b"]),
     ]
-    assert len({_drawing.fingerprint(variant) for variant in variants}) == len(variants)
-    assert _drawing.fingerprint(frame.copy()) == _drawing.fingerprint(frame)
+    assert len({drawing.fingerprint(variant) for variant in variants}) == len(variants)
+    assert drawing.fingerprint(frame.copy()) == drawing.fingerprint(frame)

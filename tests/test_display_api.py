@@ -1,10 +1,10 @@
-"""ui/display.py is the page API only (issue 23): its machinery lives in ui/_drawing.py, one matrix API."""
+"""ui/page.py is the page API (issue 37): it holds no cache and defines only the lesson's title, steps and footer;
+the drawing it re-exports and its machinery live in ui/drawing.py, one matrix API."""
 
 from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib
 import inspect
 import re
 from pathlib import Path
@@ -12,41 +12,47 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui import cell_click, charts, display, trained
+from runtime.cache import ProcessCache
+from ui import charts, drawing, page
+from ui.models import trained
+from ui.widgets import cell_click, exercises
 
 UI = Path(__file__).resolve().parents[1] / "ui"
-
-
-def drawing():
-    """ui/_drawing.py (imported here, so that each test of this file fails by itself where it is missing)."""
-    return importlib.import_module("ui._drawing")
 
 
 def source(module) -> str:
     return Path(inspect.getsourcefile(module)).read_text(encoding="utf-8")
 
 
-def test_display_is_short_and_holds_no_cache():
-    text = source(display)
-    assert len(text.splitlines()) <= 240
+def test_the_page_api_is_short_and_holds_no_cache():
+    text = source(page)
+    assert len(text.splitlines()) <= 400
     imported = {
         alias.name.split(".")[0]
         for node in ast.walk(ast.parse(text))
         if isinstance(node, (ast.Import, ast.ImportFrom))
         for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
     }
-    assert not imported & {"functools", "threading"}
-    for cache in ("cache_data", "cache_resource", "lru_cache", "functools", "Kept"):
+    assert not imported & {"functools", "threading", "runtime"}
+    for cache in ("cache_data", "cache_resource", "lru_cache", "functools", "ProcessCache", "process_cache"):
         assert cache not in text
 
 
+def test_the_page_api_offers_what_a_page_draws_with():
+    for name in ("lesson_title", "lesson_steps", "whole_lesson", "go_to", "exercises_section", "table", "heatmap"):
+        assert callable(getattr(page, name)), name
+    for name in ("matrix", "chart", "show_code", "download_csv", "slot", "format_number", "learner_text", "weights_of"):
+        assert callable(getattr(page, name)), name
+    assert page.heatmap is drawing.heatmap and page.exercises_section is exercises.exercises_section
+
+
 def test_heatmap_style_is_a_frozen_dataclass_and_the_key_of_the_kept_template(monkeypatch):
-    _drawing = drawing()
+    _drawing = drawing
     style = _drawing.HeatmapStyle(kind="scores", title="Scores", colour_title="score")
     assert dataclasses.is_dataclass(style)
     with pytest.raises(dataclasses.FrozenInstanceError):
         style.title = "other"  # type: ignore[misc]
-    templates = _drawing.Kept(16)
+    templates = ProcessCache(16)
     monkeypatch.setattr(_drawing, "HEATMAP_TEMPLATES", templates)
     _drawing.heatmap_spec(("p", "q"), ("p", "q"), style)
     assert templates.made == 1
@@ -59,29 +65,30 @@ def test_heatmap_style_is_a_frozen_dataclass_and_the_key_of_the_kept_template(mo
 
 def test_one_matrix_api():
     assert not hasattr(cell_click, "clickable_matrix") and not hasattr(cell_click, "clickable_heatmap")
-    for function in (display.heatmap, display.matrix, display.chart):
+    for function in (drawing.heatmap, drawing.matrix, drawing.chart):
         assert "caption" in inspect.signature(function).parameters
-    heatmap = inspect.signature(display.heatmap).parameters
+    heatmap = inspect.signature(drawing.heatmap).parameters
     assert {"explain", "key"} <= set(heatmap)
-    assert next(iter(inspect.signature(display.matrix).parameters)) == "values"
+    assert next(iter(inspect.signature(drawing.matrix).parameters)) == "values"
 
 
 def test_table_has_no_parameter_shadowing_altair():
-    assert "alt" not in inspect.signature(display.table).parameters
-    assert "alt_text" in inspect.signature(display.table).parameters
+    assert "alt" not in inspect.signature(drawing.table).parameters
+    assert "alt_text" in inspect.signature(drawing.table).parameters
 
 
 def clickable_matrix_app() -> None:
-    """display.matrix with a clickable heatmap and a caption (for AppTest)."""
+    """drawing.matrix with a clickable heatmap and a caption (for AppTest)."""
     import torch
 
-    from ui import cell_click, display
+    from ui import drawing
+    from ui.widgets import cell_click
 
     weights = torch.tensor([[0.25, 0.75], [0.5, 0.5]])
     scores = torch.tensor([[0.0, 1.0986], [0.0, 0.0]])
     row = {"masked_scores": scores}
     steps = type("Steps", (), row)
-    display.matrix(
+    drawing.matrix(
         weights, ["a", "b"], ["a", "b"], title="w", key="w", explain=cell_click.weights_of(steps), caption="changing"
     )
 
@@ -109,7 +116,7 @@ def test_trained_shares_the_machinery_and_lost_its_rot():
     ]
     assert assigned.count("HIGHLIGHT_DATA") == 1
     assert not hasattr(trained, "unavailable_reason")
-    assert "convert_anything_to_arrow_bytes" not in source(trained)  # _drawing makes the Arrow bytes
+    assert "convert_anything_to_arrow_bytes" not in source(trained)  # ui.charts makes the Arrow bytes
 
 
 def test_the_grid_frame_uses_the_highlight_constant(monkeypatch):
@@ -136,8 +143,20 @@ def test_the_grid_cells_are_placed_by_the_one_panel_origin(monkeypatch):
     assert calculated["x"].startswith("((datum.head * 1000)") and calculated["y"].startswith("((datum.layer * 2000)")
 
 
-@pytest.mark.parametrize("name", ["display", "_drawing", "trained", "cell_click", "html_table", "preload", "warmup"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ui/page.py",
+        "ui/drawing.py",
+        "ui/models/trained.py",
+        "ui/widgets/cell_click.py",
+        "ui/widgets/html_table.py",
+        "runtime/preload.py",
+        "runtime/warmup.py",
+        "runtime/cache.py",
+    ],
+)
 def test_docstrings_keep_the_why_and_leave_the_figures_to_the_benchmarks(name):
-    text = (UI / f"{name}.py").read_text(encoding="utf-8")
+    text = (UI.parent / name).read_text(encoding="utf-8")
     assert not re.search(r"\d+(\.\d+)? ?ms\b", text), "milliseconds belong in docs/benchmarks.md"
     assert "now only" not in text

@@ -16,7 +16,7 @@ from attention_core import generation as gen
 from attention_core import smollm2 as sm
 from attention_core import trained_model as tm
 from attention_core import training as tr
-from ui import lessons
+from ui import registry
 
 # The lessons whose page state these tests build (PAGE_MATERIAL, with_material); a new lesson's exercises are
 # checked from its page by tests/pages/test_exercises_on_screen.py, which reads the registry.
@@ -144,12 +144,12 @@ def replace_input(inp: ex.ExerciseInput, material: object, key: tuple) -> ex.Exe
 
 def lesson_exercises(path: str, inp: ex.ExerciseInput) -> tuple[ex.Exercise, ...]:
     """The exercises of the lesson at ``path`` on this input, with the generator the registry names."""
-    lesson = lessons.lesson_for(path)
+    lesson = registry.lesson_for(path)
     return ex.exercises_for(lesson.name, lesson.exercises, inp)
 
 
 def test_every_numbered_lesson_has_a_generator():
-    assert all(lesson.exercises is not None for lesson in lessons.numbered())
+    assert all(lesson.exercises is not None for lesson in registry.numbered())
 
 
 @pytest.mark.parametrize("path", LESSON_PATHS)
@@ -257,7 +257,7 @@ def test_context_and_score_answers_are_the_cores():
 
 def test_a_lesson_without_exercises_yet_gives_none():
     assert lesson_exercises("app_pages/overview.py", input_of()) == ()
-    assert lessons.lesson_for("/somewhere/app_pages/softmax.py") is lessons.lesson_for("softmax")
+    assert registry.lesson_for("/somewhere/app_pages/softmax.py") is registry.lesson_for("softmax")
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""ui/html_table.py: the lessons' tables as HTML, one number format per cell, every number readable back."""
+"""ui/widgets/html_table.py: the lessons' tables as HTML, one number format per cell, every number readable back."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import torch
 
 from attention_core.tables import to_frame
 from tests.apptest_helpers import read_table_html
-from ui import html_table
 from ui.format import format_number
+from ui.widgets import html_table
 
 
 def texts(body: str) -> list[list[str]]:
@@ -95,9 +95,9 @@ def test_a_long_table_scrolls_in_its_box_and_a_height_can_be_asked_for():
 
 
 def test_the_styles_scroll_wide_tables_and_keep_headers_in_view():
-    from ui import _drawing
+    from ui import drawing
 
-    css = _drawing.PAGE_CSS
+    css = drawing.PAGE_CSS
     assert f".{html_table.BOX_CLASS} {{ overflow: auto" in css
     assert "overflow: auto" in css and "max-width: 100%" in css  # a phone scrolls a wide table inside its box
     assert "position: sticky" in css  # the header row and the row labels stay in view while it scrolls

@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("ui", "attention_core", "app_pages", "benchmarks", "deploy", "tools")
+PACKAGES = ("ui", "runtime", "attention_core", "app_pages", "benchmarks", "deploy", "tools")
 SCRIPTS = ("lab", "streamlit_app")
 
 
@@ -75,7 +75,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_reads_lazy_imports():
     graph = import_graph()
-    assert "ui.exercises" in graph["ui.steps"] and "attention_core.story" in graph["ui.story"]
+    assert "ui.widgets.exercises" in graph["ui.page"] and "attention_core.story" in graph["ui.models.story"]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]], "the check can fail"
 
 

@@ -1,4 +1,4 @@
-"""The shared sidebar (ui/inputs.py): URL binding, fallbacks, reset, hand edits, and page switching."""
+"""The shared sidebar (ui/widgets/inputs.py): URL binding, fallbacks, reset, hand edits, and page switching."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import torch
 import attention_core as ac
 from attention_core.embeddings import parse_seed
 from tests.apptest_helpers import ROOT, assert_clean, lab_input, open_page, sentence_params
-from ui import inputs
+from ui.widgets import inputs
 
 EDITOR = "embedding_editor"
 

@@ -1,4 +1,4 @@
-"""ui/measured.py: the cost of attention is measured once per process, however many callers ask at once."""
+"""ui/models/measured.py: the cost of attention is measured once per process, however many callers ask at once."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import pandas as pd
 
-from ui import measured
+from ui.models import measured
 
 
 def test_the_cost_is_measured_once_and_callers_get_their_own_copy(monkeypatch):

@@ -1,4 +1,4 @@
-"""ui.memory: the server asks glibc for two malloc arenas before any session's thread allocates."""
+"""runtime.memory: the server asks glibc for two malloc arenas before any session's thread allocates."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ COUNT_ARENAS = """
 import ctypes, ctypes.util, sys, tempfile, threading
 sys.path.insert(0, {root!r})
 if {limit}:
-    from ui import memory
+    from runtime import memory
     assert memory.limit_malloc_arenas()
 libc = ctypes.CDLL(ctypes.util.find_library("c"))
 barrier = threading.Barrier(8)

@@ -17,7 +17,8 @@ APP_FILES = sorted(
 )
 FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__"}
 # The functions that may give st.html markup that is not fixed text, and why it is safe there: the lessons' tables,
-# whose every label, header, tooltip and cell text ui.html_table escapes (tests/test_html_table.py feeds it script
+# whose every label, header, tooltip and cell text ui.widgets.html_table escapes (tests/test_html_table.py feeds it
+# script
 # and image tags through each of them).
 HTML_FROM_ESCAPER = {("_drawing.py", "show_table"), ("_drawing.py", "show_frame")}
 FORBIDDEN_MODULES = {"pickle", "cPickle", "dill", "shelve", "marshal"}

@@ -9,7 +9,7 @@ from streamlit.testing.v1.element_tree import Block
 from attention_core.presets import PRESETS
 from tests.apptest_helpers import PAGES, assert_clean, chart_specs, charts, frames, open_page, sentence_params
 from tests.pages.answered import answered  # noqa: F401 (a fixture)
-from ui import lessons
+from ui import registry
 
 LESSON_PAGES = [page for page in PAGES if not page.endswith("overview.py")]
 INPUTS = {preset.key: {"example": preset.name} for preset in PRESETS} | {
@@ -27,7 +27,7 @@ def test_page_runs_and_shows_numbers(page, name):
     assert not at.error, [e.value for e in at.error]
     assert at.title and at.title[0].value, "every page has a title"
     assert charts(at) or at.get("imgs"), "every lesson page draws at least one chart"
-    for spec in chart_specs(at):  # the server builds specs without validating them (ui/_drawing.py): here they are
+    for spec in chart_specs(at):  # the server builds specs without validating them (ui/drawing.py): here they are
         Root.from_dict(spec, validate=True)
         assert not sort_arrays(spec), "an order is a scale domain (charts.in_order), not a per-datum sort"
     assert frames(at), "every lesson page shows at least one table"
@@ -50,7 +50,7 @@ def test_overview_lists_every_lesson():
     assert_clean(at)
     links = [link.proto.page for link in at.get("page_link")]
     # the two ways in (the 15-minute path, and the full course from its first lesson), then every lesson and practice
-    assert links[:2] == ["path", lessons.numbered()[0].name]
+    assert links[:2] == ["path", registry.numbered()[0].name]
     listed = sorted(page.removeprefix("app_pages/").removesuffix(".py") for page in LESSON_PAGES)
     assert sorted(links[2:]) == [name for name in listed if name != "path"]
 
@@ -164,4 +164,4 @@ def test_overview_names_the_tutorials_and_does_not_deny_training():
     for name in ("Your journey starts with one step", "I can't find the light switch", "Self Attention is good"):
         assert f"- **“{name}”**:" in text
     assert "no\ntraining" not in text and "no training" not in text
-    assert f"lesson {lessons.BY_NAME['training'].number}, which trains" in " ".join(text.split())
+    assert f"lesson {registry.BY_NAME['training'].number}, which trains" in " ".join(text.split())

@@ -8,14 +8,15 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from attention_core.presets import PRESETS_BY_KEY
-from ui import inputs, lessons
+from ui import registry
+from ui.widgets import inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 SIDEBAR_KEYS = {"example"}
 
 
 def test_every_numbered_lesson_has_two_or_three_experiments_and_three_lines():
-    for lesson in lessons.numbered():
+    for lesson in registry.numbered():
         assert 2 <= len(lesson.try_this) <= 3
         assert len(lesson.learned) == 3 and all(lesson.learned)
 
@@ -23,7 +24,7 @@ def test_every_numbered_lesson_has_two_or_three_experiments_and_three_lines():
 def test_every_setting_names_a_widget_of_its_page_or_the_sidebar():
     """Guards against drift when pages are rewritten: each key must still be a string literal of the page
     (key="...", or the key argument of a shared widget such as inputs.seed_input(label, "qkv_seed"))."""
-    for lesson_path in lessons.numbered():
+    for lesson_path in registry.numbered():
         page = lesson_path.path
         source = (ROOT / page).read_text()
         page_keys = set(re.findall(r'"([A-Za-z0-9_]+)"', source))
@@ -38,9 +39,9 @@ def script() -> None:
     """The 'Try this' box of lesson 2 and the values its buttons set."""
     import streamlit as st
 
-    from ui import lessons, path  # AppTest runs this function's source alone
+    from ui import page, registry  # AppTest runs this function's source alone
 
-    path.try_this_box("softmax", lessons.lesson_for("softmax").try_this)
+    page.try_this_box("softmax", registry.lesson_for("softmax").try_this)
     st.caption(f"temperature={st.session_state.get('softmax_temperature')}")
     st.caption(f"example={st.session_state.get('example')} embedding={st.session_state.get('embedding')}")
 

@@ -1,4 +1,4 @@
-"""ui/preload.py: what the browser readies while the learner reads the first step, and that it names real modules."""
+"""runtime/preload.py: what the browser readies while the learner reads the first step; it names real modules."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import pytest
 from altair.vegalite.v6.schema.core import Root
 
-from ui import preload
+from runtime import preload
 
 
 def test_every_module_the_lab_preloads_is_in_this_streamlit():
@@ -63,7 +63,7 @@ class _Sidebar:
 
 
 def answered() -> None:
-    """The browser has sent its stored progress (ui.browser_store)."""
+    """The browser has sent its stored progress (runtime.browser_store)."""
     preload.st.session_state[preload.browser_store.LOADED] = True
 
 
@@ -87,7 +87,7 @@ def test_while_the_server_still_warms_its_charts_the_browser_loads_modules_only(
 
 KINDS_SCRIPT = """
 import streamlit as st
-from ui import preload
+from runtime import preload
 home = st.Page(lambda: None, title="Home", url_path="home", default=True)
 st.navigation([home], position="hidden")
 preload.element_kinds(link=home)
@@ -95,11 +95,11 @@ preload.element_kinds(link=home)
 
 
 def test_the_element_kinds_are_one_of_each_kind_in_a_hidden_sidebar_container():
-    """ui.preload.element_kinds: every kind a lesson's step draws for the first time at a Next, in the sidebar, under
-    a key the page's style hides; each label says Warm-up, so no test or learner takes one for a lesson's own."""
+    """runtime.preload.element_kinds: every kind a lesson's step draws for the first time at a Next, in the sidebar,
+    under a key the page's style hides; each label says Warm-up, so no test or learner takes one for a lesson's own."""
     from streamlit.testing.v1 import AppTest
 
-    from ui import _drawing
+    from ui import drawing
 
     at = AppTest.from_string(KINDS_SCRIPT).run()
     assert not at.exception
@@ -134,7 +134,7 @@ def test_the_element_kinds_are_one_of_each_kind_in_a_hidden_sidebar_container():
     charts = at.sidebar.get("vega_lite_chart")
     assert len(charts) == 1  # a lab heatmap: Streamlit's chart element runs its code before the first step's chart
     assert "Warm-up heatmap" in charts[0].proto.spec
-    assert f".st-key-{preload.KINDS_KEY} {{ display: none !important; }}" in _drawing.PAGE_CSS
+    assert f".st-key-{preload.KINDS_KEY} {{ display: none !important; }}" in drawing.PAGE_CSS
 
 
 def test_the_warm_up_waits_for_the_browsers_first_answer_and_comes_once(mounted, monkeypatch):

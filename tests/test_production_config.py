@@ -8,7 +8,7 @@ import pytest
 from streamlit import config
 
 from tests.apptest_helpers import ROOT, open_page
-from ui import display
+from ui import page
 
 SERVER_PATH = "/srv/attention-lab/app_pages/secret_module.py"
 
@@ -35,7 +35,7 @@ def test_an_uncaught_exception_on_a_page_shows_no_path_type_or_traceback(product
     def broken(*_args, **_kwargs):
         raise RuntimeError(f"failed in {SERVER_PATH}")
 
-    monkeypatch.setattr(display, "lesson_title", broken)
+    monkeypatch.setattr(page, "lesson_title", broken)
     at = open_page("app_pages/scores.py")
     assert at.exception, "the failure is still seen by the test (AppTest records the exception element)"
     for element in at.exception:
@@ -50,6 +50,6 @@ def test_the_suite_sees_exceptions_in_full(monkeypatch):
     def broken(*_args, **_kwargs):
         raise RuntimeError(f"failed in {SERVER_PATH}")
 
-    monkeypatch.setattr(display, "lesson_title", broken)
+    monkeypatch.setattr(page, "lesson_title", broken)
     at = open_page("app_pages/scores.py")
     assert at.exception and SERVER_PATH in at.exception[0].message

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from ui import progress
-from ui.progress import MAX_BYTES, MAX_ENTRIES, ProgressFileError, parse_file
+from ui.widgets import progress
+from ui.widgets.progress import MAX_BYTES, MAX_ENTRIES, ProgressFileError, parse_file
 
 GOOD = {
     "version": 1,

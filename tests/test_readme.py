@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from benchmarks import run as benchmarks_run
-from ui import lessons
+from ui import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -58,7 +58,7 @@ def test_the_benchmark_notebook_is_in_docs_and_linked():
 
 def test_readme_names_only_lessons_of_the_registry_and_links_the_contributors_guide():
     """README's lesson table may lag a new lesson (adding one touches four files), but never names a gone one."""
-    titles = {lesson.title for lesson in lessons.LESSONS}
+    titles = {lesson.title for lesson in registry.LESSONS}
     rows = re.findall(r"^\| *\d+ *\| *([^|]+?) *\|", README, flags=re.MULTILINE)
     assert rows and set(rows) <= titles
     assert "(CONTRIBUTING.md)" in README and (ROOT / "CONTRIBUTING.md").exists()

@@ -1,6 +1,6 @@
-"""The code a page shows is code that page runs: every function passed to display.show_code is called.
+"""The code a page shows is code that page runs: every function passed to drawing.show_code is called.
 
-Each page of the registry is opened with AppTest at the default input. ``display.show_code`` is
+Each page of the registry is opened with AppTest at the default input. ``drawing.show_code`` is
 wrapped to record what the page shows, and a profiler (sys.setprofile in this thread and
 threading.setprofile for AppTest's script thread) records the code object of every Python call made
 while the page renders. Caches are cleared first, so a cached result cannot hide a call.
@@ -18,8 +18,8 @@ import streamlit as st
 
 from tests.apptest_helpers import assert_clean, open_page
 from tests.pages.answered import answered  # noqa: F401 (a fixture, used by pytestmark)
-from ui import display
-from ui.lessons import LESSONS
+from ui import drawing, page
+from ui.registry import LESSONS
 
 # Pages are read as the learner sees them once every question is answered: a step asks before it shows (issue 36).
 pytestmark = pytest.mark.usefixtures("answered")
@@ -52,15 +52,16 @@ def _name(function: Callable) -> str:
 
 @pytest.fixture
 def shown(monkeypatch) -> list[Callable]:
-    """Every function the page passes to display.show_code, in order (the real show_code still runs)."""
+    """Every function the page passes to drawing.show_code, in order (the real show_code still runs)."""
     recorded: list[Callable] = []
-    original = display.show_code
+    original = drawing.show_code
 
     def recording_show_code(*functions: Callable, **kwargs) -> None:
         recorded.extend(functions)
         original(*functions, **kwargs)
 
-    monkeypatch.setattr(display, "show_code", recording_show_code)
+    for module in (drawing, page):  # the page API re-exports it; widgets call it in ui.drawing
+        monkeypatch.setattr(module, "show_code", recording_show_code)
     return recorded
 
 

@@ -1,4 +1,4 @@
-"""ui.smol: SmolLM2 loaded once per server, its reasons for not loading as text, its forwards kept within bytes."""
+"""ui.models.smol: SmolLM2 loaded once per server, why it cannot load as text, its forwards kept within bytes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from attention_core import smollm2 as sm
-from ui import _drawing, smol
+from ui import drawing
+from ui.models import smol
 
 
 def fake_forward(ids: tuple[int, ...]) -> sm.Forward:
@@ -28,7 +29,7 @@ def test_a_forward_counts_its_tensors_and_the_store_keeps_within_its_budget(monk
     monkeypatch.setattr(smol, "model", lambda: None)
     monkeypatch.setattr(sm, "forward", lambda _model, ids: fake_forward(tuple(ids)))
     one = fake_forward(tuple(range(sm.MAX_TOKENS)))
-    assert _drawing.approx_bytes(one) >= one.attentions.numel() * 4  # its tensors, not 32 bytes
+    assert drawing.approx_bytes(one) >= one.attentions.numel() * 4  # its tensors, not 32 bytes
     store = smol.forward_ids.store
     for start in range(12):
         smol.forward_ids(tuple(range(start, start + sm.MAX_TOKENS)))  # 128 tokens: about 35 MB each
@@ -54,8 +55,8 @@ def test_the_real_model_through_the_app_helpers(monkeypatch):
     result = smol.forward(sm.PUBLISHED_PROMPT)
     assert smol.forward(sm.PUBLISHED_PROMPT) is result  # kept: one forward per prompt for every session
     assert smol.next_token(sm.PUBLISHED_PROMPT).pieces[0] == " was"
-    hand = smol.head_by_hand(result.ids, 5, 4, len(result.ids) - 1)
+    hand = smol.head_by_hand(sm.PUBLISHED_PROMPT, 5, 4, len(result.ids) - 1)
     assert hand.agrees and hand.a.untyped_storage().data_ptr() != result.layer_inputs.untyped_storage().data_ptr()
-    repeated = smol.repeated_patterns(" one two three four")
+    repeated = smol.patterns(" one two three four", repeated=True)
     assert repeated.induction_queries == 4
     assert smol.cache_bytes_per_token() == (23_040, 69_120)

@@ -328,7 +328,7 @@ def test_importing_the_module_and_its_loader_imports_no_model_library():
 
     root = Path(__file__).resolve().parents[1]
     probe = (
-        "import json, sys\nimport attention_core\nfrom attention_core import smollm2, rope\nimport ui.smol\n"
+        "import json, sys\nimport attention_core\nfrom attention_core import smollm2, rope\nimport ui.models.smol\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('gguf', 'tokenizers', 'transformers'))))"
     )
     result = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=300)

@@ -1,5 +1,5 @@
 """What the SmolLM2 lesson computes beside the model (attention_core.smollm2_lesson, attention_core.rope_lesson),
-its exercises (attention_core.exercises.smollm2) and the byte-bounded forward store (ui.smol_lesson)."""
+its exercises (attention_core.exercises.smollm2) and the byte-bounded forward store (ui.models.smol)."""
 
 from __future__ import annotations
 

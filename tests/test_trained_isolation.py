@@ -14,14 +14,14 @@ CORE_PROBE = """
 import json, sys
 import attention_core
 from attention_core import trained_model, bert  # the loader imports safetensors and tokenizers lazily
-import ui.trained, ui.inputs
+import ui.models.trained, ui.widgets.inputs
 print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("transformers", "tokenizers", "safetensors"))))
 """
 
 PAGES_PROBE = """
 import json, sys
 from streamlit.testing.v1 import AppTest
-from ui.lessons import LESSONS
+from ui.registry import LESSONS
 visited = []
 for lesson in LESSONS:
     if lesson.path == "app_pages/trained_model.py":

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from attention_core import training as tr
-from ui import training_runs
-from ui.training_runs import RunStore, follow
+from ui.models import training_runs
+from ui.models.training_runs import RunStore, follow
 
 
 def fake_run(settings: tr.TrainingSettings, progress=None, on_snapshot=None) -> tr.TrainingRun:

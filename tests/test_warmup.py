@@ -10,7 +10,7 @@ from pathlib import Path
 
 from streamlit.web.server.app_discovery import discover_asgi_app
 
-from ui import warmup
+from runtime import warmup
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,12 +66,12 @@ def test_the_app_serves_lab_py_and_warms_up_as_the_server_starts():
     )
     waited, imported, threads, script = out.split(" ", 3)
     assert (waited, imported) == ("True", "True")
-    assert threads == "1", "the warm-up times attention (ui.measured) on one torch thread, as the app runs"
+    assert threads == "1", "the warm-up times attention (ui.models.measured) on one torch thread, as the app runs"
     assert Path(script).name == "lab.py"
 
 
 def test_the_warm_up_imports_everything_lab_py_imports_before_the_first_run():
-    heavy = {name for name in top_level_imports(ROOT / "lab.py") if name not in {"streamlit", "ui.warmup"}}
+    heavy = {name for name in top_level_imports(ROOT / "lab.py") if name not in {"streamlit", "runtime.warmup"}}
     assert heavy <= set(warmup.MODULES)
 
 

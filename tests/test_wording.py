@@ -50,7 +50,7 @@ def test_no_tutorial_is_named_by_its_file_number(path):
 
 
 def test_every_tutorial_has_a_name_and_one_line():
-    from ui.display import TUTORIALS, tutorial_name
+    from ui.drawing import TUTORIALS, tutorial_name
 
     assert set(TUTORIALS) == IDS
     assert tutorial_name("002") == "the “Your journey starts with one step” tutorial"

@@ -20,8 +20,8 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 from tests.apptest_helpers import PAGES, assert_clean, open_page, sentence_params
 from tests.pages.cell_click_helpers import _has_cell_param
-from ui import cell_click
 from ui.charts import CELLS_DATA
+from ui.widgets import cell_click
 
 NUM = r"-?(?:\d+\.\d+(?:e[+-]\d+)?|\d+)"
 ROOT = r"√\d+"

@@ -16,8 +16,10 @@ from typing import Literal
 import altair as alt
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
-from ui.format import format_number
+from attention_core.numbers import format_number  # the one number formatter (ui.format re-exports it)
 
 Kind = Literal["weights", "scores", "mask", "values"]
 Domain = tuple[float, float]
@@ -31,13 +33,15 @@ SEQUENTIAL_SCHEME = "viridis"  # perceptually uniform, colour-blind safe
 DIVERGING_SCHEME = "blueorange"  # colour-blind safe, white-ish at the centre
 NEUTRAL = "#868e96"  # a mid grey that reads on the light and the dark theme
 HIGHLIGHT = "#e8590c"  # the query's row outline and hovered lines: orange reads on both themes
-# A heatmap sent by ui.display has two named datasets: its cells and its outlined row (the query's label, or
+# A heatmap sent by ui.drawing has two named datasets: its cells and its outlined row (the query's label, or
 # no row). Two, because Streamlit's frontend puts a chart's unnamed data into its named dataset when it has
 # exactly one; named, so the browser compares each one's bytes and replaces only the one that changed.
 CELLS_DATA = "heatmap_cells"
 OUTLINE_DATA = "query_row"
 MASK_COLOURS = ("#3b5bdb", "#e9ecef")  # may attend, blocked
 FIXED_WEIGHTS: Domain = (0.0, 1.0)
+WEIGHTS_SCALE_KEY = "weights_scale"  # the sidebar's colour scale of weights (ui.widgets.inputs); not in the URL
+WEIGHTS_SCALES = {"stretch": "stretch to data", "fixed": "fixed 0–1"}
 
 # viridis and blue-white-orange anchor colours for rasters (same look as the Vega schemes)
 _VIRIDIS = np.array(
@@ -165,7 +169,7 @@ def axis_labels_shown(n_rows: int, n_cols: int, compact: bool = False) -> bool:
 def heatmap_look(n_rows: int, n_cols: int, compact: bool = False, panel_px: int = 230) -> tuple:
     """What of a heatmap's spec its size decides, besides its width, height and labels: whether the cells print
     their values and in which font size, whether cells and outline are drawn thin, and whether the axes are
-    labelled. Heatmaps of the same look and options differ only in those (ui._drawing builds one spec per look)."""
+    labelled. Heatmaps of the same look and options differ only in those (ui.drawing builds one spec per look)."""
     size, with_text = heatmap_layout(n_rows, n_cols, compact, panel_px)
     return with_text, _font(size) if with_text else None, size > 6, axis_labels_shown(n_rows, n_cols, compact)
 
@@ -184,7 +188,7 @@ def heatmap_cells(
     text, its ink and the colour range (low, high). The query's outline is a dataset of its own
     (``outline_rows``).
 
-    Everything that depends on the numbers is here, in the data, so the chart's spec (``heatmap_chart``)
+    Everything that depends on the numbers is here, in the data, so the chart's spec (``heatmap``)
     depends only on the labels and the options: a new matrix only swaps the data, and the browser redraws
     without rebuilding the chart. Another query leaves these cells as they were.
     """
@@ -289,38 +293,6 @@ def _selected_cell_outline(base: alt.Chart) -> alt.Chart:
 
 
 def heatmap(
-    data: pd.DataFrame,
-    row_order: Sequence[str],
-    col_order: Sequence[str],
-    *,
-    kind: Kind = "weights",
-    title: str = "",
-    row_title: str = "query",
-    col_title: str = "key",
-    domain: Domain | None = None,
-    highlight_row: str | None = None,
-    compact: bool = False,
-    panel_px: int = 230,
-    selectable: bool = False,
-) -> alt.LayerChart:
-    """A labelled heatmap of a long frame with columns row, col, value (see attention_core.tables.long_frame).
-
-    ``domain``: the colour range (weights: fixed 0..1 when None; scores: symmetric around 0).
-    ``highlight_row``: a row label (the query) outlined across the chart. ``compact``: a panel of
-    a grid, fitting ``panel_px``, without axis titles or legend (panels share ``domain``).
-    ``selectable``: a click selects a cell (the point selection ``CELL_SELECTION`` on row and col).
-    The same chart as ``heatmap_chart(heatmap_cells(...))`` with ``outline_rows`` as its dataset ``OUTLINE_DATA``:
-    ui.display builds the three apart.
-    """
-    cells = heatmap_cells(data, row_order, col_order, kind=kind, domain=domain, compact=compact, panel_px=panel_px)
-    chart = heatmap_chart(
-        cells, row_order, col_order, kind=kind, title=title, row_title=row_title, col_title=col_title,
-        colour_title=colour_title(kind, domain), compact=compact, panel_px=panel_px, selectable=selectable,
-    )  # fmt: skip
-    return chart.properties(datasets={OUTLINE_DATA: outline_rows(highlight_row).to_dict("records")})
-
-
-def heatmap_chart(
     cells: pd.DataFrame,
     row_order: Sequence[str],
     col_order: Sequence[str],
@@ -1007,3 +979,37 @@ def entropy_heatmap(data: pd.DataFrame, rows: Sequence[str], cols: Sequence[str]
     return (cells + text).properties(
         width=CELL_PX * 1.3 * len(cols), height=CELL_PX * 0.8 * len(rows), description="Mean row entropy of every head"
     )
+
+
+# --- specs as named datasets ----------------------------------------------------------------------------------
+
+
+def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:
+    """The spec's top-level data as a DataFrame (sent as Arrow) and every smaller layer's data inlined."""
+    datasets = spec.pop("datasets")
+    # a compact panel has no top-level data: Altair names the cells' data (the first layer's) in every layer
+    main = spec.pop("data")["name"] if "data" in spec else spec["layer"][0]["data"]["name"]
+    data = pd.DataFrame(datasets[main])
+    for layer in spec.get("layer", []):
+        name = layer.get("data", {}).get("name")
+        if name == main:  # the cells: inherited from the top-level data
+            del layer["data"]
+        elif name in datasets:  # a small layer of its own: inline
+            layer["data"] = {"values": datasets[name]}
+        # any other name (charts.OUTLINE_DATA) is a dataset the caller sends with each chart
+    return spec, data
+
+
+def named_layer(chart: alt.Chart, name: str) -> dict:
+    """A one-layer chart's spec to add to another's layers, reading the named dataset ``name`` (sent beside the
+    spec) instead of its own data: the same layer for every value of that dataset."""
+    spec = chart.to_dict(validate=False)
+    spec.pop("datasets")
+    for key in ("$schema", "config"):
+        spec.pop(key, None)
+    return {**spec, "data": {"name": name}}
+
+
+def arrow_bytes(frame: pd.DataFrame) -> bytes:
+    """A frame as the Arrow bytes Streamlit sends for a named dataset (converted once, not per rerun)."""
+    return convert_anything_to_arrow_bytes(pa.Table.from_pandas(frame, preserve_index=False))

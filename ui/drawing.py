@@ -1,39 +1,38 @@
-"""The machinery behind ui.display (and ui.trained's all-heads grid): drawn tables, chart specs, datasets.
+"""What a page draws, and the machinery that keeps a rerun cheap: tables, heatmaps, charts, code, downloads, notes.
 
-Pages never import this module; they call ui.display. What is here:
+ui.page re-exports the drawing functions here (``table``, ``frame_table``, ``heatmap``, ``matrix``, ``chart``,
+``line_view``, ``show_code``, ``download_csv``, ``slot`` and the tutorial notes); widgets that draw (ui.widgets)
+import them from here. Pages pass tensors and labels from attention_core. Two rules keep a rerun cheap:
 
-- tables: ``show_table`` / ``show_frame``: an HTML table (ui.html_table) kept by ``table_key`` / ``frame_key`` (digests
-  of what a table shows), or for a table too large for HTML a st.dataframe of its kept Arrow table;
+- a chart's ``title`` is fixed text: it is part of the chart's spec, and the same spec lets the browser put
+  new numbers into the drawn chart instead of drawing it anew. Text that changes with the input (the query,
+  d_k, a temperature) goes in ``caption``, drawn as a caption above the chart;
+- what only some inputs show goes in ``slot()``, so every element after it keeps its place.
+
+The machinery:
+
+- tables: ``show_table`` / ``show_frame``: an HTML table (ui.widgets.html_table) kept by ``table_key`` /
+  ``frame_key`` (digests of what a table shows), or for a table too large for HTML a st.dataframe of its kept Arrow
+  table;
 - heatmaps: ``HeatmapStyle`` (everything of a heatmap but its labels and numbers), ``heatmap_template`` (built by
-  Altair once per look and kind of heatmap), ``heatmap_spec`` (the template with the labels, titles and size filled in),
-  ``heatmap_data`` / ``outline_data`` (the named Arrow datasets the spec reads);
-- other charts: ``chart_spec`` (any ui.charts function, by name), ``line_view_template``, and the helpers that
-  make a spec's datasets stable names and Arrow bytes (``stable_dataset_names``, ``arrow_datasets``,
-  ``split_data``, ``named_layer``).
+  Altair once per look and kind of heatmap from ``charts.heatmap``, the one heatmap builder), ``heatmap_spec`` (the
+  template with the labels, titles and size filled in), ``heatmap_data`` / ``outline_data`` (the named Arrow
+  datasets the spec reads);
+- other charts: ``chart_spec`` (any ui.charts function, by name), ``line_view_template``, with the helpers of
+  ui.charts that make a spec's datasets stable names and Arrow bytes.
 
 A spec holds no number and no query: those travel in named datasets. The same spec with new datasets lets the
-browser put the new data into the drawn chart instead of drawing the chart anew.
-
-One kind of cache for drawing:
-
-- ``Kept`` (and the ``kept`` decorator) is a bounded store for the whole server process of built things: specs,
-  templates, Arrow datasets, tables' HTML, a function's source. They are read-only (strings and Arrow bytes cannot
-  change; Streamlit copies a spec before it edits its top level, the only level it edits), so a plain dict serves
-  them without st.cache_data's argument hashing and pickled copies, which cost more than the build is worth for
-  the dozen small items a page draws per rerun.
-
-(ui.trained's forward passes are st.cache_data for a reason that is not about drawing: GUIDE rule 6,
-results computed from plain arguments.)
+browser put the new data into the drawn chart instead of drawing the chart anew. What is built is kept in a
+``runtime.cache.ProcessCache`` (its docstring says why a plain bounded dict and not st.cache_data).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import inspect
-import threading
 from collections.abc import Callable, Sequence
+from typing import LiteralString
 
 import altair as alt
 import numpy as np
@@ -44,103 +43,13 @@ import torch
 from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
 from attention_core.tables import long_frame, to_frame
-from ui import charts, html_table
-from ui.format import HUGE, TINY
-
-# --- the process-wide store ------------------------------------------------------------------------------------
-
-
-MB = 2**20
+from runtime.cache import MB, ProcessCache, fingerprint, process_cache
+from ui import charts
+from ui.format import HUGE, TINY, csv_text
+from ui.widgets import cell_click, html_table
 
 
-def approx_bytes(item: object) -> int:
-    """About how many bytes an item kept here holds: its bytes, strings, arrays and frames, container by container
-    (a spec is dicts and lists of strings, numbers and Arrow bytes)."""
-    if isinstance(item, (bytes, bytearray, str)):
-        return 64 + len(item)
-    if isinstance(item, np.ndarray):
-        return 128 + item.nbytes
-    if isinstance(item, torch.Tensor):
-        return 128 + item.element_size() * item.nelement()
-    if isinstance(item, pd.DataFrame):
-        return 256 + int(item.memory_usage(index=True, deep=True).sum())
-    if isinstance(item, pa.Table):
-        return 256 + item.nbytes
-    if isinstance(item, dict):
-        return 64 + sum(approx_bytes(key) + approx_bytes(value) for key, value in item.items())
-    if isinstance(item, (list, tuple)):
-        return 64 + sum(approx_bytes(value) for value in item)
-    if callable(getattr(item, "nbytes", None)):  # a result object that counts its own tensors (smollm2.Forward)
-        return 64 + int(item.nbytes())
-    return 32
-
-
-class Kept:
-    """A bounded, thread-safe store of built things (chart specs) for the whole server process: at most ``size``
-    items and ``max_bytes`` bytes (approx_bytes); the oldest go first, and an item larger than the budget is
-    built for its caller but not kept. Long distinct sentences (a 1,000-character sentence makes Arrow data of
-    megabytes) would otherwise fill the entries with hundreds of megabytes that no session reads again."""
-
-    def __init__(self, size: int, max_bytes: int = 32 * MB) -> None:
-        self.size, self.max_bytes, self.items, self.lock, self.made = size, max_bytes, {}, threading.Lock(), 0
-        self.sizes: dict = {}
-        self.bytes = 0
-
-    def get(self, key, make: Callable[[], object]):
-        """The item kept under ``key``, made by ``make()`` the first time (the oldest go when full)."""
-        with self.lock:
-            if key in self.items:
-                return self.items[key]
-        item = make()
-        nbytes = approx_bytes(item)
-        with self.lock:
-            self.made += 1
-            if nbytes > self.max_bytes or key in self.items:
-                return item
-            while self.items and (len(self.items) >= self.size or self.bytes + nbytes > self.max_bytes):
-                oldest = next(iter(self.items))
-                del self.items[oldest]
-                self.bytes -= self.sizes.pop(oldest)
-            self.items[key], self.sizes[key] = item, nbytes
-            self.bytes += nbytes
-        return item
-
-
-def kept(size: int, max_bytes: int = 32 * MB) -> Callable[[Callable], Callable]:
-    """A function of hashable positional arguments whose results are kept in a ``Kept(size, max_bytes)`` (its
-    ``store``)."""
-
-    def decorate(function: Callable) -> Callable:
-        store = Kept(size, max_bytes)
-
-        @functools.wraps(function)
-        def cached(*args):
-            return store.get(args, lambda: function(*args))
-
-        cached.store = store
-        return cached
-
-    return decorate
-
-
-def fingerprint(value) -> object:
-    """A hashable stand-in for a cache key: frames, arrays and tensors by their content, containers item by item."""
-    if isinstance(value, pd.DataFrame):
-        content = pd.util.hash_pandas_object(value, index=True).to_numpy().tobytes()
-        names = (tuple(value.index.names), tuple(value.columns.names))  # a set_index column's name is a header
-        return ("frame", tuple(value.columns), tuple(map(str, value.dtypes)), names, content)
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy()
-    if isinstance(value, np.ndarray):
-        return ("array", str(value.dtype), value.shape, value.tobytes())
-    if isinstance(value, (tuple, list)):
-        return (type(value).__name__, *map(fingerprint, value))
-    if isinstance(value, dict):
-        return ("dict", *((key, fingerprint(item)) for key, item in sorted(value.items())))
-    return value
-
-
-@kept(512, 8 * MB)
+@process_cache(512, 8 * MB)
 def source_of(function: Callable) -> str:
     """inspect.getsource, read once per function (it re-reads and re-parses the file every call)."""
     return inspect.getsource(function)
@@ -215,12 +124,12 @@ MAX_HTML_CELLS = 64 * 64  # up to this, a table is HTML (ui.html_table), kept by
 # st.dataframe, whose data grid draws only the rows in view (a long sentence's T x T table is megabytes of HTML)
 
 # The HTML of the lessons' tables, kept by content: a rerun that shows the same numbers formats nothing again.
-TABLE_HTML = Kept(512, 24 * MB)
+TABLE_HTML = ProcessCache(512, 24 * MB)
 
 # The Arrow tables of the larger tables (with their column formats), kept by table_key within a byte budget: a
 # rerun draws them without converting 128 x 128 cells again (docs/benchmarks.md: the reruns at 128 tokens after
 # issue 25), and a long sentence's megabytes push out the oldest instead of adding up.
-LARGE_TABLES = Kept(64, 24 * MB)
+LARGE_TABLES = ProcessCache(64, 24 * MB)
 
 
 def html_sized(frame_or_matrix: pd.DataFrame | torch.Tensor) -> bool:
@@ -339,7 +248,7 @@ def draw_heatmap(
     return st.vega_lite_chart(spec=spec, alt=alt_text, width="content", key=key, **selection)
 
 
-@kept(256, 48 * MB)
+@process_cache(256, 48 * MB)
 def heatmap_data(
     values: bytes,
     shape: tuple[int, int],
@@ -357,19 +266,19 @@ def heatmap_data(
     cells = charts.heatmap_cells(
         long, row_labels, col_labels, kind=kind, domain=domain, compact=compact, panel_px=panel_px
     )
-    return arrow_bytes(cells)
+    return charts.arrow_bytes(cells)
 
 
-@kept(256, 4 * MB)
+@process_cache(256, 4 * MB)
 def outline_data(highlight_row: str | None) -> bytes:
     """``charts.outline_rows`` as the Arrow bytes of the heatmap's dataset ``charts.OUTLINE_DATA``. The cells do
     not name the query, so another query sends the same cells and only these bytes change."""
     return convert_anything_to_arrow_bytes(charts.outline_rows(highlight_row))
 
 
-@kept(128, 24 * MB)
+@process_cache(128, 24 * MB)
 def heatmap_spec(row_labels: tuple[str, ...], col_labels: tuple[str, ...], style: HeatmapStyle) -> dict:
-    """The Vega-Lite spec of ``charts.heatmap_chart`` for these labels and style, without its data: the kept
+    """The Vega-Lite spec of ``charts.heatmap`` for these labels and style, without its data: the kept
     ``heatmap_template`` of its look (``charts.heatmap_look``) and options with the labels, titles and size filled
     in, so Altair builds a heatmap once per look and kind of chart, not once per sentence length and title.
 
@@ -426,7 +335,7 @@ def filled(node, lists: dict[tuple, list], texts: dict[str, str]):
     return node
 
 
-HEATMAP_TEMPLATES = Kept(64, 24 * MB)  # Altair's heatmap specs, by look and template style (heatmap_template)
+HEATMAP_TEMPLATES = ProcessCache(64, 24 * MB)  # Altair's heatmap specs, by look and template style (heatmap_template)
 
 
 def heatmap_template(look: tuple, style: HeatmapStyle, n_rows: int, n_cols: int) -> tuple[dict, tuple, tuple]:
@@ -474,56 +383,25 @@ def warm_heatmaps() -> int:
 
 
 def altair_heatmap_spec(row_labels: tuple[str, ...], col_labels: tuple[str, ...], style: HeatmapStyle) -> dict:
-    """The Vega-Lite spec of ``charts.heatmap_chart`` without its data, as Altair builds it (slow: tens of ms)."""
+    """The Vega-Lite spec of ``charts.heatmap`` without its data, as Altair builds it (slow: tens of ms)."""
     T = (len(row_labels), len(col_labels))
     placeholder = charts.heatmap_cells(
         long_frame(torch.zeros(T), row_labels, col_labels), row_labels, col_labels, kind=style.kind,
         compact=style.compact, panel_px=style.panel_px,
     )  # fmt: skip
-    chart = charts.heatmap_chart(placeholder, row_labels, col_labels, **dataclasses.asdict(style))
+    chart = charts.heatmap(placeholder, row_labels, col_labels, **dataclasses.asdict(style))
     with alt.data_transformers.enable("default", max_rows=None):  # st.altair_chart has no row limit either
         # Not validated again here: every variant of charts.heatmap is validated against the Vega-Lite schema in
         # tests/test_charts.py (test_every_heatmap_variant_is_valid_vega_lite); validation is half the cost of a build.
         spec = chart.to_dict(validate=False)
-    spec, _ = split_data(spec)
+    spec, _ = charts.split_data(spec)
     return {**spec, "data": {"name": charts.CELLS_DATA}}  # the cells: a dataset that draw_heatmap sends
-
-
-def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:
-    """The spec's top-level data as a DataFrame (sent as Arrow) and every smaller layer's data inlined."""
-    datasets = spec.pop("datasets")
-    # a compact panel has no top-level data: Altair names the cells' data (the first layer's) in every layer
-    main = spec.pop("data")["name"] if "data" in spec else spec["layer"][0]["data"]["name"]
-    data = pd.DataFrame(datasets[main])
-    for layer in spec.get("layer", []):
-        name = layer.get("data", {}).get("name")
-        if name == main:  # the cells: inherited from the top-level data
-            del layer["data"]
-        elif name in datasets:  # a small layer of its own: inline
-            layer["data"] = {"values": datasets[name]}
-        # any other name (charts.OUTLINE_DATA) is a dataset the caller sends with each chart
-    return spec, data
-
-
-def named_layer(chart: alt.Chart, name: str) -> dict:
-    """A one-layer chart's spec to add to another's layers, reading the named dataset ``name`` (sent beside the
-    spec) instead of its own data: the same layer for every value of that dataset."""
-    spec = chart.to_dict(validate=False)
-    spec.pop("datasets")
-    for key in ("$schema", "config"):
-        spec.pop(key, None)
-    return {**spec, "data": {"name": name}}
-
-
-def arrow_bytes(frame: pd.DataFrame) -> bytes:
-    """A frame as the Arrow bytes Streamlit sends for a named dataset (converted once, not per rerun)."""
-    return convert_anything_to_arrow_bytes(pa.Table.from_pandas(frame, preserve_index=False))
 
 
 # --- other charts ----------------------------------------------------------------------------------------------
 
 
-@kept(32, 24 * MB)
+@process_cache(32, 24 * MB)
 def line_view_template(labels: tuple[str, ...], focus: str | None) -> tuple[dict, str]:
     """The validated line-view spec for these tokens (built on uniform weights) and its rules' dataset name."""
     T = len(labels)
@@ -542,10 +420,10 @@ def line_view_spec(weights: torch.Tensor, labels: Sequence[str], title: str, foc
     return {**spec, "title": title, "description": title or "Line view of attention weights"}
 
 
-CHART_SPECS = Kept(256, 48 * MB)
+CHART_SPECS = ProcessCache(256, 48 * MB)
 
 
-def kept_chart_spec(builder: Callable[..., alt.TopLevelMixin], args: tuple, kwargs: dict) -> dict:
+def cached_chart_spec(builder: Callable[..., alt.TopLevelMixin], args: tuple, kwargs: dict) -> dict:
     """``chart_spec`` of ``builder(*args, **kwargs)``, kept per builder and content of its arguments."""
     key = (builder.__name__, fingerprint(args), fingerprint(kwargs))
     return CHART_SPECS.get(key, lambda: chart_spec(builder.__name__, args, tuple(sorted(kwargs.items()))))
@@ -590,3 +468,203 @@ def arrow_datasets(spec: dict) -> dict:
     named = spec.get("datasets", {})
     datasets = {name: convert_anything_to_arrow_bytes(pd.DataFrame(rows)) for name, rows in named.items()}
     return {**spec, "datasets": datasets}
+
+
+# --- the page API's drawing functions (ui.page re-exports them) ----------------------------------------------
+
+
+def table(
+    data: pd.DataFrame | torch.Tensor,
+    rows: Sequence[str] | None = None,
+    cols: Sequence[str] | None = None,
+    *,
+    alt_text: str | None = None,
+) -> None:
+    """A matrix (tensor with row and column labels, or a numeric DataFrame) as a table, one format per cell.
+
+    The data stay numbers (sorting, copying and tests read numbers). Each table is drawn once per content and
+    replayed after that (most tables of a page are the same from one rerun to the next).
+    """
+    show_table(data, rows, cols, alt_text)
+
+
+def frame_table(frame: pd.DataFrame, **options) -> None:
+    """Any other DataFrame (text, flags, counts) as ``st.dataframe(frame, **options)``, drawn once per content
+    and options and replayed after that, as table() does."""
+    show_frame(frame, options)
+
+
+def weights_domain(*matrices: torch.Tensor) -> charts.Domain:
+    """The colour range of weight heatmaps: stretched to the values of all ``matrices`` (panels that share
+    a scale pass them all), or fixed 0..1, as the sidebar's "Weights colour scale" says."""
+    if st.session_state.get(charts.WEIGHTS_SCALE_KEY, "stretch") != "stretch" or not matrices:
+        return charts.FIXED_WEIGHTS
+    return charts.stretched_domain(np.concatenate([m.detach().double().reshape(-1).numpy() for m in matrices]))
+
+
+def heatmap(
+    values: torch.Tensor,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    kind: charts.Kind = "weights",
+    title: LiteralString = "",
+    row_title: str = "query",
+    col_title: str = "key",
+    highlight_row: str | None = None,
+    domain: charts.Domain | None = None,
+    compact: bool = False,
+    panel_px: int = 230,
+    caption: str | None = None,
+    key: str | None = None,
+    explain: cell_click.Explain | None = None,
+) -> tuple[int, int] | None:
+    """Draw a matrix as an Altair heatmap, or as a raster image beyond MAX_CHART_TOKENS tokens.
+
+    Weights take ``domain`` if given (a grid of panels passes their common ``weights_domain``), else their own.
+    ``highlight_row`` (the query's label) outlines that row; ``compact`` draws a grid panel of ``panel_px``
+    without axis titles or legend; ``caption`` (what changes with the input) goes above. With ``explain`` (a
+    cell_click factory) and a ``key``, a click on a cell shows its arithmetic below the chart, and the clicked
+    cell's (row, col) indices are returned.
+    """
+    if kind == "weights" and domain is None:
+        domain = weights_domain(values)
+    if caption:
+        st.caption(caption)
+    colour_title = charts.colour_title(kind, domain)
+    style = HeatmapStyle(kind, title, row_title, col_title, colour_title, compact, panel_px, bool(explain))
+    event = draw_heatmap(values, row_labels, col_labels, style, domain, highlight_row, key)
+    if explain is None:
+        return None
+    titles = {"title": title, "row_title": row_title, "col_title": col_title}
+    return cell_click.explained_cell(event, tuple(row_labels), tuple(col_labels), key=key, explain=explain, **titles)
+
+
+def matrix(
+    values: torch.Tensor,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    download: str | None = None,
+    caption: str | None = None,
+    **heatmap_options,
+) -> pd.DataFrame:
+    """``heatmap(values, ..., **heatmap_options)`` and its table in two tabs, a CSV download if ``download``
+    names the file, ``caption`` above both; returns the table's frame."""
+    title = heatmap_options.get("title", "")
+    frame = to_frame(values, row_labels, col_labels)
+    if caption:
+        st.caption(caption)
+    chart_tab, table_tab = st.tabs(["Heatmap", "Table"])
+    with chart_tab:
+        heatmap(values, row_labels, col_labels, **heatmap_options)
+    with table_tab:
+        table(frame, alt_text=title)
+    if download:
+        download_csv(frame, download, label=f"Download {title or 'this matrix'} as CSV")
+    return frame
+
+
+def line_view(
+    weights: torch.Tensor, labels: Sequence[str], *, title: LiteralString = "", focus: str | None = None
+) -> None:
+    """charts.line_view of a (T, T) weight matrix: its spec is built once per sentence and focus."""
+    st.vega_lite_chart(spec=line_view_spec(weights, labels, title, focus), width="content", alt=None)
+
+
+def chart(
+    builder: Callable[..., alt.TopLevelMixin],
+    *args,
+    st_width="stretch",
+    alt_text: str | None = None,
+    caption: str | None = None,
+    **kwargs,
+) -> None:
+    """Draw ``builder(*args, **kwargs)`` from ui.charts (its spec built and validated once per input), with
+    ``caption`` above it. A fixed ``title=`` keeps the spec when only the data change."""
+    if caption:
+        st.caption(caption)
+    spec = cached_chart_spec(builder, args, kwargs)
+    text = alt_text or kwargs.get("title") or builder.__name__.replace("_", " ")
+    described = "description" in spec  # Streamlit reads a spec's description as the chart's accessible name
+    st.vega_lite_chart(spec=spec, width=st_width, alt=None if described else f"Chart: {text}")
+
+
+def printed_beside_ours(comparison, row_labels: Sequence[str], col_labels: Sequence[str], tutorial: str) -> None:
+    """A tutorial's printed matrix and the lab's own, side by side (a projections.Comparison)."""
+    printed_column, ours_column = st.columns(2)
+    with printed_column:
+        st.markdown(f"**Printed by {tutorial}** ({comparison.name})")  # tutorial: its name, e.g. tutorial_name('002')
+        table(comparison.printed, row_labels, col_labels, alt_text=f"{tutorial}'s printed {comparison.name}")
+    with ours_column:
+        st.markdown(f"**Computed by the lab** ({comparison.name})")
+        table(comparison.ours, row_labels, col_labels, alt_text=f"The lab's {comparison.name}")
+
+
+def download_csv(frame: pd.DataFrame, filename: str, *, label: str = "Download as CSV") -> None:
+    """A CSV download of a table, with full precision and the token labels (built only when clicked)."""
+    st.download_button(
+        label,
+        lambda: csv_text(frame).encode("utf-8"),  # no cell opens as a spreadsheet formula
+        file_name=filename,
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+
+
+def show_code(*functions: Callable, title: str = "Show the code") -> None:
+    """The exact source of the core functions the page runs (inspect.getsource: never drifts)."""
+    with st.expander(title, icon=":material/code:"):
+        for function in functions:
+            st.code(source_of(function), language="python")
+
+
+def slot():
+    """A container for what only some inputs show (a tutorial's printed row for its own query). It is on the
+    page either way, so every element after it keeps its place and the browser updates it in place instead
+    of replacing it (and drawing its charts and tables anew)."""
+    return st.container()
+
+
+# The five tutorials the lab teaches from, named by their example (a learner never sees their file numbers);
+# key -> (name, what it teaches). The keys are the presets' internal ids.
+TUTORIALS = {
+    "000": (
+        "How self attention works in Transformer",
+        "scores by dot products, dividing by the sum vs softmax, a context vector by a loop, then the matrix form",
+    ),
+    "001": ("I can't find the light switch", "the same three steps for the query “light”, then for all tokens with @"),
+    "002": ("Your journey starts with one step", "trainable W_q, W_k, W_v: queries, keys, values, weights, context"),
+    "003": ("scaled_dot_product", "Q, K and V given directly: Q Kᵀ / √d_k, masking, row sums and column sums"),
+    "004": (
+        "Self Attention is good",
+        "numpy only: loops first, then matrices, on one-hot vectors and seeded random ones",
+    ),
+}
+
+
+def tutorial_name(tutorial: str, capital: bool = False) -> str:
+    """'the “Your journey starts with one step” tutorial' for '002' (capital: 'The …' to start a sentence)."""
+    return f"{'The' if capital else 'the'} “{TUTORIALS[tutorial][0]}” tutorial"
+
+
+def printed_text(values) -> str:
+    """Numbers as the tutorial printed them: every number with the most decimals any of them has (at least 4),
+    as numpy and torch print a row: (0.41676423, 0.0258166) -> '0.41676423 0.02581660'."""
+    numbers = [float(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
+    decimals = max([4] + [len(repr(v).split(".")[1]) for v in numbers if "e" not in repr(v) and "." in repr(v)])
+    return " ".join(f"{v:.{decimals}f}" for v in numbers)
+
+
+def tutorial_note(tutorial: str, what: str, printed, comment: str = "") -> None:
+    """One caption: 'The “…” tutorial prints <what> as 0.1390 0.2369 …: <comment>' (printed numbers as printed)."""
+    shown = printed_text(printed) if not isinstance(printed, str) else printed
+    st.caption(
+        f"{tutorial_name(tutorial, capital=True)} prints {what} as {shown}" + (f": {comment}" if comment else ".")
+    )
+
+
+def lesson_caption(description: str) -> None:
+    """One line saying which input the numbers come from."""
+    st.caption(f"Input: {description}. Change it in the sidebar.")

@@ -1,6 +1,24 @@
-"""A lesson as a short sequence of steps, one idea each, one on screen at a time.
+"""The page API: everything a lesson page draws with, in one module.
 
-A page hands its steps to ``lesson_steps`` in order, each a function that draws it::
+A page imports attention_core, streamlit, this module, and if it needs them ui.charts (the Altair builders),
+ui.widgets.inputs (the sidebar's LabInput) and one lesson widget or model handle (ui.widgets.*, ui.models.*)::
+
+    from ui import page
+    from ui.page import exercises_section, lesson_steps
+
+    def render(lab: LabInput) -> None:
+        page.lesson_title(__file__)
+        lesson_steps(__file__, {"The idea": lambda: idea(lab), "The weights": lambda: weights_step(lab, result)})
+
+What is here: the lesson's title, its steps and footer (defined here, below), and re-exported from the modules
+that hold them: the drawing functions (ui.drawing: ``table``, ``frame_table``, ``heatmap``, ``matrix``, ``chart``,
+``line_view``, ``show_code``, ``download_csv``, ``slot``, the tutorial notes), the exercises (ui.widgets.exercises),
+the cell-explain builders (ui.widgets.cell_click), the number formatters (ui.format), the lesson registry's
+entries (ui.registry), a step control's value kept across steps (ui.widgets.kept) and the steps seen
+(ui.widgets.progress).
+
+A lesson as a short sequence of steps, one idea each, one on screen at a time. A page hands its steps to
+``lesson_steps`` in order, each a function that draws it::
 
     lesson_steps(__file__, {
         "Worked example": lambda: worked_example(lab, result),
@@ -14,8 +32,9 @@ What the learner gets:
   gets a one-line message and step 1 (or the step the learner was on);
 - a switch "Whole lesson on one page" (``view=all`` in the URL) that draws every step in order, as the lesson
   was before it had steps, for those who want to scroll, search or print;
-The steps seen are kept with the learner's progress (``ui.progress``), in the browser. The 15-minute path is a page of
-its own (``app_pages/path.py``), drawn in steps the same way.
+The steps seen are kept with the learner's progress (``ui.widgets.progress``), in the browser. The 15-minute path is
+a page of its own (``app_pages/path.py``), drawn in steps the same way. An experiment's "Set it up" button sets
+widget values from a callback (``ui.widgets.inputs.apply``), so one click sets it up.
 """
 
 from __future__ import annotations
@@ -24,8 +43,54 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from ui import exercises, lessons, path, progress
-from ui.format import learner_text
+from ui import registry
+from ui.drawing import (  # noqa: F401  (re-exported: the page API)
+    TUTORIALS,
+    chart,
+    download_csv,
+    frame_table,
+    heatmap,
+    lesson_caption,
+    line_view,
+    matrix,
+    printed_beside_ours,
+    printed_text,
+    show_code,
+    slot,
+    table,
+    tutorial_name,
+    tutorial_note,
+    weights_domain,
+)
+from ui.format import (  # noqa: F401  (re-exported: the page API)
+    MAX_TERMS,
+    exp_text,
+    format_number,
+    latex_int,
+    learner_text,
+    numbers_text,
+    plural,
+    products_sum_text,
+    quotient_text,
+    sum_text,
+    texts,
+    vector_text,
+    weighted_vectors_text,
+    written_sum,
+)
+from ui.registry import BY_NAME, PRACTICE, Lesson, lesson_for, numbered, sections  # noqa: F401  (re-exported)
+from ui.widgets import exercises, inputs, progress
+from ui.widgets.cell_click import (  # noqa: F401  (re-exported: the cell-explain builders)
+    context_of,
+    masked_scores_of,
+    output_options,
+    projection_of,
+    scores_of,
+    weights_of,
+)
+from ui.widgets.exercises import exercises_section  # noqa: F401  (re-exported)
+from ui.widgets.kept import keep, kept  # noqa: F401  (re-exported: a step control's value in the other steps)
+from ui.widgets.progress import progress_table, steps_seen  # noqa: F401  (re-exported)
 
 STEP_PARAM = "step"  # ?step=N, counted from 1
 VIEW_PARAM = "view"  # ?view=all: the whole lesson on one page
@@ -82,7 +147,7 @@ def current_step(lesson: str, names: tuple[str, ...]) -> int:
     change writes it from its callback. A run that follows a click in the navigation must not write the URL:
     the browser would pair the new parameters with the page it is leaving."""
     count = len(names)
-    asked = st.session_state.pop(path.open_step_key(lesson), "")
+    asked = st.session_state.pop(inputs.open_step_key(lesson), "")
     if asked in names:  # a callback of this page asked for it: the URL is this page's, so it may be written
         number = names.index(asked) + 1
         move_to(lesson, number)
@@ -179,7 +244,7 @@ def whole_switch() -> bool:
     return on
 
 
-def step_buttons(lesson: lessons.Lesson, names: tuple[str, ...], current: int) -> None:
+def step_buttons(lesson: registry.Lesson, names: tuple[str, ...], current: int) -> None:
     """Back and Next under the step; the last step leads on with the lesson's footer instead of Next."""
     left, right = st.columns(2)
     if current > 1:
@@ -203,7 +268,7 @@ def step_buttons(lesson: lessons.Lesson, names: tuple[str, ...], current: int) -
 
 def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
     """Draw the lesson ``page`` (its ``__file__``) as steps: one step, or all of them."""
-    lesson = lessons.lesson_for(page)
+    lesson = registry.lesson_for(page)
     exercises.start_run(lesson.name)  # the steps drawn below record what they ask afresh
     names = tuple(steps)
     scroll_to_top()  # in every view, so that the sidebar keeps its shape
@@ -212,7 +277,7 @@ def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
     if whole:
         for draw in steps.values():
             draw()
-        path.lesson_footer(page)
+        lesson_footer(page)
         return
     current = current_step(lesson.name, names)
     with bar:
@@ -221,4 +286,56 @@ def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
     progress.note_step(lesson.name, current)
     step_buttons(lesson, names, current)
     if current == len(names):
-        path.lesson_footer(page)
+        lesson_footer(page)
+
+
+def lesson_title(path: str) -> registry.Lesson:
+    """The page's st.title from the lesson registry (pass ``__file__``); returns the registry entry."""
+    lesson = registry.lesson_for(path)
+    st.title(lesson.label)
+    return lesson
+
+
+# --- the lesson's footer ---------------------------------------------------------------------------------------
+
+
+def lesson_footer(page: str, try_this: tuple[registry.Experiment, ...] | None = None) -> None:
+    """The end of a lesson: 'Try this' (one click each; a page may pass experiments measured on its input),
+    'What you just learned', previous / next links, all from the lesson registry."""
+    lesson = registry.lesson_for(page)
+    experiments = lesson.try_this if try_this is None else try_this
+    if experiments:
+        try_this_box(lesson.name, experiments)
+    if lesson.learned:
+        st.subheader("What you just learned", anchor="what-you-just-learned")
+        st.markdown("\n".join(f"{n}. {line}" for n, line in enumerate(lesson.learned, 1)))
+    previous_next(lesson.name)
+
+
+def try_this_box(key: str, experiments: tuple[registry.Experiment, ...]) -> None:
+    """Two or three experiments, each with a button that sets it up (or a note to do it by hand)."""
+    with st.container(border=True):
+        st.markdown("**Try this**")
+        for n, experiment in enumerate(experiments):
+            left, right = st.columns([3, 1], vertical_alignment="center")
+            left.markdown(f"**{experiment.label}.** {experiment.look_for}")
+            if experiment.settings:
+                right.button(
+                    "Set it up",
+                    key=f"try:{key}:{n}",
+                    on_click=inputs.apply,
+                    args=(experiment.settings, key, experiment.step),
+                    icon=":material/science:",
+                )
+            else:
+                right.caption("Do it in the sidebar.")
+
+
+def previous_next(key: str) -> None:
+    """Links to the previous and the next page of the registry."""
+    previous, following = registry.neighbours(key)
+    left, right = st.columns(2)
+    if previous is not None:
+        left.page_link(previous.path, label=f"Previous: {previous.label}", icon=":material/arrow_back:")
+    if following is not None:
+        right.page_link(following.path, label=f"Next: {following.label}", icon=":material/arrow_forward:")

@@ -2,7 +2,7 @@
 
 ``base`` holds the question, its grading and tolerance; ``steps``, ``block`` and ``models`` hold the
 generators of lessons 1-5, 6-9 and 10-12 with the page state each reads. The lesson registry
-(``ui.lessons``) names each lesson's generator.
+(``ui.registry``) names each lesson's generator.
 """
 
 from attention_core.exercises.base import (

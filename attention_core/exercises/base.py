@@ -3,7 +3,7 @@
 Shape letters: T tokens, d_model embedding size, d_k query/key size, h heads. Every answer is computed
 with the public functions of ``attention_core``. The same input always gives the same exercises (the
 seed is a SHA-256 of the tokens, X and the lesson's name, never Python's ``hash``); a new input gives
-new ones. A lesson's generator is named in the lesson registry (``ui.lessons``).
+new ones. A lesson's generator is named in the lesson registry (``ui.registry``).
 
 Numeric answers are asked to 3 decimals; the tolerance is half a unit in that decimal plus what reading
 the page's 4-decimal operands can add, so a guess (1/T, 0, 1, a neighbouring cell) fails unless it is
@@ -44,7 +44,7 @@ class Exercise:
     tolerance: float = 0.0
     uses: tuple[float, ...] = ()  # the numbers the question and its solution read from the page
     # The numbers that give the answer away (a numeric answer itself, the weights a "which is largest?" compares):
-    # a step draws them only after the exercise is settled (ui.exercises.settled). Empty: the answer alone.
+    # a step draws them only after the exercise is settled (ui.widgets.exercises.settled). Empty: the answer alone.
     reveals: tuple[float, ...] = ()
 
     @property

@@ -11,9 +11,9 @@ import re
 import pytest
 
 from tests.e2e.conftest import screenshot, show_answers, wait_for_app
-from ui import lessons
+from ui import registry
 
-PAGES = {"": "Attention Lab"} | {lesson.name: lesson.label for lesson in lessons.numbered() if lesson.number <= 9}
+PAGES = {"": "Attention Lab"} | {lesson.name: lesson.label for lesson in registry.numbered() if lesson.number <= 9}
 LONG_SENTENCE = " ".join(f"w{i}" for i in range(32))
 MAIN_CHART = "[data-testid='stMain'] [data-testid='stVegaLiteChart']"  # not the sidebar's hidden warm-up chart
 

@@ -24,16 +24,17 @@ import sys
 sys.path.insert(0, {root!r})
 import streamlit as st
 import attention_core as ac
-from ui import cell_click, display, inputs
+from ui.widgets import cell_click, inputs
+from ui import drawing
 
 st.title("Cell click")
 lab = inputs.default_input()
 steps = ac.self_attention(lab.X, mask=ac.causal_mask(lab.T))
-display.heatmap(
+drawing.heatmap(
     steps.weights, lab.labels, lab.labels, kind="weights", title="weights", key="w",
     explain=cell_click.weights_of(steps),
 )
-display.heatmap(
+drawing.heatmap(
     steps.context, lab.labels, ["d1", "d2", "d3"], kind="values", title="context", key="c",
     explain=cell_click.context_of(steps), col_title="entry",
 )

@@ -14,9 +14,9 @@ import pytest
 
 from tests import hostile_corpus as corpus
 from tests.e2e.conftest import wait_for_app
-from ui import lessons
+from ui import registry
 
-PAGES = ["" if lesson.default else lesson.name for lesson in lessons.LESSONS]
+PAGES = ["" if lesson.default else lesson.name for lesson in registry.LESSONS]
 OWN = "Your own sentence"
 SENTENCE = " ".join(corpus.SENTENCES[name] for name in corpus.FETCHING)
 LINKS = {

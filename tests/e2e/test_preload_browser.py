@@ -1,11 +1,11 @@
-"""The browser readies charts, forms and code while the learner reads the first step (ui/preload.py)."""
+"""The browser readies charts, forms and code while the learner reads the first step (runtime/preload.py)."""
 
 from __future__ import annotations
 
 import pytest
 
+from runtime import preload
 from tests.e2e.conftest import wait_for_app
-from ui import preload
 
 LOADED_JS = """(names) => performance.getEntriesByType("resource")
     .map((entry) => entry.name.split("/").pop())
@@ -48,7 +48,7 @@ WATCH_KINDS_JS = """(() => {
 
 @pytest.mark.browser
 def test_the_first_page_draws_each_element_kind_once_out_of_sight(page, app_url):
-    """ui.preload.element_kinds: the browser draws them on the session's first run, in the sidebar, never shown; a
+    """runtime.preload.element_kinds: the browser draws them on the session's first run, in the sidebar, never shown; a
     later run leaves them out."""
     page.add_init_script(WATCH_KINDS_JS)
     page.goto(f"{app_url}/scores?step=1")

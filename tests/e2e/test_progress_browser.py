@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from runtime import browser_store
 from tests.e2e.conftest import screenshot, wait_for_app
 from tests.e2e.test_browser import no_exception
-from ui import browser_store
 
 NONE_YET = "Exercises: none answered yet"
 
@@ -39,7 +39,7 @@ def answer_next_exhibit(page, app_url: str, before: str = NONE_YET) -> None:
     page.goto(f"{app_url}/mistakes?view=all")  # every exhibit on one page: the first unanswered one
     wait_for_app(page)
     wait_marker(page, before)
-    # in the main area: the sidebar may hold ui.preload's hidden form for a moment
+    # in the main area: the sidebar may hold runtime.preload's hidden form for a moment
     form = page.locator("[data-testid='stMain'] [data-testid='stForm']").first
     form.locator("[data-testid='stRadio'] [role='radiogroup'] label").first.click()
     form.get_by_role("button", name="Check").click()

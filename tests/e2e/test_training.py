@@ -8,14 +8,14 @@ import time
 import pytest
 
 from tests.e2e.conftest import screenshot, wait_for_app
-from ui import lessons
+from ui import registry
 
 
 @pytest.mark.browser
 def test_a_short_training_shows_the_loss_chart_and_accuracy(page, app_url):
     page.goto(f"{app_url}/training?step=2")
     wait_for_app(page)
-    assert page.locator("[data-testid='stMain'] h1").first.inner_text().startswith(lessons.BY_NAME["training"].label)
+    assert page.locator("[data-testid='stMain'] h1").first.inner_text().startswith(registry.BY_NAME["training"].label)
     choose_steps(page, 40)
     page.get_by_role("button", name="Train", exact=True).click()
     page.locator("[data-testid='stMetricLabel']").filter(has_text="Held-out accuracy").wait_for(timeout=60_000)

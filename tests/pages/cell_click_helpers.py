@@ -7,8 +7,8 @@ import json
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 from tests.apptest_helpers import charts
-from ui import cell_click
 from ui import charts as ui_charts
+from ui.widgets import cell_click
 
 
 def _has_cell_param(node) -> bool:
@@ -57,9 +57,9 @@ def markdown(at) -> str:
 
 def has_footer(at, path: str) -> bool:
     """The 'Check yourself' exercises and the previous / next links of the lesson at ``path``."""
-    from ui import lessons
+    from ui import registry
 
-    previous, following = lessons.neighbours(path)
+    previous, following = registry.neighbours(path)
     links = [link.proto.page for link in at.get("page_link")]
     subheaders = [s.value for s in at.subheader]
     wanted = [lesson for lesson in (previous, following) if lesson is not None]

@@ -1,13 +1,13 @@
 """An exercise's answer is not on its step before the learner answers (issue 36, item 8).
 
 "Answerable from the screen" must not become "copyable from the screen": a step asks its questions, then draws
-the table or sentence that answers them once they are settled (``ui.exercises.settled``: answered right, wrong
+the table or sentence that answers them once they are settled (``ui.widgets.exercises.settled``: answered right, wrong
 twice, or "Show me the answer"). The operands stay on screen.
 
 Every lesson with exercises, on the default example and on a typed sentence with random embeddings:
 
 1. The whole lesson (``view=all``) is opened with each step drawn in a container of its own (the test wraps the
-   steps ``ui.steps.lesson_steps`` is given; nothing else changes), so each exercise is found in its step by its
+   steps ``ui.page.lesson_steps`` is given; nothing else changes), so each exercise is found in its step by its
    prompt, and every exercise sits in exactly one step. In every step that asks something, before any answer:
    - none of the numbers that give an exercise away (``Exercise.given_away_by``: its ``reveals``, else a numeric
      answer) is on the step, at the lab's 4 decimals, nor at the 3 decimals the question asks for where the step
@@ -38,14 +38,14 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1.element_tree import Block
 
-import ui.steps
+import ui.page
 from attention_core.exercises import Exercise
 from tests.apptest_helpers import assert_clean, frames, open_page, sentence_params
 from tests.pages.answered import ROUNDS
 from tests.pages.test_exercises_on_screen import check_not_guessable, element_numbers, leaves
-from ui import lessons
-from ui.exercises import KIND_LABELS, answer_text
+from ui import registry
 from ui.format import format_number
+from ui.widgets.exercises import KIND_LABELS, answer_text
 
 # Lessons whose answers are still being moved after their questions: delete a lesson's name when it is done.
 PENDING: dict[str, str] = {}
@@ -62,7 +62,7 @@ TEXT_KINDS = ("markdown", "caption", "latex", "info", "success", "warning", "err
 
 
 def cases():
-    for lesson in lessons.numbered():
+    for lesson in registry.numbered():
         if lesson.exercises is None:
             continue
         pending = PENDING.get(lesson.name)
@@ -74,7 +74,7 @@ def cases():
 @pytest.fixture
 def boxed_steps(monkeypatch):
     """Each step of a lesson drawn in a keyed container of its own, so the whole view can be read step by step."""
-    original = ui.steps.lesson_steps
+    original = ui.page.lesson_steps
 
     def lesson_steps(page, steps):
         def boxed(number, draw):
@@ -86,7 +86,7 @@ def boxed_steps(monkeypatch):
 
         return original(page, {name: boxed(n, draw) for n, (name, draw) in enumerate(steps.items(), 1)})
 
-    monkeypatch.setattr(ui.steps, "lesson_steps", lesson_steps)  # pages import it on every run
+    monkeypatch.setattr(ui.page, "lesson_steps", lesson_steps)  # pages import it on every run
 
 
 # --- reading a step -------------------------------------------------------------------------------------------
@@ -181,7 +181,7 @@ def solutions_in(node) -> set[str]:
 
 
 def check_before(
-    at, node, lesson: lessons.Lesson, items: list[Exercise], where: str, earlier: tuple[Exercise, ...] = ()
+    at, node, lesson: registry.Lesson, items: list[Exercise], where: str, earlier: tuple[Exercise, ...] = ()
 ) -> None:
     """Before any answer: nothing gives an exercise away, its operands are there, no solution, no guessing
     (``earlier``: exercises of the rounds before, settled: their solutions may stay on the step)."""
@@ -199,7 +199,7 @@ def check_before(
     check_not_guessable(at, lesson.path, len(at.session_state["_lab_input"].labels), items=items, node=node)
 
 
-def settle(at, lesson: lessons.Lesson, items: list[Exercise]):
+def settle(at, lesson: registry.Lesson, items: list[Exercise]):
     """Click "Show me the answer" on every exercise (one run)."""
     for item in items:
         at.button(key=f"exs:{lesson.name}:{item.id}").click()
@@ -229,7 +229,7 @@ def check_after(node, items: list[Exercise], where: str) -> None:
         assert solution_text(item) in shown_text, (where, item.id, "no solution")
 
 
-def newly_asked(at, lesson: lessons.Lesson, settled: list[Exercise]) -> list[Exercise]:
+def newly_asked(at, lesson: registry.Lesson, settled: list[Exercise]) -> list[Exercise]:
     """The lesson's exercises whose card the page shows and that are not settled yet: a round (the first, or one
     that settling the round before opened)."""
     done = {item.id for item in settled}

@@ -1,4 +1,4 @@
-"""display.heatmap with explain, in AppTest: a kept cell's arithmetic, every explanation kind, the raster picker."""
+"""drawing.heatmap with explain, in AppTest: a kept cell's arithmetic, every explanation kind, the raster picker."""
 
 from __future__ import annotations
 
@@ -12,14 +12,15 @@ from ui.format import format_number
 def small() -> None:
     """Four clickable heatmaps of the default input with a causal mask."""
     import attention_core as ac
-    from ui import cell_click, display, inputs
+    from ui import drawing
+    from ui.widgets import cell_click, inputs
 
     lab = inputs.default_input()
     mask = ac.causal_mask(lab.T)
     params = ac.random_projections(lab.d_model, lab.d_model, 0)
     steps = ac.self_attention(lab.X, params.W_q, params.W_k, params.W_v, mask=mask)
     dims = [f"d{i + 1}" for i in range(lab.d_model)]
-    display.heatmap(
+    drawing.heatmap(
         steps.Q,
         lab.labels,
         dims,
@@ -28,7 +29,7 @@ def small() -> None:
         explain=cell_click.projection_of(lab.X, params.W_q),
         col_title="entry",
     )
-    display.heatmap(
+    drawing.heatmap(
         steps.masked_scores,
         lab.labels,
         lab.labels,
@@ -36,18 +37,19 @@ def small() -> None:
         key="m",
         explain=cell_click.masked_scores_of(steps, mask),
     )
-    display.heatmap(steps.weights, lab.labels, lab.labels, key="w", explain=cell_click.weights_of(steps))
+    drawing.heatmap(steps.weights, lab.labels, lab.labels, key="w", explain=cell_click.weights_of(steps))
 
 
 def big() -> None:
     """140 tokens: a raster image and row / column pickers instead of clicks."""
     import attention_core as ac
-    from ui import cell_click, display
+    from ui import drawing
+    from ui.widgets import cell_click
 
     tokens = [f"w{i}" for i in range(140)]
     labels = ac.token_labels(tokens)
     steps = ac.self_attention(ac.random_embeddings(tokens, 4, 0))
-    display.heatmap(steps.weights, labels, labels, key="big", explain=cell_click.weights_of(steps))
+    drawing.heatmap(steps.weights, labels, labels, key="big", explain=cell_click.weights_of(steps))
 
 
 def markdown(at) -> str:

@@ -25,7 +25,7 @@ from streamlit.testing.v1.element_tree import Block
 from attention_core.exercises import MAX_ANSWER, Exercise, check_answer
 from tests.apptest_helpers import assert_clean, frames, open_page, sentence_params
 from tests.pages.answered import ROUNDS
-from ui import lessons
+from ui import registry
 from ui.format import format_number
 
 NUMBER = re.compile(r"−?-?\d+\.\d{4}(?:e[+-]\d+)?")
@@ -78,7 +78,7 @@ def shown_numbers(node) -> set[str]:
 
 def asked(at, lesson: str) -> tuple[Exercise, ...]:
     """The exercises the page's last run asked."""
-    return at.session_state[f"_exercises:{lessons.lesson_for(lesson).name}"]
+    return at.session_state[f"_exercises:{registry.lesson_for(lesson).name}"]
 
 
 def is_count(item: Exercise) -> bool:
@@ -93,7 +93,7 @@ def on_the_page(at, lesson: str) -> tuple[Exercise, ...]:
 
 def show_every_answer(at, lesson: str):
     """Click "Show me the answer" on every exercise the page shows unsettled (one run)."""
-    name = lessons.lesson_for(lesson).name
+    name = registry.lesson_for(lesson).name
     for button in at.button:
         if str(button.key or "").startswith(f"exs:{name}:"):
             button.click()
@@ -217,7 +217,7 @@ def test_later_lessons_exercises_are_answerable_from_the_screen(page, widgets):
     check_on_screen(at, page)
 
 
-@pytest.mark.parametrize("lesson", lessons.numbered(), ids=lambda lesson: lesson.name)
+@pytest.mark.parametrize("lesson", registry.numbered(), ids=lambda lesson: lesson.name)
 def test_every_lesson_of_the_registry_asks_three_kinds_from_the_screen(lesson):
     """Every numbered lesson, a new one included, at its default settings: numeric, choice and what-if
     questions, each answerable from what the page shows."""

@@ -10,8 +10,8 @@ from attention_core.exercises import ExerciseInput, exercises_for, softmax_exerc
 from tests.apptest_helpers import assert_clean, frames, open_page
 from tests.learn_helpers import answer as answer_in
 from tests.learn_helpers import page_exercises
-from ui import inputs, progress
-from ui.exercises import answer_key, place_name
+from ui.widgets import inputs, progress
+from ui.widgets.exercises import answer_key, place_name
 
 LESSON = "app_pages/softmax.py"
 
@@ -20,8 +20,8 @@ def script() -> None:
     """Lesson 2's exercises on the default input, with the progress marker and table."""
     import streamlit as st
 
-    from ui import inputs, progress
-    from ui.exercises import exercises_section
+    from ui.widgets import inputs, progress
+    from ui.widgets.exercises import exercises_section
 
     exercises_section("app_pages/softmax.py", inputs.default_input())
     st.sidebar.caption(progress.progress_marker())

@@ -14,7 +14,7 @@ READ_ANSWERED = pytest.mark.usefixtures("answered")  # a test that reads the ste
 @pytest.fixture(autouse=True)
 def fresh_store():
     """Every test starts with no trained runs on the server (the store is process-wide)."""
-    from ui import training_runs
+    from ui.models import training_runs
 
     training_runs.store.clear()
 
@@ -134,7 +134,7 @@ def test_in_steps_the_kv_cache_step_asks_about_the_step_its_slider_shows():
     """Issue 24: lesson 12 is stepped; the KV cache step holds the cache and its slider, the next step the new
     query's row over it with the same slider and only the questions about that step (the cost table and online
     softmax wait in their own steps), and its questions follow the slider."""
-    from ui.exercises import place_name
+    from ui.widgets.exercises import place_name
 
     at = open_page(PAGE, {"step": "2"})
     assert_clean(at)

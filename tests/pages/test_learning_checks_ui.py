@@ -10,32 +10,32 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import learning_checks as core
 from tests.apptest_helpers import assert_clean, frames, open_page
-from ui import learning_checks, progress
+from ui.widgets import learning_checks, progress
 
 TODAY = datetime.date(2026, 11, 27)
 YESTERDAY = TODAY - datetime.timedelta(days=1)
 
 
 def pre_script() -> None:
-    from ui import learning_checks  # AppTest runs this function's source alone
+    from ui.widgets import learning_checks  # AppTest runs this function's source alone
 
     learning_checks.pre_check()
 
 
 def post_script() -> None:
-    from ui import learning_checks
+    from ui.widgets import learning_checks
 
     learning_checks.post_check()
 
 
 def review_script() -> None:
-    from ui import learning_checks
+    from ui.widgets import learning_checks
 
     learning_checks.review_offer()
 
 
 def finish_script() -> None:
-    from ui import learning_checks
+    from ui.widgets import learning_checks
 
     learning_checks.note_path_finished()
 

@@ -11,8 +11,8 @@ import attention_core as ac
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page
 from tests.pages.answered import answered  # noqa: F401 (a fixture)
 from tests.pages.test_steps import leaf_count, shown_exercises
-from ui import lessons
-from ui.exercises import place_name
+from ui import registry
+from ui.widgets.exercises import place_name
 
 
 def open_step(lesson: str, name: str, params: dict | None = None):
@@ -29,7 +29,7 @@ def open_step(lesson: str, name: str, params: dict | None = None):
 
 def asked(at, lesson: str) -> list[str]:
     """The exercises the step shows, by place name."""
-    return [place_name(ex) for ex in shown_exercises(at, lessons.BY_NAME[lesson])]
+    return [place_name(ex) for ex in shown_exercises(at, registry.BY_NAME[lesson])]
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ from attention_core import meaning
 from attention_core import trained_model as tm
 from tests.apptest_helpers import assert_clean, charts, lab_input, open_page, sentence_params
 from tests.apptest_helpers import frames as shown_frames
-from ui import trained
 from ui.format import format_number
+from ui.models import trained
 
 SCORES = ("app_pages/scores.py", "What the scores mean")
 SOFTMAX = ("app_pages/softmax.py", "What the weights mean")

@@ -11,8 +11,8 @@ from google.protobuf.message import Message
 import attention_core as ac
 from attention_core import mistakes
 from tests.apptest_helpers import assert_clean, frames, lab_input, open_page, sentence_params
-from ui import museum, progress
 from ui.format import sum_text
+from ui.widgets import museum, progress
 
 PAGE = "app_pages/mistakes.py"
 NUMBER = {item.key: number for number, item in enumerate(museum.EXHIBITS, 1)}

@@ -15,7 +15,8 @@ import torch
 
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
 from tests.pages.test_answers_after import check_after, check_before, settle
-from ui import learning_checks, lessons, progress
+from ui import registry
+from ui.widgets import learning_checks, progress
 
 PAGE = "app_pages/path.py"
 LESSON = "path"
@@ -67,7 +68,7 @@ def test_the_path_is_a_page_of_its_own_in_steps():
     assert_clean(at)
     bar = at.segmented_control(key=f"stepbar:{LESSON}")
     assert [option.split(". ", 1)[1] for option in bar.options] == list(STOPS)
-    assert lessons.BY_NAME[LESSON].number is None, "the path is not a lesson: the lessons are the deep dives"
+    assert registry.BY_NAME[LESSON].number is None, "the path is not a lesson: the lessons are the deep dives"
 
 
 @pytest.mark.parametrize("params", [{}, TYPED], ids=["default", "typed"])
@@ -217,7 +218,7 @@ def test_a_stop_answer_is_not_on_the_stop_before_the_learner_answers(number, par
     assert_clean(at)
     items = list(asked(at))
     where = f"path stop {number}"
-    check_before(at, at.main, lessons.BY_NAME[LESSON], items, where)
-    at = settle(at, lessons.BY_NAME[LESSON], items)
+    check_before(at, at.main, registry.BY_NAME[LESSON], items, where)
+    at = settle(at, registry.BY_NAME[LESSON], items)
     assert_clean(at)
     check_after(at.main, items, where)

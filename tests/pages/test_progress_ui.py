@@ -7,8 +7,9 @@ import json
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
+from runtime import browser_store
 from tests.apptest_helpers import frames, open_page
-from ui import browser_store, progress
+from ui.widgets import progress
 
 NONE_YET = "Exercises: none answered yet"
 FILE = {

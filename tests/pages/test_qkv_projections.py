@@ -154,16 +154,17 @@ def test_code_shown_in_every_branch_is_code_that_runs(example, source, expected,
     import streamlit as st
 
     from tests.test_show_code import _codes, _name
-    from ui import display
+    from ui import drawing, page
 
     recorded: list = []
-    original = display.show_code
+    original = drawing.show_code
 
     def recording_show_code(*functions, **kwargs) -> None:
         recorded.extend(functions)
         original(*functions, **kwargs)
 
-    monkeypatch.setattr(display, "show_code", recording_show_code)
+    for module in (drawing, page):  # the page API re-exports it; widgets call it in ui.drawing
+        monkeypatch.setattr(module, "show_code", recording_show_code)
     at = open_page(PAGE, {"example": example} if example else None)
     st.cache_data.clear()
     recorded.clear()

@@ -1,4 +1,4 @@
-"""The positions lesson's RoPE step (ui.rope_view.rope_step), drawn alone on a toy input: the angles, the turned
+"""The positions lesson's RoPE step (ui.widgets.rope_view.rope_step), drawn alone on a toy input: the angles, the turned
 rows, the scores without and with RoPE, and the relative-position verdict."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ def draw(X_values, labels):
 
     import torch
 
-    from ui.rope_view import rope_step
+    from ui.widgets.rope_view import rope_step
 
     X = torch.tensor(X_values)
     rope_step(SimpleNamespace(X=X, labels=tuple(labels), d_model=X.shape[1], query_index=0))

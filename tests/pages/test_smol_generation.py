@@ -1,4 +1,4 @@
-"""The generation lesson's SmolLM2 steps (ui.smol_generation), drawn alone: the cache's bytes per token with
+"""The generation lesson's SmolLM2 steps (ui.models.generation), drawn alone: the cache's bytes per token with
 grouped-query attention beside full multi-head attention, cached equals recomputed, and the absent package."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from streamlit.testing.v1 import AppTest
 from attention_core import smollm2 as sm
 from attention_core.exercises.smollm2 import CACHE_TOKENS
 from tests.apptest_helpers import assert_clean, frames, open_page
-from ui import smol_lesson
-from ui.exercises import answer_key, place_name
+from ui.models import smol
+from ui.widgets.exercises import answer_key, place_name
 
 
 def gqa():
-    from ui.smol_generation import gqa_answers, gqa_cache_step
+    from ui.models.generation import gqa_answers, gqa_cache_step
 
     material = gqa_cache_step()
     if material is not None:  # the step, then what it draws once its questions are settled
@@ -26,7 +26,7 @@ def gqa():
 def check():
     import streamlit as st
 
-    from ui.smol_generation import cache_check_step
+    from ui.models.generation import cache_check_step
 
     st.session_state.setdefault("_smol_prompt", "The cat sat")  # as lesson 11 keeps the learner's prompt
     cache_check_step()
@@ -58,7 +58,7 @@ def test_cached_decoding_equals_recomputing_on_the_real_model(installed):
 
 
 def test_without_the_model_package_both_steps_explain_themselves(monkeypatch, tmp_path):
-    monkeypatch.setenv(smol_lesson.FILE_VARIABLE, str(tmp_path / "missing.gguf"))
+    monkeypatch.setenv(smol.FILE_VARIABLE, str(tmp_path / "missing.gguf"))
     for step in (gqa, check):
         at = AppTest.from_function(step, default_timeout=60).run()
         assert_clean(at)
@@ -66,8 +66,8 @@ def test_without_the_model_package_both_steps_explain_themselves(monkeypatch, tm
 
 
 def both():
-    from ui import inputs
-    from ui.smol_generation import real_model_step
+    from ui.models.generation import real_model_step
+    from ui.widgets import inputs
 
     real_model_step("app_pages/generation.py", inputs.default_input())
 
@@ -140,7 +140,7 @@ def test_the_whole_lesson_asks_the_toy_heads_and_smollm2s_questions_once(install
 
 
 def test_without_the_model_the_step_asks_nothing_and_works(monkeypatch, tmp_path):
-    monkeypatch.setenv(smol_lesson.FILE_VARIABLE, str(tmp_path / "missing.gguf"))
+    monkeypatch.setenv(smol.FILE_VARIABLE, str(tmp_path / "missing.gguf"))
     at = open_page(GENERATION, {"step": GQA_STEP}, timeout=120)
     assert_clean(at)
     assert any("is missing" in i.value for i in at.info)

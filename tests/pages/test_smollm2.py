@@ -11,8 +11,9 @@ from attention_core import smollm2 as sm
 from tests.apptest_helpers import assert_clean, frames, open_page
 from tests.pages.answered import answered  # noqa: F401  (the fixture)
 from tests.pages.cell_click_helpers import clickable_specs, keep_cell, markdown, outlined_rows
-from ui import lessons, smol_lesson
+from ui import registry
 from ui.format import format_number
+from ui.models import smol
 
 PAGE = "app_pages/smollm2.py"
 STEPS = (
@@ -53,7 +54,7 @@ def text_of(at) -> str:
 
 
 def test_the_lesson_follows_the_trained_model_and_its_steps_open():
-    assert lessons.lesson_for(PAGE).number == lessons.lesson_for("app_pages/trained_model.py").number + 1
+    assert registry.lesson_for(PAGE).number == registry.lesson_for("app_pages/trained_model.py").number + 1
     at = open_step(1)
     assert_clean(at)
     assert tuple(at.segmented_control(key="stepbar:smollm2").options) == tuple(
@@ -94,7 +95,7 @@ def test_the_head_by_hand_agrees_with_the_model_and_the_verdict_can_fail():
     assert len(verdicts) == 2 and all("equal up to float32 rounding" in v for v in verdicts)
     assert "key/value head 2" in text_of(at)  # head 5 (0-based 4) reads key/value head 4 // 3 + 1
     assert not at.error
-    model, result = smol_lesson.model(), smol_lesson.forward(sm.PUBLISHED_PROMPT)
+    model, result = smol.model(), smol.forward(sm.PUBLISHED_PROMPT)
     assert sm.head_by_hand(model, result, 5, 4, 8).agrees
     attentions = result.attentions.clone()
     attentions[5, 4, 8, 0] += 1e-3  # the model's weight changed by a thousandth: the verdict must say so
@@ -134,7 +135,7 @@ def test_a_refused_prompt_gets_a_clear_message(prompt, message):
 
 
 def test_without_the_model_package_the_page_explains_itself_and_other_pages_work(monkeypatch, tmp_path):
-    monkeypatch.setenv(smol_lesson.FILE_VARIABLE, str(tmp_path / sm.GGUF_FILE))  # a file that is not there
+    monkeypatch.setenv(smol.FILE_VARIABLE, str(tmp_path / sm.GGUF_FILE))  # a file that is not there
     at = open_page(PAGE, {"step": "2"}, timeout=300)
     assert_clean(at)
     said = " ".join(i.value for i in at.info)
@@ -152,7 +153,7 @@ def test_the_head_is_outlined_on_its_query_and_a_clicked_cell_shows_its_softmax(
     keep_cell(at, "smol_head_chart", "·sat", "·cat (1)")
     assert_clean(at)
     text = markdown(at)
-    hand = smol_lesson.head_by_hand(sm.PUBLISHED_PROMPT, 0, 0, 2)  # layer 1, head 1, the query "·sat"
+    hand = smol.head_by_hand(sm.PUBLISHED_PROMPT, 0, 0, 2)  # layer 1, head 1, the query "·sat"
     assert "Weight of key “·cat (1)”" in text and format_number(float(hand.weights[1])) in text
 
 

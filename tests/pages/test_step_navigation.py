@@ -1,7 +1,7 @@
 """Moving through a stepped lesson (issue 24): Next / Back, the step bar, step= links, the whole-lesson switch,
 the steps seen and the lesson's footer on its last step (the 15-minute path: tests/pages/test_path_page.py).
 
-Softmax (lesson 2) stands for every stepped lesson here: the navigation is one module (ui/steps.py) that every
+Softmax (lesson 2) stands for every stepped lesson here: the navigation is one module (ui/page.py) that every
 lesson calls; tests/pages/test_steps.py opens every step of every lesson.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from tests.apptest_helpers import assert_clean, open_page
-from ui import lessons, progress, steps
+from ui import page, registry
+from ui.widgets import progress
 
 PAGE = "app_pages/softmax.py"
 LESSON = "softmax"
@@ -63,14 +64,14 @@ def test_a_step_that_does_not_exist_gets_one_sentence_and_a_real_step(raw, reaso
 def test_the_whole_lesson_switch_draws_every_step_and_back():
     stepped = open_page(PAGE, {"step": "2"})
     one_step = headings(stepped)
-    stepped.toggle(key=steps.WHOLE_KEY).set_value(True).run()
+    stepped.toggle(key=page.WHOLE_KEY).set_value(True).run()
     assert_clean(stepped)
     whole = headings(stepped)
     assert len(whole) > 3 * len(one_step), (one_step, whole)
     assert stepped.query_params["view"] == "all" and "step" not in stepped.query_params
     assert not stepped.segmented_control, "no step bar on the whole lesson"
     assert "What you just learned" in whole
-    stepped.toggle(key=steps.WHOLE_KEY).set_value(False).run()
+    stepped.toggle(key=page.WHOLE_KEY).set_value(False).run()
     assert step_of(stepped) == 2, "back to the step the learner was on"
     assert "view" not in stepped.query_params
 
@@ -78,8 +79,8 @@ def test_the_whole_lesson_switch_draws_every_step_and_back():
 def test_set_it_up_on_the_last_step_opens_the_step_with_its_widget():
     count = len(open_page(PAGE, {"step": "1"}).segmented_control(key=BAR).options)
     at = open_page(PAGE, {"step": str(count)})
-    experiment = next(e for e in lessons.BY_NAME[LESSON].try_this if e.step == "Temperature")
-    at.button(key=f"try:{LESSON}:{lessons.BY_NAME[LESSON].try_this.index(experiment)}").click().run()
+    experiment = next(e for e in registry.BY_NAME[LESSON].try_this if e.step == "Temperature")
+    at.button(key=f"try:{LESSON}:{registry.BY_NAME[LESSON].try_this.index(experiment)}").click().run()
     assert_clean(at)
     names = [label.removeprefix("✓ ").split(". ", 1)[1] for label in at.segmented_control(key=BAR).options]
     assert step_of(at) == names.index("Temperature") + 1
@@ -89,7 +90,7 @@ def test_set_it_up_on_the_last_step_opens_the_step_with_its_widget():
 
 def test_a_view_all_link_opens_the_whole_lesson():
     at = open_page(PAGE, {"view": "all"})
-    assert at.toggle(key=steps.WHOLE_KEY).value is True
+    assert at.toggle(key=page.WHOLE_KEY).value is True
     assert "What you just learned" in headings(at)
 
 
@@ -99,7 +100,7 @@ def test_the_footer_and_the_next_lesson_come_on_the_last_step_only():
     assert "What you just learned" not in headings(middle)
     assert "What you just learned" in headings(last)
     assert not [b for b in last.button if b.key == f"stepnext:{LESSON}"]
-    _, following = lessons.neighbours(LESSON)
+    _, following = registry.neighbours(LESSON)
     assert following.path.removeprefix("app_pages/").removesuffix(".py") in [
         link.proto.page for link in last.get("page_link")
     ]

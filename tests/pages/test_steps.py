@@ -1,7 +1,7 @@
 """Lessons in steps (issue 24): every step of every stepped lesson opens from its link, stays short, and asks
 only what it shows.
 
-A lesson is stepped when its page hands its steps to ``ui.steps.lesson_steps``. For each of its steps:
+A lesson is stepped when its page hands its steps to ``ui.page.lesson_steps``. For each of its steps:
 - ``step=N`` in the URL opens that step, with the step bar on it and no exception;
 - the step holds at most MAX_ELEMENTS elements (the leaf elements of the main area, as AppTest sees them);
 - the exercises it shows are answerable from what the step itself shows (their operands, ``Exercise.uses``, are
@@ -20,19 +20,19 @@ from attention_core.exercises import Exercise
 from tests.apptest_helpers import ROOT, assert_clean, open_page
 from tests.pages.answered import ROUNDS
 from tests.pages.test_exercises_on_screen import shown_numbers
-from ui import lessons
+from ui import registry
 from ui.format import format_number
-from ui.steps import lesson_steps
+from ui.page import lesson_steps
 
 MAX_ELEMENTS = 40
 
 
-def stepped(lesson: lessons.Lesson) -> bool:
+def stepped(lesson: registry.Lesson) -> bool:
     """Whether the lesson's page draws itself with lesson_steps."""
     return lesson_steps.__name__ + "(" in (ROOT / lesson.path).read_text(encoding="utf-8")
 
 
-STEPPED = [lesson for lesson in lessons.numbered() if stepped(lesson)]
+STEPPED = [lesson for lesson in registry.numbered() if stepped(lesson)]
 
 
 def leaf_count(node) -> int:
@@ -42,12 +42,12 @@ def leaf_count(node) -> int:
     return 1
 
 
-def shown_exercises(at, lesson: lessons.Lesson) -> tuple[Exercise, ...]:
+def shown_exercises(at, lesson: registry.Lesson) -> tuple[Exercise, ...]:
     key = f"_exercises_shown:{lesson.name}"
     return at.session_state[key] if key in at.session_state else ()  # noqa: SIM401 (AppTest state has no get)
 
 
-def check_step_screen(at, lesson: lessons.Lesson, step: int) -> tuple[Exercise, ...]:
+def check_step_screen(at, lesson: registry.Lesson, step: int) -> tuple[Exercise, ...]:
     """The step's exercises read only the step's numbers; returns them."""
     items = shown_exercises(at, lesson)
     if not items:

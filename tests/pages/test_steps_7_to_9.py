@@ -11,8 +11,8 @@ import pytest
 
 from tests.apptest_helpers import assert_clean, frames, lab_input, open_page
 from tests.pages.test_pipeline import core_steps, has_frame
-from ui import lessons
-from ui.steps import step_label
+from ui import registry
+from ui.page import step_label
 
 STEPS = {
     "app_pages/multi_head.py": (
@@ -64,7 +64,7 @@ STEPS = {
 
 @pytest.mark.parametrize("page", list(STEPS))
 def test_the_lesson_is_in_steps_in_teaching_order(page):
-    lesson = lessons.lesson_for(page)
+    lesson = registry.lesson_for(page)
     at = open_page(page, {"step": "2"})
     assert_clean(at)
     bar = at.segmented_control(key=f"stepbar:{lesson.name}")

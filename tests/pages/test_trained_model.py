@@ -10,7 +10,7 @@ from attention_core import trained_model as tm
 from attention_core.presets import JOURNEY
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
 from tests.pages.answered import answered, show_every_answer  # noqa: F401  (the fixture)
-from ui import trained
+from ui.models import trained
 
 PAGE = "app_pages/trained_model.py"
 READ_ANSWERED = pytest.mark.usefixtures("answered")  # a test that reads the steps as once their questions are answered
@@ -382,7 +382,7 @@ def test_heads_linking_two_pieces_ranks_every_head():
 def test_in_steps_the_first_step_runs_no_forward_pass_and_a_picked_head_follows_the_learner(monkeypatch):
     """The model card's step needs no forward pass, so it runs none; the head picked in the explorer's step (its
     questions follow the pick) is the one the by-hand step recomputes, and a head to open leads back to it."""
-    from ui.exercises import place_name
+    from ui.widgets.exercises import place_name
 
     sentence = "The chef who ran to the store was out of food."
     runs = []

@@ -12,7 +12,7 @@ PAGE = "app_pages/training.py"
 @pytest.fixture(autouse=True)
 def fresh_store():
     """Every test starts with no trained runs on the server (the store is process-wide)."""
-    from ui import training_runs
+    from ui.models import training_runs
 
     training_runs.store.clear()
 
@@ -103,7 +103,7 @@ def test_the_attention_redraws_while_training(monkeypatch):
     """Issue 24 item 4: the held-out example's attention is drawn at every snapshot as training runs (here with no
     pause between drawings), in place, not only the progress bar; the last drawing is the final step."""
     from tests.learn_helpers import record_training_drawings
-    from ui import training_runs
+    from ui.models import training_runs
 
     monkeypatch.setattr(training_runs, "WATCH_INTERVAL", 0.0)
     drawn = record_training_drawings(monkeypatch)
@@ -121,9 +121,9 @@ def test_in_steps_the_settings_carry_to_the_train_step_which_redraws_while_train
     questions; Next opens the train step with those settings, where the attention redraws while it trains; the next
     step scrubs the run."""
     from tests.learn_helpers import record_training_drawings
-    from ui import training_runs
-    from ui.exercises import place_name
     from ui.format import format_number
+    from ui.models import training_runs
+    from ui.widgets.exercises import place_name
 
     monkeypatch.setattr(training_runs, "WATCH_INTERVAL", 0.0)
     drawn = record_training_drawings(monkeypatch)

@@ -17,7 +17,7 @@ STEPS = 40
 @pytest.fixture(autouse=True)
 def fresh_store():
     """Every test starts with no trained runs on the server (the store is process-wide)."""
-    from ui import training_runs
+    from ui.models import training_runs
 
     training_runs.store.clear()
 
@@ -107,7 +107,7 @@ def test_lesson_12_speaks_of_the_model_you_trained_only_in_the_session_that_trai
 def test_many_runs_of_one_learner_do_not_evict_another_learners_run(monkeypatch):
     """Issue 25 part 5 (33 runs from one session evicted another's run of a 32-run store), in a small form: a store
     of 2 runs and 3 runs from a."""
-    from ui import training_runs
+    from ui.models import training_runs
 
     monkeypatch.setattr(training_runs, "MAX_RUNS", 2)
     monkeypatch.setattr(training_runs.store, "max_runs", 2, raising=False)  # main: MAX_RUNS
@@ -128,7 +128,7 @@ def test_many_runs_of_one_learner_do_not_evict_another_learners_run(monkeypatch)
 def test_clearing_streamlit_caches_keeps_a_learners_run_and_the_answers(trainings):
     import streamlit as st
 
-    from ui import training_runs
+    from ui.models import training_runs
 
     b = train(learner())
     before = trained_results(b)

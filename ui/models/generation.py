@@ -1,4 +1,6 @@
-"""The generation lesson's steps on the real model: grouped-query attention and the KV cache of SmolLM2.
+"""The generation lesson's models: the head trained in the training lesson (``current_run``), the cost of
+attention measured on this server (``measured_cost``), and its steps on SmolLM2: grouped-query attention and the
+KV cache.
 
 ``gqa_cache_step()`` (bytes per token of this model's cache beside full multi-head attention) and
 ``cache_check_step()`` (cached decoding equals recomputing, on the real model) are step functions the
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pandas as pd
 import streamlit as st
 
 from attention_core import smollm2 as sm
@@ -18,11 +21,13 @@ from attention_core import smollm2_lesson as sl
 from attention_core.exercises import SmolCacheMaterial
 from attention_core.exercises.smollm2 import CACHE_TOKENS
 from attention_core.reference import tolerance_text
-from ui import display, lessons, smol_lesson
-from ui.exercises import exercises_section
+from ui import drawing, registry
 from ui.format import format_number, learner_text
+from ui.models import measured, smol
+from ui.models.training_runs import current_run  # noqa: F401  (the generation page's one model handle)
+from ui.widgets.exercises import exercises_section
 
-PROMPT_LESSON = lessons.BY_NAME["smollm2"].number  # the lesson whose prompt this step continues
+PROMPT_LESSON = registry.BY_NAME["smollm2"].number  # the lesson whose prompt this step continues
 
 CHECK_STEPS = 4
 PLACES = ("gqa-tokens", "gqa-group", "gqa-what-if")  # the questions of this step (attention_core.exercises.smollm2)
@@ -31,7 +36,7 @@ PLACES = ("gqa-tokens", "gqa-group", "gqa-what-if")  # the questions of this ste
 def loaded_model() -> sm.SmolModel | None:
     """The model, or None after saying why it cannot be used here."""
     try:
-        return smol_lesson.model()
+        return smol.model()
     except sm.ModelUnavailable as error:
         st.info(
             f"{learner_text(error)} This step measures SmolLM2's cache; the toy model's steps above work without it.",
@@ -60,7 +65,7 @@ bytes = **{size.gqa_bytes:,} bytes**.
         rf"2 \times {size.layers} \times {size.kv_heads} \times {size.d_k} \times {size.bytes_per_number}"
         rf" = {size.gqa_bytes}\ \text{{bytes per token}}"
     )
-    display.frame_table(sl.cache_table(size), hide_index=False)
+    drawing.frame_table(sl.cache_table(size), hide_index=False)
     return SmolCacheMaterial(model.config, size.bytes_per_number)
 
 
@@ -73,7 +78,7 @@ def gqa_answers(material: SmolCacheMaterial) -> None:
         f"token: {format_number(size.saving, 0)} times as much, one key/value head for every "
         f"{format_number(size.saving, 0)} query heads here."
     )
-    display.frame_table(sl.cache_table(size, CACHE_TOKENS), hide_index=False)
+    drawing.frame_table(sl.cache_table(size, CACHE_TOKENS), hide_index=False)
 
 
 def cache_check_step() -> None:
@@ -82,9 +87,9 @@ def cache_check_step() -> None:
     model = loaded_model()
     if model is None:
         return
-    prompt = str(st.session_state.get(smol_lesson.KEPT_PROMPT) or sm.PUBLISHED_PROMPT)
+    prompt = str(st.session_state.get(smol.KEPT_PROMPT) or sm.PUBLISHED_PROMPT)
     try:
-        check = smol_lesson.cache_check(prompt, CHECK_STEPS)
+        check = smol.kv_cache_check(prompt, CHECK_STEPS)
     except ValueError as error:
         st.warning(f"{learner_text(error)} Change the prompt in lesson {PROMPT_LESSON}.", icon=":material/warning:")
         return
@@ -129,3 +134,11 @@ def real_model_step(page: str, lab) -> None:
     on the page's input ``lab``), then the check."""
     cache_questions(page, lab, gqa_cache_step())
     cache_check_step()
+
+
+def measured_cost() -> pd.DataFrame:
+    """The cost table, measured once per server (usually as it starts: ui.models.measured)."""
+    if measured.attention_cost_ready():
+        return measured.attention_cost()
+    with st.spinner("Measuring attention on this machine…"):
+        return measured.attention_cost()

@@ -1,6 +1,6 @@
 """Measurements of this server, taken once per process: the cost of attention that lesson 13 shows.
 
-Timing attention up to a few thousand tokens takes a second or two. ``ui.warmup`` takes the measurement in its
+Timing attention up to a few thousand tokens takes a second or two. ``runtime.warmup`` takes the measurement in its
 thread after the server starts, so the learner who opens "The cost of attention" finds it done; a learner who
 comes sooner waits for the one measurement under way (a lock), never for a second one.
 """

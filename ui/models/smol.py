@@ -1,4 +1,5 @@
-"""SmolLM2 for the app: loaded once per server process, forwards kept per prompt within a byte budget.
+"""SmolLM2 for the app: loaded once per server process, forwards kept per prompt within a byte budget, and what its
+lesson adds (the repeated prompt for induction heads, the 270-head image, the exercises' material).
 
 Importing this module imports neither gguf nor tokenizers; the first call to ``model()`` does. The GGUF
 file is the installed package's, or ``ATTENTION_LAB_SMOLLM2_FILE`` (the fault tests point it at a broken
@@ -11,17 +12,27 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import streamlit as st
+import torch
 
 from attention_core import smollm2 as sm
-from ui import _drawing
+from attention_core import smollm2_lesson as sl
+from attention_core.exercises.smollm2 import SmolMaterial
+from attention_core.tables import token_labels
+from runtime.cache import MB, process_cache
+from ui import charts
 
 FILE_VARIABLE = "ATTENTION_LAB_SMOLLM2_FILE"
 # A 32-token forward holds 5.7 MB (every layer's T x T weights, contexts, normed inputs); at the 128-token limit
 # 35.5 MB, so the budget, not the count, bounds how many long prompts stay. 40 MB keeps one forward at the limit
 # or seven of 32 tokens: at 96 MB, ten sessions' prompts held 75 MB of a server that has 690 MB (issue 37).
-FORWARD_BYTES = 40 * _drawing.MB
+FORWARD_BYTES = 40 * MB
 FORWARD_ENTRIES = 12
+MOSAIC_HEAD_PX = 48  # one head's square in the all-heads image
+REPEAT_TOKENS = 32  # the repeated prompt for induction heads: the first 32 tokens, twice
+KEPT_PROMPT = "_smol_prompt"  # the learner's last prompt, kept while other pages run (not a widget's key)
+DEFAULT_TOP_K = 10  # the next-token step's top-k as the page opens (the exercises read this setting)
 
 
 def file_setting() -> str:
@@ -65,7 +76,7 @@ def _encode(prompt: str) -> tuple[int, ...]:
     return sm.encode(model(), prompt)
 
 
-@_drawing.kept(FORWARD_ENTRIES, FORWARD_BYTES)
+@process_cache(FORWARD_ENTRIES, FORWARD_BYTES)
 def forward_ids(ids: tuple[int, ...]) -> sm.Forward:
     """The token ids through the model, kept per ids within FORWARD_BYTES (read-only: shared by sessions)."""
     return sm.forward(model(), ids)
@@ -74,20 +85,6 @@ def forward_ids(ids: tuple[int, ...]) -> sm.Forward:
 def forward(prompt: str) -> sm.Forward:
     """The prompt through the model (ValueError if refused)."""
     return forward_ids(encode(prompt))
-
-
-def repeated_forward(prompt: str, copies: int = 2) -> sm.Forward:
-    """The prompt's tokens repeated (for induction heads) through the model; ValueError if too long."""
-    ids = sm.repeated_ids(encode(prompt), copies)
-    if len(ids) > sm.MAX_TOKENS:
-        raise ValueError(f"The repeated prompt has {len(ids)} tokens; this lesson runs at most {sm.MAX_TOKENS}.")
-    return forward_ids(ids)
-
-
-@_drawing.kept(64, 4 * _drawing.MB)
-def head_by_hand(ids: tuple[int, ...], layer: int, head: int, query: int) -> sm.HeadByHand:
-    """One head's row for one query recomputed by hand, with its agreement verdicts (0-based indices)."""
-    return sm.head_by_hand(model(), forward_ids(ids), layer, head, query)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -116,23 +113,93 @@ def rope_shift_check(prompt: str, offset: int = 100) -> sm.ShiftCheck:
     return sm.rope_shift_check(model(), encode(prompt), offset)
 
 
-@_drawing.kept(32, 2 * _drawing.MB)
+@process_cache(32, 2 * MB)
 def patterns_of(ids: tuple[int, ...]) -> sm.HeadPatterns:
     """Sink, previous-token and induction figures per head on these ids."""
     return sm.head_patterns(forward_ids(ids))
-
-
-def patterns(prompt: str) -> sm.HeadPatterns:
-    """The figures per head on the prompt."""
-    return patterns_of(encode(prompt))
-
-
-def repeated_patterns(prompt: str, copies: int = 2) -> sm.HeadPatterns:
-    """The figures per head on the prompt repeated (induction needs an earlier copy)."""
-    return patterns_of(repeated_forward(prompt, copies).ids)
 
 
 def cache_bytes_per_token() -> tuple[int, int]:
     """(this model's KV cache per token, the same with full multi-head attention), float16 numbers."""
     config = model().config
     return sm.kv_cache_bytes_per_token(config), sm.mha_cache_bytes_per_token(config)
+
+
+# --- what the SmolLM2 lesson adds: the repeated prompt, the all-heads image, the exercises' material -----------
+
+
+def repeated_ids(prompt: str) -> tuple[int, ...]:
+    """The prompt's first REPEAT_TOKENS tokens twice: "A B C A B C"."""
+    return sm.repeated_ids(encode(prompt)[:REPEAT_TOKENS])
+
+
+def repeated_forward(prompt: str) -> sm.Forward:
+    """The repeated prompt through the model (kept like any forward)."""
+    return forward_ids(repeated_ids(prompt))
+
+
+def patterns(prompt: str, repeated: bool = False) -> sm.HeadPatterns:
+    """Sink, previous-token and induction figures of every head, on the prompt or its repeated form."""
+    return patterns_of(repeated_ids(prompt) if repeated else encode(prompt))
+
+
+def head_by_hand(prompt: str, layer: int, head: int, query: int) -> sm.HeadByHand:
+    """One query of one head recomputed with the lab's own functions (checked against the forward). About 1 ms,
+    so it runs on every rerun, as the code the page shows says."""
+    return sm.head_by_hand(model(), forward(prompt), layer, head, query)
+
+
+def labels(result: sm.Forward) -> tuple[str, ...]:
+    """Unique labels of the pieces, a space shown as · ('The (1)', '·cat (2)'): rows and columns everywhere."""
+    return tuple(token_labels([sl.shown_piece(piece) for piece in result.pieces]))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def mosaic(prompt: str, _file: str = "") -> np.ndarray:
+    """Every head's weights as one image: layers down, heads across (a few hundred kB)."""
+    attentions = forward(prompt).attentions.numpy()  # (L, h, T, T)
+    return charts.head_mosaic(attentions, pixels=max(1, MOSAIC_HEAD_PX // attentions.shape[-1]))
+
+
+def next_logits(prompt: str) -> tuple[float, ...]:
+    """The logits z of the next-token step's pieces (the most likely at temperature 1 and the default top-k), in
+    that order: what their probabilities are the softmax of."""
+    logits = forward(prompt).logits[-1]  # (V,)
+    return tuple(float(logits[i]) for i in next_token(prompt, 1.0, DEFAULT_TOP_K).ids)
+
+
+def first_piece_weights(prompt: str) -> torch.Tensor:
+    """Every head's weight on the first piece from queries 2 .. T, (L, h, T - 1): the sink figure is their mean."""
+    return forward(prompt).attentions[:, :, 1:, 0]
+
+
+def induction_weights(prompt: str) -> tuple[torch.Tensor, list[tuple[int, int]]]:
+    """On the repeated prompt, every head's weight from each query with an earlier copy on the piece after that copy,
+    (L, h, Q), with the (query, key) pairs (0-based): the induction figure is their mean."""
+    repeated = repeated_forward(prompt)
+    pairs = sm.induction_targets(repeated.ids)
+    queries = torch.tensor([q for q, _ in pairs], dtype=torch.long)  # (Q,)
+    keys = torch.tensor([k for _, k in pairs], dtype=torch.long)  # (Q,)
+    return repeated.attentions[:, :, queries, keys], pairs  # (L, h, Q)
+
+
+def material(prompt: str, layer: int, head: int, query: int) -> SmolMaterial:
+    """What the lesson's exercises are made from: the same for every step (its key: these four values)."""
+    result = forward(prompt)
+    config = model().config
+    hand = head_by_hand(prompt, layer, head, query)
+    return SmolMaterial(
+        labels=labels(result),
+        next_token=next_token(prompt, 1.0, DEFAULT_TOP_K),
+        hand=hand,
+        model_row=result.attentions[layer, head, query],
+        patterns=patterns(prompt),
+        repeated=patterns(prompt, repeated=True),
+        num_heads=config.num_heads,
+        num_kv_heads=config.num_kv_heads,
+        rotation=sl.query_rotation(hand, config),
+        weights_first=result.attentions[layer, head, 1:, 0],
+        next_logits=next_logits(prompt),
+        first_piece=first_piece_weights(prompt),
+        induction_rows=induction_weights(prompt)[0],
+    )

@@ -2,9 +2,9 @@
 stops, each computed once per input (the path page only draws them).
 
 The toy story is ``attention_core.story.tell`` on the sidebar's X. The trained-model stop runs all-MiniLM-L6-v2 on
-the sentence (``ui.trained``), picks the head where the query looks hardest at one other word, and recomputes that
-head's row with the lab's own functions; the GPT-style stop runs SmolLM2 on the sentence (``ui.smol``) and keeps the
-last position's most likely next tokens.
+the sentence (``ui.models.trained``), picks the head where the query looks hardest at one other word, and
+recomputes that head's row with the lab's own functions; the GPT-style stop runs SmolLM2 on the sentence
+(``ui.models.smol``) and keeps the last position's most likely next tokens.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import torch
 from attention_core import smollm2 as sm
 from attention_core import story
 from attention_core import trained_model as tm
-from ui import smol, trained
+from ui.models import smol, trained
 
 SHOWN_NEXT = 5  # the most likely next tokens the path shows
 

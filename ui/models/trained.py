@@ -15,7 +15,8 @@ import streamlit as st
 import torch
 
 from attention_core import trained_model as tm
-from ui import _drawing, charts
+from runtime.cache import process_cache
+from ui import charts
 from ui.format import format_number
 
 FOLDER_VARIABLE = "ATTENTION_LAB_MODEL_DIR"
@@ -173,7 +174,7 @@ def published() -> tuple[torch.Tensor, float]:
 GRID_CELLS, HIGHLIGHT_DATA = "cells", "highlight"  # the grid's named datasets: its cells, the frame's one row
 
 
-@_drawing.kept(16)
+@process_cache(16)
 def grid_spec(sentence: str, pick: str, labelled: bool = True) -> dict:
     """The all-heads grid's Vega-Lite spec, built once per sentence: the cells in the named dataset GRID_CELLS
     as Arrow bytes (converted once, not per rerun), the label layers inline (``labelled`` False: blank, while a
@@ -186,21 +187,21 @@ def grid_spec(sentence: str, pick: str, labelled: bool = True) -> dict:
     chart = charts.all_heads_grid(cells, labels, len(forward_result.pieces), pick=pick)
     with alt.data_transformers.enable("default", max_rows=None):  # validated in tests/test_pages.py, not per build
         spec = chart.to_dict(validate=False)
-    spec, _ = _drawing.split_data(spec)  # the label layers inline; the cells layers read the top-level data
-    return {**spec, "data": {"name": GRID_CELLS}, "datasets": {GRID_CELLS: _drawing.arrow_bytes(cells)}}
+    spec, _ = charts.split_data(spec)  # the label layers inline; the cells layers read the top-level data
+    return {**spec, "data": {"name": GRID_CELLS}, "datasets": {GRID_CELLS: charts.arrow_bytes(cells)}}
 
 
-@_drawing.kept(1)
+@process_cache(1)
 def highlight_layer() -> dict:
     """The orange frame around a head, as a layer to add to ``grid_spec``'s spec. It reads the named dataset
     HIGHLIGHT_DATA, so the spec is the same for every head: the browser puts that one row into the drawn grid
     instead of drawing the 72-head chart anew."""
-    return _drawing.named_layer(charts.grid_highlight(1, 1), HIGHLIGHT_DATA)  # a fixed 1-row layer, tested once
+    return charts.named_layer(charts.grid_highlight(1, 1), HIGHLIGHT_DATA)  # a fixed 1-row layer, tested once
 
 
 def grid_with_highlight(sentence: str, pick: str, layer: int, head: int, labelled: bool = True) -> dict:
     """The grid's spec with the chosen head framed; only the frame's dataset differs from head to head."""
     spec = grid_spec(sentence, pick, labelled)
-    frame = _drawing.arrow_bytes(charts.grid_highlight_frame(layer, head))
+    frame = charts.arrow_bytes(charts.grid_highlight_frame(layer, head))
     datasets = {**spec["datasets"], HIGHLIGHT_DATA: frame}
     return {**spec, "layer": [*spec["layer"], highlight_layer()], "datasets": datasets}

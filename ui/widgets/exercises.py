@@ -16,8 +16,9 @@ from __future__ import annotations
 import streamlit as st
 
 from attention_core.exercises import Exercise, ExerciseInput, check_answer, exercises_for, material_fingerprint
-from ui import lessons, progress
+from ui import registry
 from ui.format import format_number, learner_text
+from ui.widgets import progress
 
 KIND_LABELS = {"numeric": "Compute", "choice": "Choose", "what-if": "What if?"}
 
@@ -41,7 +42,7 @@ def cached_exercises(
     import torch
 
     X = torch.tensor(values, dtype=getattr(torch, dtype)).reshape(shape)  # (T, d_model)
-    generator = lessons.lesson_for(lesson).exercises
+    generator = registry.lesson_for(lesson).exercises
     return exercises_for(lesson, generator, ExerciseInput(labels, X, query_index, _material, material_key))
 
 
@@ -54,7 +55,7 @@ def lesson_exercises(page: str, lab, *, material: object = None, material_key: t
     if material is not None and not material_key:
         material_key = (material_fingerprint(material),)
     return cached_exercises(
-        lessons.lesson_for(page).name,
+        registry.lesson_for(page).name,
         tuple(lab.labels),
         tuple(X.reshape(-1).tolist()),
         tuple(X.shape),
@@ -94,7 +95,7 @@ def exercises_section(
     run, a generation source) and pass it with the plain values that determine it (``material_key``). The path
     names its section ``heading`` and leaves out the ``note`` under it (where the questions come from, the count).
     """
-    lesson = lessons.lesson_for(page).name
+    lesson = registry.lesson_for(page).name
     exercises = lesson_exercises(lesson, lab, material=material, material_key=material_key)
     record_asked(lesson, places, exercises)
     asked = [(n, ex) for n, ex in enumerate(exercises, 1) if places is None or place_name(ex) in places]
@@ -188,7 +189,7 @@ def answer_key(lesson: str, exercise: Exercise) -> str:
     """The answer widget's key (``lesson``: its name, path or ``__file__``). It names the exercise's place, not
     the question: when another query asks another question in the same place, the browser updates the form
     instead of replacing it."""
-    return f"ex:{lessons.lesson_for(lesson).name}:{place_name(exercise)}"
+    return f"ex:{registry.lesson_for(lesson).name}:{place_name(exercise)}"
 
 
 def blank_if_new(lesson: str, exercise: Exercise) -> None:

@@ -1,6 +1,6 @@
 """The lab's tables as plain HTML tables: drawn by the browser in one go, and readable like text.
 
-A lesson's tables are small: a few dozen cells, at most 64 x 64 (``ui._drawing.MAX_HTML_CELLS``). Streamlit's
+A lesson's tables are small: a few dozen cells, at most 64 x 64 (``ui.drawing.MAX_HTML_CELLS``). Streamlit's
 st.dataframe draws a canvas data grid, made for thousands of rows: mounting one was the largest part of a step
 change, much of it after the numbers were already on screen (the grid lays itself out again on a timer), and a
 step with a table or two went over its click budget for that alone (docs/benchmarks.md, "Tables as HTML"). An
@@ -13,9 +13,9 @@ headers (a column config's label, its help as the header's tooltip), one text pe
 unless the column has a format). Every number cell also keeps its exact value in ``data-v`` and every column
 its kind in ``data-t``, so the tests read the page's numbers back as the DataFrame that was drawn
 (tests/apptest_helpers.py ``frames``), not only their 4-decimal text. Tables larger than a lesson's stay
-st.dataframe (``ui._drawing``), which draws only the rows in view.
+st.dataframe (``ui.drawing``), which draws only the rows in view.
 
-Pure: a DataFrame in, one HTML string out (``st.html`` draws it; its styles are in ``ui._drawing.PAGE_CSS``).
+Pure: a DataFrame in, one HTML string out (``st.html`` draws it; its styles are in ``ui.drawing.PAGE_CSS``).
 """
 
 from __future__ import annotations

@@ -19,8 +19,9 @@ import torch
 import attention_core as ac
 from attention_core.embeddings import MAX_ABS_VALUE, MAX_TOKENS, parse_seed, value_limit_text
 from attention_core.presets import PRESETS_BY_KEY, Preset
-from ui import display, trained
+from ui import charts
 from ui.format import LearnerText, plural
+from ui.models import trained
 
 OWN = "own"
 DEFAULT_SENTENCE = "the cat sat on the mat"
@@ -363,7 +364,6 @@ def ignored_link_values(arrived: dict[str, str]) -> list[str]:
 
 def sidebar() -> LabInput:
     """Draw the shared sidebar and return the LabInput every page uses (the last good one on bad input)."""
-    display.page_style()
     st.sidebar.header("Input")
     arrived = _link_values()
     try:
@@ -392,9 +392,9 @@ def weights_scale_choice() -> None:
     """How weight heatmaps colour their cells (a view setting: not part of the input, not in the URL)."""
     st.sidebar.radio(
         "Weights colour scale",
-        list(display.WEIGHTS_SCALES),
-        format_func=display.WEIGHTS_SCALES.get,
-        key=display.WEIGHTS_SCALE_KEY,
+        list(charts.WEIGHTS_SCALES),
+        format_func=charts.WEIGHTS_SCALES.get,
+        key=charts.WEIGHTS_SCALE_KEY,
         horizontal=True,
         help="Stretch: the darkest and brightest colours are the smallest and largest weight shown, so weights "
         "of 0.10 and 0.25 look clearly different. Fixed: 0 is dark and 1 is yellow on every chart.",
@@ -459,3 +459,22 @@ def matrix_editor(frame: pd.DataFrame, *, key: str, digits: str | None = "{:.4f}
         width="stretch",
         column_config={column: st.column_config.TextColumn(column, width=72) for column in shown.columns},
     )
+
+
+# --- an experiment's settings (the lessons' 'Set it up' buttons) -------------------------------------------------
+
+
+def open_step_key(lesson: str) -> str:
+    """The session key of the step a 'Set it up' button asks its lesson to open next (a step's name)."""
+    return f"_open_step:{lesson}"
+
+
+def apply(settings: tuple[tuple[str, object], ...], lesson: str = "", step: str = "") -> None:
+    """Set the widget values of an experiment (runs as a button callback, before any widget is drawn); when the
+    widgets live in one step of the lesson, open that step so the learner sees what changed."""
+    if lesson and step:
+        st.session_state[open_step_key(lesson)] = step
+    for key, value in settings:
+        st.session_state[key] = value
+        if key == "example":
+            on_example_change()  # a new example starts at its own embeddings and query

@@ -9,7 +9,7 @@
   review), three questions over the path's ideas with fresh numbers; afterwards the result and the next review's
   day. Otherwise it draws nothing.
 
-Every result goes to the "checks" part of the learner's progress (``ui.progress``), which lives in the browser:
+Every result goes to the "checks" part of the learner's progress (``ui.widgets.progress``), which lives in the browser:
 nothing is stored on the server. The questions are ``attention_core.learning_checks``'s, graded as the lessons'
 exercises are (``check_answer``); every answer sits in a form, so typing does not rerun the page.
 """
@@ -23,9 +23,10 @@ import streamlit as st
 
 from attention_core import learning_checks as core
 from attention_core.exercises import Exercise, check_answer
-from ui import display, progress
-from ui.exercises import answer_text
+from ui import drawing
 from ui.format import learner_text
+from ui.widgets import progress
+from ui.widgets.exercises import answer_text
 
 SEED = 17  # the checks' numbers: the same for everyone, so a reload or another browser asks the same questions
 TODAY_KEY = "_learning_checks_today"  # tests only: an ISO date that stands in for today (no widget has this key)
@@ -185,7 +186,7 @@ def results() -> None:
     pre, post = record["pre"], record["post"]
     with st.container(border=True):
         st.markdown("**Your result, idea by idea**")
-        display.frame_table(results_frame(pre, post), alt="Each idea's result before and after the path")
+        drawing.frame_table(results_frame(pre, post), alt="Each idea's result before and after the path")
         if post:
             st.markdown(f"**{core.summary(pre, post)}**")
             with st.expander("The answers of the check after the path"):

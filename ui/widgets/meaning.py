@@ -1,5 +1,5 @@
 """The "what it means" steps of lessons 1-3: the lesson's computation on trained word vectors of the learner's
-sentence (all-MiniLM-L6-v2's input embeddings, loaded lazily through ``ui.trained``), and the one-click
+sentence (all-MiniLM-L6-v2's input embeddings, loaded lazily through ``ui.models.trained``), and the one-click
 sentence where related words show.
 
 The figures come from ``attention_core.meaning``; this module draws them. When the model cannot be used, a
@@ -13,9 +13,10 @@ import torch
 
 from attention_core import meaning
 from attention_core import trained_model as tm
-from ui import path, trained
 from ui.format import format_number
-from ui.inputs import LabInput
+from ui.models import trained
+from ui.widgets import inputs
+from ui.widgets.inputs import LabInput
 
 SUGGEST_KEY = "meaning_suggest"
 
@@ -56,7 +57,7 @@ def suggest_sentence(lab: LabInput, key: str) -> None:
     st.button(
         f"Try it on “{meaning.SUGGESTED_SENTENCE}”",
         key=f"{SUGGEST_KEY}:{key}",
-        on_click=path.apply,
+        on_click=inputs.apply,
         args=((("example", "own"), ("sentence", meaning.SUGGESTED_SENTENCE)),),
         icon=":material/science:",
         help="Animals and foods: see which words score high with which.",

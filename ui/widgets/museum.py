@@ -19,9 +19,10 @@ import torch
 import attention_core as ac
 from attention_core import mistakes
 from attention_core.tables import dimension_labels, to_frame
-from ui import display, progress
-from ui.display import tutorial_name
+from ui import drawing
+from ui.drawing import tutorial_name
 from ui.format import format_number, numbers_text, plural, sum_text
+from ui.widgets import progress
 
 PAGE = "mistakes"  # the lesson name its answers are recorded under
 
@@ -403,7 +404,7 @@ def symptom(evidence: Evidence, number: int) -> None:
     given_column, result_column = st.columns(2)
     with given_column:
         st.markdown(f"**It is given** {evidence.given_name}")
-        display.table(
+        drawing.table(
             evidence.given,
             evidence.given_rows,
             evidence.given_cols,
@@ -414,7 +415,7 @@ def symptom(evidence: Evidence, number: int) -> None:
         if isinstance(evidence.wrong, str):
             st.code(evidence.wrong, language="text", wrap_lines=True)
         else:
-            display.table(
+            drawing.table(
                 evidence.wrong, evidence.rows, evidence.cols, alt_text=f"Exhibit {number}: what the code gives"
             )
 
@@ -453,21 +454,21 @@ def reveal(item: Exhibit, evidence: Evidence, number: int) -> None:
     st.code(item.right_code, language="python", line_numbers=True, wrap_lines=True)
     if isinstance(evidence.wrong, str) or evidence.wrong.shape != evidence.right.shape:
         st.markdown(f"**What it should be:** {evidence.result_name}")
-        display.table(evidence.right, evidence.rows, evidence.cols, alt_text=f"{item.title}: right result")
+        drawing.table(evidence.right, evidence.rows, evidence.cols, alt_text=f"{item.title}: right result")
     else:  # one table, the bug's rows right above the right ones: each column compares one number
         st.markdown(f"**What the bug gives and what it should be:** {evidence.result_name}")
         both = torch.cat([evidence.wrong, evidence.right.to(evidence.wrong.dtype)])  # (2 rows, cols)
         labels = [f"bug: {row}" for row in evidence.rows] + [f"right: {row}" for row in evidence.rows]
-        display.table(both, labels, evidence.cols, alt_text=f"{item.title}: wrong and right results")
+        drawing.table(both, labels, evidence.cols, alt_text=f"{item.title}: wrong and right results")
     st.markdown(evidence.verdict)
-    display.show_code(item.function, title=f"Show the code of exhibit {number}")
+    drawing.show_code(item.function, title=f"Show the code of exhibit {number}")
 
 
 def wrong_axis_picture(lab, number: int, *, answered: bool) -> None:
     """Every row of the code's weights as a heatmap; once answered, beside softmax along the rows."""
     wrong, right = mistakes.softmax_wrong_axis(ac.attention_scores(lab.X, lab.X))
     if not answered:
-        display.heatmap(
+        drawing.heatmap(
             wrong,
             lab.labels,
             lab.labels,
@@ -478,7 +479,7 @@ def wrong_axis_picture(lab, number: int, *, answered: bool) -> None:
         return
     left, right_column = st.columns(2)
     with left:
-        display.heatmap(
+        drawing.heatmap(
             wrong,
             lab.labels,
             lab.labels,
@@ -487,7 +488,7 @@ def wrong_axis_picture(lab, number: int, *, answered: bool) -> None:
             highlight_row=lab.query_label,
         )
     with right_column:
-        display.heatmap(
+        drawing.heatmap(
             right,
             lab.labels,
             lab.labels,
@@ -495,7 +496,7 @@ def wrong_axis_picture(lab, number: int, *, answered: bool) -> None:
             title="softmax(dim=-1): rows sum to 1",
             highlight_row=lab.query_label,
         )
-    display.download_csv(
+    drawing.download_csv(
         to_frame(wrong, lab.labels, lab.labels),
         f"exhibit_{number}_wrong_axis_weights.csv",
         label="Download the wrong-axis weights as CSV",

@@ -1,12 +1,12 @@
 """Exercise progress: answered and correct per lesson, and the lessons visited, kept in the learner's own browser.
 
-The book lives in st.session_state while the session runs; ``ui.browser_store`` copies it to the browser's
+The book lives in st.session_state while the session runs; ``runtime.browser_store`` copies it to the browser's
 localStorage and back, so it survives a reload, a new tab and a return visit in the same browser. There are no
 accounts and nothing is stored on the server. The same payload downloads as a small JSON file and loads in
 another browser, after ``parse_file`` has checked it strictly (anything that comes back from a browser or a file
 is untrusted).
 
-The optional part "checks" holds the checks around the 15-minute path (``ui.learning_checks``)::
+The optional part "checks" holds the checks around the 15-minute path (``ui.widgets.learning_checks``)::
 
     {"pre": {idea: "right" | "wrong" | "skipped"}, "post": {…}, "finished": "YYYY-MM-DD" | null,
      "reviews": [{"date": "YYYY-MM-DD", "ideas": {idea: true | false}}, …]}
@@ -26,7 +26,7 @@ import pandas as pd
 import streamlit as st
 
 from attention_core.learning_checks import IDEAS, RESULTS, REVIEW_SIZE
-from ui import lessons
+from ui import registry
 
 STATE_KEY = "_exercise_progress"  # {lesson name: {exercise id: {"tries": int, "correct": bool, "revealed": bool}}}
 VISITED_KEY = "_lessons_visited"  # [lesson name], in the order first visited
@@ -85,14 +85,14 @@ def note_revealed(lesson: str, exercise_id: str) -> None:
 def note_visit(lesson: str) -> None:
     """The learner opened this lesson (kept, as the answers are, in the browser)."""
     visited = _visited()
-    if lesson in lessons.BY_NAME and lesson not in visited:
+    if lesson in registry.BY_NAME and lesson not in visited:
         visited.append(lesson)
 
 
 def note_step(lesson: str, number: int) -> None:
     """The learner saw step ``number`` (from 1) of a lesson."""
     seen = st.session_state.setdefault(STEPS_KEY, {}).setdefault(lesson, [])
-    if lesson in lessons.BY_NAME and 1 <= number <= MAX_STEP and number not in seen:
+    if lesson in registry.BY_NAME and 1 <= number <= MAX_STEP and number not in seen:
         seen.append(number)
 
 
@@ -172,7 +172,7 @@ def progress_marker() -> str:
 def progress_frame() -> pd.DataFrame:
     """One row per page with exercises: the steps seen, answered and correct (kept in this browser)."""
     rows = []
-    for lesson in lessons.LESSONS:
+    for lesson in registry.LESSONS:
         answered, correct = counts(lesson.name)
         if lesson.number is not None or answered:
             seen = len(steps_seen(lesson.name))
@@ -241,7 +241,7 @@ def parse_file(raw: bytes | str) -> dict:
     book, visited_list = data["lessons"], data["visited"]
     if not isinstance(book, dict) or not isinstance(visited_list, list):
         raise ProgressFileError('"lessons" is not an object or "visited" is not a list')
-    if any(not isinstance(name, str) or name not in lessons.BY_NAME for name in [*book, *visited_list]):
+    if any(not isinstance(name, str) or name not in registry.BY_NAME for name in [*book, *visited_list]):
         raise ProgressFileError("it names a lesson this lab does not have")
     if len(set(visited_list)) != len(visited_list):
         raise ProgressFileError("a visited lesson appears twice")
@@ -267,7 +267,7 @@ def parse_file(raw: bytes | str) -> dict:
 
 def check_steps(steps: object, position: object) -> None:
     """The steps seen per lesson and the path position of a payload, or ProgressFileError."""
-    if not isinstance(steps, dict) or any(not isinstance(name, str) or name not in lessons.BY_NAME for name in steps):
+    if not isinstance(steps, dict) or any(not isinstance(name, str) or name not in registry.BY_NAME for name in steps):
         raise ProgressFileError('"steps" is not an object of this lab\'s lessons')
     for seen in steps.values():
         if not isinstance(seen, list) or any(type(n) is not int or not 1 <= n <= MAX_STEP for n in seen):

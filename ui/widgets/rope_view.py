@@ -8,7 +8,7 @@ import streamlit as st
 from attention_core.reference import tolerance_text
 from attention_core.rope_lesson import SHIFT, paired_size, toy_rope
 from attention_core.tables import dimension_labels
-from ui import display
+from ui import drawing
 from ui.format import format_number
 
 
@@ -36,11 +36,11 @@ lesson 1, so the scores are RoPE(X) RoPE(X)ᵀ.
         st.caption(f"d_model = {lab.d_model} is odd: the last dimension has no partner and is not turned.")
     pairs = [f"pair {i + 1}" for i in range(rope.angles.shape[1])]
     st.markdown("**The angle m·θ_i (radians) each token's pair i is turned by** (the first token, m = 0, stays):")
-    display.table(rope.angles, lab.labels, pairs, alt_text="RoPE angles m·θ_i in radians")
+    drawing.table(rope.angles, lab.labels, pairs, alt_text="RoPE angles m·θ_i in radians")
     st.markdown("**RoPE(X)**: every row of X turned by its angles; each pair keeps its length.")
-    display.table(rope.rotated, lab.labels, dimension_labels(lab.d_model), alt_text="RoPE(X): the turned rows")
-    display.heatmap(rope.plain_scores, lab.labels, lab.labels, kind="scores", title="Scores X Xᵀ (no positions)")
-    display.heatmap(rope.rope_scores, lab.labels, lab.labels, kind="scores", title="Scores RoPE(X) RoPE(X)ᵀ")
+    drawing.table(rope.rotated, lab.labels, dimension_labels(lab.d_model), alt_text="RoPE(X): the turned rows")
+    drawing.heatmap(rope.plain_scores, lab.labels, lab.labels, kind="scores", title="Scores X Xᵀ (no positions)")
+    drawing.heatmap(rope.rope_scores, lab.labels, lab.labels, kind="scores", title="Scores RoPE(X) RoPE(X)ᵀ")
     st.markdown(
         "The diagonal does not move (a vector turned by the same angle as itself), but a repeated word now scores "
         "differently with each copy, by distance. **Relative, not absolute:** every position moved by "
