@@ -1,7 +1,13 @@
-"""The lab's modules import each other without a cycle, counting the imports inside functions (issue 37, item 1).
+"""The lab's modules import each other without a cycle, counting the imports inside functions, and in layers
+(issue 37, item 1).
 
 An import inside a function hides a cycle from Python at import time, not from a reader: two modules that need each
 other are one module, or a third one is missing. The graph is read from the source (ast), so a lazy import counts.
+
+The layers: a page imports the page API (ui.page), the Altair builders (ui.charts), the inputs (ui.widgets.inputs)
+and at most one widget or model handle; never the server's machinery (runtime/). ui/'s import chains are at most
+MAX_DEPTH modules deep. attention_core imports neither ui nor Streamlit; the app never imports the operations code
+(benchmarks, deploy, tools), and deploy shares tools/browser.py with the benchmarks instead of importing them.
 """
 
 from __future__ import annotations
@@ -10,6 +16,9 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+MAX_DEPTH = 4  # modules in ui/'s longest import chain (through runtime/, whose cache ui/ keeps what it builds in)
+MAX_UI_PER_PAGE = 4  # ui modules a page imports
+OPERATIONS = ("benchmarks", "deploy", "tools")
 PACKAGES = ("ui", "runtime", "attention_core", "app_pages", "benchmarks", "deploy", "tools")
 SCRIPTS = ("lab", "streamlit_app")
 
@@ -34,6 +43,17 @@ def imported(path: Path, known: set[str]) -> set[str]:
             names.add(node.module)
             names.update(f"{node.module}.{alias.name}" for alias in node.names)
     return {name for name in names if name in known}
+
+
+def top_level_imports(path: Path) -> set[str]:
+    """The first part of every name a file imports anywhere in it (streamlit, torch, ui, ...)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -81,3 +101,59 @@ def test_the_graph_reads_lazy_imports():
 
 def test_no_import_cycle():
     assert cycles(import_graph()) == []
+
+
+def modules_of(graph: dict[str, set[str]], *packages: str) -> set[str]:
+    """The modules (not the packages: their __init__ holds only a docstring) under ``packages``."""
+    files = module_files()
+    return {
+        name for name in graph if name.split(".")[0] in packages and "." in name and files[name].name != "__init__.py"
+    }
+
+
+def longest_chain(graph: dict[str, set[str]], start: str, within: set[str]) -> list[str]:
+    """The longest import chain from ``start`` through modules of ``within`` (the graph has no cycle)."""
+    best = [start]
+    for other in sorted(graph[start] & within):
+        chain = [start, *longest_chain(graph, other, within)]
+        if len(chain) > len(best):
+            best = chain
+    return best
+
+
+def test_ui_import_chains_are_at_most_four_deep():
+    graph = import_graph()
+    within = modules_of(graph, "ui", "runtime")
+    chains = [longest_chain(graph, name, within) for name in sorted(modules_of(graph, "ui"))]
+    deepest = max(chains, key=len)
+    assert len(deepest) <= MAX_DEPTH, " -> ".join(deepest)
+    assert len(longest_chain({"a": {"b"}, "b": {"c"}, "c": set()}, "a", {"b", "c"})) == 3, "the check can fail"
+
+
+def test_a_page_imports_at_most_four_ui_modules_and_never_the_runtime():
+    graph = import_graph()
+    ui_modules = modules_of(graph, "ui")
+    pages = modules_of(graph, "app_pages")
+    assert len(pages) >= 15
+    for page in sorted(pages):
+        used = graph[page] & ui_modules
+        assert len(used) <= MAX_UI_PER_PAGE, f"{page} imports {sorted(used)}"
+        assert "ui.page" in used, f"{page} draws through the page API"
+        assert not {name for name in graph[page] if name.split(".")[0] == "runtime"}, f"{page} imports runtime"
+        assert not top_level_imports(module_files()[page]) & {"runtime", *OPERATIONS}, page
+
+
+def test_attention_core_imports_neither_ui_nor_streamlit():
+    files = module_files()
+    for name, path in files.items():
+        if name.split(".")[0] == "attention_core":
+            assert not top_level_imports(path) & {"ui", "runtime", "streamlit", "altair", *OPERATIONS}, name
+
+
+def test_the_app_never_imports_the_operations_code_and_deploy_not_the_benchmarks():
+    files = module_files()
+    for name, path in files.items():
+        if name.split(".")[0] in ("ui", "runtime", "app_pages", "attention_core", "lab", "streamlit_app"):
+            assert not top_level_imports(path) & set(OPERATIONS), name
+        if name.split(".")[0] == "deploy":
+            assert "benchmarks" not in top_level_imports(path), name

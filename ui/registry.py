@@ -1,10 +1,11 @@
 """The one lesson registry, keyed by lesson name: every page of the lab, in order, with what it needs.
 
 Each entry names its page (``app_pages/<name>.py``), its number, title, icon and summary, its
-"Try this" experiments and three-line "What you just learned", and its exercise generator (from
-``attention_core.exercises``). ``lab.py`` builds the navigation from it, the overview lists it, each
-page takes its title, footer and exercises from it, and the tests read it. Adding a lesson is one
-entry here, its page, its core functions and its tests.
+"Try this" experiments and three-line "What you just learned", and its exercise generator, named
+from the module that defines it (a new lesson's beside its core function: ``exercises=topic.topic_exercises``; no
+re-export module to edit). ``lab.py`` builds the navigation from it, the overview lists it, each page takes its
+title, footer and exercises from it, and the tests read it. Adding a lesson is one entry here, its page, its core
+function with its exercise generator, and its test (CONTRIBUTING.md, "Add a lesson").
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from attention_core import exercises as ex
-from attention_core.exercises import Generator
-from attention_core.exercises.story import story_questions
+from attention_core.exercises import block, models, smollm2, steps, story
+from attention_core.exercises.base import Generator
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Softmax turns each row into weights that sum to 1; a mask blocks keys; the output blends the values.",
             "Heads run side by side and W_o mixes them; trained models do exactly this, with learned weights.",
         ),
-        exercises=story_questions,
+        exercises=story.story_questions,
     ),
     Lesson(
         name="scores",
@@ -118,7 +118,7 @@ LESSONS: tuple[Lesson, ...] = (
             "With Q = K = X the score matrix is Ω = X Xᵀ, symmetric.",
             "Positive means the vectors point roughly the same way; the size also grows with their lengths.",
         ),
-        exercises=ex.scores_exercises,
+        exercises=steps.scores_exercises,
     ),
     Lesson(
         name="softmax",
@@ -152,7 +152,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Weights are positive and each row sums to 1; the order of the scores is kept.",
             "Subtracting the row maximum first changes nothing but avoids overflow.",
         ),
-        exercises=ex.softmax_exercises,
+        exercises=steps.softmax_exercises,
     ),
     Lesson(
         name="context_vectors",
@@ -179,7 +179,7 @@ LESSONS: tuple[Lesson, ...] = (
             "The weights of a query's row say how much of each token it mixes in.",
             "context = weights V: one matrix product for every token at once.",
         ),
-        exercises=ex.context_exercises,
+        exercises=steps.context_exercises,
     ),
     Lesson(
         name="qkv_projections",
@@ -213,7 +213,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Scores compare queries with keys, so they are no longer symmetric.",
             "W_q, W_k, W_v are what training learns: 3 d_model d_k numbers.",
         ),
-        exercises=ex.qkv_exercises,
+        exercises=steps.qkv_exercises,
     ),
     Lesson(
         name="scaling",
@@ -242,7 +242,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Dividing by √d_k brings the spread back to about 1.",
             "Without it softmax saturates: one weight near 1, tiny gradients for the rest.",
         ),
-        exercises=ex.scaling_exercises,
+        exercises=steps.scaling_exercises,
     ),
     Lesson(
         name="masking",
@@ -277,7 +277,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Blocked scores become −∞ before softmax, so their weights are exactly 0.",
             "Causal masks hide the future; padding masks hide filler tokens.",
         ),
-        exercises=ex.masking_exercises,
+        exercises=block.masking_exercises,
     ),
     Lesson(
         name="multi_head",
@@ -300,7 +300,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Their outputs are concatenated and mixed by W_o.",
             "The parameter count, 4 d_model², does not depend on h.",
         ),
-        exercises=ex.multi_head_exercises,
+        exercises=block.multi_head_exercises,
     ),
     Lesson(
         name="positions",
@@ -327,7 +327,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Positional encodings are added to X so the same word differs by position.",
             "Sinusoidal encodings use sin and cos at geometric frequencies.",
         ),
-        exercises=ex.positions_exercises,
+        exercises=block.positions_exercises,
     ),
     Lesson(
         name="pipeline",
@@ -357,7 +357,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Every step is a small function; together they equal PyTorch's implementation.",
             "The downloads and the code reproduce every number outside the lab.",
         ),
-        exercises=ex.pipeline_exercises,
+        exercises=block.pipeline_exercises,
     ),
     Lesson(
         name="trained_model",
@@ -392,7 +392,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Heads specialise: previous / next piece, [CLS] or [SEP] sinks, broad averaging, mixtures.",
             "A weight says where a head reads, not why the model decides: attention is not explanation.",
         ),
-        exercises=ex.trained_exercises,
+        exercises=models.trained_exercises,
     ),
     Lesson(
         name="smollm2",
@@ -425,7 +425,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Grouped-query attention shares each key/value head among three query heads: a third of the cache.",
             "Heads show measurable habits on your text: sinks, previous token, induction on repeats.",
         ),
-        exercises=ex.smollm2_exercises,
+        exercises=smollm2.smollm2_exercises,
     ),
     Lesson(
         name="training",
@@ -469,7 +469,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Untrained attention is near uniform over the keys the causal mask allows.",
             "Training moves the weight onto the key the task needs; a too large learning rate diverges.",
         ),
-        exercises=ex.training_exercises,
+        exercises=models.training_exercises,
     ),
     Lesson(
         name="generation",
@@ -503,7 +503,7 @@ LESSONS: tuple[Lesson, ...] = (
             "The cache gives the same numbers as recomputing with a causal mask, with far fewer multiply-adds.",
             "Online softmax keeps a running max and sum, so a row never has to be held whole.",
         ),
-        exercises=ex.generation_exercises,
+        exercises=models.generation_exercises,
     ),
     Lesson(
         name="mistakes",
