@@ -24,13 +24,13 @@ them out.
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 
 import streamlit as st
 
 from runtime import browser_store
+from runtime.cache import process_cache
 from ui import registry
 
 # The lazy modules of the element kinds the lessons draw, in the order a learner meets them: charts (and the
@@ -119,7 +119,7 @@ def static_js_folder() -> Path:
     return Path(st.__file__).parent / "static" / "static" / "js"
 
 
-@functools.cache
+@process_cache(1)
 def module_files() -> tuple[str, ...]:
     """The file of each of MODULES in this Streamlit's frontend ('embed.CX5AQgxi.js'), in MODULES' order; a name
     with no file (another Streamlit version) is left out."""
@@ -132,7 +132,7 @@ def module_files() -> tuple[str, ...]:
     return tuple(found)
 
 
-@functools.cache
+@process_cache(1)
 def warm_specs() -> tuple[dict, ...]:
     """What the browser draws off screen, with the data inline: a lab heatmap (3 tokens, weights, clickable cells,
     the query's row outlined) as the spec the lessons send, then a bar chart and a line chart from ui.charts, so

@@ -9,7 +9,7 @@ import random
 import torch
 
 from attention_core.tables import token_labels
-from runtime.cache import ProcessCache
+from runtime.cache import ProcessCache, approx_bytes
 from ui import charts, drawing
 
 LONG_SENTENCE_TOKENS = 200  # a 1,000-character sentence is about 200 words
@@ -24,7 +24,7 @@ def test_kept_stays_within_its_byte_budget():
     kept = ProcessCache(100, max_bytes=10_000)
     for i in range(50):
         kept.get(i, lambda: b"x" * 3_000)
-        assert kept.bytes <= 10_000 and sum(map(drawing.approx_bytes, kept.items.values())) == kept.bytes
+        assert kept.bytes <= 10_000 and sum(map(approx_bytes, kept.items.values())) == kept.bytes
     assert len(kept.items) == 3  # 3 items of about 3 KB fit in 10 KB
     assert 49 in kept.items and 0 not in kept.items  # the newest stay
 

@@ -20,7 +20,7 @@ FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__"}
 # whose every label, header, tooltip and cell text ui.widgets.html_table escapes (tests/test_html_table.py feeds it
 # script
 # and image tags through each of them).
-HTML_FROM_ESCAPER = {("_drawing.py", "show_table"), ("_drawing.py", "show_frame")}
+HTML_FROM_ESCAPER = {("drawing.py", "show_table"), ("drawing.py", "show_frame")}
 FORBIDDEN_MODULES = {"pickle", "cPickle", "dill", "shelve", "marshal"}
 
 
@@ -104,6 +104,6 @@ def test_st_html_with_anything_but_fixed_text_is_flagged(tmp_path):
 
 
 def test_only_the_table_functions_may_draw_escaped_html(tmp_path):
-    drawing = tmp_path / "_drawing.py"
+    drawing = tmp_path / "drawing.py"
     drawing.write_text("def show_table(body):\n    st.html(body)\n\n\ndef other(body):\n    st.html(body)\n")
-    assert calls_and_imports(drawing)[2] == ["_drawing.py:6 st.html"]
+    assert calls_and_imports(drawing)[2] == ["drawing.py:6 st.html"]

@@ -6,7 +6,7 @@ In lessons 9, 7 and 6 (pipeline, multi_head, masking) every statement of render(
 - a call of a function the page defines (a section, the controls, a guard such as ``heads_or_one``),
   also as ``name = section(...)``;
 - the one call into attention_core that computes the page's state (``block = ac.pipeline_block(...)``);
-- a call of ``display.*``, ``path.*`` or ``exercises_section``, or ``with display.slot():`` around such calls.
+- a call of ``page.*`` or ``exercises_section``, or ``with page.slot():`` around such calls.
 At most MAX_OTHER statements may be anything else. Main had 10 or 11 such lines per page (projections, W_o,
 masks, padding, multi_head_attention, the followed head, its name...). Two leave room to name an
 intermediate once (``head = block.steps.heads[i]``), but not to compute the page's state in the page.
@@ -26,7 +26,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 OUTLINE_PAGES = ("app_pages/pipeline.py", "app_pages/multi_head.py", "app_pages/masking.py")
 MAX_OTHER = 2
-PAGE_API = ("display", "path")  # modules whose calls render() may make directly
+PAGE_API = ("page",)  # the module whose calls render() may make directly
 PAGE_CALLS = ("exercises_section",)
 
 
@@ -61,7 +61,7 @@ def called(statement: ast.stmt) -> ast.Call | None:
 
 
 def root_name(call: ast.Call) -> str | None:
-    """``f`` for f(...), ``ac`` for ac.f(...), ``display`` for display.slot(...)."""
+    """``f`` for f(...), ``ac`` for ac.f(...), ``page`` for page.slot(...)."""
     function = call.func
     while isinstance(function, ast.Attribute):
         function = function.value

@@ -149,7 +149,7 @@ def test_the_warm_up_waits_for_the_browsers_first_answer_and_comes_once(mounted,
     answered()
     preload.mount()
     preload.mount()
-    assert drawn == [preload.lessons.LESSONS[0].path] and len(mounted) == 1
+    assert drawn == [preload.registry.LESSONS[0].path] and len(mounted) == 1
 
 
 def test_a_script_test_gets_no_element_kinds():

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from attention_core import smollm2 as sm
-from ui import drawing
+from runtime.cache import approx_bytes
 from ui.models import smol
 
 
@@ -29,7 +29,7 @@ def test_a_forward_counts_its_tensors_and_the_store_keeps_within_its_budget(monk
     monkeypatch.setattr(smol, "model", lambda: None)
     monkeypatch.setattr(sm, "forward", lambda _model, ids: fake_forward(tuple(ids)))
     one = fake_forward(tuple(range(sm.MAX_TOKENS)))
-    assert drawing.approx_bytes(one) >= one.attentions.numel() * 4  # its tensors, not 32 bytes
+    assert approx_bytes(one) >= one.attentions.numel() * 4  # its tensors, not 32 bytes
     store = smol.forward_ids.store
     for start in range(12):
         smol.forward_ids(tuple(range(start, start + sm.MAX_TOKENS)))  # 128 tokens: about 35 MB each

@@ -55,7 +55,7 @@ def test_the_app_serves_lab_py_and_warms_up_as_the_server_starts():
     out = run_python(
         "import asyncio, sys\n"
         "import streamlit_app\n"
-        "from ui import warmup\n"
+        "from runtime import warmup\n"
         "assert 'torch' not in sys.modules\n"
         "async def serve_briefly():\n"
         "    async with streamlit_app.warm_imports(streamlit_app.app):\n"
@@ -76,12 +76,12 @@ def test_the_warm_up_imports_everything_lab_py_imports_before_the_first_run():
 
 
 def test_without_a_server_start_the_script_does_not_wait():
-    assert run_python("from ui import warmup; print(warmup.wait())") == "False"
+    assert run_python("from runtime import warmup; print(warmup.wait())") == "False"
 
 
 def test_a_failing_import_does_not_hang_the_script():
     out = run_python(
-        "from ui import warmup\nwarmup.MODULES = ('ui.no_such_module',)\nwarmup.start()\nprint(warmup.wait())"
+        "from runtime import warmup\nwarmup.MODULES = ('ui.no_such_module',)\nwarmup.start()\nprint(warmup.wait())"
     )
     assert out == "True"
 
@@ -89,7 +89,7 @@ def test_a_failing_import_does_not_hang_the_script():
 def test_the_server_start_builds_the_heatmaps_the_lessons_ask_for_first():
     """After the warm-up, a short sentence's and a 32-token sentence's heatmaps of every kind build nothing."""
     out = run_python(
-        "from ui import _drawing, warmup\n"
+        "from runtime import warmup\nfrom ui import drawing as _drawing\n"
         "warmup.warm_charts()\n"
         "made = _drawing.HEATMAP_TEMPLATES.made\n"
         "for n in (2, 6, 16, 32, 40):\n"
@@ -107,20 +107,20 @@ def test_the_chart_warm_up_waits_for_the_first_page_and_a_stopping_server_skips_
     """The first page's script run has the interpreter to itself; the heatmaps are built after it."""
     out = run_python(
         "import time\n"
-        "from ui import _drawing, warmup\n"
+        "from runtime import warmup\nfrom ui import drawing as _drawing\n"
         "warmup.start()\n"
         "warmup.wait()\n"
         "time.sleep(1.0)\n"
         "before = _drawing.HEATMAP_TEMPLATES.made\n"
         "warmup.first_run_finished()\n"
         "warmup._thread.join(120)\n"
-        "from ui import measured\n"
+        "from ui.models import measured\n"
         "print(before, _drawing.HEATMAP_TEMPLATES.made > 0, measured.attention_cost_ready())"
     )
     assert out == "0 True True"
     stopped = run_python(
         "import time\n"
-        "from ui import _drawing, warmup\n"
+        "from runtime import warmup\nfrom ui import drawing as _drawing\n"
         "warmup.start()\n"
         "warmup.wait()\n"
         "start = time.monotonic()\n"
