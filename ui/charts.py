@@ -21,7 +21,7 @@ from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
 from attention_core.numbers import format_number  # the one number formatter (ui.format re-exports it)
 
-Kind = Literal["weights", "scores", "mask", "values"]
+Kind = Literal["weights", "scores", "mask", "values", "entropy"]  # entropy: 0 (focused) .. ln T (uniform)
 Domain = tuple[float, float]
 
 CELL_PX = 48  # fixed cell size up to FIXED_CELL_TOKENS: room for '-0.1234' at 10 px
@@ -107,7 +107,7 @@ def colour_title(kind: Kind, domain: Domain | None = None) -> str:
     matrix keeps the same spec and only its data change."""
     if kind == "weights":
         return "weight (fixed 0–1)" if domain is None or tuple(domain) == FIXED_WEIGHTS else "weight (stretched)"
-    return {"scores": "score", "mask": "mask"}.get(kind, "value")
+    return {"scores": "score", "mask": "mask", "entropy": "entropy (nats)"}.get(kind, "value")
 
 
 def _extent(values: pd.Series) -> float:
@@ -120,6 +120,8 @@ def colour_range(kind: Kind, values: pd.Series, domain: Domain | None) -> Domain
     symmetric around 0 (``domain`` or ± the largest magnitude), so 0 sits in the middle."""
     if kind == "weights":
         return tuple(domain) if domain else FIXED_WEIGHTS
+    if kind == "entropy":  # sequential from 0: the page passes (0, ln T)
+        return tuple(domain) if domain else (0.0, _extent(values))
     if domain:
         extent = max(abs(v) for v in domain)
         return -extent, extent
@@ -133,7 +135,7 @@ def ink(kind: Kind, cells: pd.DataFrame, low: float, high: float) -> np.ndarray:
         return np.where(cells["value"] > 0, "white", "black")
     value = cells["value"].to_numpy(dtype=float)
     weights_dark = value < low + 0.55 * (high - low)  # viridis is dark at its low end
-    dark = weights_dark if kind == "weights" else np.abs(value) > 0.6 * max(abs(low), abs(high))
+    dark = weights_dark if kind in ("weights", "entropy") else np.abs(value) > 0.6 * max(abs(low), abs(high))
     return np.where(np.isnan(value), NEUTRAL, np.where(dark, "white", "black"))  # a blocked cell: grey reads on both
 
 
@@ -238,7 +240,7 @@ def _colour(kind: Kind, title: str, legend: bool) -> alt.Color:
     if kind == "mask":
         scale = alt.Scale(domain=["may attend", "blocked"], range=list(MASK_COLOURS))
         return alt.Color("allowed:N", scale=scale, title=title, legend=alt.Undefined if legend else None)
-    if kind == "weights":
+    if kind in ("weights", "entropy"):
         scale = alt.Scale(scheme=SEQUENTIAL_SCHEME, clamp=True)
     else:
         scale = alt.Scale(scheme=DIVERGING_SCHEME, clamp=True)  # the range is symmetric: 0 sits in the middle
@@ -956,29 +958,6 @@ def head_mosaic(attentions: np.ndarray, pixels: int = 2) -> np.ndarray:
             top, left = layer * (tile + gap), head * (tile + gap)
             image[top : top + tile, left : left + tile] = raster(attentions[layer, head], pixels=pixels)
     return image
-
-
-def entropy_heatmap(data: pd.DataFrame, rows: Sequence[str], cols: Sequence[str], ceiling: float) -> alt.LayerChart:
-    """Mean row entropy per (layer, head) on a sequential 0..ln T scale: dark = focused, light = spread out."""
-    data = data.assign(exact=[format_number(v) for v in data["value"]], short=[format_number(v) for v in data["value"]])
-    base = alt.Chart(data).encode(
-        x=alt.X("col:N", **in_order(cols), title=None, axis=alt.Axis(orient="top", labelAngle=0)),
-        y=alt.Y("row:N", **in_order(rows), title=None),
-        tooltip=[
-            alt.Tooltip("row:N", title="layer"),
-            alt.Tooltip("col:N", title="head"),
-            alt.Tooltip("exact:N", title="entropy"),
-        ],
-    )
-    scale = alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, ceiling])
-    cells = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
-        color=alt.Color("value:Q", scale=scale, title="nats")
-    )
-    text_colour = alt.when(alt.datum.value < 0.55 * ceiling).then(alt.value("white")).otherwise(alt.value("black"))
-    text = base.mark_text(fontSize=10).encode(text="short:N", color=text_colour)
-    return (cells + text).properties(
-        width=CELL_PX * 1.3 * len(cols), height=CELL_PX * 0.8 * len(rows), description="Mean row entropy of every head"
-    )
 
 
 # --- specs as named datasets ----------------------------------------------------------------------------------
