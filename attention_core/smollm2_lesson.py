@@ -3,16 +3,38 @@ its real vectors, the head figures ranked, the KV cache's size beside full multi
 
 Shape letters: T tokens, L = 30 layers, h = 9 query heads, h_kv = 3 key/value heads, d_k = 64 (32 RoPE pairs).
 Layers and heads are 0-based here; the page shows them from 1. Never imports streamlit.
+
+The lesson's exercise generator is here too, beside the functions whose numbers it asks about
+(``smollm2_exercises``, and ``smol_cache_exercises`` for the generation lesson's step on SmolLM2's cache): each
+exercise's id names the step that shows its numbers (next-*, head-*, hand-*, rope-*, patterns-*; gqa-* are the
+generation lesson's). Layers and heads are 0-based in the material and counted from 1 in the questions.
 """
 
 from __future__ import annotations
 
+import math
+import random
 from dataclasses import dataclass
+from decimal import Decimal
 
 import pandas as pd
 import torch
 
 from attention_core import smollm2 as sm
+from attention_core.exercises.base import (
+    SHOWN_HALF_UNIT,
+    Exercise,
+    ExerciseInput,
+    asked,
+    fmt,
+    labelled_values,
+    pick_options,
+    quote,
+    shown_numbers,
+    tolerance,
+    top_index,
+)
+from attention_core.numbers import result_text, rounded_text, written_value
 from attention_core.reference import Agreement
 from attention_core.rope import pair_angles, pair_norms, rope_frequencies
 
@@ -199,3 +221,345 @@ def cache_agreement(check: sm.CacheCheck, tolerance: float = CACHE_TOLERANCE) ->
     return Agreement(
         check.max_logit_difference, check.logit_scale, close, check.max_logit_difference == 0.0, tolerance, "float32"
     )
+
+
+# --- the lesson's exercises ------------------------------------------------------------------------------------
+
+
+DISTINCT = 1e-3  # a distractor's figure is at least this far below the top one
+
+
+@dataclass(frozen=True)
+class SmolMaterial:
+    """What the lesson shows on the learner's prompt (read-only objects of attention_core.smollm2)."""
+
+    labels: tuple[str, ...]  # the prompt's pieces, unique labels
+    next_token: object  # smollm2.NextToken at t = 1 and the page's default top-k
+    hand: object  # smollm2.HeadByHand of the head and query on screen
+    model_row: torch.Tensor  # (T,) the forward's weights of that query
+    patterns: object  # smollm2.HeadPatterns on the prompt
+    repeated: object  # smollm2.HeadPatterns on the repeated prompt
+    num_heads: int
+    num_kv_heads: int
+    rotation: object  # smollm2_lesson.Rotation of the query
+    weights_first: torch.Tensor  # (T - 1,) the head's weights on the first piece, queries 2 .. T
+    next_logits: tuple[float, ...] = ()  # the logits of next_token's pieces, in their order
+    first_piece: torch.Tensor | None = None  # (L, h, T - 1) every head's weights on the first piece (sink figure)
+    induction_rows: torch.Tensor | None = None  # (L, h, Q) every head's weights on its induction targets (repeated)
+
+
+def _head(layer: int, head: int) -> str:
+    return f"layer {layer + 1}, head {head + 1}"
+
+
+def _ranked(figure: torch.Tensor, count: int = 5) -> list[tuple[int, int, float]]:
+    return ranked_heads(figure, count)
+
+
+def smollm2_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
+    """Next token, the head's favourite piece, GQA, a scaled score, RoPE's angle and shift, sinks and induction."""
+    m = inp.material
+    if not isinstance(m, SmolMaterial):
+        return []
+    return [
+        *next_token_exercises(m),
+        head_exercise(m, rng),
+        *head_sink_exercise(m),
+        *by_hand_exercises(m, rng),
+        *rope_exercises(m),
+        *pattern_exercises(m, rng),
+    ]
+
+
+def next_token_exercises(m: SmolMaterial) -> list[Exercise]:
+    """The most likely next piece, and the top piece's probability renormalised over the top-k."""
+    nt = m.next_token
+    pieces = [shown_piece(p) for p in nt.pieces]
+    raw = list(nt.raw_probabilities)
+    k = nt.top_k or len(raw)
+    kept = raw[:k]
+    answer = nt.probabilities[0]
+    listed = ", ".join(f"{quote(p)} {fmt(v)}" for p, v in zip(pieces[:4], raw[:4], strict=True))
+    within = tolerance(answer * (SHOWN_HALF_UNIT / raw[0] + len(kept) * SHOWN_HALF_UNIT / sum(kept)))
+    logits = ", ".join(f"{quote(p)} {fmt(z)}" for p, z in zip(pieces[:4], m.next_logits[:4], strict=False))
+    return [
+        Exercise(
+            id="next-top",
+            kind="choice",
+            prompt="Which piece does SmolLM2 find most likely to come next after your prompt (temperature 1)? The "
+            "table gives the logits of the pieces it finds most likely.",
+            answer=pieces[0],
+            hint="Softmax keeps the order of the logits: the largest logit z gets the largest probability.",
+            solution=f"Logits {logits}: the largest is {quote(pieces[0])}'s; as probabilities at t = 1: {listed}.",
+            options=tuple(sorted(set(pieces[:4]))),
+            uses=shown_numbers(m.next_logits),
+            reveals=shown_numbers(raw),  # the column “p at t = 1”: drawn once this is settled
+        ),
+        Exercise(
+            id="next-topk",
+            kind="numeric",
+            prompt=asked(
+                f"With top-k = {k} at temperature 1, only the {k} pieces of the table stay, and their probabilities "
+                f"are divided by their total. From the column “p at t = 1”, compute the new probability of "
+                f"{quote(pieces[0])}, then check it in the column “p at t, top-k”.",
+                within,
+            ),
+            answer=answer,
+            hint=f"p({pieces[0]}) / (the sum of the {k} probabilities at t = 1).",
+            solution=f"{fmt(raw[0])} / ({' + '.join(fmt(v) for v in kept)}) = {fmt(answer)}: above the "
+            f"{fmt(raw[0])} it had, since every other piece's share is given to these {k}.",
+            tolerance=within,
+            uses=shown_numbers(kept),
+        ),
+    ]
+
+
+def head_exercise(m: SmolMaterial, rng: random.Random) -> Exercise:
+    """The query's most-attended piece in the head on screen."""
+    h = m.hand
+    row = m.model_row
+    top = top_index(row)
+    where = _head(h.layer, h.head)
+    allowed = list(range(h.query + 1))
+    options = pick_options([m.labels[j] for j in allowed], allowed.index(top), rng)
+    seen = h.masked_scores[: h.query + 1]  # (query + 1,) the scaled scores of the keys the query may see
+    return Exercise(
+        id="head-top",
+        kind="choice",
+        prompt=f"In {where}, which piece does the query {quote(m.labels[h.query])} attend to most? Its scaled "
+        "scores are in the table above.",
+        answer=m.labels[top],
+        hint="Softmax keeps the order of the scores: the largest scaled score gets the largest weight (only pieces "
+        "up to the query can be seen).",
+        solution=f"Scores of row {quote(m.labels[h.query])}: {labelled_values(m.labels[: h.query + 1], seen)}; "
+        f"weights {labelled_values(m.labels[: h.query + 1], row[: h.query + 1])}: the largest is "
+        f"{quote(m.labels[top])}.",
+        options=options,
+        uses=shown_numbers(seen),
+        reveals=shown_numbers(row[: h.query + 1]),  # the query's row of weights: the heatmap, drawn once settled
+    )
+
+
+def head_sink_exercise(m: SmolMaterial) -> list[Exercise]:
+    """The head's sink figure: the mean weight on the first piece over the queries after it."""
+    column = m.weights_first
+    if column.numel() == 0:  # one piece: no query after the first
+        return []
+    answer = float(column.mean())
+    within = tolerance(SHOWN_HALF_UNIT)
+    where = _head(m.hand.layer, m.hand.head)
+    return [
+        Exercise(
+            id="head-sink",
+            kind="numeric",
+            prompt=asked(
+                f"The sink figure of {where} is the mean weight on the first piece {quote(m.labels[0])}, over every "
+                f"query after it (rows 2 to {len(m.labels)}). Compute it from the heatmap's first column, then check "
+                "it under the heatmap.",
+                within,
+            ),
+            answer=answer,
+            hint=f"Add the first column's weights from row 2 down and divide by {column.numel()}.",
+            solution=f"({' + '.join(fmt(float(w)) for w in column)}) / {column.numel()} = {fmt(answer)}.",
+            tolerance=within,
+            uses=shown_numbers(column),
+        )
+    ]
+
+
+def by_hand_exercises(m: SmolMaterial, rng: random.Random) -> list[Exercise]:
+    """Which key/value head the query head reads, and one scaled score from its dot product."""
+    h = m.hand
+    group = m.num_heads // m.num_kv_heads
+    j = rng.randrange(h.query + 1)
+    dot, scaled = float(h.scores[j]), float(h.scaled_scores[j])
+    within = tolerance(SHOWN_HALF_UNIT / 8)
+    return [
+        Exercise(
+            id="hand-gqa",
+            kind="choice",
+            prompt=f"SmolLM2 has {m.num_heads} query heads but only {m.num_kv_heads} key/value heads. Which "
+            f"key/value head does query head {h.head + 1} read its keys and values from?",
+            answer=f"key/value head {h.kv_head + 1}",
+            hint=f"Query heads are grouped in threes: heads 1-{group} share key/value head 1, and so on.",
+            solution=f"Head {h.head + 1} is in group ⌊{h.head} / {group}⌋ + 1 = {h.kv_head + 1} (counting heads "
+            "from 0 inside the brackets).",
+            options=tuple(f"key/value head {i + 1}" for i in range(m.num_kv_heads)),
+        ),
+        Exercise(
+            id="hand-scaled",
+            kind="numeric",
+            prompt=asked(
+                f"The table gives q·k = {fmt(dot)} for the query {quote(m.labels[h.query])} and the key "
+                f"{quote(m.labels[j])}. Compute the scaled score the softmax receives (d_k = 64).",
+                within,
+            ),
+            answer=scaled,
+            hint="Divide by √d_k = √64 = 8.",
+            solution=f"{fmt(dot)} / 8 = {fmt(scaled)} (column “÷ √64”).",
+            tolerance=within,
+            uses=shown_numbers(dot),
+        ),
+    ]
+
+
+TWO_PI = "6.2832"  # 2π as the hint writes it
+
+
+def rope_angle_text(position: int, theta: float, turned: float, wrapped: float) -> str:
+    """'8 × 0.6978 = 5.5824 (unrounded: 5.5826); brought into −π … π: 5.5824 − 1 × 6.2832 = −0.7008 (unrounded:
+    −0.7005)': each result is worked out from the operands as written (the lab's one rule, attention_core.numbers)."""
+    product = Decimal(position) * written_value(fmt(theta))
+    line = f"{position} × {fmt(theta)} = {result_text(product, turned, bold=False)}"
+    turns = round((turned - wrapped) / (2 * math.pi))  # whole turns taken off
+    if turns == 0:
+        return f"{line}, already in −π … π"
+    brought = written_value(rounded_text(product)) - turns * written_value(TWO_PI)
+    return (
+        f"{line}; brought into −π … π: {rounded_text(product)} − {turns} × {TWO_PI} = "
+        f"{result_text(brought, wrapped, bold=False)}"
+    )
+
+
+def rope_exercises(m: SmolMaterial) -> list[Exercise]:
+    """The angle pair 2 of the query turns by, and what shifting every position does to the scores."""
+    r = m.rotation
+    theta, turned = float(r.theta[1]), float(r.turned[1])
+    wrapped = math.atan2(math.sin(turned), math.cos(turned))
+    within = tolerance(r.position * SHOWN_HALF_UNIT)
+    return [
+        Exercise(
+            id="rope-angle",
+            kind="numeric",
+            prompt=asked(
+                f"The query {quote(m.labels[r.position])} sits at position m = {r.position} (RoPE counts from 0). "
+                f"Pair 2 turns by θ_2 = {fmt(theta)} radians per position. By what angle is it turned, brought "
+                "into −π … π (add or subtract 2π until it is)?",
+                within,
+            ),
+            answer=wrapped,
+            hint="m × θ_2, then subtract 2π (6.2832) as often as needed.",
+            solution=f"{rope_angle_text(r.position, theta, turned, wrapped)} (row “pair 2”, column “m·θ_i (wrapped)”).",
+            tolerance=within,
+            uses=shown_numbers(theta),
+        ),
+        Exercise(
+            id="rope-shift",
+            kind="what-if",
+            prompt="What if every position of the prompt were shifted by 100 (the first token at position 100, "
+            "not 0)? The scores q·k of every head would …",
+            answer="stay the same",
+            hint="RoPE turns q at m and k at n; their dot product depends on the angle between them.",
+            solution="q turned by m θ and k by n θ meet at the angle (m − n) θ: the same when both move by 100. The "
+            "check on this step shifts the real model's positions and compares every score.",
+            options=("stay the same", "all grow", "all shrink", "change unpredictably"),
+        ),
+    ]
+
+
+def pattern_exercises(m: SmolMaterial, rng: random.Random) -> list[Exercise]:
+    """The strongest attention sink on the prompt, and the strongest induction head on the repeated prompt: each from
+    the weights its figure averages (the page lists them for the five strongest heads, in layer order)."""
+    items = []
+    for name, figure, rows, what, where in (
+        ("sink", m.patterns.sink, m.first_piece, "puts the most weight on the first piece (an attention sink), on "
+         "your prompt", "its weights on the first piece, one per query after it"),
+        ("induction", m.repeated.induction, m.induction_rows, "is the strongest induction head on the repeated "
+         "prompt", "its weights on the piece after each query's earlier copy"),
+    ):  # fmt: skip
+        ranked = _ranked(figure)
+        lower = [item for item in ranked[1:] if item[2] <= ranked[0][2] - DISTINCT] if ranked else []
+        if not lower or rows is None or rows.shape[-1] == 0:  # the top figures tie at 4 decimals: no fair question
+            continue
+        chosen = [ranked[0], *rng.sample(lower, min(3, len(lower)))]
+        names = [_head(layer, head) for layer, head, _ in chosen]
+        items.append(
+            Exercise(
+                id=f"patterns-{name}",
+                kind="choice",
+                prompt=f"Which of these heads {what}? The table of the {name} figure lists, for each head, {where}: "
+                "the figure is their mean.",
+                answer=names[0],
+                hint="Compare the rows' means (their sums, as every row has as many weights).",
+                solution="; ".join(f"{n}: mean {fmt(v)}" for n, (_, _, v) in zip(names, chosen, strict=True))
+                + f": {names[0]}.",
+                options=tuple(sorted(names)),
+                # what ranks the options (the ranked table, the heatmaps) is drawn once this is settled; the figures
+                # are not ``reveals``: a saturated sink's figure, 1.0000, is each of its weights as well
+                uses=shown_numbers(*[rows[layer, head] for layer, head, _ in chosen]),
+            )
+        )
+    return items
+
+
+# --- lesson 13's step on the real model: grouped-query attention and the KV cache --------------------------------
+
+CACHE_TOKENS = (10, 100, 500, 2000, 4096)  # lengths the question asks about (none is a row of the step's table)
+
+
+@dataclass(frozen=True)
+class SmolCacheMaterial:
+    """What the generation lesson's step "GQA and the KV cache" shows: SmolLM2's architecture (smollm2.Config, whose
+    layers, query heads, key/value heads and head size the step writes) and the bytes per number of its cache."""
+
+    config: object  # smollm2.Config
+    bytes_per_number: int
+
+
+def _grouped(count: int) -> str:
+    """A whole number as the step writes it (23,040)."""
+    return f"{count:,}"
+
+
+def smol_cache_exercises(m: SmolCacheMaterial, rng: random.Random) -> list[Exercise]:
+    """The cache after N tokens, how many query heads share a key/value head, and the bytes per token of another
+    cache (float32 numbers, one key/value head, or full multi-head attention in float32). Every answer is a whole
+    number: exact (tolerance 0), typed as digits."""
+    from attention_core import smollm2 as sm
+
+    c = m.config
+    b = m.bytes_per_number
+    per_token = sm.kv_cache_bytes_per_token(c, b)
+    tokens = rng.choice(CACHE_TOKENS)
+    group = c.group_size
+    options = sorted({1, 2 * group, group, c.num_heads})
+    what_ifs = (
+        ("its cache were stored in float32 (4 bytes per number) instead", c.num_kv_heads, 4),
+        (f"all {c.num_heads} query heads shared one key/value head (multi-query attention)", 1, b),
+        (f"it used full multi-head attention ({c.num_heads} key/value heads) with float32 (4 bytes per number)",
+         c.num_heads, 4),
+    )  # fmt: skip
+    change, kv_heads, number_bytes = rng.choice(what_ifs)
+    changed = sm.kv_cache_bytes_per_token(c, number_bytes, kv_heads=kv_heads)
+    return [
+        Exercise(
+            id="gqa-tokens",
+            kind="numeric",
+            prompt=f"The step gives SmolLM2's cache growth per token with grouped-query attention. How many bytes do "
+            f"the keys and values of {_grouped(tokens)} tokens take in the cache? Exact count, digits only.",
+            answer=float(per_token * tokens),
+            hint="Bytes per token (the bold figure above) times the number of tokens.",
+            solution=f"{_grouped(per_token)} bytes per token × {_grouped(tokens)} tokens = "
+            f"{_grouped(per_token * tokens)} bytes.",
+        ),
+        Exercise(
+            id="gqa-group",
+            kind="choice",
+            prompt="In SmolLM2, how many query heads share one key/value head?",
+            answer=str(group),
+            hint="Divide the query heads by the key/value heads.",
+            solution=f"{c.num_heads} query heads / {c.num_kv_heads} key/value heads = {group} per key/value head: that "
+            f"is also why full multi-head attention's cache is {group} times as large.",
+            options=tuple(str(n) for n in options),
+        ),
+        Exercise(
+            id="gqa-what-if",
+            kind="what-if",
+            prompt=f"What if {change}? How many bytes would SmolLM2's cache grow by per token? Exact count, "
+            "digits only.",
+            answer=float(changed),
+            hint="2 (K and V) × layers × key/value heads × head size × bytes per number, with the changed factor.",
+            solution=f"2 × {c.num_layers} × {kv_heads} × {c.head_dim} × {number_bytes} = {_grouped(changed)} bytes "
+            f"per token, against {_grouped(per_token)} as the model is.",
+        ),
+    ]

@@ -157,3 +157,14 @@ def test_the_app_never_imports_the_operations_code_and_deploy_not_the_benchmarks
             assert not top_level_imports(path) & set(OPERATIONS), name
         if name.split(".")[0] == "deploy":
             assert "benchmarks" not in top_level_imports(path), name
+
+
+def test_the_registry_names_each_generator_from_its_own_module():
+    """Adding a lesson edits no re-export module: the registry imports the module that defines each generator (a new
+    lesson's, beside its core function)."""
+    from ui import registry
+
+    imported_by_registry = import_graph()["ui.registry"]
+    for lesson in registry.LESSONS:
+        if lesson.exercises is not None:
+            assert lesson.exercises.__module__ in imported_by_registry, (lesson.name, lesson.exercises.__module__)

@@ -1,5 +1,5 @@
 """What the SmolLM2 lesson computes beside the model (attention_core.smollm2_lesson, attention_core.rope_lesson),
-its exercises (attention_core.exercises.smollm2) and the byte-bounded forward store (ui.models.smol)."""
+its exercises (beside it, in attention_core.smollm2_lesson) and the byte-bounded forward store (ui.models.smol)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import torch
 
 from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
-from attention_core.exercises import ExerciseInput, check_answer, exercises_for, smollm2_exercises
+from attention_core.exercises import ExerciseInput, check_answer, exercises_for
 from attention_core.rope import apply_rope, pair_norms
 from attention_core.rope_lesson import SHIFT, rope_rows, toy_rope
+from attention_core.smollm2_lesson import smollm2_exercises
 
 CONFIG = sm.Config(30, 9, 3, 64, 576, 1536, 49152, 100_000.0, 1e-5, 8192)
 
@@ -92,7 +93,7 @@ def test_the_real_model_by_hand_row_rope_rotation_and_exercises(model):
 
 
 def sm_material(model, result, hand, rotation, patterns, repeated):
-    from attention_core.exercises import SmolMaterial
+    from attention_core.smollm2_lesson import SmolMaterial
 
     return SmolMaterial(
         labels=tuple(result.pieces),

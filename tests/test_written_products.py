@@ -27,19 +27,18 @@ from attention_core.exercises import (
     MultiHeadShown,
     PositionsShown,
     SmolCacheMaterial,
-    SmolMaterial,
     exercises_for,
     generation_exercises,
     masking_exercises,
     multi_head_exercises,
     pipeline_exercises,
     positions_exercises,
-    smollm2_exercises,
 )
 from attention_core.heads import multi_head_layer, pipeline_block
 from attention_core.masks import MaskChoice, masked_attention
 from attention_core.positions import add_positions, sinusoidal_encoding
 from attention_core.projections import random_projections
+from attention_core.smollm2_lesson import SmolMaterial, smollm2_exercises
 
 NUM = r"-?\d{1,3}(?:,\d{3})+(?!\d)|-?\d+(?:\.\d+)?"  # 23,040 or 0.6978 or 8
 OPERAND = rf"(?:{NUM})(?![\d²³.,]|e[+-])"  # not 8² nor the start of a longer number

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from attention_core.exercises import block, models, smollm2, steps, story
+from attention_core import smollm2_lesson
+from attention_core.exercises import block, models, steps, story
 from attention_core.exercises.base import Generator
 
 
@@ -425,7 +426,7 @@ LESSONS: tuple[Lesson, ...] = (
             "Grouped-query attention shares each key/value head among three query heads: a third of the cache.",
             "Heads show measurable habits on your text: sinks, previous token, induction on repeats.",
         ),
-        exercises=smollm2.smollm2_exercises,
+        exercises=smollm2_lesson.smollm2_exercises,
     ),
     Lesson(
         name="training",

@@ -1,8 +1,9 @@
 """Exercises generated from what a lesson's page shows: numeric, choice and what-if, with worked solutions.
 
-``base`` holds the question, its grading and tolerance; ``steps``, ``block`` and ``models`` hold the
-generators of lessons 1-5, 6-9 and 10-12 with the page state each reads. The lesson registry
-(``ui.registry``) names each lesson's generator.
+``base`` holds the question, its grading and tolerance; ``steps``, ``block``, ``models`` and ``story`` hold the
+generators of lessons 1-5, 6-9, 10 and 12-13 and the path, with the page state each reads. A newer lesson's
+generator sits beside its core function instead (the SmolLM2 lesson's in ``attention_core.smollm2_lesson``), and
+this module does not re-export it: the lesson registry (``ui.registry``) names each generator from its module.
 """
 
 from attention_core.exercises.base import (
@@ -36,7 +37,6 @@ from attention_core.exercises.models import (
     trained_exercises,
     training_exercises,
 )
-from attention_core.exercises.smollm2 import SmolCacheMaterial, SmolMaterial, smol_cache_exercises, smollm2_exercises
 from attention_core.exercises.steps import (
     ProjectedShown,
     context_exercises,
@@ -59,8 +59,6 @@ __all__ = [
     "MultiHeadShown",
     "PositionsShown",
     "ProjectedShown",
-    "SmolCacheMaterial",
-    "SmolMaterial",
     "TrainedMaterial",
     "TrainingMaterial",
     "check_answer",
@@ -78,8 +76,6 @@ __all__ = [
     "qkv_exercises",
     "scaling_exercises",
     "scores_exercises",
-    "smol_cache_exercises",
-    "smollm2_exercises",
     "softmax_exercises",
     "tolerance",
     "trained_exercises",

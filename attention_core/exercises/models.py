@@ -24,8 +24,8 @@ from attention_core.exercises.base import (
     tolerance,
     top_index,
 )
-from attention_core.exercises.smollm2 import SmolCacheMaterial, smol_cache_exercises
 from attention_core.numbers import exp_text, result_text, rounded_text, sum_text, written_value
+from attention_core.smollm2_lesson import SmolCacheMaterial, smol_cache_exercises
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import torch
 
 from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
-from attention_core.exercises.smollm2 import SmolMaterial
+from attention_core.smollm2_lesson import SmolMaterial
 from attention_core.tables import token_labels
 from runtime.cache import MB, process_cache
 from ui import charts
