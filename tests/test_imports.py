@@ -168,3 +168,31 @@ def test_the_registry_names_each_generator_from_its_own_module():
     for lesson in registry.LESSONS:
         if lesson.exercises is not None:
             assert lesson.exercises.__module__ in imported_by_registry, (lesson.name, lesson.exercises.__module__)
+
+
+FIRST_IMPORT = """
+import importlib, sys
+failed = []
+for name in sys.argv[1:]:
+    for loaded in [module for module in sys.modules if module.split(".")[0] == "attention_core"]:
+        del sys.modules[loaded]
+    try:
+        importlib.import_module(name)
+    except ImportError as error:
+        failed.append(f"{name}: {error}")
+print("\\n".join(failed))
+"""
+
+
+def test_every_core_module_imports_first():
+    """The graph above sees no cycle through a package's __init__ (importing ``a.b`` runs ``a``'s first); importing
+    each module of attention_core first, in a fresh set of its modules, does."""
+    import subprocess
+    import sys
+
+    names = sorted(name for name in module_files() if name.split(".")[0] == "attention_core")
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_IMPORT, *names], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "", done.stdout

@@ -2,8 +2,9 @@
 
 ``base`` holds the question, its grading and tolerance; ``steps``, ``block``, ``models`` and ``story`` hold the
 generators of lessons 1-5, 6-9, 10 and 12-13 and the path, with the page state each reads. A newer lesson's
-generator sits beside its core function instead (the SmolLM2 lesson's in ``attention_core.smollm2_lesson``), and
-this module does not re-export it: the lesson registry (``ui.registry``) names each generator from its module.
+generator sits beside its core function instead (the SmolLM2 lesson's in ``attention_core.smollm2_lesson``) and is
+not re-exported here: the lesson registry (``ui.registry``) names each generator from its module. A generator module
+imports ``base``, never this package's other modules (whose import runs this one).
 """
 
 from attention_core.exercises.base import (
@@ -31,6 +32,7 @@ from attention_core.exercises.block import (
 )
 from attention_core.exercises.models import (
     GenerationMaterial,
+    SmolCacheMaterial,
     TrainedMaterial,
     TrainingMaterial,
     generation_exercises,
@@ -59,6 +61,7 @@ __all__ = [
     "MultiHeadShown",
     "PositionsShown",
     "ProjectedShown",
+    "SmolCacheMaterial",
     "TrainedMaterial",
     "TrainingMaterial",
     "check_answer",

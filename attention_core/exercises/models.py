@@ -25,7 +25,6 @@ from attention_core.exercises.base import (
     top_index,
 )
 from attention_core.numbers import exp_text, result_text, rounded_text, sum_text, written_value
-from attention_core.smollm2_lesson import SmolCacheMaterial, smol_cache_exercises
 
 
 @dataclass(frozen=True)
@@ -360,3 +359,77 @@ def running_sum_exercise(label: str, online: list, b: int, block_size: int) -> E
         tolerance=within,
         uses=shown_numbers(operands),
     )
+
+
+# --- the generation lesson's step on SmolLM2's cache --------------------------------------------------------
+
+
+CACHE_TOKENS = (10, 100, 500, 2000, 4096)  # lengths the question asks about (none is a row of the step's table)
+
+
+@dataclass(frozen=True)
+class SmolCacheMaterial:
+    """What the generation lesson's step "GQA and the KV cache" shows: SmolLM2's architecture (smollm2.Config, whose
+    layers, query heads, key/value heads and head size the step writes) and the bytes per number of its cache."""
+
+    config: object  # smollm2.Config
+    bytes_per_number: int
+
+
+def _grouped(count: int) -> str:
+    """A whole number as the step writes it (23,040)."""
+    return f"{count:,}"
+
+
+def smol_cache_exercises(m: SmolCacheMaterial, rng: random.Random) -> list[Exercise]:
+    """The cache after N tokens, how many query heads share a key/value head, and the bytes per token of another
+    cache (float32 numbers, one key/value head, or full multi-head attention in float32). Every answer is a whole
+    number: exact (tolerance 0), typed as digits."""
+    from attention_core import smollm2 as sm
+
+    c = m.config
+    b = m.bytes_per_number
+    per_token = sm.kv_cache_bytes_per_token(c, b)
+    tokens = rng.choice(CACHE_TOKENS)
+    group = c.group_size
+    options = sorted({1, 2 * group, group, c.num_heads})
+    what_ifs = (
+        ("its cache were stored in float32 (4 bytes per number) instead", c.num_kv_heads, 4),
+        (f"all {c.num_heads} query heads shared one key/value head (multi-query attention)", 1, b),
+        (f"it used full multi-head attention ({c.num_heads} key/value heads) with float32 (4 bytes per number)",
+         c.num_heads, 4),
+    )  # fmt: skip
+    change, kv_heads, number_bytes = rng.choice(what_ifs)
+    changed = sm.kv_cache_bytes_per_token(c, number_bytes, kv_heads=kv_heads)
+    return [
+        Exercise(
+            id="gqa-tokens",
+            kind="numeric",
+            prompt=f"The step gives SmolLM2's cache growth per token with grouped-query attention. How many bytes do "
+            f"the keys and values of {_grouped(tokens)} tokens take in the cache? Exact count, digits only.",
+            answer=float(per_token * tokens),
+            hint="Bytes per token (the bold figure above) times the number of tokens.",
+            solution=f"{_grouped(per_token)} bytes per token × {_grouped(tokens)} tokens = "
+            f"{_grouped(per_token * tokens)} bytes.",
+        ),
+        Exercise(
+            id="gqa-group",
+            kind="choice",
+            prompt="In SmolLM2, how many query heads share one key/value head?",
+            answer=str(group),
+            hint="Divide the query heads by the key/value heads.",
+            solution=f"{c.num_heads} query heads / {c.num_kv_heads} key/value heads = {group} per key/value head: that "
+            f"is also why full multi-head attention's cache is {group} times as large.",
+            options=tuple(str(n) for n in options),
+        ),
+        Exercise(
+            id="gqa-what-if",
+            kind="what-if",
+            prompt=f"What if {change}? How many bytes would SmolLM2's cache grow by per token? Exact count, "
+            "digits only.",
+            answer=float(changed),
+            hint="2 (K and V) × layers × key/value heads × head size × bytes per number, with the changed factor.",
+            solution=f"2 × {c.num_layers} × {kv_heads} × {c.head_dim} × {number_bytes} = {_grouped(changed)} bytes "
+            f"per token, against {_grouped(per_token)} as the model is.",
+        ),
+    ]

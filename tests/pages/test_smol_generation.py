@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention_core import smollm2 as sm
-from attention_core.smollm2_lesson import CACHE_TOKENS
+from attention_core.exercises.models import CACHE_TOKENS
 from tests.apptest_helpers import assert_clean, frames, open_page
 from ui.models import smol
 from ui.widgets.exercises import answer_key, place_name

@@ -18,8 +18,8 @@ import streamlit as st
 
 from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
+from attention_core.exercises.models import CACHE_TOKENS, SmolCacheMaterial
 from attention_core.reference import tolerance_text
-from attention_core.smollm2_lesson import CACHE_TOKENS, SmolCacheMaterial
 from ui import drawing, registry
 from ui.format import format_number, learner_text
 from ui.models import measured, smol
@@ -29,7 +29,7 @@ from ui.widgets.exercises import exercises_section
 PROMPT_LESSON = registry.BY_NAME["smollm2"].number  # the lesson whose prompt this step continues
 
 CHECK_STEPS = 4
-PLACES = ("gqa-tokens", "gqa-group", "gqa-what-if")  # the questions of this step (attention_core.smollm2_lesson)
+PLACES = ("gqa-tokens", "gqa-group", "gqa-what-if")  # the questions of this step (attention_core.exercises.models)
 
 
 def loaded_model() -> sm.SmolModel | None:
