@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from attention_core import independent
 from attention_core.attention import apply_mask, attention_scores, context_vectors, scale_scores, softmax
 from attention_core.reference import Agreement, agreement
 from attention_core.rope import rope_angles, rotate_pairs
@@ -734,6 +735,83 @@ def head_by_hand(model: SmolModel, result: Forward, layer: int, head: int, query
         context=context,
         weights_agreement=agreement(weights, result.attentions[layer, head, query], tolerance=HEAD_TOLERANCE),
         context_agreement=agreement(context, result.contexts[layer, head, query], tolerance=HEAD_TOLERANCE),
+    )
+
+
+# --- checked by independent code -------------------------------------------------------------------------
+
+# One query's row by hand (and the forward's) against attention_core.independent (float64). float32 rounds each
+# number to within FLOAT32_UNIT of its size, so a score q . k / 8 of vectors of lengths |q| and |k| carries rounding
+# of about FLOAT32_UNIT x |q| |k| / 8, and softmax turns a score's error into the same relative error of its
+# weight. A weight may therefore differ by ROUNDINGS such roundings of the row's largest possible score, x the
+# largest weight. Measured over every layer, head and query of prompts of 9 and 125 tokens: at most 2.6 such
+# roundings (|q| |k| / 8 up to 114, gaps up to 8.6e-6 x the largest weight, past the lab's fixed 4e-6). A context
+# entry is a weighted average of values: allowed CONTEXT_TOLERANCE x the largest |v| it averages (measured: at
+# most 2.4e-6). On the default prompt a softmax 1e-5 off moves the largest weight by more than its allowance.
+FLOAT32_UNIT = 2.0**-24  # float32's unit roundoff: 6.0e-8
+ROUNDINGS = 4
+CONTEXT_TOLERANCE = 8e-6
+
+
+def attention_matrices(model: SmolModel, layer: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """W_q, W_k, W_v of a layer as the forward reads them: (out, in) float32, each its own copy."""
+    weights_of, work = model.layers[layer], workspace(model)
+    return tuple(dequantize_q4(W, work).clone() for W in (weights_of.W_q, weights_of.W_k, weights_of.W_v))
+
+
+@dataclass(frozen=True)
+class IndependentCheck:
+    """One query's row, by hand and from the forward, against attention_core.independent's recomputation."""
+
+    score_bound: float  # |q| x the largest |k| of the keys the query sees, / sqrt(d_k): the largest score it could have
+    weights_tolerance: float  # ROUNDINGS x FLOAT32_UNIT x score_bound: relative to the largest weight
+    largest_weight: float  # of the reference's row
+    largest_value: float  # the largest |v| entry of the values the row averages
+    comparisons: tuple[independent.Comparison, ...]  # by hand: weights, context; the model's forward: the same
+
+    @property
+    def agrees(self) -> bool:
+        """Every comparison within its allowed difference."""
+        return all(comparison.close for comparison in self.comparisons)
+
+    @property
+    def by_hand_agrees(self) -> bool:
+        """The row by hand (its weights and context) within the allowed differences."""
+        return all(comparison.close for comparison in self.comparisons[:2])
+
+
+def independent_check(model: SmolModel, result: Forward, hand: HeadByHand) -> IndependentCheck:
+    """The by-hand row and context of ``hand`` and the forward's, against the independent reference of its layer:
+    recomputed from the layer's normed input, W_q, W_k, W_v and the positions by attention_core.independent."""
+    config = model.config
+    reference = independent.llama_layer(
+        result.layer_inputs[hand.layer],  # (T, d_model)
+        *attention_matrices(model, hand.layer),
+        config.num_heads,
+        config.num_kv_heads,
+        result.positions,
+        config.rope_base,
+    )
+    weights = reference.weights[hand.head, hand.query]  # (T,)
+    context = reference.contexts[hand.head, hand.query]  # (d_k,)
+    score_bound = float(reference.score_bounds[hand.head, hand.query])
+    tolerance = ROUNDINGS * FLOAT32_UNIT * score_bound
+    largest_weight, largest_value = independent.largest(weights), float(reference.value_bounds[hand.head, hand.query])
+    weights_allowed, context_allowed = tolerance * largest_weight, CONTEXT_TOLERANCE * largest_value
+    row, size = f"the row of {weights.numel()} weights", f"the context vector ({context.numel()} numbers)"
+    model_row = result.attentions[hand.layer, hand.head, hand.query]  # (T,)
+    model_context = result.contexts[hand.layer, hand.head, hand.query]  # (d_k,)
+    return IndependentCheck(
+        score_bound=score_bound,
+        weights_tolerance=tolerance,
+        largest_weight=largest_weight,
+        largest_value=largest_value,
+        comparisons=(
+            independent.compare(f"by hand: {row}", hand.weights, weights, weights_allowed),
+            independent.compare(f"by hand: {size}", hand.context, context, context_allowed),
+            independent.compare(f"the model's forward: {row}", model_row, weights, weights_allowed),
+            independent.compare(f"the model's forward: {size}", model_context, context, context_allowed),
+        ),
     )
 
 

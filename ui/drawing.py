@@ -537,7 +537,8 @@ def heatmap(
     if explain is None:
         return None
     titles = {"title": title, "row_title": row_title, "col_title": col_title}
-    return cell_click.explained_cell(event, tuple(row_labels), tuple(col_labels), key=key, explain=explain, **titles)
+    cells = {"values": values, "kind": kind, **titles}  # the keyboard's grid of the same cells
+    return cell_click.explained_cell(event, tuple(row_labels), tuple(col_labels), key=key, explain=explain, **cells)
 
 
 def matrix(

@@ -1,12 +1,19 @@
-"""drawing.heatmap with explain, in AppTest: a kept cell's arithmetic, every explanation kind, the raster picker."""
+"""drawing.heatmap with explain, in AppTest: a kept cell's arithmetic, every explanation kind, the raster picker,
+and the keyboard's grid beside each chart (ui.widgets.keyboard_grid): its cells, the cell it opens, a click it must
+not undo.
+What the grid does in a browser (keys, focus, the ring, the live region) is tests/e2e/test_keyboard.py's."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
 from tests.apptest_helpers import assert_clean
 from ui.format import format_number
+from ui.widgets import keyboard_grid
 
 
 def small() -> None:
@@ -92,3 +99,103 @@ def test_a_long_input_uses_pickers_under_a_raster_image():
     tokens = [f"w{i}" for i in range(140)]
     weights = ac.self_attention(ac.random_embeddings(tokens, 4, 0)).weights
     assert f"**{format_number(float(weights[5, 9]))}**" in markdown(at)
+
+
+def grids(at) -> dict[str, dict]:
+    """The keyboard grids of the last run by their heatmap's key: the data each sends, its grid's JSON read."""
+    found = {}
+    for element in at.get("bidi_component"):
+        if element.proto.component_name != "attention_lab_cell_grid":
+            continue
+        data = json.loads(element.proto.json)
+        data["grid"] = data["grid"] and json.loads(data["grid"])
+        found[data["chart"] if data["grid"] else data["live"].removesuffix("_arithmetic")] = data
+    return found
+
+
+def test_each_clickable_heatmap_has_a_keyboard_grid_of_its_cells():
+    at = AppTest.from_function(small, default_timeout=60).run()
+    assert_clean(at)
+    lab_labels = list(ac.token_labels(ac.DEFAULT_PRESET.tokens))
+    X = ac.DEFAULT_PRESET.matrix()
+    params = ac.random_projections(3, 3, 0)
+    steps = ac.self_attention(X, params.W_q, params.W_k, params.W_v, mask=ac.causal_mask(6))
+    found = grids(at)
+    assert sorted(found) == ["m", "q", "w"]
+    for key, matrix, cols, titles in (
+        ("q", steps.Q, ["d1", "d2", "d3"], ("query", "entry")),
+        ("m", steps.masked_scores, lab_labels, ("query", "key")),
+        ("w", steps.weights, lab_labels, ("query", "key")),
+    ):
+        data = found[key]
+        grid = data["grid"]
+        assert (grid["rows"], grid["cols"]) == (lab_labels, cols)
+        assert (grid["rowTitle"], grid["colTitle"]) == titles
+        assert grid["values"] == [format_number(v) for v in matrix.reshape(-1).tolist()], key
+        assert data["live"] == f"{key}_arithmetic" and data["opened"] is None and data["stale"] is False
+    assert "-∞" in found["m"]["grid"]["values"], "a blocked score reads as the chart's tooltip writes it"
+
+    at.session_state["_cell:w"] = ("starts", "journey")
+    at.run()
+    assert grids(at)["w"]["opened"] == [2, 1], "the grid's cursor starts on the cell whose arithmetic is shown"
+
+
+def test_a_raster_heatmap_keeps_its_pickers_and_marks_only_the_live_region():
+    at = AppTest.from_function(big, default_timeout=60).run()
+    assert_clean(at)
+    assert grids(at)["big"] == {"grid": None, "opened": None, "live": "big_arithmetic"}
+
+
+def explained() -> None:
+    """One heatmap's explained cell under a chart event the test sets (a click as the chart reports it, kept by
+    the chart on every rerun until another click or a double click)."""
+    import streamlit as st
+
+    import attention_core as ac
+    from ui.widgets import cell_click, inputs
+
+    lab = inputs.default_input()
+    steps = ac.self_attention(lab.X)
+    event = st.session_state.get("event", {"selection": {"cell": []}})
+    cell_click.explained_cell(
+        event, lab.labels, lab.labels, key="w", explain=cell_click.weights_of(steps), values=steps.weights
+    )
+
+
+def clicked(row: str, col: str) -> dict:
+    return {"selection": {"cell": [{"row": row, "col": col}]}}
+
+
+def heading(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Weight of key"))
+
+
+def test_a_click_the_chart_still_reports_does_not_undo_the_keyboards_cell():
+    at = AppTest.from_function(explained, default_timeout=60)
+    at.session_state["event"] = clicked("starts", "journey")
+    at.run()
+    assert "“journey”" in heading(at)
+    at.session_state["_cell:w"] = ("starts", "one")  # Enter on (starts, one): keyboard_grid's callback keeps it
+    at.run()  # the chart still reports its click on (starts, journey)
+    assert "“one”" in heading(at)
+    assert grids(at)["w"]["stale"] is True, "the chart's outline is on another cell: the script clears it"
+    at.run()  # any other rerun
+    assert "“one”" in heading(at)
+    at.session_state["event"] = {"selection": {"cell": []}}  # the outline cleared (a double click)
+    at.run()
+    assert "“one”" in heading(at) and grids(at)["w"]["stale"] is False
+    at.session_state["event"] = clicked("starts", "journey")  # a click on the first cell again opens it
+    at.run()
+    assert "“journey”" in heading(at)
+    assert_clean(at)
+
+
+@pytest.mark.parametrize(
+    ("sent", "cell"),
+    [
+        *[([2, 1], (2, 1)), ([0, 0], (0, 0)), ([5, 2], (5, 2)), ([6, 0], None), ([0, 3], None), ([-1, 0], None)],
+        *[(["2", 1], None), ([True, 0], None), ([2.0, 1], None), ([2], None), ([1, 2, 3], None), (None, None)],
+    ],
+)
+def test_the_grid_opens_only_a_cell_of_the_matrix(sent, cell):
+    assert keyboard_grid.opened_cell(sent, 6, 3) == cell

@@ -4,12 +4,15 @@
 selection on (row, col) that reruns on a click; ``explained_cell`` keeps the clicked cell in st.session_state
 (so it survives reruns of the page) and renders ``explain(row_index, col_index)`` (an
 ``attention_core.cell_math`` result) below. Beyond ``charts.MAX_CHART_TOKENS`` tokens the heatmap is a raster
-image and two pickers choose the cell. The ``*_of`` helpers build the ``explain`` callback for the usual
-matrices of ``AttentionSteps``.
+image and two pickers choose the cell. The keyboard reaches the same arithmetic: ``ui.widgets.keyboard_grid`` mounts a
+focusable grid of the cells beside each chart (arrow keys move, Enter keeps the cell as a click does), and makes the
+arithmetic's container a polite live region, so it is read out when it opens. The ``*_of`` helpers build the
+``explain`` callback for the usual matrices of ``AttentionSteps``.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import streamlit as st
@@ -19,6 +22,7 @@ from attention_core import cell_math
 from attention_core.cell_math import CellExplanation, ContextCell, MaskedCell, ProjectionCell, ScoreCell, WeightCell
 from ui import charts
 from ui.format import MAX_TERMS, exp_text, format_number, products_sum_text, quotient_text, sum_text, written_sum
+from ui.widgets import keyboard_grid
 
 Explain = Callable[[int, int], CellExplanation]
 
@@ -28,6 +32,17 @@ def state_key(key: str) -> str:
     return f"_cell:{key}"
 
 
+def seen_key(key: str) -> str:
+    """Where the chart ``key``'s last selection event is kept: the chart sends its selection on every rerun, and
+    only a new one (a click) replaces the kept cell, which the keyboard may have changed since."""
+    return f"_cell_seen:{key}"
+
+
+def keep(key: str, rows: Sequence[str], cols: Sequence[str], row: int, col: int) -> None:
+    """Keep the cell (row, col) of the chart ``key`` as a click does (the keyboard grid's Enter, a callback)."""
+    st.session_state[state_key(key)] = (rows[row], cols[col])
+
+
 def explained_cell(
     event: dict | None,
     rows: Sequence[str],
@@ -35,27 +50,42 @@ def explained_cell(
     *,
     key: str,
     explain: Explain,
+    values: torch.Tensor | None = None,
+    kind: str = "weights",
     title: str = "",
     row_title: str = "query",
     col_title: str = "key",
 ) -> tuple[int, int] | None:
-    """Below a heatmap drawn with ``key``: the clicked (or kept) cell's arithmetic; returns its (row, col) indices.
+    """Below a heatmap drawn with ``key``: the keyboard's grid of its cells (``values``, a ``kind`` of heatmap),
+    then the clicked (or kept) cell's arithmetic; returns its (row, col) indices.
 
     ``event`` is the chart's selection event, or None for a raster image (pickers choose the cell then).
     """
+    clicked = None
     if event is None:  # a raster image: pickers instead of clicks
         cell = picked_cell(rows, cols, key=key, row_title=row_title, col_title=col_title)
     else:
         clicked = cell_math.selected_cell(event, charts.CELL_SELECTION)
-        if clicked is not None:
+        if clicked is not None and clicked != st.session_state.get(seen_key(key)):
             st.session_state[state_key(key)] = clicked
+        st.session_state[seen_key(key)] = clicked
         cell = st.session_state.get(state_key(key))
     indices = cell_math.cell_indices(cell, rows, cols)
-    with st.container(border=True, key=f"{key}_arithmetic"):
+    live = f"{key}_arithmetic"
+    if event is None or values is None:
+        keyboard_grid.live_region(key, live)
+    else:
+        on_open = functools.partial(keep, key, tuple(rows), tuple(cols))
+        titles = (title, row_title, col_title)
+        stale = clicked is not None and clicked != cell  # the chart outlines a cell the keyboard has left
+        keyboard_grid.cell_grid(
+            key, values, rows, cols, kind=kind, titles=titles, opened=indices, live=live, stale=stale, on_open=on_open
+        )
+    with st.container(border=True, key=live):
         if indices is None:
             st.caption(
                 f"Click any cell of {title or 'the heatmap'} to see its arithmetic with the real numbers "
-                "(double-click clears the outline)."
+                "(double-click clears the outline), or Tab to its cells and use the arrow keys and Enter."
             )
             return None
         render(explain(*indices), rows, cols, row_title=row_title, col_title=col_title)

@@ -1,0 +1,346 @@
+// A heatmap's cells by keyboard (ui/widgets/keyboard_grid.py): a roving-tabindex grid (the WAI-ARIA grid pattern) beside
+// the chart. One Tab stop; the arrow keys, Home / End (with Ctrl: the first / last cell) and Page Up / Down move;
+// Enter or Space sends the cell's (row, col) indices as the trigger "open", which keeps the cell a click keeps.
+//
+// What a sighted learner sees: the grid itself stays visually hidden (screen readers read it); while it has focus a
+// focus ring is drawn over the chart's own cell, with a chip naming the cell and its value. The ring finds the cell
+// from the chart's drawn cells (the group of rect marks with one mark per cell: its box divided by rows and
+// columns). Where no such chart is found, the grid itself appears while it has focus, as a table of the values.
+// Beyond WINDOW_ROWS rows or MAX_COLUMNS columns only a window of the grid around the active cell is in the page
+// (aria-rowcount / aria-colindex say where it is).
+//
+// The script also makes the arithmetic container a polite live region (read out when it opens, by keyboard or by
+// mouse), and when the chart still outlines a clicked cell other than the opened one (the keyboard opened another),
+// it clears the chart's selection as a double click does, so the outline never points at another cell than the
+// arithmetic and a click on that cell opens it again.
+// Labels and numbers are set as text (textContent, setAttribute), never parsed as HTML: labels are the learner's.
+
+const WINDOW_ROWS = 12;
+const MAX_COLUMNS = 12;
+const CELL_PX = 64; // the width a column of the table needs ('-0.1234' and a ring), for how many columns fit
+
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  if (!data) return;
+  const host = parentElement;
+  let root = host.querySelector(":scope > .alab-cells");
+  if (!root) {
+    root = document.createElement("div");
+    root.className = "alab-cells";
+    const ring = document.createElement("div");
+    ring.className = "alab-cells-ring";
+    const chip = document.createElement("div");
+    chip.className = "alab-cells-chip";
+    chip.setAttribute("aria-hidden", "true"); // the focused cell's own name says the same to a screen reader
+    host.append(root, ring, chip);
+    root.ring = ring;
+    root.chip = chip;
+    listen(root);
+  }
+  root.send = setTriggerValue; // the latest mount's sender
+  root.chart = data.chart || "";
+  markLive(data.live, 0);
+  if (data.stale) clearChartSelection(root);
+  if (!data.grid) return; // a raster image: its pickers choose the cell; this only marks the live region
+  if (root.text !== data.grid) {
+    root.text = data.grid;
+    root.grid = JSON.parse(data.grid);
+  }
+  const focused = root.contains(document.activeElement);
+  const opened = Array.isArray(data.opened) ? data.opened : null;
+  const g = root.grid;
+  if (!root.cursor || (!focused && opened)) root.cursor = opened ? [opened[0], opened[1]] : [0, 0];
+  root.cursor = [clamp(root.cursor[0], g.rows.length), clamp(root.cursor[1], g.cols.length)];
+  root.opened = opened;
+  draw(root, focused);
+}
+
+function clamp(i, n) {
+  return Math.max(0, Math.min(n - 1, i | 0));
+}
+
+function keyed(name) {
+  return name ? document.querySelector(`.st-key-${CSS.escape(name)}`) : null;
+}
+
+function markLive(name, tries) {
+  // The arithmetic container (st.container(key=...)) carries the class st-key-<key>.
+  if (!name) return;
+  const box = keyed(name);
+  if (!box) {
+    if (tries < 40) requestAnimationFrame(() => markLive(name, tries + 1));
+    return;
+  }
+  box.setAttribute("role", "status");
+  box.setAttribute("aria-live", "polite");
+  box.setAttribute("aria-atomic", "true");
+}
+
+// The group of the chart's rect marks holding one mark per cell (the largest, should another layer have as many).
+function chartCells(root) {
+  const chart = keyed(root.chart);
+  const g = root.grid;
+  if (!chart || !g) return null;
+  const n = g.rows.length * g.cols.length;
+  let best = null;
+  let area = 0;
+  for (const group of chart.querySelectorAll("svg g.mark-rect")) {
+    if (group.childElementCount !== n) continue;
+    const box = group.getBoundingClientRect();
+    if (box.width * box.height > area) {
+      best = group;
+      area = box.width * box.height;
+    }
+  }
+  return best;
+}
+
+function clearChartSelection(root) {
+  const group = chartCells(root) || (keyed(root.chart) && keyed(root.chart).querySelector("svg g.mark-rect"));
+  const mark = group && group.firstElementChild;
+  if (!mark) return;
+  const box = mark.getBoundingClientRect();
+  const at = { bubbles: true, cancelable: true, view: window, clientX: box.left + 1, clientY: box.top + 1 };
+  mark.dispatchEvent(new MouseEvent("dblclick", at));
+}
+
+function columnsThatFit(root) {
+  const width = (root.parentElement && root.parentElement.getBoundingClientRect().width) || 0;
+  return Math.max(3, Math.min(MAX_COLUMNS, Math.floor((width - 90) / CELL_PX) || MAX_COLUMNS));
+}
+
+// The first row and column of the drawn window: kept while the cursor stays inside it, moved just enough otherwise.
+function placeWindow(root) {
+  const g = root.grid;
+  const sizes = [Math.min(WINDOW_ROWS, g.rows.length), Math.min(columnsThatFit(root), g.cols.length)];
+  const start = root.start || [0, 0];
+  root.start = [0, 1].map((axis) => {
+    const n = axis === 0 ? g.rows.length : g.cols.length;
+    let first = Math.min(start[axis], n - sizes[axis]);
+    const at = root.cursor[axis];
+    if (at < first) first = at;
+    if (at >= first + sizes[axis]) first = at - sizes[axis] + 1;
+    return Math.max(0, first);
+  });
+  root.sizes = sizes;
+}
+
+function label(g, r, c) {
+  const value = g.values ? `: ${g.values[r * g.cols.length + c]}` : "";
+  return `${g.rowTitle} “${g.rows[r]}”, ${g.colTitle} “${g.cols[c]}”${value}`;
+}
+
+function draw(root, focused) {
+  const before = root.start && root.sizes ? root.start.join() + "/" + root.sizes.join() : "";
+  placeWindow(root);
+  const after = root.start.join() + "/" + root.sizes.join();
+  if (!root.table || before !== after || root.drawn !== root.text) build(root);
+  mark(root);
+  if (focused) focusCursor(root);
+  showRing(root);
+}
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function build(root) {
+  const g = root.grid;
+  const [r0, c0] = root.start;
+  const [nr, nc] = root.sizes;
+  const hadFocus = root.contains(document.activeElement);
+  root.replaceChildren();
+  const windowed = nr < g.rows.length || nc < g.cols.length;
+  const help = el(
+    "p",
+    "alab-cells-help",
+    `${g.title}, cell by cell: arrow keys move, Enter shows the cell's arithmetic below.` +
+      (windowed ? ` ${g.rows.length} × ${g.cols.length} cells, a window shown.` : "")
+  );
+  if (!root.id) root.id = "alab-cells-" + Math.random().toString(36).slice(2);
+  help.id = `${root.id}-help`;
+  const table = el("table", "alab-cells-grid");
+  table.setAttribute("role", "grid");
+  table.setAttribute("aria-label", `${g.title}: ${g.rows.length} × ${g.cols.length} cells`);
+  table.setAttribute("aria-describedby", help.id);
+  table.setAttribute("aria-rowcount", String(g.rows.length + 1));
+  table.setAttribute("aria-colcount", String(g.cols.length + 1));
+  const head = el("tr");
+  head.setAttribute("aria-rowindex", "1");
+  const corner = el("th", "alab-cells-corner", `${g.rowTitle} \\ ${g.colTitle}`);
+  corner.setAttribute("aria-colindex", "1");
+  head.appendChild(corner);
+  for (let c = c0; c < c0 + nc; c++) {
+    const th = el("th", "", g.cols[c]);
+    th.setAttribute("role", "columnheader");
+    th.setAttribute("scope", "col");
+    th.setAttribute("aria-colindex", String(c + 2));
+    head.appendChild(th);
+  }
+  const thead = el("thead");
+  thead.appendChild(head);
+  const body = el("tbody");
+  for (let r = r0; r < r0 + nr; r++) {
+    const tr = el("tr");
+    tr.setAttribute("aria-rowindex", String(r + 2));
+    const th = el("th", "", g.rows[r]);
+    th.setAttribute("role", "rowheader");
+    th.setAttribute("scope", "row");
+    th.setAttribute("aria-colindex", "1");
+    tr.appendChild(th);
+    for (let c = c0; c < c0 + nc; c++) {
+      const td = el("td", "", g.values ? g.values[r * g.cols.length + c] : "");
+      td.setAttribute("role", "gridcell");
+      td.setAttribute("aria-colindex", String(c + 2));
+      td.setAttribute("aria-label", label(g, r, c));
+      td.dataset.r = String(r);
+      td.dataset.c = String(c);
+      td.tabIndex = -1;
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  }
+  table.append(thead, body);
+  root.append(help, table);
+  root.table = table;
+  root.drawn = root.text;
+  if (hadFocus) root.moving = true; // focus left with the old cells: focusCursor puts it back
+}
+
+function cellAt(root, r, c) {
+  return root.table.querySelector(`td[data-r="${r}"][data-c="${c}"]`);
+}
+
+// The roving tab stop and the opened cell's mark.
+function mark(root) {
+  for (const td of root.table.querySelectorAll("td")) {
+    td.tabIndex = -1;
+    td.removeAttribute("aria-selected");
+    td.classList.remove("alab-cells-opened");
+  }
+  const [r, c] = root.cursor;
+  const active = cellAt(root, r, c);
+  if (active) active.tabIndex = 0;
+  if (root.opened) {
+    const open = cellAt(root, root.opened[0], root.opened[1]);
+    if (open) {
+      open.setAttribute("aria-selected", "true");
+      open.classList.add("alab-cells-opened");
+    }
+  }
+}
+
+function focusCursor(root) {
+  const active = cellAt(root, root.cursor[0], root.cursor[1]);
+  if (active && document.activeElement !== active) active.focus({ preventScroll: true });
+  root.moving = false;
+}
+
+// The focus ring over the chart's cell and its chip, while the grid has focus (else the table itself shows).
+function showRing(root) {
+  const { ring, chip } = root;
+  const focused = root.contains(document.activeElement);
+  const group = focused ? chartCells(root) : null;
+  root.classList.toggle("alab-cells-table", focused && !group);
+  if (!group) {
+    ring.style.display = chip.style.display = "none";
+    return;
+  }
+  const g = root.grid;
+  const [r, c] = root.cursor;
+  const box = group.getBoundingClientRect();
+  const w = box.width / g.cols.length;
+  const h = box.height / g.rows.length;
+  const opened = root.opened && root.opened[0] === r && root.opened[1] === c;
+  chip.textContent = `${label(g, r, c)} · ${opened ? "its arithmetic is below" : "Enter: its arithmetic"}`;
+  Object.assign(ring.style, {
+    display: "block",
+    left: `${box.left + c * w}px`,
+    top: `${box.top + r * h}px`,
+    width: `${w}px`,
+    height: `${h}px`,
+  });
+  chip.style.display = "block";
+  const tip = chip.getBoundingClientRect();
+  const below = box.top + (r + 1) * h + 6;
+  const top = below + tip.height < window.innerHeight ? below : box.top + r * h - tip.height - 6;
+  const left = Math.max(4, Math.min(box.left + c * w, window.innerWidth - tip.width - 4));
+  Object.assign(chip.style, { left: `${left}px`, top: `${top}px` });
+}
+
+function bringIntoView(root) {
+  const group = chartCells(root);
+  const mark = group && group.children[root.cursor[0] * root.grid.cols.length + root.cursor[1]];
+  if (mark) mark.scrollIntoView({ block: "nearest", inline: "nearest" });
+  else {
+    const active = cellAt(root, root.cursor[0], root.cursor[1]);
+    if (active) active.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+}
+
+function moveTo(root, r, c) {
+  const g = root.grid;
+  root.cursor = [clamp(r, g.rows.length), clamp(c, g.cols.length)];
+  draw(root, true);
+  bringIntoView(root);
+  showRing(root);
+}
+
+function open(root) {
+  const [r, c] = root.cursor;
+  root.opened = [r, c];
+  mark(root);
+  showRing(root);
+  if (root.send) root.send("open", [r, c]);
+}
+
+function listen(root) {
+  root.addEventListener("keydown", (event) => {
+    if (!root.grid || !event.target.matches("td")) return;
+    const [r, c] = root.cursor;
+    const g = root.grid;
+    const page = (root.sizes && root.sizes[0]) || 1;
+    const ctrl = event.ctrlKey || event.metaKey;
+    const moves = {
+      ArrowUp: [r - 1, c],
+      ArrowDown: [r + 1, c],
+      ArrowLeft: [r, c - 1],
+      ArrowRight: [r, c + 1],
+      Home: ctrl ? [0, 0] : [r, 0],
+      End: ctrl ? [g.rows.length - 1, g.cols.length - 1] : [r, g.cols.length - 1],
+      PageUp: [r - page, c],
+      PageDown: [r + page, c],
+    };
+    if (event.key in moves && !event.altKey) {
+      event.preventDefault();
+      moveTo(root, ...moves[event.key]);
+    } else if ((event.key === "Enter" || event.key === " ") && !ctrl && !event.altKey) {
+      event.preventDefault();
+      open(root);
+    }
+  });
+  root.addEventListener("click", (event) => {
+    const td = event.target.closest && event.target.closest("td[data-r]");
+    if (!td || !root.grid) return;
+    root.cursor = [Number(td.dataset.r), Number(td.dataset.c)];
+    mark(root);
+    td.focus();
+    open(root);
+  });
+  const follow = () => showRing(root);
+  root.addEventListener("focusin", () => {
+    bringIntoView(root);
+    showRing(root);
+    window.addEventListener("scroll", follow, true);
+    window.addEventListener("resize", follow);
+  });
+  root.addEventListener("focusout", (event) => {
+    if (root.moving || root.contains(event.relatedTarget)) return;
+    window.removeEventListener("scroll", follow, true);
+    window.removeEventListener("resize", follow);
+    requestAnimationFrame(() => showRing(root));
+  });
+}

@@ -1,0 +1,117 @@
+"""A heatmap's cells by keyboard: a focusable grid under the chart that opens the cell a mouse click opens.
+
+The Altair heatmap takes no focus, so ``cell_click.explained_cell`` mounts this grid beside each clickable
+heatmap: a components-v2 component (inline JavaScript and CSS in the app's own page, no iframe;
+``keyboard_grid.js`` and ``keyboard_grid.css`` next to this file) drawing an ARIA grid with one Tab stop
+(roving tabindex). The arrow keys, Home / End and Page Up / Down move; Enter or Space sends the cell's
+(row, col) indices, and ``on_open`` (cell_click keeps the cell, as a click does) runs before the rerun draws,
+so the arithmetic below is the cell's. Each cell's accessible name is "query “cat”, key “sat”: 0.4100".
+
+What it costs a mouse user: nothing on screen (the grid is visually hidden until focus enters it, as a skip link
+is) and per rerun one small element whose data (the labels and ``format_number`` texts, built once per matrix
+and kept) the browser reads again only when they change. Past ``WINDOW`` rows or columns the browser draws a
+window of the grid around the active cell. The script also makes the arithmetic container a polite live
+region (role=status), so a screen reader reads the arithmetic when it opens, by keyboard or by mouse.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+import torch
+
+from attention_core.numbers import format_number  # the one number formatter (ui.format re-exports it)
+from runtime.cache import MB, process_cache
+
+HERE = Path(__file__).resolve().parent
+JS = (HERE / "keyboard_grid.js").read_text(encoding="utf-8")
+CSS = (HERE / "keyboard_grid.css").read_text(encoding="utf-8")
+OPEN = "open"  # the trigger Enter sends: [row index, col index]
+
+_mount = st.components.v2.component("attention_lab_cell_grid", js=JS, css=CSS, isolate_styles=False)
+
+
+def grid_key(key: str) -> str:
+    """The component's key beside the heatmap ``key`` (its element carries the class st-key-<this>)."""
+    return f"{key}_keys"
+
+
+def cell_texts(values: torch.Tensor, kind: str) -> list[str]:
+    """Every cell's text, row by row, as the heatmap's tooltip writes it (a mask: may attend / blocked)."""
+    flat = values.detach().to(torch.float64).reshape(-1).tolist()  # (rows * cols,)
+    if kind == "mask":
+        return ["may attend" if v > 0 else "blocked" for v in flat]
+    return [format_number(v) for v in flat]
+
+
+@process_cache(64, 16 * MB)
+def grid_text(
+    values: bytes,
+    shape: tuple[int, int],
+    kind: str,
+    rows: tuple[str, ...],
+    cols: tuple[str, ...],
+    titles: tuple[str, str, str],
+) -> str:
+    """The JSON the grid draws: titles, labels and every cell's text (kept per matrix, labels and titles)."""
+    matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
+    title, row_title, col_title = titles
+    grid = {
+        "title": title or "The heatmap",
+        "rowTitle": row_title,
+        "colTitle": col_title,
+        "rows": list(rows),
+        "cols": list(cols),
+        "values": cell_texts(matrix, kind),
+    }
+    return json.dumps(grid, ensure_ascii=False, separators=(",", ":"))
+
+
+def opened_cell(value: object, n_rows: int, n_cols: int) -> tuple[int, int] | None:
+    """The (row, col) indices the browser sent, or None for anything but two indices inside the matrix."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return None
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+        return None
+    row, col = value
+    return (row, col) if 0 <= row < n_rows and 0 <= col < n_cols else None
+
+
+def _on_open(key: str, n_rows: int, n_cols: int, on_open: Callable[[int, int], None]) -> None:
+    """Enter on a cell (a callback, before the rerun draws): hand its checked indices to ``on_open``."""
+    cell = opened_cell((st.session_state.get(grid_key(key)) or {}).get(OPEN), n_rows, n_cols)
+    if cell is not None:
+        on_open(*cell)
+
+
+def cell_grid(
+    key: str,
+    values: torch.Tensor,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    *,
+    kind: str,
+    titles: tuple[str, str, str],
+    opened: tuple[int, int] | None,
+    live: str,
+    stale: bool,
+    on_open: Callable[[int, int], None],
+) -> None:
+    """Mount the keyboard grid of the heatmap ``key`` (``values`` (rows, cols), ``titles`` = title, row title,
+    col title); ``opened`` is the cell whose arithmetic is shown, ``live`` the key of the container that shows it,
+    ``stale`` whether the chart still outlines a clicked cell other than ``opened`` (the script clears it)."""
+    matrix = values.detach().to(torch.float64).numpy()  # (rows, cols)
+    text = grid_text(matrix.tobytes(), matrix.shape, kind, tuple(rows), tuple(cols), titles)
+    callback = functools.partial(_on_open, key, len(rows), len(cols), on_open)
+    data = {"grid": text, "opened": list(opened) if opened else None, "live": live, "chart": key, "stale": stale}
+    _mount(key=grid_key(key), data=data, on_open_change=callback)
+
+
+def live_region(key: str, live: str) -> None:
+    """No grid (a raster image, whose pickers choose the cell): only make the container ``live`` a live region."""
+    _mount(key=grid_key(key), data={"grid": None, "opened": None, "live": live})
