@@ -91,6 +91,12 @@ def head_by_hand(ids: tuple[int, ...], layer: int, head: int, query: int) -> sm.
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
+def independent_check(ids: tuple[int, ...], layer: int, head: int, query: int) -> sm.IndependentCheck:
+    """One query's row by hand and from the forward against attention_core.independent (a few hundred bytes)."""
+    return sm.independent_check(model(), forward_ids(ids), head_by_hand(ids, layer, head, query))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def next_token(prompt: str, temperature: float = 1.0, top_k: int | None = None) -> sm.NextToken:
     """The TOP_K_SHOWN most likely next tokens after the prompt, with temperature and top-k."""
     return sm.next_token(model(), forward(prompt).logits[-1], temperature, top_k)

@@ -53,6 +53,11 @@ def head_by_hand(prompt: str, layer: int, head: int, query: int) -> sm.HeadByHan
     return sm.head_by_hand(model(), forward(prompt), layer, head, query)
 
 
+def independent_check(prompt: str, layer: int, head: int, query: int) -> sm.IndependentCheck:
+    """The row of ``head_by_hand`` (and the forward's) against code that shares nothing with the lab's."""
+    return smol.independent_check(smol.encode(prompt), layer, head, query)
+
+
 def labels(result: sm.Forward) -> tuple[str, ...]:
     """Unique labels of the pieces, a space shown as · ('The (1)', '·cat (2)'): rows and columns everywhere."""
     return tuple(token_labels([sl.shown_piece(piece) for piece in result.pieces]))
