@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from attention_core import cell_math
+from attention_core import cell_math, independent
 from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
 from attention_core.reference import tolerance_text
@@ -368,7 +368,7 @@ def by_hand_step(prompt, model, result, labels, picked, asks, pick_step: str) ->
             sl.head_row_table(hand, labels, result.attentions[layer, head, query]),
             alt_text="The query's row by hand",
         )
-        verdicts(hand)
+        verdicts(prompt, hand)
         with st.expander("q and k before and after RoPE, and the context vector (64 numbers each)"):
             page.table(vectors_frame(hand, labels), alt_text="q and k before and after RoPE")
             page.table(sl.context_table(hand, result.contexts[layer, head, query]), alt_text="The context vector")
@@ -388,14 +388,55 @@ def vectors_frame(hand: sm.HeadByHand, labels: tuple[str, ...]) -> pd.DataFrame:
     )
 
 
-def verdicts(hand: sm.HeadByHand) -> None:
-    """The lab's one agreement verdict for the weights and the context."""
-    for what, check in (("weights", hand.weights_agreement), ("context vector", hand.context_agreement)):
-        line = (
-            f"By hand against the model's {what}: largest difference {format_number(check.max_difference)}, "
-            f"**{check.verdict}** ({tolerance_text(check.tolerance)})."
+def verdicts(prompt: str, hand: sm.HeadByHand) -> None:
+    """The row by hand and the model's, against code that shares nothing with the lab's (attention_core.independent)."""
+    check = smol.independent_check(prompt, hand.layer, hand.head, hand.query)
+    st.markdown(
+        "**Checked by independent code.** The row above is the lab's own arithmetic. `attention_core/independent.py` "
+        "imports nothing of the lab, only torch. From the same a, this layer's W_q, W_k and W_v (unpacked from 4 bits "
+        "as the model reads them) and the positions, it recomputes everything else its own way, in float64: q, k and "
+        "v; RoPE as a multiplication by complex numbers (`torch.polar`); then PyTorch's "
+        f"`{independent.REFERENCE}(q, k, v, is_causal=True, enable_gqa=True)`, which does the scaling by 1/√64, the "
+        "causal mask, the softmax and the sharing of key/value heads itself (called again with the identity matrix as "
+        "the values, it returns the weights)."
+    )
+    st.table(comparison_table(check.comparisons))
+    if check.agrees:
+        st.success("By hand and the model's forward both match the independent code.", icon=":material/check:")
+    else:
+        st.error(
+            "Not everything matches the independent code (see the verdict column): the lab's arithmetic differs from "
+            "PyTorch's by more than float32 rounding.",
+            icon=":material/close:",
         )
-        (st.success if check.close else st.error)(line, icon=":material/check:" if check.close else ":material/close:")
+    unit = format_number(sm.FLOAT32_UNIT)
+    st.caption(
+        f"Allowed: float32 stores a number to within {unit} of its size. The largest score this row could reach is "
+        f"{format_number(check.score_bound)} (|q| times the largest |k|, over √64), and softmax passes an error in a "
+        f"score on to its weight as the same relative error; so a weight may differ by {sm.ROUNDINGS} × {unit} × "
+        f"{format_number(check.score_bound)} of the largest weight ({format_number(check.largest_weight)}). A context "
+        f"entry, an average of values, may differ by {sm.CONTEXT_TOLERANCE:g} × the largest |v| it averages "
+        f"({format_number(check.largest_value)})."
+    )
+    page.show_code(
+        sm.independent_check,
+        independent.llama_layer,
+        independent.rope_complex,
+        independent.sdpa_attention,
+        title="Show the independent code",
+    )
+
+
+def comparison_table(comparisons: tuple[independent.Comparison, ...]) -> pd.DataFrame:
+    """One row per comparison: what, its largest difference, the allowed one and the verdict, as text."""
+    return pd.DataFrame(
+        {
+            "largest |difference|": [format_number(c.max_difference) for c in comparisons],
+            "allowed": [format_number(c.allowed) for c in comparisons],
+            "verdict": [c.verdict for c in comparisons],
+        },
+        index=pd.Index([c.compared for c in comparisons], name="compared with the reference"),
+    )
 
 
 # --- step 6 ------------------------------------------------------------------------------------------------

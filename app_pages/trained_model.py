@@ -1,10 +1,11 @@
 """Lesson 10: every head of a real trained model (all-MiniLM-L6-v2), recomputed with the lab's own functions."""
 
+import pandas as pd
 import streamlit as st
 import torch
 
 import attention_core as ac
-from attention_core import cell_math
+from attention_core import cell_math, independent
 from attention_core import trained_model as tm
 from attention_core.exercises import TrainedMaterial
 from attention_core.tables import to_frame
@@ -549,7 +550,7 @@ def by_hand(
             st.caption(
                 f"The first term is 1 × the bias: {step} = X W + b is computed as [1, x] · [b; W] (a Linear layer)."
             )
-    agreement(sentence, forward, ref, steps)
+    agreement(sentence, ref)
 
 
 def weight_of(steps: tm.HeadSteps):
@@ -570,31 +571,55 @@ def step_explain(step: str, X: torch.Tensor, params: tm.HeadParams, steps: tm.He
     return lambda i, d: cell_math.explain_context(steps.weights, steps.V, i, d)
 
 
-def agreement(sentence: str, forward: tm.Forward, ref: tm.HeadRef, steps: tm.HeadSteps) -> None:
-    weight_gap, context_gap = tm.head_differences(forward, ref.layer, ref.head, steps)
-    all_weights, all_contexts = trained.agreement(sentence)
-    st.markdown("**Largest |lab − model|**, one number each:")
+def agreement(sentence: str, ref: tm.HeadRef) -> None:
+    """The head by hand, every head by hand and the lab's forward, against code that shares none of the lab's."""
+    check = trained.independent_check(sentence)
+    st.markdown(
+        "**Checked by independent code.** The numbers above come from the lab's own functions (lessons 1 to 5). "
+        "`attention_core/independent.py` imports nothing of the lab, only torch. From the same inputs, X entering "
+        "the layer and the layer's published W_q, b_q, W_k, b_k, W_v, b_v, it recomputes everything else its own way, "
+        f"in float64: Q, K and V, the split into {tm.NUM_HEADS} heads, then PyTorch's `{independent.REFERENCE}`, "
+        f"which does the scaling by 1/√{tm.D_K} and the softmax itself (called again with the identity matrix as V, "
+        "it returns the weights)."
+    )
+    weight_gap, context_gap = check.head_gaps(ref)
+    st.markdown(f"**Largest |by hand − reference|** of {ref.name}, one number each:")
     left, right = st.columns(2)
     left.metric("This head's weights", format_number(weight_gap))
     right.metric("This head's context", format_number(context_gap))
-    left.metric(f"All {tm.ALL_HEADS} heads' weights", format_number(all_weights))
-    right.metric(f"All {tm.ALL_HEADS} heads' contexts", format_number(all_contexts))
-    checked = (
-        "The model's weights and contexts come from the lab's forward of the published weights, which computes "
-        "all 12 heads of a layer at once (checked in the lab's tests against transformers' BertModel); the lab "
-        "recomputes each head alone from its slices of W_q, W_k and W_v. "
-    )
-    tolerance = format_number(tm.AGREEMENT_TOLERANCE)
-    if tm.agrees(all_weights, all_contexts):
-        st.caption(
-            f"{checked}Lab and model agree to within {tolerance} on all {tm.ALL_HEADS} heads, weights and contexts; "
-            "the rest is float32 rounding."
+    st.table(comparison_table(check.comparisons))
+    if check.agrees:
+        st.success(
+            f"By hand and the lab's forward match the independent code in all {tm.ALL_HEADS} heads.",
+            icon=":material/check:",
         )
     else:
-        st.caption(
-            f"{checked}Lab and model **DIFFER**: on at least one of the {tm.ALL_HEADS} heads a weight or a context "
-            f"entry differs by {tolerance} or more (the largest differences are above)."
+        st.error(
+            "Not everything matches the independent code (see the verdict column): the lab's arithmetic differs "
+            "from PyTorch's by more than float32 rounding.",
+            icon=":material/close:",
         )
+    st.caption(
+        f"Allowed: {check.tolerance:g} × the largest |reference| value of what is compared (the largest weight, or "
+        "the largest context entry). float32 keeps about 7 significant digits, so its rounding stays below that; a "
+        "softmax off by 1 part in 100,000 does not. By hand is each head alone, as above; the lab's forward computes "
+        f"the {tm.NUM_HEADS} heads of a layer at once (the numbers the grid and the heatmaps draw)."
+    )
+    page.show_code(
+        tm.independent_check, independent.bert_layer, independent.sdpa_attention, title="Show the independent code"
+    )
+
+
+def comparison_table(comparisons: tuple[independent.Comparison, ...]) -> pd.DataFrame:
+    """One row per comparison: what, its largest difference, the allowed one and the verdict, as text."""
+    return pd.DataFrame(
+        {
+            "largest |difference|": [format_number(c.max_difference) for c in comparisons],
+            "allowed": [format_number(c.allowed) for c in comparisons],
+            "verdict": [c.verdict for c in comparisons],
+        },
+        index=pd.Index([c.compared for c in comparisons], name="compared with the reference"),
+    )
 
 
 def what_heads_do(sentence: str, forward: tm.Forward) -> None:

@@ -3,10 +3,9 @@ against the model, induction on a repeated prompt, a typed prompt, refused promp
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
+import tests.test_verdicts as verdict_tests  # the module: its tests are not collected again here
 from attention_core import smollm2 as sm
 from tests.apptest_helpers import assert_clean, frames, open_page
 from tests.pages.answered import answered  # noqa: F401  (the fixture)
@@ -85,22 +84,81 @@ def test_the_greedy_continuation_is_written_token_by_token():
     assert len(continued) == 8 and continued.index[0] == "1. ·was"
 
 
-def test_the_head_by_hand_agrees_with_the_model_and_the_verdict_can_fail():
+def verdict_table(at):
+    """The by-hand step's table of comparisons with the independent reference, indexed by what was compared."""
+    return next(t.value for t in at.table if "verdict" in t.value.columns)
+
+
+def open_head_by_hand():
+    """The step "One head by hand" on the published prompt, layer 6, head 5, its last query."""
     at = open_page(PAGE, {"step": str(STEPS.index("One head by hand") + 1)}, timeout=300)
     at.session_state["smol_layer"] = 6
     at.session_state["smol_head"] = 5
-    at = at.run()
+    return at.run()
+
+
+def test_the_head_by_hand_agrees_with_independent_code_and_says_what_it_compared():
+    at = open_head_by_hand()
     assert_clean(at)
-    verdicts = [s.value for s in at.success]
-    assert len(verdicts) == 2 and all("equal up to float32 rounding" in v for v in verdicts)
-    assert "key/value head 2" in text_of(at)  # head 5 (0-based 4) reads key/value head 4 // 3 + 1
+    table = verdict_table(at)
+    assert list(table.index) == [
+        "by hand: the row of 9 weights",
+        "by hand: the context vector (64 numbers)",
+        "the model's forward: the row of 9 weights",
+        "the model's forward: the context vector (64 numbers)",
+    ]
+    assert list(table["verdict"]) == ["equal up to float32 rounding"] * 4
+    pairs = zip(table["largest |difference|"], table["allowed"], strict=True)
+    assert all(float(gap) < float(allowed) for gap, allowed in pairs)
+    text = text_of(at)
+    assert "scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)" in text and "torch.polar" in text
+    assert "imports nothing of the lab" in text
+    assert [s.value for s in at.success] == ["By hand and the model's forward both match the independent code."]
+    assert "key/value head 2" in text  # head 5 (0-based 4) reads key/value head 4 // 3 + 1
     assert not at.error
-    model, result = smol.model(), smol.forward(sm.PUBLISHED_PROMPT)
-    assert sm.head_by_hand(model, result, 5, 4, 8).agrees
-    attentions = result.attentions.clone()
-    attentions[5, 4, 8, 0] += 1e-3  # the model's weight changed by a thousandth: the verdict must say so
-    changed = sm.head_by_hand(model, dataclasses.replace(result, attentions=attentions), 5, 4, 8)
-    assert not changed.weights_agreement.close and changed.weights_agreement.verdict == "different"
+    check = smol.independent_check(sm.PUBLISHED_PROMPT, 5, 4, 8)
+    bound = format_number(check.score_bound)  # the allowance's factors are on the page
+    assert f"{sm.ROUNDINGS} × {format_number(sm.FLOAT32_UNIT)} × {bound}" in text
+
+
+def forget_forwards() -> None:
+    """Empty the process-wide stores of SmolLM2's forwards and rows by hand (a bug changes their numbers)."""
+    from ui.models import smol
+
+    for kept in (smol.forward_ids, smol.head_by_hand):
+        with kept.store.lock:
+            kept.store.items.clear()
+            kept.store.sizes.clear()
+            kept.store.bytes = 0
+
+
+# bug -> the verdicts of (by hand: weights, context; the model's forward: weights, context) on layer 6, head 5, the
+# last query. A context vector's allowance is 8e-6 of the largest |v| it averages: these bugs move it less (None: not
+# read), a weight's allowance is a few float32 roundings of the row's scores, which each of them exceeds.
+EQUAL = "equal up to float32 rounding"
+BUG_VERDICTS = {
+    verdict_tests.SOFTMAX: ("different", None, EQUAL, EQUAL),
+    verdict_tests.SCALE: ("different", None, EQUAL, EQUAL),
+    verdict_tests.ROPE: ("different", None, "different", None),
+}
+
+
+@pytest.mark.parametrize("bug", list(BUG_VERDICTS))
+def test_a_bug_in_the_labs_softmax_scaling_or_rope_turns_the_verdict_different(bug):
+    """The lab's softmax x (1 + 1e-5), its scaling off by 1e-4 or RoPE's angles x (1 + 1e-3), swapped in for the
+    whole process: the row by hand reads "different". The forward runs torch.softmax and its own scaling but the
+    lab's RoPE, so its row stays equal under the first two bugs and reads "different" under the third."""
+    forget_forwards()
+    try:
+        with verdict_tests.injected(bug):
+            at = open_head_by_hand()
+            assert_clean(at)
+            verdicts = tuple(verdict_table(at)["verdict"])
+            assert all(want in (None, found) for want, found in zip(BUG_VERDICTS[bug], verdicts, strict=True)), verdicts
+            assert any("Not everything matches the independent code" in e.value for e in at.error)
+            assert not at.success
+    finally:
+        forget_forwards()
 
 
 def test_a_repeated_prompt_shows_an_induction_head_with_its_figure():

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+import tests.test_verdicts as verdict_tests  # the module: its tests are not collected again here
 from attention_core import trained_model as tm
 from attention_core.presets import JOURNEY
 from tests.apptest_helpers import assert_clean, charts, frames, lab_input, open_page, sentence_params
@@ -263,38 +264,69 @@ def test_query_piece_follows_the_sidebar_and_says_which_piece():
     assert pieces[at.selectbox(key="tm_query").value] == "river"
 
 
+def verdict_table(at):
+    """The by-hand step's table of comparisons with the independent reference, indexed by what was compared."""
+    return next(t.value for t in at.table if "verdict" in t.value.columns)
+
+
 @READ_ANSWERED
-def test_a_difference_turns_the_verdict_to_differ_and_says_only_what_was_checked(monkeypatch):
-    """A swapped head (layer 3, head 6 recomputed with head 7's parameters) must read DIFFER, without the
-    "float32 rounding" explanation of an agreement."""
+def test_the_verdict_says_what_it_compared_and_a_swapped_head_reads_different(monkeypatch):
+    """The table names each comparison with the independent code, its largest difference, the allowed one and the
+    verdict; a swapped head (layer 3, head 6 recomputed by hand with head 7's parameters) reads "different" by
+    hand, while the lab's forward, which that swap does not touch, still reads equal."""
     sentence = "A swapped head must be caught by the check"
     at = open_page(PAGE, sentence_params(sentence), timeout=300)
-    caption = next(c.value for c in at.caption if "Lab and model" in c.value)
-    assert "agree" in caption and "DIFFER" not in caption
+    table = verdict_table(at)
+    assert list(table.index) == [
+        f"by hand: all {tm.ALL_HEADS} heads' weights",
+        f"by hand: all {tm.ALL_HEADS} heads' contexts",
+        f"the lab's forward: all {tm.ALL_HEADS} heads' weights",
+        f"the lab's forward: all {tm.ALL_HEADS} heads' contexts",
+    ]
+    assert list(table["verdict"]) == ["equal up to float32 rounding"] * 4
+    pairs = zip(table["largest |difference|"], table["allowed"], strict=True)
+    assert all(float(gap) < float(allowed) for gap, allowed in pairs)
+    assert "scaled_dot_product_attention" in text_of(at) and "imports nothing of the lab" in text_of(at)
+    assert any("match the independent code in all 72 heads" in s.value for s in at.success) and not at.error
     original = tm.head_params
 
     def swapped(model, layer: int, head: int):
         return original(model, layer, head + 1 if (layer, head) == (2, 5) else head)
 
     monkeypatch.setattr(tm, "head_params", swapped)
-    trained.agreement.clear()
+    trained.independent_check.clear()
     at.run()
     assert_clean(at)
-    caption = next(c.value for c in at.caption if "Lab and model" in c.value)
-    assert "DIFFER" in caption and "float32" not in caption and "agree" not in caption
-    largest = {m.label: float(m.value) for m in at.metric}
-    assert largest[f"All {tm.ALL_HEADS} heads' weights"] > tm.AGREEMENT_TOLERANCE
+    table = verdict_table(at)
+    assert list(table["verdict"]) == ["different", "different", *["equal up to float32 rounding"] * 2]
+    assert float(table["largest |difference|"].iloc[0]) > float(table["allowed"].iloc[0])
+    assert any("Not everything matches the independent code" in e.value for e in at.error) and not at.success
     monkeypatch.undo()
-    trained.agreement.clear()  # no other test sees the injected bug
+    trained.independent_check.clear()  # no other test sees the injected bug
+
+
+def text_of(at) -> str:
+    return " ".join(str(element.value) for kind in ("markdown", "caption") for element in at.get(kind))
+
+
+@READ_ANSWERED
+@pytest.mark.parametrize("bug", [verdict_tests.SOFTMAX, verdict_tests.SCALE])
+def test_a_bug_in_the_labs_softmax_or_scaling_turns_every_verdict_different(bug):
+    """The lab's softmax x (1 + 1e-5) or its scaling off by 1e-4, swapped in for the whole process: the head by hand
+    and the lab's forward (both run the lab's functions) read "different" against the independent code."""
+    with verdict_tests.injected(bug):
+        at = open_page(PAGE, {"example": JOURNEY.name, "step": "7"}, timeout=300)
+        assert_clean(at)
+        assert list(verdict_table(at)["verdict"]) == ["different"] * 4
+        assert at.error and not at.success
 
 
 @READ_ANSWERED
 def test_metrics_are_one_readable_number_each(preset_page):
     at = preset_page
-    labels = [m.label for m in at.metric]
-    assert f"All {tm.ALL_HEADS} heads' weights" in labels and f"All {tm.ALL_HEADS} heads' contexts" in labels
+    assert [m.label for m in at.metric] == ["This head's weights", "This head's context"]
     for metric in at.metric:
-        assert "," not in metric.value and float(metric.value) < tm.AGREEMENT_TOLERANCE, metric.value
+        assert "," not in metric.value and float(metric.value) < tm.INDEPENDENT_TOLERANCE, metric.value
         assert len(metric.value) <= len("1.0000e-07")
 
 

@@ -149,6 +149,18 @@ def head_by_hand(prompt: str, layer: int, head: int, query: int) -> sm.HeadByHan
     return sm.head_by_hand(model(), forward(prompt), layer, head, query)
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def _independent_check(ids: tuple[int, ...], layer: int, head: int, query: int) -> sm.IndependentCheck:
+    """One query's row by hand and from the forward against attention_core.independent (a few hundred bytes)."""
+    result = forward_ids(ids)
+    return sm.independent_check(model(), result, sm.head_by_hand(model(), result, layer, head, query))
+
+
+def independent_check(prompt: str, layer: int, head: int, query: int) -> sm.IndependentCheck:
+    """The row of ``head_by_hand`` (and the forward's) against code that shares nothing with the lab's."""
+    return _independent_check(encode(prompt), layer, head, query)
+
+
 def labels(result: sm.Forward) -> tuple[str, ...]:
     """Unique labels of the pieces, a space shown as · ('The (1)', '·cat (2)'): rows and columns everywhere."""
     return tuple(token_labels([sl.shown_piece(piece) for piece in result.pieces]))

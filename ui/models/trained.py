@@ -89,10 +89,10 @@ def forward(sentence: str) -> tm.Forward:
     return tm.run_forward(model(), sentence)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def agreement(sentence: str) -> tuple[float, float]:
-    """Largest difference between the lab's and the model's weights and contexts over all 72 heads."""
-    return tm.max_differences(model().model, forward(sentence))
+@st.cache_data(max_entries=32, show_spinner="Checking every head against independent code…")
+def independent_check(sentence: str) -> tm.IndependentCheck:
+    """All 72 heads by hand, and the lab's forward, against attention_core.independent (a few kilobytes)."""
+    return tm.independent_check(model().model, forward(sentence))
 
 
 # how a pattern's key reads in a sentence ("put most weight on the next piece")
