@@ -450,7 +450,7 @@ def test_context_picture_labels_cover_no_point_and_no_label(preset):
 @pytest.mark.parametrize("selectable", [False, True])
 @pytest.mark.parametrize("highlight", [None, "sat"])
 def test_every_heatmap_variant_is_valid_vega_lite(kind, compact, selectable, highlight):
-    """_drawing.heatmap_template skips Altair's validation at run time; this is where every variant is validated."""
+    """ui.drawing.heatmap_template skips Altair's validation at run time; this is where every variant is validated."""
     tokens = ["the", "cat", "sat", "on", "the", "mat"]
     matrix = torch.rand(6, 6, generator=torch.Generator().manual_seed(0)) * (2 if kind != "mask" else 1)
     if kind == "scores":

@@ -1,1 +1,1 @@
-"""Streamlit and Altair helpers shared by the pages: inputs (sidebar), charts, display."""
+"""What pages share: the page API (page), the Altair builders (charts), the registry, widgets/ and models/."""

@@ -55,7 +55,7 @@ def source_of(function: Callable) -> str:
     return inspect.getsource(function)
 
 
-# Formulas, charts and tables wider than a phone scroll sideways instead of being cut off (display.page_style).
+# Formulas, charts and tables wider than a phone scroll sideways instead of being cut off (page_style, drawn by lab.py).
 # The tables (ui.html_table, class lab-table): text, borders and header tints inherit or mix the theme's colours,
 # so one set of rules reads on the light and the dark theme; the sticky header row and row labels blur what
 # scrolls under them instead of covering it with a colour that would be wrong on one of the themes.
@@ -120,7 +120,7 @@ def table_key(
     return digest.hexdigest()
 
 
-MAX_HTML_CELLS = 64 * 64  # up to this, a table is HTML (ui.html_table), kept by its content; beyond, it is a
+MAX_HTML_CELLS = 64 * 64  # up to this, a table is HTML (ui.widgets.html_table), kept by its content; beyond, it is a
 # st.dataframe, whose data grid draws only the rows in view (a long sentence's T x T table is megabytes of HTML)
 
 # The HTML of the lessons' tables, kept by content: a rerun that shows the same numbers formats nothing again.
@@ -141,7 +141,7 @@ def html_sized(frame_or_matrix: pd.DataFrame | torch.Tensor) -> bool:
 def show_table(
     data: pd.DataFrame | torch.Tensor, rows: Sequence[str] | None, cols: Sequence[str] | None, alt_text: str | None
 ) -> None:
-    """display.table: an HTML table (ui.html_table) kept by content; a table too large for that is a st.dataframe
+    """table(): an HTML table (ui.widgets.html_table) kept by content; a table too large for that is a st.dataframe
     drawn from its kept Arrow table and column formats (LARGE_TABLES, a byte budget), so memory stays bounded and
     a rerun does not convert it again."""
     key = table_key(data, rows, cols, alt_text)
@@ -188,7 +188,7 @@ FRAME_OPTIONS = ("alt", "column_config", "hide_index", "width", "height")  # wha
 
 
 def show_frame(frame: pd.DataFrame, options: dict) -> None:
-    """display.frame_table: an HTML table kept by content and options; a frame too large for that, or asking for
+    """frame_table(): an HTML table kept by content and options; a frame too large for that, or asking for
     an option an HTML table does not have, is a st.dataframe."""
     if not html_sized(frame) or set(options) - set(FRAME_OPTIONS) or isinstance(frame.columns, pd.MultiIndex):
         st.dataframe(frame, **options)
@@ -222,7 +222,7 @@ def draw_heatmap(
     highlight_row: str | None,
     key: str | None,
 ) -> dict | None:
-    """display.heatmap's chart (a raster image beyond MAX_CHART_TOKENS tokens); returns the selection event of a
+    """heatmap()'s chart (a raster image beyond MAX_CHART_TOKENS tokens); returns the selection event of a
     selectable chart (None for the others and for an image)."""
     size = f"{len(row_labels)} × {len(col_labels)}"
     alt_text = f"{style.title}: heatmap of {size} values ({style.row_title} × {style.col_title})"

@@ -1,6 +1,6 @@
 """Click any cell of a heatmap for its arithmetic with the real numbers, right below the chart.
 
-``display.heatmap(..., key=..., explain=...)`` (and ``display.matrix``) draws the heatmap with an Altair point
+``page.heatmap(..., key=..., explain=...)`` (and ``page.matrix``) draws the heatmap with an Altair point
 selection on (row, col) that reruns on a click; ``explained_cell`` keeps the clicked cell in st.session_state
 (so it survives reruns of the page) and renders ``explain(row_index, col_index)`` (an
 ``attention_core.cell_math`` result) below. Beyond ``charts.MAX_CHART_TOKENS`` tokens the heatmap is a raster
@@ -202,7 +202,7 @@ def projection_of(X: torch.Tensor, W: torch.Tensor) -> Explain:
 
 
 def output_options(steps, W_o: torch.Tensor) -> dict:
-    """display.matrix options for a multi-head block's output (concat W_o): an entry is a concatenated row · a
+    """page.matrix options for a multi-head block's output (concat W_o): an entry is a concatenated row · a
     column of W_o (its explain), the caption that says so, and the output's kind and column title."""
     return {
         "kind": "values",
