@@ -19,7 +19,7 @@ from attention_core.normalization import one_hot_weights
 from attention_core.presets import JOURNEY, LIGHT, ONE_HOT, TRANSFORMER
 from attention_core.reference import agreement, max_abs_difference, tolerance_text
 from attention_core.tables import dimension_labels
-from ui import cell_click, charts, display, inputs, meaning
+from ui import cell_click, charts, display, inputs, meaning, url_controls
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
@@ -332,7 +332,7 @@ def picture_section(lab: LabInput, context: torch.Tensor) -> None:
     """The 2-D picture and its projection choice: a fragment, so the choice reruns only this part."""
     projection_options = {"pca": "Best 2-D view (PCA)", "first two": "First two dimensions"}
     if lab.d_model > 2:
-        method = st.radio(
+        method = url_controls.radio(
             "Map to 2-D by",
             list(projection_options),
             format_func=projection_options.get,

@@ -30,7 +30,7 @@ from attention_core.reference import (
     torch_parameter_count,
 )
 from attention_core.tables import dimension_labels, to_frame
-from ui import cell_click, charts, diagrams, display, inputs
+from ui import cell_click, charts, diagrams, display, inputs, url_controls
 from ui.exercises import exercises_section
 from ui.format import format_number, latex_int, learner_text, plural
 from ui.inputs import LabInput
@@ -204,7 +204,7 @@ def controls(lab: LabInput) -> Layer:
     st.subheader("Choose the layer")
     c1, c2, c3, c4 = st.columns(4)
     with c1:
-        width = st.selectbox(
+        width = url_controls.selectbox(
             "d_model",
             WIDTH_OPTIONS,
             index=WIDTH_OPTIONS.index("8") if lab.d_model < 8 else 0,
@@ -215,7 +215,7 @@ def controls(lab: LabInput) -> Layer:
         )
     with c2:
         num_heads = int(
-            st.number_input(
+            url_controls.number_input(
                 "Number of heads h",
                 1,
                 MAX_HEADS,
@@ -228,10 +228,10 @@ def controls(lab: LabInput) -> Layer:
     with c3:
         seed = inputs.seed_input("Weight seed", key="multi_head_seed", help="Seeds W_in, W_q, W_k, W_v and W_o.")
     with c4:
-        causal = st.toggle(
+        causal = url_controls.toggle(
             "Causal mask", value=False, key="multi_head_causal", help="Every head uses the same mask (lesson 6)."
         )
-        demo_row = st.toggle(
+        demo_row = url_controls.toggle(
             f"Block every key of “{lab.query_label}”",
             value=False,
             key="multi_head_full_row",
@@ -360,7 +360,7 @@ def weights_of_every_head(labels: tuple[str, ...], query: str, steps: ac.MultiHe
 def one_head_table(labels: tuple[str, ...], steps: ac.MultiHeadSteps, heads: list[str]) -> None:
     """The weights of the chosen head as a table."""
     st.subheader("One head's weights as a table")
-    shown_head = st.selectbox("Table of the weights of", heads, key="multi_head_table_head")
+    shown_head = url_controls.selectbox("Table of the weights of", heads, key="multi_head_table_head")
     display.table(steps.heads[heads.index(shown_head)].weights, labels, labels, alt_text=f"Weights of {shown_head}")
 
 

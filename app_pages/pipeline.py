@@ -21,7 +21,7 @@ from attention_core.heads import Block, attention_cost, head_columns, pipeline_b
 from attention_core.projections import random_output_projection, random_projections
 from attention_core.reference import check_block, tolerance_text
 from attention_core.tables import dimension_labels, to_frame
-from ui import cell_click, charts, diagrams, display, inputs
+from ui import cell_click, charts, diagrams, display, inputs, url_controls
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, plural, vector_text, weighted_vectors_text
 from ui.inputs import LabInput
@@ -219,20 +219,22 @@ Open any stage to see its numbers; at the end, PyTorch recomputes the same block
 def controls() -> tuple[int, str, int]:
     """The number of heads wanted, the mask and the seed of W_q, W_k, W_v, W_o."""
     left, middle, right = st.columns(3)
-    wanted_heads = left.number_input(
+    wanted_heads = url_controls.number_input(
         "Number of heads h",
         min_value=1,
         max_value=64,
         value=1,
         step=1,
         key="pipeline_heads",
+        container=left,
         help="d_k = d_model / h: the number of heads must divide d_model.",
     )
-    mask_kind = middle.radio(
+    mask_kind = url_controls.radio(
         "Mask",
         ["none", "causal"],
         horizontal=True,
         key="pipeline_mask",
+        container=middle,
         help="causal: a token sees itself and earlier tokens.",
     )
     seed = inputs.seed_input("Seed for W_q, W_k, W_v, W_o", key="pipeline_seed", container=right)
@@ -253,7 +255,7 @@ def head_to_follow(num_heads: int, d_k: int) -> int:
     """Which head the steps show (a choice only when there are several)."""
     if num_heads == 1:
         return 0
-    return st.selectbox(
+    return url_controls.selectbox(
         "Head to follow through the steps",
         range(num_heads),
         format_func=lambda h: f"head {h + 1} ({column_range(h, d_k)} of W_q, W_k, W_v)",

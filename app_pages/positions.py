@@ -8,6 +8,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core.embeddings import MAX_TOKENS
 from attention_core.exercises import PositionsShown
 from attention_core.positions import (
     DOG_BITES_MAN,
@@ -32,7 +33,7 @@ from attention_core.positions import (
 from attention_core.projections import random_projections
 from attention_core.reference import Agreement, agreement, tolerance_text
 from attention_core.tables import dimension_labels
-from ui import cell_click, charts, display, inputs
+from ui import cell_click, charts, display, inputs, url_controls
 from ui.exercises import exercises_section
 from ui.format import format_number, learner_text, vector_text
 from ui.inputs import LabInput
@@ -44,6 +45,7 @@ VERDICT_HELP = (
     f"rounding when {tolerance_text()} (the tolerance float32 keeps on these sizes, measured)."
 )
 Params = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # W_q, W_k, W_v
+TYPED_ORDER_CHARACTERS = 6 * MAX_TOKENS  # room for every position of the longest sentence, "1024, " each
 
 
 def render(lab: LabInput) -> None:
@@ -189,8 +191,12 @@ def controls() -> tuple[int, str]:
         left,
         help="The weights are random (seeded) d_model × d_model matrices, as in the pipeline lesson.",
     )
-    order_kind = right.radio(
-        "New word order", ["shuffle (seeded)", "reverse", "type an order"], horizontal=True, key="positions_order"
+    order_kind = url_controls.radio(
+        "New word order",
+        ["shuffle (seeded)", "reverse", "type an order"],
+        horizontal=True,
+        key="positions_order",
+        container=right,
     )
     return seed, order_kind
 
@@ -256,10 +262,11 @@ def dog_bites_man_with_positions(seed: int) -> None:
 def new_order(T: int, order_kind: str, seed: int) -> torch.Tensor:
     """The permutation of the sidebar's tokens: seeded shuffle, reversal or typed (reversal while invalid)."""
     if order_kind == "type an order":
-        typed = st.text_input(
+        typed = url_controls.text_input(
             f"New order: the positions 1 to {T} in any order",
             value=" ".join(str(i) for i in range(T, 0, -1)),
             key="positions_typed_order",
+            max_chars=TYPED_ORDER_CHARACTERS,
             help="Positions count from 1: '3 1 2' puts the third word first, then the first, then the second.",
         )
         try:
@@ -475,7 +482,9 @@ def shuffle_with_positions(
     dims = dimension_labels(lab.d_model)
     shuffled_labels = permute_tokens(list(lab.labels), perm)
     st.markdown("**The same shuffle, now with positions added** (the positions stay with the slots, the words move)")
-    kind = st.radio("Positions to add", ["sinusoidal", "learned (seeded)"], horizontal=True, key="positions_kind")
+    kind = url_controls.radio(
+        "Positions to add", ["sinusoidal", "learned (seeded)"], horizontal=True, key="positions_kind"
+    )
     E = E_sin if kind == "sinusoidal" else E_learned
     pos_output = attention_output(lab.X, *params, positions=E)  # (T, d_model)
     pos_shuffled = attention_output(permute_rows(lab.X, perm), *params, positions=E)  # (T, d_model)
