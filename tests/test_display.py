@@ -13,6 +13,7 @@ import torch
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
+from attention_core.tables import long_frame
 from tests.apptest_helpers import frames
 from ui import _drawing, charts
 
@@ -243,7 +244,7 @@ def colour_scale(at: AppTest) -> tuple[str, tuple[float, float], pd.DataFrame]:
     chart = at.get("vega_lite_chart")[0].proto
     spec = json.loads(chart.spec)
     data = named_data(chart)[charts.CELLS_DATA]
-    first, *rest = spec["layer"][0]["encoding"]["color"]["title"]  # the legend title's lines
+    first, *rest = spec["layer"][1]["encoding"]["color"]["title"]  # the legend title's lines (after the summary)
     title = f"{first} ({rest[0]})" if rest else first
     return title, (data["low"].min(), data["high"].max()), data
 
@@ -348,8 +349,9 @@ def test_another_query_sends_the_same_cells_and_another_outline():
     after = at.get("vega_lite_chart")[0].proto
     assert after.spec == before.spec and not after.data.data, "two named datasets, no unnamed data"
     bytes_before, bytes_after = ({d.name: d.data.data for d in chart.datasets} for chart in (before, after))
-    assert set(bytes_after) == {charts.CELLS_DATA, charts.OUTLINE_DATA}
+    assert set(bytes_after) == {charts.CELLS_DATA, charts.OUTLINE_DATA, charts.SUMMARY_DATA}
     assert bytes_after[charts.CELLS_DATA] == bytes_before[charts.CELLS_DATA]
+    assert bytes_after[charts.SUMMARY_DATA] == bytes_before[charts.SUMMARY_DATA], "the summary names no query"
     assert bytes_after[charts.OUTLINE_DATA] != bytes_before[charts.OUTLINE_DATA]
     assert named_data(after)[charts.OUTLINE_DATA]["row"].tolist() == ["c"]
 
@@ -372,3 +374,34 @@ def test_a_frame_fingerprint_tells_apart_values_types_labels_and_index_names():
     ]
     assert len({_drawing.fingerprint(variant) for variant in variants}) == len(variants)
     assert _drawing.fingerprint(frame.copy()) == _drawing.fingerprint(frame)
+
+
+def temperature_app() -> None:
+    """One weights heatmap whose numbers follow a sidebar slider (for AppTest): the same labels, new numbers."""
+    import streamlit as st
+    import torch
+
+    from ui import display
+
+    t = st.sidebar.slider("t", 0.5, 2.0, 1.0, key="t")
+    scores = torch.tensor([[1.0, 0.0, -2.0], [0.5, 2.0, 0.0], [0.0, 0.0, 3.0]])
+    display.heatmap(torch.softmax(scores / t, dim=-1), ["a", "b", "c"], ["a", "b", "c"], title="w")
+
+
+def test_the_heatmap_is_named_and_its_summary_travels_with_the_data_not_the_spec():
+    """A screen reader hears the chart's name (its alt) and, inside the chart, the summary of its largest and
+    smallest cells: a dataset of its own, so new numbers change the summary's bytes and leave the spec."""
+    at = AppTest.from_function(temperature_app).run()
+    before = at.get("vega_lite_chart")[0].proto
+    at.sidebar.slider(key="t").set_value(2.0).run()
+    after = at.get("vega_lite_chart")[0].proto
+    assert after.spec == before.spec and after.alt == before.alt
+    assert after.alt == charts.heatmap_name("w", 3, 3, "query", "key")
+    scores = torch.tensor([[1.0, 0.0, -2.0], [0.5, 2.0, 0.0], [0.0, 0.0, 3.0]])
+    for chart, t in ((before, 1.0), (after, 2.0)):
+        weights = torch.softmax(scores / t, dim=-1).double()  # (3, 3)
+        summary = named_data(chart)[charts.SUMMARY_DATA]["summary"].tolist()
+        assert summary == [charts.heatmap_summary(long_frame(weights, ["a", "b", "c"], ["a", "b", "c"]))]
+    assert named_data(before)[charts.SUMMARY_DATA].equals(named_data(after)[charts.SUMMARY_DATA]) is False
+    layer = json.loads(after.spec)["layer"][0]
+    assert layer["data"] == {"name": charts.SUMMARY_DATA} and layer["encoding"]["description"]["field"] == "summary"

@@ -315,11 +315,12 @@ def draw_heatmap(
 ) -> dict | None:
     """display.heatmap's chart (a raster image beyond MAX_CHART_TOKENS tokens); returns the selection event of a
     selectable chart (None for the others and for an image)."""
-    size = f"{len(row_labels)} × {len(col_labels)}"
-    alt_text = f"{style.title}: heatmap of {size} values ({style.row_title} × {style.col_title})"
+    alt_text = charts.heatmap_name(style.title, len(row_labels), len(col_labels), style.row_title, style.col_title)
     if max(len(row_labels), len(col_labels)) > charts.MAX_CHART_TOKENS:
-        image = charts.raster(to_frame(values, row_labels, col_labels).to_numpy(), kind=style.kind, domain=domain)
-        st.image(image, caption=style.title, alt=alt_text)
+        frame = to_frame(values, row_labels, col_labels)
+        image = charts.raster(frame.to_numpy(), kind=style.kind, domain=domain)
+        summary = charts.heatmap_summary(long_frame(values, row_labels, col_labels), style.kind)
+        st.image(image, caption=style.title, alt=f"{alt_text}. {summary}")
         scale = f" (colours {charts.weights_legend(domain)})" if style.kind == "weights" else ""
         st.caption(
             f"{len(row_labels)} tokens is too many for an interactive chart: this is a colour-mapped "
@@ -329,7 +330,9 @@ def draw_heatmap(
     matrix = values.detach().to(torch.float64).numpy()  # (rows, cols)
     rows, cols, domain = tuple(row_labels), tuple(col_labels), domain and tuple(domain)
     cells = heatmap_data(matrix.tobytes(), matrix.shape, rows, cols, style.kind, domain, style.compact, style.panel_px)
+    summary = summary_data(matrix.tobytes(), matrix.shape, rows, cols, style.kind)  # read after the chart's name
     datasets = {charts.CELLS_DATA: cells, charts.OUTLINE_DATA: outline_data(highlight_row)}
+    datasets[charts.SUMMARY_DATA] = summary
     spec = {**heatmap_spec(rows, cols, style), "datasets": datasets}  # the kept spec of these labels and style
     alt_text = None if style.compact else alt_text  # a compact panel: the spec's description names it
     if not style.selectable:
@@ -358,6 +361,17 @@ def heatmap_data(
         long, row_labels, col_labels, kind=kind, domain=domain, compact=compact, panel_px=panel_px
     )
     return arrow_bytes(cells)
+
+
+@kept(256, 4 * MB)
+def summary_data(
+    values: bytes, shape: tuple[int, int], row_labels: tuple[str, ...], col_labels: tuple[str, ...], kind: charts.Kind
+) -> bytes:
+    """``charts.heatmap_summary`` of one matrix (its largest and smallest cells) as the Arrow bytes of the heatmap's
+    dataset ``charts.SUMMARY_DATA``: numbers stay out of the spec, so new numbers still only swap the data."""
+    matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
+    summary = charts.heatmap_summary(long_frame(matrix, row_labels, col_labels), kind)
+    return convert_anything_to_arrow_bytes(charts.summary_rows(summary))
 
 
 @kept(256, 4 * MB)
@@ -493,7 +507,12 @@ def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:
     """The spec's top-level data as a DataFrame (sent as Arrow) and every smaller layer's data inlined."""
     datasets = spec.pop("datasets")
     # a compact panel has no top-level data: Altair names the cells' data (the first layer's) in every layer
-    main = spec.pop("data")["name"] if "data" in spec else spec["layer"][0]["data"]["name"]
+    # (the first layer whose data is among the datasets: the summary's layer reads charts.SUMMARY_DATA)
+    main = (
+        spec.pop("data")["name"]
+        if "data" in spec
+        else next(layer["data"]["name"] for layer in spec["layer"] if layer.get("data", {}).get("name") in datasets)
+    )
     data = pd.DataFrame(datasets[main])
     for layer in spec.get("layer", []):
         name = layer.get("data", {}).get("name")
