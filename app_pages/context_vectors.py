@@ -331,7 +331,7 @@ def picture_section(lab: LabInput, context: torch.Tensor) -> None:
     """The 2-D picture and its projection choice: a fragment, so the choice reruns only this part."""
     projection_options = {"pca": "Best 2-D view (PCA)", "first two": "First two dimensions"}
     if lab.d_model > 2:
-        method = st.radio(
+        method = inputs.radio(
             "Map to 2-D by",
             list(projection_options),
             format_func=projection_options.get,

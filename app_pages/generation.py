@@ -82,8 +82,16 @@ class Head:
 
 def default_online(labels: tuple[str, ...]) -> tuple[int, int]:
     """The online softmax's query row and block size: the learner's picks, else the pickers' defaults."""
-    row = st.session_state.get("generation_row", len(labels) // 2)
-    return min(int(row), len(labels) - 1), int(st.session_state.get("generation_block", BLOCK_SIZES[1]))
+    rows = inputs.Choice(tuple(range(len(labels))), labels.__getitem__)
+    row = inputs.linked("generation_row", len(labels) // 2, rows, "Query row")
+    block = inputs.linked("generation_block", BLOCK_SIZES[1], inputs.Choice(BLOCK_SIZES), "Block size")
+    return min(int(row), len(labels) - 1), int(block)
+
+
+def picked_step(labels: tuple[str, ...]) -> int:
+    """The generation step picked on the KV cache's slider (its last step before any pick), 0-based."""
+    steps = inputs.Number(1, len(labels))
+    return int(inputs.linked("generation_step", len(labels), steps, "Step t (the new token)")) - 1
 
 
 def check_yourself(lab: LabInput, head: Head, step: int, online_row: int, block_size: int, places: tuple) -> bool:
@@ -128,7 +136,7 @@ def recompute_step(head: Head) -> None:
 def saving_step(lab: LabInput, head: Head) -> None:
     """Multiply-adds with and without the cache, and the question of a sequence twice as long."""
     multiply_adds(len(head.labels), head.X.shape[1], head.W_k.shape[1])
-    step = int(st.session_state.get("generation_step", len(head.labels))) - 1
+    step = picked_step(head.labels)
     check_yourself(lab, head, step, *default_online(head.labels), places=("double-length",))
 
 
@@ -137,7 +145,7 @@ def online_softmax_step(lab: LabInput, head: Head) -> None:
     it is settled) every block, the weights and the code."""
     labels = list(head.labels)
     online_row, block_size = online_softmax(head.masked, labels)
-    step = int(st.session_state.get("generation_step", len(head.labels))) - 1
+    step = picked_step(head.labels)
     if check_yourself(lab, head, step, online_row, block_size, places=("running-sum",)):
         online_result(head.masked[online_row], labels, block_size)
         page.show_code(gen.online_softmax_steps)
@@ -206,7 +214,7 @@ def kv_cache(
     it)."""
     st.subheader("The KV cache, step by step" if part != QUERY else "The new query over the cache")
     if len(steps) > 1:
-        number = st.slider("Step t (the new token)", 1, len(steps), len(steps), key="generation_step")
+        number = inputs.slider("Step t (the new token)", 1, len(steps), len(steps), key="generation_step")
     else:
         number = 1
     t = number - 1  # counted from 1 on screen, an index from 0 here
@@ -410,10 +418,15 @@ def online_softmax(scores: torch.Tensor, labels: list[str]) -> tuple[int, int]:
     )
     st.latex(r"m' = \max(m, \max_{j \in B} s_j),\qquad l' = l\,e^{m - m'} + \sum_{j \in B} e^{s_j - m'}")
     row_choice, block_choice = st.columns(2)
-    i = row_choice.selectbox(
-        "Query row", range(len(labels)), index=len(labels) // 2, format_func=labels.__getitem__, key="generation_row"
+    i = inputs.selectbox(
+        "Query row",
+        range(len(labels)),
+        index=len(labels) // 2,
+        format_func=labels.__getitem__,
+        key="generation_row",
+        container=row_choice,
     )
-    block_size = block_choice.selectbox("Block size", BLOCK_SIZES, index=1, key="generation_block")
+    block_size = inputs.selectbox("Block size", BLOCK_SIZES, index=1, key="generation_block", container=block_choice)
     row = scores[i]  # (T,) with -inf after position i
     bars = gen.block_frame(row, labels, block_size)
     page.chart(charts.online_blocks, bars, title=f"Scores of query {labels[i]} (−∞ keys are empty)")

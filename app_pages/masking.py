@@ -38,14 +38,13 @@ from ui.page import (
     MAX_TERMS,
     exercises_section,
     format_number,
-    keep,
     lesson_steps,
     vector_text,
     weighted_vectors_text,
     written_sum,
 )
 from ui.widgets import inputs
-from ui.widgets.inputs import LabInput
+from ui.widgets.inputs import Choice, LabInput, Number, Switch, keep, linked
 
 METHOD_LABELS = {
     "neg_inf": "−∞, then torch.softmax",
@@ -106,15 +105,17 @@ MASK_DEFAULTS = {"masking_type": "causal", "masking_pads": 2, "masking_enabled":
 def chosen_mask(lab: LabInput) -> MaskChoice:
     """The mask chosen in the step "Choose a mask": its widgets' values (kept by the other steps), or their
     defaults."""
-    kind = st.session_state.get("masking_type", MASK_DEFAULTS["masking_type"])
+    kind = linked("masking_type", MASK_DEFAULTS["masking_type"], Choice(MASK_TYPES, str.capitalize), "Mask type")
     window = 1
     if kind == "sliding window" and lab.T > 1:
-        window = min(int(st.session_state.get("masking_window", min(3, lab.T))), lab.T)
+        window = min(int(linked("masking_window", min(3, lab.T), Number(1, lab.T), "Window w")), lab.T)
         if st.session_state.get("masking_window", window) != window:  # a shorter sentence than the window
             st.session_state["masking_window"] = window
-    pads = int(st.session_state.get("masking_pads", MASK_DEFAULTS["masking_pads"])) if kind == "padding" else 0
-    enabled = bool(st.session_state.get("masking_enabled", MASK_DEFAULTS["masking_enabled"]))
-    demo_row = bool(st.session_state.get("masking_full_row", MASK_DEFAULTS["masking_full_row"]))
+    pads = 0
+    if kind == "padding":
+        pads = int(linked("masking_pads", MASK_DEFAULTS["masking_pads"], Number(0, MAX_PADS), "Append [PAD] tokens"))
+    enabled = bool(linked("masking_enabled", MASK_DEFAULTS["masking_enabled"], Switch(), "Apply the mask"))
+    demo_row = bool(linked("masking_full_row", MASK_DEFAULTS["masking_full_row"], Switch(), "Block every key"))
     return MaskChoice(kind, pads, window, enabled, demo_row)
 
 
@@ -272,7 +273,7 @@ def controls(lab: LabInput) -> MaskChoice:
     st.subheader("Choose a mask")
     left, right = st.columns(2)
     with left:
-        kind = st.radio(
+        kind = inputs.radio(
             "Mask type",
             MASK_TYPES,
             index=MASK_TYPES.index("causal"),
@@ -284,13 +285,13 @@ def controls(lab: LabInput) -> MaskChoice:
         )
         pads, window = mask_settings(kind, lab.T)
     with right:
-        enabled = st.toggle(
+        enabled = inputs.toggle(
             "Apply the mask",
             value=True,
             key="masking_enabled",
             help="Switch it off to see how much attention goes where the mask would forbid it (e.g. into the future).",
         )
-        demo_row = st.toggle(
+        demo_row = inputs.toggle(
             f"Block every key of “{lab.query_label}” (fully masked row demo)",
             value=False,
             key="masking_full_row",
@@ -302,7 +303,7 @@ def controls(lab: LabInput) -> MaskChoice:
 def mask_settings(kind: str, T: int) -> tuple[int, int]:
     """The number of [PAD] tokens and the sliding window's width, for the mask types that have them."""
     if kind == "padding":
-        pads = st.slider(
+        pads = inputs.slider(
             f"Append [PAD] tokens: pad the {T} tokens to length N = {T} + this",
             0,
             MAX_PADS,
@@ -314,7 +315,7 @@ def mask_settings(kind: str, T: int) -> tuple[int, int]:
         return pads, 1
     if kind == "sliding window":
         if T > 1:
-            return 0, st.slider(
+            return 0, inputs.slider(
                 "Window w (the token itself and w − 1 before it)", 1, T, min(3, T), key="masking_window"
             )
         st.caption("A one-token sentence has a window of 1: the token sees itself.")

@@ -203,7 +203,7 @@ def controls(lab: LabInput) -> Layer:
     st.subheader("Choose the layer")
     c1, c2, c3, c4 = st.columns(4)
     with c1:
-        width = st.selectbox(
+        width = inputs.selectbox(
             "d_model",
             WIDTH_OPTIONS,
             index=WIDTH_OPTIONS.index("8") if lab.d_model < 8 else 0,
@@ -214,7 +214,7 @@ def controls(lab: LabInput) -> Layer:
         )
     with c2:
         num_heads = int(
-            st.number_input(
+            inputs.number_input(
                 "Number of heads h",
                 1,
                 MAX_HEADS,
@@ -227,10 +227,10 @@ def controls(lab: LabInput) -> Layer:
     with c3:
         seed = inputs.seed_input("Weight seed", key="multi_head_seed", help="Seeds W_in, W_q, W_k, W_v and W_o.")
     with c4:
-        causal = st.toggle(
+        causal = inputs.toggle(
             "Causal mask", value=False, key="multi_head_causal", help="Every head uses the same mask (lesson 6)."
         )
-        demo_row = st.toggle(
+        demo_row = inputs.toggle(
             f"Block every key of “{lab.query_label}”",
             value=False,
             key="multi_head_full_row",
@@ -359,7 +359,7 @@ def weights_of_every_head(labels: tuple[str, ...], query: str, steps: ac.MultiHe
 def one_head_table(labels: tuple[str, ...], steps: ac.MultiHeadSteps, heads: list[str]) -> None:
     """The weights of the chosen head as a table."""
     st.subheader("One head's weights as a table")
-    shown_head = st.selectbox("Table of the weights of", heads, key="multi_head_table_head")
+    shown_head = inputs.selectbox("Table of the weights of", heads, key="multi_head_table_head")
     page.table(steps.heads[heads.index(shown_head)].weights, labels, labels, alt_text=f"Weights of {shown_head}")
 
 

@@ -227,20 +227,22 @@ Open any stage to see its numbers; at the end, PyTorch recomputes the same block
 def controls() -> tuple[int, str, int]:
     """The number of heads wanted, the mask and the seed of W_q, W_k, W_v, W_o."""
     left, middle, right = st.columns(3)
-    wanted_heads = left.number_input(
+    wanted_heads = inputs.number_input(
         "Number of heads h",
         min_value=1,
         max_value=64,
         value=1,
         step=1,
         key="pipeline_heads",
+        container=left,
         help="d_k = d_model / h: the number of heads must divide d_model.",
     )
-    mask_kind = middle.radio(
+    mask_kind = inputs.radio(
         "Mask",
         ["none", "causal"],
         horizontal=True,
         key="pipeline_mask",
+        container=middle,
         help="causal: a token sees itself and earlier tokens.",
     )
     seed = inputs.seed_input("Seed for W_q, W_k, W_v, W_o", key="pipeline_seed", container=right)
@@ -261,7 +263,7 @@ def head_to_follow(num_heads: int, d_k: int) -> int:
     """Which head the steps show (a choice only when there are several)."""
     if num_heads == 1:
         return 0
-    return st.selectbox(
+    return inputs.selectbox(
         "Head to follow through the steps",
         range(num_heads),
         format_func=lambda h: f"head {h + 1} ({column_range(h, d_k)} of W_q, W_k, W_v)",

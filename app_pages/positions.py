@@ -8,6 +8,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core.embeddings import MAX_TOKENS
 from attention_core.exercises import PositionsShown
 from attention_core.positions import (
     DOG_BITES_MAN,
@@ -43,6 +44,7 @@ VERDICT_HELP = (
     f"rounding when {tolerance_text()} (the tolerance float32 keeps on these sizes, measured)."
 )
 Params = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # W_q, W_k, W_v
+TYPED_ORDER_CHARACTERS = 6 * MAX_TOKENS  # room for every position of the longest sentence, "1024, " each
 
 
 def render(lab: LabInput) -> None:
@@ -188,8 +190,12 @@ def controls() -> tuple[int, str]:
         left,
         help="The weights are random (seeded) d_model × d_model matrices, as in the pipeline lesson.",
     )
-    order_kind = right.radio(
-        "New word order", ["shuffle (seeded)", "reverse", "type an order"], horizontal=True, key="positions_order"
+    order_kind = inputs.radio(
+        "New word order",
+        ["shuffle (seeded)", "reverse", "type an order"],
+        horizontal=True,
+        key="positions_order",
+        container=right,
     )
     return seed, order_kind
 
@@ -255,10 +261,11 @@ def dog_bites_man_with_positions(seed: int) -> None:
 def new_order(T: int, order_kind: str, seed: int) -> torch.Tensor:
     """The permutation of the sidebar's tokens: seeded shuffle, reversal or typed (reversal while invalid)."""
     if order_kind == "type an order":
-        typed = st.text_input(
+        typed = inputs.text_input(
             f"New order: the positions 1 to {T} in any order",
             value=" ".join(str(i) for i in range(T, 0, -1)),
             key="positions_typed_order",
+            max_chars=TYPED_ORDER_CHARACTERS,
             help="Positions count from 1: '3 1 2' puts the third word first, then the first, then the second.",
         )
         try:
@@ -474,7 +481,7 @@ def shuffle_with_positions(
     dims = dimension_labels(lab.d_model)
     shuffled_labels = permute_tokens(list(lab.labels), perm)
     st.markdown("**The same shuffle, now with positions added** (the positions stay with the slots, the words move)")
-    kind = st.radio("Positions to add", ["sinusoidal", "learned (seeded)"], horizontal=True, key="positions_kind")
+    kind = inputs.radio("Positions to add", ["sinusoidal", "learned (seeded)"], horizontal=True, key="positions_kind")
     E = E_sin if kind == "sinusoidal" else E_learned
     pos_output = attention_output(lab.X, *params, positions=E)  # (T, d_model)
     pos_shuffled = attention_output(permute_rows(lab.X, perm), *params, positions=E)  # (T, d_model)

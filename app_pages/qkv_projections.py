@@ -26,22 +26,14 @@ from attention_core.reference import max_abs_difference, sdpa_agreement, toleran
 from attention_core.similarity import asymmetry
 from attention_core.tables import dimension_labels, to_frame
 from ui import page
-from ui.page import (
-    exercises_section,
-    format_number,
-    keep,
-    kept,
-    learner_text,
-    lesson_steps,
-    numbers_text,
-    products_sum_text,
-)
+from ui.page import exercises_section, format_number, learner_text, lesson_steps, numbers_text, products_sum_text
 from ui.widgets import inputs
-from ui.widgets.inputs import LabInput
+from ui.widgets.inputs import LabInput, keep, kept
 
 SOURCES = {"random": "Seeded random", "edited": "Edit by hand", "002": "The journey tutorial's weights (recovered)"}
 NAMES = ("W_q", "W_k", "W_v")
 PREFIXES = {"W_q": "q", "W_k": "k", "W_v": "v"}
+D_K = inputs.Number(1, 16)  # what the d_k slider (and a link's qkv_d_k=) takes
 CONTROLS = ("qkv_source", "qkv_seed", "qkv_d_k", *(f"qkv_scale_{source}" for source in SOURCES))  # step 2's widgets
 SIDE_BY_SIDE_D_K = 3  # up to this d_k, W_q, W_k and W_v share a row; wider ones get the full width each
 ORIGINS = {  # the weights as the exercises name them
@@ -130,19 +122,22 @@ def chosen_weights(lab: LabInput, chosen: dict[str, Chosen]) -> Chosen:
     if "weights" in chosen:
         return chosen["weights"]
     keep(*CONTROLS)
-    source = kept("qkv_source", "random")
+    source = kept(
+        "qkv_source", "random", inputs.Choice(sources(lab.d_model), SOURCES.get), "Where the weights come from"
+    )
     if source == "002" and lab.d_model != 3:
         source = "random"  # the journey tutorial's weights are 3 × 3 (the step's radio drops them too)
     if source == "002":
         params, _ = recovered_002_projections(lab.X.dtype)
-        scale = bool(kept("qkv_scale_002", False))
+        scale = bool(kept("qkv_scale_002", False, inputs.Switch(), "Divide the scores by √d_k"))
         made = "the journey tutorial's weights (recovered)"
     else:
-        seed, d_k = int(kept("qkv_seed", 0)), int(kept("qkv_d_k", 2))
+        seed = int(kept("qkv_seed", 0, inputs.SEED, "Seed for W_q, W_k, W_v"))
+        d_k = int(kept("qkv_d_k", 2, D_K, "d_k (size of each query, key and value)"))
         params = random_projections(lab.d_model, d_k, seed, lab.X.dtype)
         if source == "edited" and st.session_state.get("qkv_editor_signature") == (lab.d_model, d_k, seed):
             params = Projections(**st.session_state["qkv_last_good"])
-        scale = bool(kept(f"qkv_scale_{source}", True))
+        scale = bool(kept(f"qkv_scale_{source}", True, inputs.Switch(), "Divide the scores by √d_k"))
         made = f"{'your edited' if source == 'edited' else 'seeded random'} weights (seed {seed})"
     st.caption(
         f"W_q, W_k, W_v: {made}, d_k = {params.W_q.shape[1]}; the scores are "
@@ -259,11 +254,16 @@ def projection_matrices(lab: LabInput) -> tuple[str, Projections]:
     return source, params
 
 
+def sources(d_model: int) -> tuple[str, ...]:
+    """Where W_q, W_k, W_v may come from: the journey tutorial's weights are 3 × 3, for 3-dimensional embeddings."""
+    return ("random", "edited", *(["002"] if d_model == 3 else []))
+
+
 def params_source(d_model: int) -> str:
     """Where W_q, W_k, W_v come from: seeded random, edited by hand, or the journey tutorial's (for 3-dimensional embeddings)."""
-    return st.radio(
+    return inputs.radio(
         "Where the weights come from",
-        ["random", "edited", *(["002"] if d_model == 3 else [])],
+        sources(d_model),
         format_func=SOURCES.get,
         horizontal=True,
         key="qkv_source",
@@ -297,11 +297,12 @@ def random_params(d_model: int, source: str, dtype: torch.dtype) -> Projections:
     seed_column, d_k_column = st.columns(2)
     seed = inputs.seed_input("Seed for W_q, W_k, W_v", key="qkv_seed", container=seed_column)
     d_k = int(
-        d_k_column.slider(
+        inputs.slider(
             "d_k (size of each query, key and value)",
-            1,
-            16,
+            D_K.low,
+            D_K.high,
             2,
+            container=d_k_column,
             key="qkv_d_k",
             help="The number of columns of each W: queries, keys and values get d_k numbers per token.",
         )
@@ -375,7 +376,7 @@ def scale_choice(source: str) -> bool:
     """Whether the scores are divided by √d_k (off by default for 002, which does not scale)."""
     if source != "002":
         return inputs.scale_toggle(f"qkv_scale_{source}")
-    scale = st.toggle(
+    scale = inputs.toggle(
         "Divide the scores by √d_k",
         value=False,
         key="qkv_scale_002",

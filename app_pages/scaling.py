@@ -32,8 +32,6 @@ from ui import charts, page
 from ui.page import (
     exercises_section,
     format_number,
-    keep,
-    kept,
     lesson_steps,
     numbers_text,
     products_sum_text,
@@ -42,7 +40,7 @@ from ui.page import (
     written_sum,
 )
 from ui.widgets import inputs
-from ui.widgets.inputs import LabInput
+from ui.widgets.inputs import LabInput, keep, kept
 
 N_SAMPLES = 2000  # pairs (q, k) per d_k in the variance simulation
 N_TRIALS = 200  # queries per d_k in the saturation simulation
@@ -50,6 +48,9 @@ N_KEYS = 16  # keys per query in the saturation simulation
 LARGE_D_K = 256  # the same sentence with this d_k shows where scaling matters
 SERIES = (SERIES_UNSCALED, SERIES_SCALED)
 DEFAULT_D_K = 16  # the d_k slider's start
+D_K = inputs.Number(1, MAX_D_K)  # what the d_k slider (and a link's scaling_d_k=) takes
+D_K_LABEL = "d_k (size of queries and keys; vector length in the simulations)"
+SEED_LABEL = "Seed for W_q, W_k, W_v and the simulations"
 CONTROLS = ("scaling_seed", "scaling_d_k", "scaling_scale")  # the widgets of the step "Your input"
 
 
@@ -99,9 +100,9 @@ def chosen_settings(lab: LabInput, chosen: dict[str, Chosen]) -> Chosen:
     values kept from that step, named in one caption."""
     if "settings" not in chosen:
         seed, d_k, scale = (
-            int(kept("scaling_seed", 0)),
-            int(kept("scaling_d_k", DEFAULT_D_K)),
-            kept("scaling_scale", True),
+            int(kept("scaling_seed", 0, inputs.SEED, SEED_LABEL)),
+            int(kept("scaling_d_k", DEFAULT_D_K, D_K, D_K_LABEL)),
+            kept("scaling_scale", True, inputs.Switch(), "Divide the scores by √d_k"),
         )
         st.caption(
             f"Seed {seed}, d_k = {d_k}, scaling {'on' if scale else 'off'}: change them in the step “Your input”."
@@ -319,13 +320,14 @@ def your_input_controls() -> tuple[int, int, bool]:
     """The seed, d_k and scaling for the sidebar input and the simulations."""
     st.subheader("On your input: random W_q, W_k with a chosen d_k")
     seed_column, d_k_column = st.columns(2)
-    seed = inputs.seed_input("Seed for W_q, W_k, W_v and the simulations", "scaling_seed", container=seed_column)
+    seed = inputs.seed_input(SEED_LABEL, "scaling_seed", container=seed_column)
     d_k = int(
-        d_k_column.slider(
-            "d_k (size of queries and keys; vector length in the simulations)",
-            1,
-            MAX_D_K,
+        inputs.slider(
+            D_K_LABEL,
+            D_K.low,
+            D_K.high,
             DEFAULT_D_K,
+            container=d_k_column,
             key="scaling_d_k",
             help="The number of columns of W_q and W_k here, and the length of the random q and k below.",
         )

@@ -25,7 +25,6 @@ from ui.page import (
     exercises_section,
     exp_text,
     format_number,
-    kept,
     lesson_steps,
     numbers_text,
     quotient_text,
@@ -39,6 +38,7 @@ from ui.widgets.inputs import LabInput
 
 SIDE_BY_SIDE_TOKENS = 8  # up to this many tokens, the temperature heatmap and bars share a row (whole lesson)
 TEMPERATURE_KEY = "softmax_temperature"  # the slider of the step "Temperature", kept in the step after it
+TEMPERATURE = inputs.Number(0.1, 5.0, whole=False, step=0.1)  # what the slider (and a link) takes
 
 
 def render(lab: LabInput) -> None:
@@ -73,7 +73,7 @@ def hot_rows_step(lab: LabInput) -> None:
     beside the slider instead, where moving it redraws them)."""
     if whole_lesson():
         return
-    temperature = float(kept(TEMPERATURE_KEY, 1.0))
+    temperature = float(inputs.kept(TEMPERATURE_KEY, 1.0, TEMPERATURE, "Temperature t"))
     st.subheader("All rows at the temperature t")
     st.markdown(
         "The temperature divides every row of scores, not only the query's: a low t makes every query's weights "
@@ -407,12 +407,12 @@ temperature of this kind.)
 def temperature_section(lab: LabInput, weights: torch.Tensor) -> None:
     """The temperature slider and what it changes: a fragment, so moving it reruns only this part."""
     labels, q, query = lab.labels, lab.query_index, lab.query_label
-    temperature = st.slider(
+    temperature = inputs.slider(
         "Temperature t",
-        min_value=0.1,
-        max_value=5.0,
+        min_value=TEMPERATURE.low,
+        max_value=TEMPERATURE.high,
         value=1.0,
-        step=0.1,
+        step=TEMPERATURE.step,
         key=TEMPERATURE_KEY,
         help="The scores are divided by t before the softmax. t = 1 is the plain softmax.",
     )
@@ -503,9 +503,10 @@ def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor
     if st.session_state.get(OFFSET_ROW_KEY) != first or OFFSET_KEY not in st.session_state:
         st.session_state[OFFSET_ROW_KEY] = first  # a new row brings its own first overflowing c
         st.session_state[OFFSET_KEY] = first
-    offset = st.select_slider(
+    offset = inputs.select_slider(
         "Add this constant c to every score",
         options=offset_choices(scores[q]),
+        value=first,  # the row's own start, declared: the URL holds c only when it differs
         format_func=lambda c: f"{c:g}",
         key=OFFSET_KEY,  # one key for every row: the slider stays in place while its options and value change
         help=f"At c = {first:g} the largest score plus c first passes 88.72, where exp overflows in float32.",

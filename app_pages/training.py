@@ -18,6 +18,25 @@ from ui.widgets.inputs import LabInput
 
 LEARNING_RATES = (0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 10.0, 100.0)
 KEYS = ("task", "seed", "layers", "heads", "steps", "learning_rate", "mlp")
+TAKES = {  # what each setting's control (and a link's training_<setting>=) takes
+    "task": inputs.Choice(tuple(tr.TASKS), tr.TASKS.get),
+    "seed": inputs.Number(0, tr.SEED_LIMIT),
+    "layers": inputs.Choice((1, 2)),
+    "heads": inputs.Choice((1, 2, 3, 4)),
+    "steps": inputs.Number(*tr.LIMITS["steps"]),
+    "learning_rate": inputs.Choice(LEARNING_RATES),
+    "mlp": inputs.Switch(),
+}
+FRESH = tr.TrainingSettings()  # what the controls declare: a new session's settings (the URL holds the others)
+LABELS = {
+    "task": "Task",
+    "seed": "Seed",
+    "layers": "Layers",
+    "heads": "Heads per layer",
+    "steps": "Steps",
+    "learning_rate": "Learning rate",
+    "mlp": "Small MLP after attention",
+}
 
 
 def render(lab: LabInput) -> None:
@@ -151,17 +170,50 @@ def choose_settings() -> tr.TrainingSettings | None:
     for key in KEYS:
         st.session_state.setdefault(f"training_{key}", getattr(chosen, key))
     top = st.columns(4)
-    task = top[0].selectbox(
-        "Task", list(tr.TASKS), format_func=tr.TASKS.get, key="training_task", on_change=_on_task_change
+    task = inputs.selectbox(
+        LABELS["task"],
+        TAKES["task"].options,
+        index=TAKES["task"].options.index(FRESH.task),
+        format_func=TAKES["task"].format_func,
+        key="training_task",
+        on_change=_on_task_change,
+        container=top[0],
     )
-    seed = top[1].number_input("Seed", 0, tr.SEED_LIMIT, step=1, key="training_seed")
-    layers = top[2].selectbox("Layers", [1, 2], key="training_layers")
-    heads = top[3].selectbox("Heads per layer", [1, 2, 3, 4], key="training_heads")
+    seed = inputs.number_input(
+        LABELS["seed"], TAKES["seed"].low, TAKES["seed"].high, FRESH.seed, step=1, key="training_seed", container=top[1]
+    )
+    layers = inputs.selectbox(
+        LABELS["layers"],
+        TAKES["layers"].options,
+        index=TAKES["layers"].options.index(FRESH.layers),
+        key="training_layers",
+        container=top[2],
+    )
+    heads = inputs.selectbox(
+        LABELS["heads"],
+        TAKES["heads"].options,
+        index=TAKES["heads"].options.index(FRESH.heads),
+        key="training_heads",
+        container=top[3],
+    )
     bottom = st.columns(4)
-    low, high = tr.LIMITS["steps"]
-    steps = bottom[0].number_input("Steps", low, high, step=50, key="training_steps")
-    rate = bottom[1].select_slider("Learning rate", LEARNING_RATES, key="training_learning_rate")
-    mlp = bottom[2].toggle("Small MLP after attention", key="training_mlp")
+    steps = inputs.number_input(
+        LABELS["steps"],
+        TAKES["steps"].low,
+        TAKES["steps"].high,
+        FRESH.steps,
+        step=50,
+        key="training_steps",
+        container=bottom[0],
+    )
+    rate = inputs.select_slider(
+        LABELS["learning_rate"],
+        TAKES["learning_rate"].options,
+        value=FRESH.learning_rate,
+        key="training_learning_rate",
+        container=bottom[1],
+    )
+    mlp = inputs.toggle(LABELS["mlp"], value=FRESH.mlp, key="training_mlp", container=bottom[2])
     settings = tr.TrainingSettings(task, int(seed), int(layers), int(heads), int(steps), float(rate), bool(mlp))
     try:
         tr.check_settings(settings)
@@ -176,7 +228,7 @@ def settings_in_session() -> tr.TrainingSettings:
     """The settings for a step without the settings' widgets: those the session holds for them (picked in the task
     step, or set by a Try this button on another step) when they fit, else the last ones chosen."""
     chosen = training_runs.chosen_settings()
-    held = {key: st.session_state.get(f"training_{key}", getattr(chosen, key)) for key in KEYS}
+    held = {key: inputs.linked(f"training_{key}", getattr(chosen, key), TAKES[key], LABELS[key]) for key in KEYS}
     settings = tr.TrainingSettings(
         str(held["task"]),
         int(held["seed"]),
@@ -336,7 +388,7 @@ def curves(run: tr.TrainingRun) -> None:
 def scrub(run: tr.TrainingRun) -> None:
     """A step slider over the saved snapshots: the attention then, beside the right pattern."""
     steps = [snapshot.step for snapshot in run.snapshots]
-    chosen = st.select_slider("Step", steps, value=steps[-1], key="training_step")
+    chosen = inputs.select_slider("Step", steps, value=steps[-1], key="training_step")
     snapshot = run.snapshots[steps.index(chosen)]
     st.caption(f"At step {chosen}: loss {format_number(snapshot.loss)}, held-out accuracy {snapshot.accuracy:.1%}.")
     attention_beside_ideal(run.settings.task, run.example, snapshot)
@@ -384,7 +436,7 @@ def closer_look(snapshot: tr.Snapshot, labels: list[str]) -> None:
     choices = [(layer, head) for layer in range(layers) for head in range(heads)]
     layer, head = choices[0]
     if len(choices) > 1:
-        layer, head = st.selectbox(
+        layer, head = inputs.selectbox(
             "Head", choices, format_func=lambda c: f"Layer {c[0] + 1}, head {c[1] + 1}", key="training_look"
         )
     weights = snapshot.weights[layer, head]  # (T, T)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import altair as alt
 import numpy as np
@@ -15,14 +16,16 @@ from ui import charts
 
 
 def full_heatmap(data, row_order, col_order, *, kind="weights", domain=None, highlight_row=None, **options):
-    """charts.heatmap on the cells of a long frame, with the query row's outline as its dataset: the chart that
-    ui.drawing assembles from the same three pieces (the cells, the spec, the outline)."""
+    """charts.heatmap on the cells of a long frame, with the query row's outline and the summary as its datasets: the
+    chart that ui.drawing assembles from the same pieces (the cells, the spec, the outline, the summary)."""
     look = {key: options[key] for key in ("compact", "panel_px") if key in options}
     cells = charts.heatmap_cells(data, row_order, col_order, kind=kind, domain=domain, **look)
     chart = charts.heatmap(
         cells, row_order, col_order, kind=kind, colour_title=charts.colour_title(kind, domain), **options
     )
-    return chart.properties(datasets={charts.OUTLINE_DATA: charts.outline_rows(highlight_row).to_dict("records")})
+    summary = charts.summary_rows(charts.heatmap_summary(data, kind))
+    named = {charts.OUTLINE_DATA: charts.outline_rows(highlight_row), charts.SUMMARY_DATA: summary}
+    return chart.properties(datasets={name: rows.to_dict("records") for name, rows in named.items()})
 
 
 def heatmap_spec(matrix: torch.Tensor, tokens: list[str], **kwargs) -> dict:
@@ -42,14 +45,23 @@ def layers(spec: dict) -> list[dict]:
     return spec.get("layer", [spec])
 
 
+def drawn(spec: dict) -> list[dict]:
+    """The layers a heatmap draws: all but the first, its invisible summary for screen readers (charts.SUMMARY_DATA)."""
+    summary, *rest = layers(spec)
+    assert summary["data"] == {"name": charts.SUMMARY_DATA}
+    return rest
+
+
 def dataset_of(spec: dict, layer: dict) -> list[dict]:
     """The inline dataset one layer draws."""
     return spec["datasets"][layer["data"]["name"]]
 
 
 def dataset(spec: dict) -> list[dict]:
-    """The one inline dataset of a spec (a heatmap's cells: not its outlined row, charts.OUTLINE_DATA)."""
-    (values,) = [rows for name, rows in spec["datasets"].items() if name != charts.OUTLINE_DATA]
+    """The one inline dataset of a spec (a heatmap's cells: not its outlined row, charts.OUTLINE_DATA, nor its
+    summary, charts.SUMMARY_DATA)."""
+    own = (charts.OUTLINE_DATA, charts.SUMMARY_DATA)
+    (values,) = [rows for name, rows in spec["datasets"].items() if name not in own]
     return values
 
 
@@ -69,7 +81,7 @@ def test_heatmap_keeps_sentence_order_on_both_axes(sentence, weights):
     spec = heatmap_spec(weights, sentence)
     labels = token_labels(sentence)
     assert labels == ["the (1)", "zebra", "ate", "the (2)", "mango"]
-    for layer in layers(spec)[1:3]:  # the cells and their text
+    for layer in drawn(spec)[1:3]:  # the cells and their text
         assert axis_order(layer["encoding"]["x"]) == labels
         assert axis_order(layer["encoding"]["y"]) == labels
         assert layer["encoding"]["x"]["field"] == "col" and layer["encoding"]["y"]["field"] == "row"
@@ -102,8 +114,9 @@ def test_weights_use_a_sequential_scale_from_0_to_1(sentence, weights):
     assert colour["scale"]["scheme"] == charts.SEQUENTIAL_SCHEME
     assert "domain" not in colour["scale"] and "domainMid" not in colour["scale"]  # the data carry the range
     assert colour_range(spec) == (0, 1)
-    colour_layer = layers(spec)[0]
-    assert colour_layer["mark"] == {"type": "rect", "opacity": 0} and colour_layer["encoding"]["color"] == colour
+    colour_layer = drawn(spec)[0]
+    assert colour_layer["mark"] == {"type": "rect", "opacity": 0, "aria": False}
+    assert colour_layer["encoding"]["color"] == colour
 
 
 def test_scores_use_a_diverging_scale_centred_on_0(sentence):
@@ -126,7 +139,7 @@ def test_scores_with_minus_inf_still_make_a_valid_chart(sentence):
 
 
 def test_tooltips_show_query_key_and_value(sentence, weights):
-    for layer in layers(heatmap_spec(weights, sentence))[1:3]:  # the cells and their text
+    for layer in drawn(heatmap_spec(weights, sentence))[1:3]:  # the cells and their text
         tooltip = layer["encoding"]["tooltip"]
         assert [t["title"] for t in tooltip] == ["query", "key", "value"]
         assert [t["field"] for t in tooltip] == ["row", "col", "exact"]
@@ -172,9 +185,8 @@ def test_the_spec_holds_no_number_and_no_query(sentence, weights):
     first = spec_and_data(weights, highlight_row=labels[0], domain=(0.1, 0.5))
     second = spec_and_data(weights.T.contiguous(), highlight_row=labels[2], domain=(0.2, 0.6))
     assert first[1] != second[1]
-    assert json.dumps(first[0]).replace(first[0]["data"]["name"], "") == json.dumps(second[0]).replace(
-        second[0]["data"]["name"], ""
-    )
+    unnamed = [re.sub(r'"data-[0-9a-f]+"', '""', json.dumps(spec)) for spec, _ in (first, second)]  # Altair's hashes
+    assert unnamed[0] == unnamed[1]
 
 
 def test_compact_heatmap_for_a_grid_shares_a_given_domain(sentence, weights):
@@ -190,9 +202,9 @@ def test_compact_heatmap_for_a_grid_shares_a_given_domain(sentence, weights):
 @pytest.mark.parametrize("T", [1, 5, 16, 24])
 def test_small_heatmaps_have_text_and_cells_that_fit_it(T):
     spec = heatmap_spec(torch.full((T, T), 1 / T), [f"w{i}" for i in range(T)])
-    marks = [layer["mark"]["type"] for layer in layers(spec)]
+    marks = [layer["mark"]["type"] for layer in drawn(spec)]
     assert marks == ["rect", "rect", "text", "rect"]  # colour range, cells, text, outline
-    assert layers(spec)[2]["encoding"]["text"]["field"] == "short"
+    assert drawn(spec)[2]["encoding"]["text"]["field"] == "short"
     assert spec["width"] == spec["height"] == charts.cell_size(T) * T
     assert charts.cell_size(T) >= 30 and spec["width"] <= max(charts.FIT_PX, charts.CELL_PX * 16)
 
@@ -200,7 +212,7 @@ def test_small_heatmaps_have_text_and_cells_that_fit_it(T):
 @pytest.mark.parametrize("T", [25, 40, 128])
 def test_large_heatmaps_drop_text_and_shrink_cells(T):
     spec = heatmap_spec(torch.full((T, T), 1 / T), [f"w{i}" for i in range(T)])
-    assert [layer["mark"]["type"] for layer in layers(spec)] == ["rect", "rect", "rect"]  # no text layer
+    assert [layer["mark"]["type"] for layer in drawn(spec)] == ["rect", "rect", "rect"]  # no text layer
     size = spec["width"] // T
     assert size == charts.cell_size(T) == max(3, charts.FIT_PX // T) < charts.CELL_PX
     assert spec["width"] <= charts.FIT_PX and spec["height"] == spec["width"]
@@ -504,3 +516,49 @@ def test_a_clickable_heatmap_draws_each_cell_once_and_the_cells_take_the_click(s
     assert "cursor" not in plain["mark"] and [tip["field"] for tip in plain["encoding"]["tooltip"]] == [
         "row", "col", "exact"
     ]  # fmt: skip
+
+
+# --- what a screen reader hears --------------------------------------------------------------------
+
+
+def test_the_summary_names_the_largest_and_smallest_cells(sentence, weights):
+    labels = token_labels(sentence)
+    summary = charts.heatmap_summary(long_frame(weights, labels, labels))
+    top, low = int(weights.argmax()), int(weights.argmin())  # row-major: row i * T + column j
+    T = len(labels)
+    largest = f"“{labels[top // T]}” → “{labels[top % T]}” {charts.format_number(float(weights.flatten()[top]))}"
+    smallest = f"“{labels[low // T]}” → “{labels[low % T]}” {charts.format_number(float(weights.flatten()[low]))}"
+    assert summary == f"Largest: {largest}; smallest: {smallest}."
+
+
+def test_the_summary_counts_masked_cells_apart_and_a_mask_counts_what_may_attend(sentence):
+    labels = token_labels(sentence)
+    scores = torch.arange(25, dtype=torch.float64).reshape(5, 5)  # (5, 5): the largest unmasked is row 5, col 5
+    masked = scores.masked_fill(~torch.tril(torch.ones(5, 5, dtype=torch.bool)), float("-inf"))
+    summary = charts.heatmap_summary(long_frame(masked, labels, labels), "scores")
+    assert summary.startswith(f"Largest: “{labels[4]}” → “{labels[4]}” {charts.format_number(24.0)}; smallest: ")
+    assert f"“{labels[0]}” → “{labels[0]}” {charts.format_number(0.0)}" in summary  # -inf is not the smallest
+    assert summary.endswith("10 of 25 cells masked (−∞).")
+    mask = charts.heatmap_summary(long_frame(torch.tril(torch.ones(5, 5)), labels, labels), "mask")
+    assert mask == "15 of 25 cells may attend, 10 blocked."
+
+
+def test_a_heatmap_reads_its_summary_first_then_each_cell_once(sentence, weights):
+    """Inside the chart: the summary (an invisible text mark named by SUMMARY_DATA), then one description per cell;
+    the colour range, the cells' text and the outlines are not read (aria off)."""
+    spec = heatmap_spec(weights, sentence, highlight_row=token_labels(sentence)[0], selectable=True)
+    summary, *rest = layers(spec)
+    assert summary["data"] == {"name": charts.SUMMARY_DATA} and summary["mark"]["opacity"] == 0
+    assert summary["encoding"] == {"description": {"field": "summary", "type": "nominal"}}
+    labels = token_labels(sentence)
+    assert spec["datasets"][charts.SUMMARY_DATA] == [
+        {"summary": charts.heatmap_summary(long_frame(weights, labels, labels))}
+    ]
+    read = [layer for layer in rest if layer["mark"].get("aria") is not False]
+    assert read == [cells_layer(spec)] and read[0]["mark"]["description"] == {"expr": charts.CELL_DESCRIPTION}
+
+
+def test_the_name_says_what_the_rows_and_columns_are():
+    assert charts.heatmap_name("Attention weights", 6, 4, "query", "key") == (
+        "Attention weights: heatmap of 6 query rows × 4 key columns"
+    )

@@ -13,7 +13,8 @@ import torch
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
-from runtime.cache import ProcessCache
+from attention_core.tables import long_frame
+from runtime.cache import ProcessCache, fingerprint
 from tests.apptest_helpers import frames
 from ui import charts, drawing
 
@@ -203,11 +204,11 @@ def test_chart_spec_builds_any_chart_function_by_name_with_its_data_as_arrow():
 
 def test_fingerprint_tells_content_apart_and_keeps_equal_content_equal():
     frame = pd.DataFrame({"token": ["a", "b"], "value": [0.25, 0.75]})
-    assert drawing.fingerprint((frame, 3, "x")) == drawing.fingerprint((frame.copy(), 3, "x"))
+    assert fingerprint((frame, 3, "x")) == fingerprint((frame.copy(), 3, "x"))
     changed = frame.assign(value=[0.25, 0.7500001])
-    assert drawing.fingerprint(frame) != drawing.fingerprint(changed)
-    assert drawing.fingerprint(torch.ones(2)) != drawing.fingerprint(torch.ones(3))
-    assert drawing.fingerprint({"b": [1], "a": (2,)}) == drawing.fingerprint({"a": (2,), "b": [1]})
+    assert fingerprint(frame) != fingerprint(changed)
+    assert fingerprint(torch.ones(2)) != fingerprint(torch.ones(3))
+    assert fingerprint({"b": [1], "a": (2,)}) == fingerprint({"a": (2,), "b": [1]})
 
 
 def test_kept_makes_each_item_once_and_drops_the_oldest():
@@ -245,7 +246,7 @@ def colour_scale(at: AppTest) -> tuple[str, tuple[float, float], pd.DataFrame]:
     chart = at.get("vega_lite_chart")[0].proto
     spec = json.loads(chart.spec)
     data = named_data(chart)[charts.CELLS_DATA]
-    first, *rest = spec["layer"][0]["encoding"]["color"]["title"]  # the legend title's lines
+    first, *rest = spec["layer"][1]["encoding"]["color"]["title"]  # the legend title's lines (after the summary)
     title = f"{first} ({rest[0]})" if rest else first
     return title, (data["low"].min(), data["high"].max()), data
 
@@ -350,8 +351,9 @@ def test_another_query_sends_the_same_cells_and_another_outline():
     after = at.get("vega_lite_chart")[0].proto
     assert after.spec == before.spec and not after.data.data, "two named datasets, no unnamed data"
     bytes_before, bytes_after = ({d.name: d.data.data for d in chart.datasets} for chart in (before, after))
-    assert set(bytes_after) == {charts.CELLS_DATA, charts.OUTLINE_DATA}
+    assert set(bytes_after) == {charts.CELLS_DATA, charts.OUTLINE_DATA, charts.SUMMARY_DATA}
     assert bytes_after[charts.CELLS_DATA] == bytes_before[charts.CELLS_DATA]
+    assert bytes_after[charts.SUMMARY_DATA] == bytes_before[charts.SUMMARY_DATA], "the summary names no query"
     assert bytes_after[charts.OUTLINE_DATA] != bytes_before[charts.OUTLINE_DATA]
     assert named_data(after)[charts.OUTLINE_DATA]["row"].tolist() == ["c"]
 
@@ -372,5 +374,36 @@ def test_a_frame_fingerprint_tells_apart_values_types_labels_and_index_names():
         frame.set_index("T").rename_axis("tokens"),
         frame.set_axis(["a", "b"]),
     ]
-    assert len({drawing.fingerprint(variant) for variant in variants}) == len(variants)
-    assert drawing.fingerprint(frame.copy()) == drawing.fingerprint(frame)
+    assert len({fingerprint(variant) for variant in variants}) == len(variants)
+    assert fingerprint(frame.copy()) == fingerprint(frame)
+
+
+def temperature_app() -> None:
+    """One weights heatmap whose numbers follow a sidebar slider (for AppTest): the same labels, new numbers."""
+    import streamlit as st
+    import torch
+
+    from ui import drawing
+
+    t = st.sidebar.slider("t", 0.5, 2.0, 1.0, key="t")
+    scores = torch.tensor([[1.0, 0.0, -2.0], [0.5, 2.0, 0.0], [0.0, 0.0, 3.0]])
+    drawing.heatmap(torch.softmax(scores / t, dim=-1), ["a", "b", "c"], ["a", "b", "c"], title="w")
+
+
+def test_the_heatmap_is_named_and_its_summary_travels_with_the_data_not_the_spec():
+    """A screen reader hears the chart's name (its alt) and, inside the chart, the summary of its largest and
+    smallest cells: a dataset of its own, so new numbers change the summary's bytes and leave the spec."""
+    at = AppTest.from_function(temperature_app).run()
+    before = at.get("vega_lite_chart")[0].proto
+    at.sidebar.slider(key="t").set_value(2.0).run()
+    after = at.get("vega_lite_chart")[0].proto
+    assert after.spec == before.spec and after.alt == before.alt
+    assert after.alt == charts.heatmap_name("w", 3, 3, "query", "key")
+    scores = torch.tensor([[1.0, 0.0, -2.0], [0.5, 2.0, 0.0], [0.0, 0.0, 3.0]])
+    for chart, t in ((before, 1.0), (after, 2.0)):
+        weights = torch.softmax(scores / t, dim=-1).double()  # (3, 3)
+        summary = named_data(chart)[charts.SUMMARY_DATA]["summary"].tolist()
+        assert summary == [charts.heatmap_summary(long_frame(weights, ["a", "b", "c"], ["a", "b", "c"]))]
+    assert named_data(before)[charts.SUMMARY_DATA].equals(named_data(after)[charts.SUMMARY_DATA]) is False
+    layer = json.loads(after.spec)["layer"][0]
+    assert layer["data"] == {"name": charts.SUMMARY_DATA} and layer["encoding"]["description"]["field"] == "summary"

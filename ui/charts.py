@@ -38,6 +38,9 @@ HIGHLIGHT = "#e8590c"  # the query's row outline and hovered lines: orange reads
 # exactly one; named, so the browser compares each one's bytes and replaces only the one that changed.
 CELLS_DATA = "heatmap_cells"
 OUTLINE_DATA = "query_row"
+# A third named dataset: what a screen reader hears after the heatmap's name (``heatmap_summary``), one row. Apart
+# from the spec, which holds no number, so new numbers still only swap the data of the drawn chart.
+SUMMARY_DATA = "heatmap_summary"
 MASK_COLOURS = ("#3b5bdb", "#e9ecef")  # may attend, blocked
 FIXED_WEIGHTS: Domain = (0.0, 1.0)
 WEIGHTS_SCALE_KEY = "weights_scale"  # the sidebar's colour scale of weights (ui.widgets.inputs); not in the URL
@@ -208,6 +211,46 @@ def heatmap_cells(
     return cells
 
 
+def heatmap_name(title: str, n_rows: int, n_cols: int, row_title: str = "query", col_title: str = "key") -> str:
+    """A heatmap's accessible name: 'Attention weights: heatmap of 6 query rows × 6 key columns'."""
+    return f"{title or 'Heatmap'}: heatmap of {n_rows} {row_title} rows × {n_cols} {col_title} columns"
+
+
+def cell_name(row: object, col: object, between: str = " → ") -> str:
+    """One cell as a screen reader hears it: '“cat” → “sat”' (the row's token, then the column's)."""
+    return f"“{row}”{between}“{col}”"
+
+
+def heatmap_summary(data: pd.DataFrame, kind: Kind = "weights", between: str = " → ") -> str:
+    """What a heatmap's cells say in one sentence, for a screen reader after the chart's name: the largest and the
+    smallest cell of ``data`` (columns row, col, value: the numbers the chart draws, before the colours saturate),
+    'Largest: “cat” → “sat” 0.4100; smallest: “the” → “mat” 0.0200.'; masked (−∞) cells are counted apart, and a
+    mask says how many cells may attend."""
+    values = data["value"].to_numpy(dtype=float)
+    if kind == "mask":
+        allowed = int((values > 0).sum())
+        return f"{allowed} of {values.size} cells may attend, {values.size - allowed} blocked."
+    finite = np.isfinite(values)
+    parts = []
+    if finite.any():
+        top = int(np.flatnonzero(finite)[np.argmax(values[finite])])
+        low = int(np.flatnonzero(finite)[np.argmin(values[finite])])
+        rows, cols = data["row"].to_numpy(), data["col"].to_numpy()
+        parts.append(
+            f"Largest: {cell_name(rows[top], cols[top], between)} {format_number(values[top])}; "
+            f"smallest: {cell_name(rows[low], cols[low], between)} {format_number(values[low])}"
+        )
+    masked = int(np.isneginf(values).sum())
+    if masked:
+        parts.append(f"{masked} of {values.size} cells masked (−∞)")
+    return ". ".join(parts) + "." if parts else "No finite values."
+
+
+def summary_rows(summary: str) -> pd.DataFrame:
+    """``heatmap_summary`` as the heatmap's dataset ``SUMMARY_DATA``: one row, one column."""
+    return pd.DataFrame({"summary": [summary]})
+
+
 def outline_rows(highlight_row: str | None) -> pd.DataFrame:
     """The heatmap's outlined row (the query's label), or no row: the dataset ``OUTLINE_DATA``. Apart from
     the cells, so another query changes these few bytes and the browser redraws the outline alone."""
@@ -265,18 +308,30 @@ def _colour_range_layer(data: pd.DataFrame, colour: alt.Color) -> alt.Chart:
         .transform_aggregate(low="min(low)", high="max(high)")
         .transform_fold(["low", "high"], as_=["end", "value"])
         .transform_filter(alt.expr.isValid(alt.datum.value))  # before the data arrive, no range
-        .mark_rect(opacity=0)
+        .mark_rect(opacity=0, aria=False)
         .encode(color=colour)
     )
 
 
 def _row_outline(row_order: Sequence[str], size: int) -> alt.Chart:
-    """An outline across the whole heatmap around the row of the dataset ``OUTLINE_DATA``; none if it is empty."""
+    """An outline across the whole heatmap around the row of the dataset ``OUTLINE_DATA``; none if it is empty.
+    Not read out (aria off): the caption names the query."""
     return (
         alt.Chart(alt.NamedData(name=OUTLINE_DATA))
-        .mark_rect(fillOpacity=0, stroke=HIGHLIGHT, strokeWidth=3 if size > 6 else 2)
+        .mark_rect(fillOpacity=0, stroke=HIGHLIGHT, strokeWidth=3 if size > 6 else 2, aria=False)
         .encode(y=alt.Y("row:N", **in_order(row_order)))
     )
+
+
+def _summary_layer() -> alt.Chart:
+    """The dataset ``SUMMARY_DATA`` as one invisible text mark that a screen reader reads first inside the chart
+    (its aria-label is the summary): the spec holds no number, the summary travels with the data."""
+    return alt.Chart(alt.NamedData(name=SUMMARY_DATA)).mark_text(opacity=0, text="").encode(description="summary:N")
+
+
+# What a screen reader hears of each cell: '“cat” → “sat”: 0.4100' (the cell's exact text, not the colour's
+# saturated value). Vega-Lite would otherwise read every encoding of the cell, the raw float among them.
+CELL_DESCRIPTION = "'“' + datum.row + '” → “' + datum.col + '”: ' + datum.exact"
 
 
 CELL_SELECTION = "cell"  # the Vega-Lite selection parameter of a clickable heatmap
@@ -347,16 +402,19 @@ def heatmap(
     # The cells themselves take the click: a clickable heatmap draws each cell once, not once more as a
     # transparent layer on top (1,024 rects fewer at 32 tokens); the selected cell's outline is one rect.
     pointer = {"cursor": "pointer"} if selectable else {}  # a hand where a click explains the cell
-    cell_marks = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0, **pointer)
-    chart = cell_marks.encode(color=colour, tooltip=tooltip)
+    described = {"description": alt.expr(CELL_DESCRIPTION)}
+    cell_marks = base.mark_rect(stroke="white", strokeWidth=0.5 if size > 6 else 0, **pointer, **described)
+    cell_layer = cell_marks.encode(color=colour, tooltip=tooltip)
     if selectable:
-        chart = chart.add_params(_cell_selection())
+        cell_layer = cell_layer.add_params(_cell_selection())
+    chart = _summary_layer()  # first: a screen reader reads it before the cells
     if kind != "mask":
-        chart = _colour_range_layer(cells, colour) + chart
+        chart = chart + _colour_range_layer(cells, colour)
+    chart = chart + cell_layer
     if with_text:
         font = _font(size)
         long_text = alt.expr.length(alt.datum.short) > 7  # '3.2100e-07' gets a smaller font to stay in its cell
-        text = base.mark_text().encode(
+        text = base.mark_text(aria=False).encode(  # the cells read their own value
             tooltip=tooltip,
             text="short:N",
             fill=_ink_colour(),
@@ -967,7 +1025,12 @@ def split_data(spec: dict) -> tuple[dict, pd.DataFrame]:
     """The spec's top-level data as a DataFrame (sent as Arrow) and every smaller layer's data inlined."""
     datasets = spec.pop("datasets")
     # a compact panel has no top-level data: Altair names the cells' data (the first layer's) in every layer
-    main = spec.pop("data")["name"] if "data" in spec else spec["layer"][0]["data"]["name"]
+    # (the first layer whose data is among the datasets: the summary's layer reads SUMMARY_DATA)
+    main = (
+        spec.pop("data")["name"]
+        if "data" in spec
+        else next(layer["data"]["name"] for layer in spec["layer"] if layer.get("data", {}).get("name") in datasets)
+    )
     data = pd.DataFrame(datasets[main])
     for layer in spec.get("layer", []):
         name = layer.get("data", {}).get("name")

@@ -56,8 +56,8 @@ def source_of(function: Callable) -> str:
 
 
 # Formulas, charts and tables wider than a phone scroll sideways instead of being cut off (page_style, drawn by lab.py).
-# The tables (ui.html_table, class lab-table): text, borders and header tints inherit or mix the theme's colours,
-# so one set of rules reads on the light and the dark theme; the sticky header row and row labels blur what
+# The tables (ui.widgets.html_table, class lab-table): text, borders and header tints inherit or mix the theme's
+# colours, so one set of rules reads on the light and the dark theme; the sticky header row and row labels blur what
 # scrolls under them instead of covering it with a colour that would be wrong on one of the themes.
 PAGE_CSS = """<style>
 [data-testid="stMain"] .katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0 6px; }
@@ -81,7 +81,7 @@ PAGE_CSS = """<style>
   background: rgba(128, 128, 128, 0.06); backdrop-filter: blur(10px); }
 .lab-table thead th[data-i] { left: 0; z-index: 2; }
 .lab-table th[title] { text-decoration: underline dotted; cursor: help; }
-.st-key-lab_warm_kinds { display: none !important; }  /* ui.preload.element_kinds: drawn once, never shown */
+.st-key-lab_warm_kinds { display: none !important; }  /* runtime.preload.element_kinds: drawn once, never shown */
 </style>"""
 
 
@@ -224,11 +224,12 @@ def draw_heatmap(
 ) -> dict | None:
     """heatmap()'s chart (a raster image beyond MAX_CHART_TOKENS tokens); returns the selection event of a
     selectable chart (None for the others and for an image)."""
-    size = f"{len(row_labels)} × {len(col_labels)}"
-    alt_text = f"{style.title}: heatmap of {size} values ({style.row_title} × {style.col_title})"
+    alt_text = charts.heatmap_name(style.title, len(row_labels), len(col_labels), style.row_title, style.col_title)
     if max(len(row_labels), len(col_labels)) > charts.MAX_CHART_TOKENS:
-        image = charts.raster(to_frame(values, row_labels, col_labels).to_numpy(), kind=style.kind, domain=domain)
-        st.image(image, caption=style.title, alt=alt_text)
+        frame = to_frame(values, row_labels, col_labels)
+        image = charts.raster(frame.to_numpy(), kind=style.kind, domain=domain)
+        summary = charts.heatmap_summary(long_frame(values, row_labels, col_labels), style.kind)
+        st.image(image, caption=style.title, alt=f"{alt_text}. {summary}")
         scale = f" (colours {charts.weights_legend(domain)})" if style.kind == "weights" else ""
         st.caption(
             f"{len(row_labels)} tokens is too many for an interactive chart: this is a colour-mapped "
@@ -238,7 +239,9 @@ def draw_heatmap(
     matrix = values.detach().to(torch.float64).numpy()  # (rows, cols)
     rows, cols, domain = tuple(row_labels), tuple(col_labels), domain and tuple(domain)
     cells = heatmap_data(matrix.tobytes(), matrix.shape, rows, cols, style.kind, domain, style.compact, style.panel_px)
+    summary = summary_data(matrix.tobytes(), matrix.shape, rows, cols, style.kind)  # read after the chart's name
     datasets = {charts.CELLS_DATA: cells, charts.OUTLINE_DATA: outline_data(highlight_row)}
+    datasets[charts.SUMMARY_DATA] = summary
     spec = {**heatmap_spec(rows, cols, style), "datasets": datasets}  # the kept spec of these labels and style
     alt_text = None if style.compact else alt_text  # a compact panel: the spec's description names it
     if not style.selectable:
@@ -267,6 +270,17 @@ def heatmap_data(
         long, row_labels, col_labels, kind=kind, domain=domain, compact=compact, panel_px=panel_px
     )
     return charts.arrow_bytes(cells)
+
+
+@process_cache(256, 4 * MB)
+def summary_data(
+    values: bytes, shape: tuple[int, int], row_labels: tuple[str, ...], col_labels: tuple[str, ...], kind: charts.Kind
+) -> bytes:
+    """``charts.heatmap_summary`` of one matrix (its largest and smallest cells) as the Arrow bytes of the heatmap's
+    dataset ``charts.SUMMARY_DATA``: numbers stay out of the spec, so new numbers still only swap the data."""
+    matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
+    summary = charts.heatmap_summary(long_frame(matrix, row_labels, col_labels), kind)
+    return convert_anything_to_arrow_bytes(charts.summary_rows(summary))
 
 
 @process_cache(256, 4 * MB)
@@ -373,7 +387,7 @@ def warm_styles() -> list[tuple[int, HeatmapStyle]]:
 
 
 def warm_heatmaps() -> int:
-    """Build the heatmap templates the lessons ask for (ui.warmup calls this as the server starts); the number
+    """Build the heatmap templates the lessons ask for (runtime.warmup calls this as the server starts); the number
     built."""
     made = HEATMAP_TEMPLATES.made
     for n, style in warm_styles():

@@ -89,7 +89,6 @@ from ui.widgets.cell_click import (  # noqa: F401  (re-exported: the cell-explai
     weights_of,
 )
 from ui.widgets.exercises import exercises_section  # noqa: F401  (re-exported)
-from ui.widgets.kept import keep, kept  # noqa: F401  (re-exported: a step control's value in the other steps)
 from ui.widgets.progress import progress_table, steps_seen  # noqa: F401  (re-exported)
 
 STEP_PARAM = "step"  # ?step=N, counted from 1

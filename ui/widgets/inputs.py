@@ -22,6 +22,24 @@ from attention_core.presets import PRESETS_BY_KEY, Preset
 from ui import charts
 from ui.format import LearnerText, plural
 from ui.models import trained
+from ui.widgets import url_controls
+from ui.widgets.url_controls import (  # noqa: F401  (re-exported: a page's controls are inputs too)
+    Choice,
+    Number,
+    Switch,
+    Text,
+    keep,
+    kept,
+    linked,
+    number_input,
+    radio,
+    select_slider,
+    selectbox,
+    slider,
+    text_area,
+    text_input,
+    toggle,
+)
 
 OWN = "own"
 DEFAULT_SENTENCE = "the cat sat on the mat"
@@ -364,6 +382,7 @@ def ignored_link_values(arrived: dict[str, str]) -> list[str]:
 
 def sidebar() -> LabInput:
     """Draw the shared sidebar and return the LabInput every page uses (the last good one on bad input)."""
+    url_controls.new_run()  # the lesson controls' notes on a link's values may be drawn again
     st.sidebar.header("Input")
     arrived = _link_values()
     try:
@@ -436,14 +455,18 @@ def problem() -> str | None:
 # --- widgets the pages share ---------------------------------------------------------------------
 
 
+SEED = url_controls.Number(0, 2**31 - 1)  # what a page's seed takes (a link's seed= is checked against it)
+
+
 def seed_input(label: str, key: str, container=st, help: str | None = None) -> int:
-    """A seed for a page's own random matrices: a whole number, 0 by default."""
-    return int(container.number_input(label, 0, 2**31 - 1, 0, step=1, key=key, help=help))
+    """A seed for a page's own random matrices: a whole number, 0 by default, in the URL as ``key``."""
+    seed = url_controls.number_input(label, SEED.low, SEED.high, 0, step=1, key=key, help=help, container=container)
+    return int(seed)
 
 
 def scale_toggle(key: str, label: str = "Divide the scores by √d_k", container=st) -> bool:
-    """Whether the scores are scaled by 1/√d_k (on by default)."""
-    return bool(container.toggle(label, value=True, key=key))
+    """Whether the scores are scaled by 1/√d_k (on by default), in the URL as ``key``."""
+    return url_controls.toggle(label, value=True, key=key, container=container)
 
 
 def matrix_editor(frame: pd.DataFrame, *, key: str, digits: str | None = "{:.4f}") -> pd.DataFrame:
