@@ -233,6 +233,9 @@ def lesson_caption(description: str) -> None:
 
 def lesson_title(path: str) -> lessons.Lesson:
     """The page's st.title from the lesson registry (pass ``__file__``); returns the registry entry."""
+    from ui import steps  # steps -> path -> inputs -> display: imported when a page runs
+
     lesson = lessons.lesson_for(path)
     st.title(lesson.label)
+    steps.reserve_navigation()  # a stepped lesson's step bar, right under the title, before the page's controls
     return lesson
