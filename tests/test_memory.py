@@ -1,4 +1,5 @@
-"""ui.memory: the server asks glibc for two malloc arenas before any session's thread allocates."""
+"""ui.memory: the server asks glibc for two malloc arenas before any session's thread allocates; the cost of
+attention does not import torch._dynamo."""
 
 from __future__ import annotations
 
@@ -53,3 +54,19 @@ def test_the_server_limits_arenas_as_it_starts_before_the_warm_up_imports():
     text = (ROOT / "streamlit_app.py").read_text()
     body = text[text.index("async def warm_imports") :]
     assert body.index("memory.limit_malloc_arenas()") < body.index("warmup.start()")
+
+
+# --- imports the app does not need -----------------------------------------------------------------------------
+
+
+def test_measuring_the_cost_of_attention_does_not_import_torch_dynamo():
+    """Lesson 13's cost of attention counts allocations with a TorchDispatchMode; torch would wrap its dispatch in
+    torch._dynamo.disable, whose first call imports torch._dynamo and sympy (68 MB of the server's memory)."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+        "from attention_core import generation as gen\n"
+        "seconds, allocated = gen.measure_attention(64, 16)\n"
+        "print(allocated > 0, 'torch._dynamo' in sys.modules, 'sympy' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert result.stdout.split() == ["True", "False", "False"]
