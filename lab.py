@@ -13,7 +13,7 @@ warmup.wait()  # the server may still be importing these in its warm-up thread: 
 
 import torch  # noqa: E402
 
-from ui import browser_store, collector, inputs, lessons, preload, progress  # noqa: E402
+from ui import browser_store, collector, inputs, lessons, memory, preload, progress  # noqa: E402
 from ui.format import learner_text  # noqa: E402
 
 # The lab multiplies matrices of a few dozen numbers: one thread avoids thread hand-offs
@@ -48,6 +48,7 @@ def run() -> None:
         browser_store.sync()
         preload.mount(specs_ready=not warmup.charts_pending())  # the browser readies charts, forms and code
         warmup.first_run_finished()  # the server's chart warm-up waited for its first page
+        memory.run_finished()  # a real model no session is on a page of is let go (ui/memory.py)
     collector.freeze_after_imports()  # after the page's imports: no full collection walks them again
 
 

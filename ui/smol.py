@@ -1,10 +1,13 @@
-"""SmolLM2 for the app: loaded once per server process, forwards kept per prompt within a byte budget.
+"""SmolLM2 for the app: loaded when a page asks for it, forwards kept per prompt within a byte budget.
 
 Importing this module imports neither gguf nor tokenizers; the first call to ``model()`` does. The GGUF
 file is the installed package's, or ``ATTENTION_LAB_SMOLLM2_FILE`` (the fault tests point it at a broken
 copy). Every function here takes the prompt's text (or ids) and returns objects of attention_core.smollm2,
 which the pages only read: a Forward, a HeadByHand... are shared by every session that asks for the same
 prompt, so a page must never write into their tensors.
+
+The model and its kept forwards are let go when no connected session is on a page that used them
+(``ui.memory``): the next page that asks loads it again.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import os
 import streamlit as st
 
 from attention_core import smollm2 as sm
-from ui import _drawing
+from ui import _drawing, memory
 
 FILE_VARIABLE = "ATTENTION_LAB_SMOLLM2_FILE"
 # A 32-token forward holds 5.7 MB (every layer's T x T weights, contexts, normed inputs); at the 128-token limit
@@ -29,7 +32,10 @@ def file_setting() -> str:
     return os.environ.get(FILE_VARIABLE, "")
 
 
-@st.cache_resource(show_spinner="Loading SmolLM2-135M (once per server)…", max_entries=1)
+LIFETIME = "SmolLM2"  # its name in ui.memory
+
+
+@st.cache_resource(show_spinner="Loading SmolLM2-135M…", max_entries=1)
 def _load(path: str) -> sm.SmolModel | str:
     """The loaded model, or the reason it cannot be used (cached either way: no retry storm)."""
     try:
@@ -40,6 +46,7 @@ def _load(path: str) -> sm.SmolModel | str:
 
 def model() -> sm.SmolModel:
     """The loaded model (read-only); raises sm.ModelUnavailable with the reason if it cannot load."""
+    memory.held(LIFETIME)  # before loading: a session's hold keeps another session's run end from letting it go
     loaded = _load(file_setting())
     if isinstance(loaded, str):
         raise sm.ModelUnavailable(loaded)
@@ -142,3 +149,13 @@ def cache_bytes_per_token() -> tuple[int, int]:
     """(this model's KV cache per token, the same with full multi-head attention), float16 numbers."""
     config = model().config
     return sm.kv_cache_bytes_per_token(config), sm.mha_cache_bytes_per_token(config)
+
+
+def release() -> None:
+    """Let SmolLM2 go, with the forwards and figures it made (ui.memory calls this when no session holds it)."""
+    _load.clear()
+    for kept in (forward_ids, head_by_hand, patterns_of):
+        memory.forget(kept.store)
+
+
+memory.lifetime(LIFETIME, release)

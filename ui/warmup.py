@@ -35,6 +35,7 @@ MODULES = (
     "ui.format",
     "ui.inputs",
     "ui.lessons",
+    "ui.memory",
     "ui.preload",
     "ui.progress",
     "ui.display",
