@@ -13,7 +13,7 @@ warmup.wait()  # the server may still be importing these in its warm-up thread: 
 
 import torch  # noqa: E402
 
-from runtime import browser_store, collector, preload  # noqa: E402
+from runtime import browser_store, collector, memory, preload  # noqa: E402
 from ui import drawing, registry  # noqa: E402
 from ui.format import learner_text  # noqa: E402
 from ui.widgets import inputs, progress  # noqa: E402
@@ -35,7 +35,7 @@ def run() -> None:
         expanded=True,  # every lesson listed: Streamlit folds the list after 10 pages otherwise
     )
     progress.note_visit(next(name for name, entry in pages.items() if entry == page))
-    drawing.page_style()  # the lab's few layout rules (wide formulas and charts scroll sideways)
+    drawing.page_style()  # the lab's few layout rules and its page script (ui.widgets.a11y)
     inputs.sidebar()
     marker = st.sidebar.empty()  # filled after the page: it counts the answer this run recorded
     reason = inputs.problem()
@@ -51,6 +51,7 @@ def run() -> None:
         browser_store.sync()
         preload.mount(specs_ready=not warmup.charts_pending())  # the browser readies charts, forms and code
         warmup.first_run_finished()  # the server's chart warm-up waited for its first page
+        memory.run_finished()  # a real model no session is on a page of is let go (runtime/memory.py)
     collector.freeze_after_imports()  # after the page's imports: no full collection walks them again
 
 

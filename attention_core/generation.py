@@ -244,6 +244,12 @@ class AllocationCounter(TorchDispatchMode):
         super().__init__()
         self.bytes = 0
 
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        """False: nothing here is compiled, so torch need not wrap ``__torch_dispatch__`` in torch._dynamo.disable,
+        whose first call imports torch._dynamo and sympy (68 MB of a server's memory, issue 37)."""
+        return False
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         inputs = {t.untyped_storage().data_ptr() for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)}

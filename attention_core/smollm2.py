@@ -676,7 +676,8 @@ class HeadByHand:
 
     @property
     def agrees(self) -> bool:
-        """Both the weights row and the context vector agree with the forward's (the lab's verdict)."""
+        """Both the weights row and the context vector agree with the forward's: the lab against its own forward,
+        a consistency check (the page's verdict is ``independent_check``, against code that shares none of it)."""
         return self.weights_agreement.close and self.context_agreement.close
 
     def nbytes(self) -> int:

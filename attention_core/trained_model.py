@@ -56,7 +56,9 @@ LABEL_SHARE = 0.5
 BROAD_FRACTION = 0.9
 HEAD_LABELS = ("CLS", "SEP", "previous", "next", "same", "broad", "mixed")
 PATTERNS = HEAD_LABELS[:5]  # the patterns whose key is fixed by the query's position
-# lab and model "agree" when every weight and context entry of every head differs by less than this
+# The lab's head by hand and its own forward "agree" (``agrees``, ``max_differences``: a consistency check the tests
+# run) when every weight and context entry of every head differs by less than this. The page's verdict is
+# ``independent_check``, against code that shares none of the lab's.
 AGREEMENT_TOLERANCE = 1e-5
 # The lab's heads against attention_core.independent (float64): allowed |lab - reference| <= this x the largest
 # |reference| of what is compared. The lab's float32 tolerance (attention_core.reference). Measured over all 72

@@ -122,11 +122,21 @@ RESULT_JS = f"""() => {{
 # --- servers ---------------------------------------------------------------------------------------
 
 
-def rss_mb(pid: int) -> float:
+def status_mb(pid: int, field: str = "VmRSS") -> float:
+    """A memory figure of /proc/<pid>/status in MB: VmRSS (resident now), VmHWM (its peak), RssAnon, RssFile."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def rss_mb(pid: int) -> float:
+    return status_mb(pid, "VmRSS")
+
+
+def rss_parts(pid: int) -> str:
+    """Resident memory split: anonymous (heap, tensors) and file-backed (libraries, mapped weights)."""
+    return f"{status_mb(pid, 'RssAnon'):.0f} MB anonymous, {status_mb(pid, 'RssFile'):.0f} MB of mapped files"
 
 
 # --- one page and its interactions -----------------------------------------------------------------
@@ -855,7 +865,9 @@ def memory_after_sessions(browser, base: str, process: subprocess.Popen, session
         query = f"example=Your+own+sentence&sentence={tokens}&embedding=Random+%28seeded%29&seed={i}"
         pages.append(open_page(browser, f"{base}/scores?{query}&view=all"))  # whole lessons from here on
         if i == 0:
-            rows.append(f"| server memory after 1 session (lesson 1, whole) | {rss_mb(process.pid):.0f} MB |")
+            rss, parts = rss_mb(process.pid), rss_parts(process.pid)
+            rows.append(f"| server memory after 1 session (lesson 1, whole) | {rss:.0f} MB ({parts}) |")
+    walk = []  # (lesson, RSS once every session has drawn it, peak so far)
     for lesson in LESSONS[2:]:  # every session walks the navigation: same session, every page, each whole
         for page in pages:
             page.locator("[data-testid='stSidebarNav'] a").filter(has_text=lesson.label).first.click()
@@ -863,7 +875,11 @@ def memory_after_sessions(browser, base: str, process: subprocess.Popen, session
             page.wait_for_url(re.compile(f"/{lesson.name}"), timeout=TIMEOUT_MS)
             page.evaluate("() => { window.__bench.t0 = 0; }")
             page.wait_for_function(DONE_JS, arg=QUIET_MS, timeout=120_000, polling=100)
-    rows.append(f"| server memory after {sessions} sessions that opened every page | {rss_mb(process.pid):.0f} MB |")
+        walk.append(f"{lesson.number or lesson.name} {rss_mb(process.pid):.0f} ({status_mb(process.pid, 'VmHWM'):.0f})")
+    rows.append(f"| RSS (peak) once all {sessions} sessions drew each page, MB | {'; '.join(walk)} |")
+    rss, parts = rss_mb(process.pid), rss_parts(process.pid)
+    rows.append(f"| server memory after {sessions} sessions that opened every page | {rss:.0f} MB ({parts}) |")
+    rows.append(f"| peak server memory (VmHWM) | {status_mb(process.pid, 'VmHWM'):.0f} MB |")
     for page in pages:
         page.context.close()
     return rows

@@ -35,6 +35,7 @@ MODULES = (
     "ui.format",
     "ui.widgets.inputs",
     "ui.registry",
+    "runtime.memory",
     "runtime.preload",
     "ui.widgets.progress",
     "ui.drawing",

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -30,3 +34,50 @@ from streamlit.components.v2 import manifest_scanner as _manifest_scanner  # noq
 
 _scan_component_manifests = functools.cache(_manifest_scanner.scan_component_manifests)
 _manifest_scanner.scan_component_manifests = lambda max_workers=None: list(_scan_component_manifests())
+
+
+# --- In parallel: pytest-xdist (`-n 3 --dist loadgroup` in pyproject.toml) -----------------------------------------
+# Each worker is a process of its own, with its own Streamlit caches, browser fixtures and temporary folders.
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A module whose tests share a module-scoped fixture (a model loaded, a scratch server) runs on one worker, so
+    the fixture is built once; the other tests are handed out one by one to whichever worker is free."""
+    for item in items:
+        fixtures = getattr(item, "_fixtureinfo", None)
+        if fixtures is None or item.get_closest_marker("xdist_group"):
+            continue
+        if any(defs[-1].scope in ("module", "package") for defs in fixtures.name2fixturedefs.values() if defs):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+@contextmanager
+def _machine_share(config: pytest.Config, alone: bool) -> Iterator[None]:
+    """Across the workers of one run: a test marked ``serial`` waits for the running tests to finish and runs with
+    no other test beside it (it measures time, or loads the machine on purpose); the others run side by side.
+
+    Two file locks in the run's temporary folder: every test takes ``gate`` for a moment, and a serial one keeps
+    it, so no new test starts while it waits for ``run``, which the others hold shared while they run."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock, tests marked serial run beside the others
+        yield
+        return
+    folder = Path(config.option.basetemp).parent  # xdist gives each worker <the run's basetemp>/gwN
+    with open(folder / "serial.gate", "a") as gate, open(folder / "serial.run", "a") as run:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        if alone:
+            fcntl.flock(run, fcntl.LOCK_EX)
+        else:
+            fcntl.flock(run, fcntl.LOCK_SH)
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        yield  # both released as the files close
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    if not hasattr(item.config, "workerinput"):  # not under xdist (-n 0, or a run without it)
+        return (yield)
+    with _machine_share(item.config, alone=item.get_closest_marker("serial") is not None):
+        return (yield)

@@ -5,7 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tools.browser import cpu_seconds, wait_quiet
+
+pytestmark = pytest.mark.serial  # a busy loop's CPU share and a wait measured in seconds: alone under xdist
 
 BUSY_THEN_IDLE = "import time\nend = time.monotonic() + 2.0\nwhile time.monotonic() < end: pass\ntime.sleep(30)"
 

@@ -46,7 +46,7 @@ from attention_core.tables import long_frame, to_frame
 from runtime.cache import MB, ProcessCache, fingerprint, process_cache
 from ui import charts
 from ui.format import HUGE, TINY, csv_text
-from ui.widgets import cell_click, html_table
+from ui.widgets import a11y, cell_click, html_table
 
 
 @process_cache(512, 8 * MB)
@@ -55,15 +55,34 @@ def source_of(function: Callable) -> str:
     return inspect.getsource(function)
 
 
-# Formulas, charts and tables wider than a phone scroll sideways instead of being cut off (page_style, drawn by lab.py).
+# Formulas, charts and tables wider than a phone scroll sideways instead of being cut off (page_style, drawn by
+# lab.py); while one scrolls, ui.widgets.a11y makes it focusable, so a keyboard scrolls it too.
 # The tables (ui.widgets.html_table, class lab-table): text, borders and header tints inherit or mix the theme's
-# colours, so one set of rules reads on the light and the dark theme; the sticky header row and row labels blur what
-# scrolls under them instead of covering it with a colour that would be wrong on one of the themes.
+# colours. The sticky header row and row labels are opaque, in the theme's own background (light-dark(): Streamlit
+# sets the app's color-scheme to its theme; an older browser keeps the see-through tint). A table with more columns
+# (or rows) beyond its edge shows a shadow at that edge, which its content hides once scrolled to the end (the covers
+# move with it).
+# Captions (main area and sidebar): Streamlit fades them to 60 % opacity, 3.9:1 on white, under the 4.5:1 that small
+# text needs (WCAG 1.4.3); the lab's are opaque, darker on the light theme (6.6:1) and lighter on the dark one
+# (9.5:1), as are a table's False cells. A primary button's white text is 2.9:1 on the dark theme's light blue
+# (.streamlit/config.toml): there it is the dark background's colour (6.1:1).
+# On a phone the step bar (ui.page) is its label (the step's title) and one row that scrolls sideways (ui.widgets.a11y
+# keeps the step picked in view); on a wider screen it is the steps in a few rows, its label hidden.
 PAGE_CSS = """<style>
 [data-testid="stMain"] .katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0 6px; }
 [data-testid="stMain"] [data-testid="stVegaLiteChart"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+[data-testid="stMain"] :is(.katex-display, [data-testid="stVegaLiteChart"], .lab-table):focus-visible {
+  outline: 2px solid #3b5bdb; outline-color: light-dark(#3b5bdb, #748ffc); outline-offset: 2px; }
+[data-testid="stCaptionContainer"] { opacity: 1; color: light-dark(#5f5d5a, #bebcb9); }
+[data-testid="stBaseButton-primary"] { color: light-dark(#ffffff, #171614); }
 .lab-table { overflow: auto; max-width: 100%; width: fit-content; margin: 0 0 0.75rem;
-  border: 1px solid rgba(128, 128, 128, 0.3); border-radius: 0.5rem; }
+  border: 1px solid rgba(128, 128, 128, 0.3); border-radius: 0.5rem;
+  --lab-bg: light-dark(#ffffff, #171614); --lab-shade: rgba(128, 128, 128, 0.7);
+  background:
+    linear-gradient(to left, var(--lab-bg) 40%, transparent) right / 32px 100% no-repeat local,
+    linear-gradient(to top, var(--lab-bg) 40%, transparent) bottom / 100% 32px no-repeat local,
+    radial-gradient(farthest-side at 100% 50%, var(--lab-shade), transparent) right / 18px 100% no-repeat scroll,
+    radial-gradient(farthest-side at 50% 100%, var(--lab-shade), transparent) bottom / 100% 18px no-repeat scroll; }
 .lab-table.stretch { width: auto; }
 .lab-table table { border-collapse: separate; border-spacing: 0; font-size: 0.875rem; line-height: 1.4;
   font-variant-numeric: tabular-nums; color: inherit; margin: 0; }
@@ -73,22 +92,34 @@ PAGE_CSS = """<style>
 .lab-table tbody tr:last-child > * { border-bottom: none; }
 .lab-table td { text-align: left; }
 .lab-table td[data-v]:not(.b0, .b1) { text-align: right; }
-.lab-table td.b0 { opacity: 0.45; }
+.lab-table td.b0 { color: light-dark(#6b6966, #a9a7a4); }
 .lab-table thead th { position: sticky; top: 0; z-index: 1; font-weight: 600; text-align: right;
-  background: rgba(128, 128, 128, 0.12); backdrop-filter: blur(10px); }
+  background-color: rgba(128, 128, 128, 0.12);
+  background-color: color-mix(in srgb, #808080 12%, light-dark(#ffffff, #171614)); }
 .lab-table thead th.s { text-align: left; }
-.lab-table tbody th { position: sticky; left: 0; font-weight: 400; text-align: left; opacity: 0.85;
-  background: rgba(128, 128, 128, 0.06); backdrop-filter: blur(10px); }
-.lab-table thead th[data-i] { left: 0; z-index: 2; }
+.lab-table tbody th { position: sticky; left: 0; font-weight: 400; text-align: left;
+  background-color: rgba(128, 128, 128, 0.06);
+  background-color: color-mix(in srgb, #808080 6%, light-dark(#ffffff, #171614));
+  box-shadow: inset -1px 0 0 rgba(128, 128, 128, 0.3); }
+.lab-table thead th[data-i] { left: 0; z-index: 2; box-shadow: inset -1px 0 0 rgba(128, 128, 128, 0.3); }
 .lab-table th[title] { text-decoration: underline dotted; cursor: help; }
-.st-key-lab_warm_kinds { display: none !important; }  /* runtime.preload.element_kinds: drawn once, never shown */
+@media (max-width: 640px) {
+  [data-testid="stMain"] [class*="st-key-stepbar-"] [role="radiogroup"] { flex-wrap: nowrap !important;
+    overflow-x: auto; scrollbar-width: none; }
+  [data-testid="stMain"] [class*="st-key-stepbar-"] [role="radiogroup"] > button { flex: 0 0 auto; }
+}
+@media (min-width: 641px) {
+  [data-testid="stMain"] [class*="st-key-stepbar-"] [data-testid="stWidgetLabel"] { display: none; }
+}
+.st-key-lab_warm_kinds, .st-key-lab_a11y { display: none !important; }  /* drawn, never shown */
 </style>"""
 
 
 def page_style() -> None:
-    """The lab's few layout rules (sideways scrolling of wide formulas, charts and tables, the tables' look); once
-    per run."""
+    """The lab's few layout rules (sideways scrolling of wide formulas, charts and tables, the tables' look) and its
+    page script (ui.widgets.a11y); once per run."""
     st.html(PAGE_CSS)
+    a11y.mount()
 
 
 # --- tables ----------------------------------------------------------------------------------------------------

@@ -42,6 +42,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui import registry
 from ui.drawing import (  # noqa: F401  (re-exported: the page API)
@@ -212,19 +214,27 @@ def _on_bar(lesson: str) -> None:
         move_to(lesson, int(picked))
 
 
+def bar_title(number: int, names: tuple[str, ...]) -> str:
+    """The step bar's label, the step's title: 'Step 3 of 12: Divide by the sum?'."""
+    return f"Step {number} of {len(names)}: {names[number - 1]}"
+
+
 def step_bar(lesson: str, names: tuple[str, ...], current: int) -> None:
-    """The lesson's steps by name, the current one selected, those seen ticked; picking one opens it."""
+    """The lesson's steps by name, the current one selected, those seen ticked; picking one opens it.
+
+    Its label is the step's title ('Step 3 of 12: …'): a screen reader's name for the bar, and on a phone a line
+    above it, where the bar is one row that scrolls sideways (ui.drawing.PAGE_CSS; on a wider screen the label is
+    hidden, as the bar shows every step's name in a few rows)."""
     seen = set(progress.steps_seen(lesson))
     st.session_state[_bar_key(lesson)] = current  # the bar follows the URL and the buttons
     st.segmented_control(
-        "Steps of this lesson",
+        bar_title(current, names),  # the key is the bar's identity: a new label keeps the widget
         options=list(range(1, len(names) + 1)),
         format_func=lambda n: step_label(n, names[n - 1], n in seen and n != current),
         key=_bar_key(lesson),
         required=True,
         on_change=_on_bar,
         args=(lesson,),
-        label_visibility="collapsed",
         width="stretch",
         wrap=True,
     )
@@ -265,14 +275,36 @@ def step_buttons(lesson: registry.Lesson, names: tuple[str, ...], current: int) 
         )
 
 
+# The container under the page's title that the step bar and the whole-lesson switch are drawn in, per session (the
+# page's title reserves it, lesson_title; its lesson_steps call takes it): the step's title comes before
+# the page's own controls, which every step of the lesson uses.
+_NAVIGATION: dict[str, DeltaGenerator] = {}
+
+
+def _session() -> str:
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx else ""
+
+
+def reserve_navigation() -> None:
+    """Keep the place under the page's title for the step navigation (lesson_title calls this)."""
+    _NAVIGATION[_session()] = st.container()
+
+
+def navigation() -> DeltaGenerator:
+    """The place reserved under the title, or here when the page reserved none."""
+    return _NAVIGATION.pop(_session(), None) or st.container()
+
+
 def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
     """Draw the lesson ``page`` (its ``__file__``) as steps: one step, or all of them."""
     lesson = registry.lesson_for(page)
     exercises.start_run(lesson.name)  # the steps drawn below record what they ask afresh
     names = tuple(steps)
     scroll_to_top()  # in every view, so that the sidebar keeps its shape
-    bar = st.container()
-    whole = whole_switch()
+    with navigation():  # under the title: the step's title and the bar, then the whole-lesson switch
+        bar = st.container()
+        whole = whole_switch()
     if whole:
         for draw in steps.values():
             draw()
@@ -292,6 +324,7 @@ def lesson_title(path: str) -> registry.Lesson:
     """The page's st.title from the lesson registry (pass ``__file__``); returns the registry entry."""
     lesson = registry.lesson_for(path)
     st.title(lesson.label)
+    reserve_navigation()  # a stepped lesson's step bar, right under the title, before the page's controls
     return lesson
 
 

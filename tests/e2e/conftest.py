@@ -35,14 +35,16 @@ def _missing_browser() -> str | None:
 
 
 def pytest_collection_modifyitems(config, items):
+    browser_tests = [item for item in items if "e2e" in str(item.fspath)]
+    for item in browser_tests:  # every test here is a browser test, so -m "not browser" leaves them all out
+        item.add_marker(pytest.mark.browser)
     reason = _missing_browser()
     if reason is None:
         return
     if REQUIRE:
         return  # _browser_required fails every browser test instead
-    for item in items:
-        if "e2e" in str(item.fspath):
-            item.add_marker(pytest.mark.skip(reason=f"browser tests skipped: {reason}"))
+    for item in browser_tests:
+        item.add_marker(pytest.mark.skip(reason=f"browser tests skipped: {reason}"))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -16,6 +16,8 @@ import pytest
 
 from tests.e2e.conftest import REQUIRE
 
+pytestmark = pytest.mark.serial  # three servers, nginx and six learners with time limits: alone under xdist
+
 
 @pytest.mark.browser
 def test_three_copies_behind_nginx_keep_each_learner_and_survive_a_killed_copy():

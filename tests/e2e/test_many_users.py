@@ -9,6 +9,8 @@ import pytest
 
 from tests.e2e.conftest import wait_for_app
 
+pytestmark = pytest.mark.serial  # ten learners at once on one server, with time limits: alone under xdist
+
 SESSIONS = 10
 
 

@@ -1,4 +1,4 @@
-"""SmolLM2 for the app: loaded once per server process, forwards kept per prompt within a byte budget, and what its
+"""SmolLM2 for the app: loaded when a page asks for it, forwards kept per prompt within a byte budget, and what its
 lesson adds (the repeated prompt for induction heads, the 270-head image, the exercises' material).
 
 Importing this module imports neither gguf nor tokenizers; the first call to ``model()`` does. The GGUF
@@ -6,6 +6,9 @@ file is the installed package's, or ``ATTENTION_LAB_SMOLLM2_FILE`` (the fault te
 copy). Every function here takes the prompt's text (or ids) and returns objects of attention_core.smollm2,
 which the pages only read: a Forward, a HeadByHand... are shared by every session that asks for the same
 prompt, so a page must never write into their tensors.
+
+The model and its kept forwards are let go when no connected session is on a page that used them
+(``runtime.memory``): the next page that asks loads it again.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
 from attention_core.smollm2_lesson import SmolMaterial
 from attention_core.tables import token_labels
+from runtime import memory
 from runtime.cache import MB, process_cache
 from ui import charts
 
@@ -40,7 +44,10 @@ def file_setting() -> str:
     return os.environ.get(FILE_VARIABLE, "")
 
 
-@st.cache_resource(show_spinner="Loading SmolLM2-135M (once per server)…", max_entries=1)
+LIFETIME = "SmolLM2"  # its name in runtime.memory
+
+
+@st.cache_resource(show_spinner="Loading SmolLM2-135M…", max_entries=1)
 def _load(path: str) -> sm.SmolModel | str:
     """The loaded model, or the reason it cannot be used (cached either way: no retry storm)."""
     try:
@@ -51,6 +58,7 @@ def _load(path: str) -> sm.SmolModel | str:
 
 def model() -> sm.SmolModel:
     """The loaded model (read-only); raises sm.ModelUnavailable with the reason if it cannot load."""
+    memory.held(LIFETIME)  # before loading: a session's hold keeps another session's run end from letting it go
     loaded = _load(file_setting())
     if isinstance(loaded, str):
         raise sm.ModelUnavailable(loaded)
@@ -215,3 +223,13 @@ def material(prompt: str, layer: int, head: int, query: int) -> SmolMaterial:
         first_piece=first_piece_weights(prompt),
         induction_rows=induction_weights(prompt)[0],
     )
+
+
+def release() -> None:
+    """Let SmolLM2 go, with the forwards and figures it made (runtime.memory calls this when no session holds it)."""
+    _load.clear()
+    for kept in (forward_ids, patterns_of):
+        memory.forget(kept.store)
+
+
+memory.lifetime(LIFETIME, release)

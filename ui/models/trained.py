@@ -1,9 +1,12 @@
-"""The trained model for the app: loaded once per server process, one forward pass cached per sentence.
+"""The trained model for the app: loaded when a page asks for it, one forward pass cached per sentence.
 
 Importing this module does not import safetensors or tokenizers; the first call to ``model()`` does (the app
 never imports transformers: ``attention_core.bert`` runs the published weights). The model
 folder is the installed package's, or ``ATTENTION_LAB_MODEL_DIR`` (the fault tests point it at a
 folder with a broken file).
+
+The model (its mapped weights and tokenizer) and its vocabulary PCA are let go when no connected session is on a
+page that used them (``runtime.memory``); the next page that asks loads them again.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import streamlit as st
 import torch
 
 from attention_core import trained_model as tm
+from runtime import memory
 from runtime.cache import process_cache
 from ui import charts
 from ui.format import format_number
@@ -35,7 +39,10 @@ def folder_setting() -> str:
     return os.environ.get(FOLDER_VARIABLE, "")
 
 
-@st.cache_resource(show_spinner="Loading all-MiniLM-L6-v2 (once per server)…", max_entries=2)
+LIFETIME = "all-MiniLM-L6-v2"  # its name in runtime.memory
+
+
+@st.cache_resource(show_spinner="Loading all-MiniLM-L6-v2…", max_entries=2)
 def _load(folder: str) -> tm.TrainedModel | str:
     """The loaded model, or the reason it cannot be used (cached either way: no retry storm)."""
     try:
@@ -46,13 +53,14 @@ def _load(folder: str) -> tm.TrainedModel | str:
 
 def model() -> tm.TrainedModel:
     """The loaded model (read-only); raises tm.ModelUnavailable with the reason if it cannot load."""
+    memory.held(LIFETIME)  # before loading: a session's hold keeps another session's run end from letting it go
     loaded = _load(folder_setting())
     if isinstance(loaded, str):
         raise tm.ModelUnavailable(loaded)
     return loaded
 
 
-@st.cache_resource(show_spinner="Fitting a PCA on the model's vocabulary (once per server)…", max_entries=2)
+@st.cache_resource(show_spinner="Fitting a PCA on the model's vocabulary…", max_entries=2)
 def _pca(folder: str) -> tm.VocabularyPCA:
     """The vocabulary PCA of the loaded model's input word embeddings."""
     return tm.fit_vocabulary_pca(model().model.word_embeddings)
@@ -205,3 +213,13 @@ def grid_with_highlight(sentence: str, pick: str, layer: int, head: int, labelle
     frame = charts.arrow_bytes(charts.grid_highlight_frame(layer, head))
     datasets = {**spec["datasets"], HIGHLIGHT_DATA: frame}
     return {**spec, "layer": [*spec["layer"], highlight_layer()], "datasets": datasets}
+
+
+def release() -> None:
+    """Let the model go, with its vocabulary PCA and published check (runtime.memory calls this when no session
+    holds it)."""
+    for cached in (_load, _pca, published):
+        cached.clear()
+
+
+memory.lifetime(LIFETIME, release)

@@ -4,8 +4,9 @@
 //
 // What a sighted learner sees: the grid itself stays visually hidden (screen readers read it); while it has focus a
 // focus ring is drawn over the chart's own cell, with a chip naming the cell and its value. The ring finds the cell
-// from the chart's drawn cells (the group of rect marks with one mark per cell: its box divided by rows and
-// columns). Where no such chart is found, the grid itself appears while it has focus, as a table of the values.
+// from the chart's plot area (Vega's SVG draws the view's background as the root group's path.background; as a
+// second way, the group of rect marks with one mark per cell): the box divided by rows and columns, the cells being
+// square. Where neither is found, the grid itself appears while it has focus, as a table of the values.
 // Beyond WINDOW_ROWS rows or MAX_COLUMNS columns only a window of the grid around the active cell is in the page
 // (aria-rowcount / aria-colindex say where it is).
 //
@@ -17,31 +18,37 @@
 
 const WINDOW_ROWS = 12;
 const MAX_COLUMNS = 12;
-const CELL_PX = 64; // the width a column of the table needs ('-0.1234' and a ring), for how many columns fit
+// the width a column of the table needs ('-0.1234' and a ring), for how many columns fit
+const CELL_PX = 64;
 
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   if (!data) return;
   const host = parentElement;
-  let root = host.querySelector(":scope > .alab-cells");
-  if (!root) {
-    root = document.createElement("div");
-    root.className = "alab-cells";
+  // The component's html is this root (so the page's style hides it before the script runs).
+  const root = host.querySelector(".alab-cells");
+  if (!root) return;
+  if (!root.ring) {
     const ring = document.createElement("div");
     ring.className = "alab-cells-ring";
     const chip = document.createElement("div");
     chip.className = "alab-cells-chip";
-    chip.setAttribute("aria-hidden", "true"); // the focused cell's own name says the same to a screen reader
-    host.append(root, ring, chip);
+    // the focused cell's own name says the same to a screen reader
+    chip.setAttribute("aria-hidden", "true");
+    host.append(ring, chip);
     root.ring = ring;
     root.chip = chip;
     listen(root);
   }
-  root.send = setTriggerValue; // the latest mount's sender
+  const holder = host.closest ? host.closest("[data-testid='stElementContainer']") : null;
+  if (holder && holder.parentElement) holder.style.setProperty("--alab-gap", getComputedStyle(holder.parentElement).rowGap);
+  // the latest mount's sender
+  root.send = setTriggerValue;
   root.chart = data.chart || "";
   markLive(data.live, 0);
   if (data.stale) clearChartSelection(root);
-  if (!data.grid) return; // a raster image: its pickers choose the cell; this only marks the live region
+  // a raster image: its pickers choose the cell; this only marks the live region
+  if (!data.grid) return;
   if (root.text !== data.grid) {
     root.text = data.grid;
     root.grid = JSON.parse(data.grid);
@@ -76,28 +83,37 @@ function markLive(name, tries) {
   box.setAttribute("aria-atomic", "true");
 }
 
-// The group of the chart's rect marks holding one mark per cell (the largest, should another layer have as many).
-function chartCells(root) {
+// The chart's plot area, {left, top, width, height} in the viewport, or null: the view's background, else the
+// group of rect marks with one mark per cell (a mask's blocked scores draw no mark, so that group may be short).
+// Either must be as wide for a column as it is tall for a row (the heatmap's cells are square).
+function plotArea(root) {
   const chart = keyed(root.chart);
   const g = root.grid;
   if (!chart || !g) return null;
+  const square = (box) =>
+    box.width > 0 && Math.abs(box.width / g.cols.length - box.height / g.rows.length) < 0.5 + box.width * 0.01;
+  const view = chart.querySelector("svg g.role-frame.root > g > path.background");
+  if (view && square(view.getBoundingClientRect())) return view.getBoundingClientRect();
   const n = g.rows.length * g.cols.length;
-  let best = null;
-  let area = 0;
   for (const group of chart.querySelectorAll("svg g.mark-rect")) {
-    if (group.childElementCount !== n) continue;
-    const box = group.getBoundingClientRect();
-    if (box.width * box.height > area) {
-      best = group;
-      area = box.width * box.height;
-    }
+    if (group.childElementCount === n && square(group.getBoundingClientRect())) return group.getBoundingClientRect();
   }
-  return best;
+  return null;
 }
 
+// The viewport box of the cell (r, c), or null.
+function cellBox(root, r, c) {
+  const box = plotArea(root);
+  if (!box) return null;
+  const w = box.width / root.grid.cols.length;
+  const h = box.height / root.grid.rows.length;
+  return { left: box.left + c * w, top: box.top + r * h, width: w, height: h };
+}
+
+// A double click on a cell mark, as the learner would give it (the selection's "clear" event).
 function clearChartSelection(root) {
-  const group = chartCells(root) || (keyed(root.chart) && keyed(root.chart).querySelector("svg g.mark-rect"));
-  const mark = group && group.firstElementChild;
+  const chart = keyed(root.chart);
+  const mark = chart && chart.querySelector("svg g.mark-rect path");
   if (!mark) return;
   const box = mark.getBoundingClientRect();
   const at = { bubbles: true, cancelable: true, view: window, clientX: box.left + 1, clientY: box.top + 1 };
@@ -207,7 +223,8 @@ function build(root) {
   root.append(help, table);
   root.table = table;
   root.drawn = root.text;
-  if (hadFocus) root.moving = true; // focus left with the old cells: focusCursor puts it back
+  // focus left with the old cells: focusCursor puts it back
+  if (hadFocus) root.moving = true;
 }
 
 function cellAt(root, r, c) {
@@ -239,46 +256,63 @@ function focusCursor(root) {
   root.moving = false;
 }
 
-// The focus ring over the chart's cell and its chip, while the grid has focus (else the table itself shows).
+// The focus ring over the chart's cell and its chip, while the grid has focus (else the table itself shows). A cell
+// of a long sentence's heatmap is a few pixels: the ring is at least MIN_RING pixels, centred on it.
+const MIN_RING = 14;
+
 function showRing(root) {
   const { ring, chip } = root;
   const focused = root.contains(document.activeElement);
-  const group = focused ? chartCells(root) : null;
-  root.classList.toggle("alab-cells-table", focused && !group);
-  if (!group) {
+  const [r, c] = root.cursor || [0, 0];
+  const cell = focused && root.grid ? cellBox(root, r, c) : null;
+  root.classList.toggle("alab-cells-table", Boolean(focused && root.grid && !cell));
+  if (!cell) {
     ring.style.display = chip.style.display = "none";
     return;
   }
-  const g = root.grid;
-  const [r, c] = root.cursor;
-  const box = group.getBoundingClientRect();
-  const w = box.width / g.cols.length;
-  const h = box.height / g.rows.length;
   const opened = root.opened && root.opened[0] === r && root.opened[1] === c;
-  chip.textContent = `${label(g, r, c)} · ${opened ? "its arithmetic is below" : "Enter: its arithmetic"}`;
-  Object.assign(ring.style, {
-    display: "block",
-    left: `${box.left + c * w}px`,
-    top: `${box.top + r * h}px`,
-    width: `${w}px`,
-    height: `${h}px`,
-  });
+  chip.textContent = `${label(root.grid, r, c)} · ${opened ? "its arithmetic is below" : "Enter: its arithmetic"}`;
+  const w = Math.max(cell.width, MIN_RING);
+  const h = Math.max(cell.height, MIN_RING);
+  const left = cell.left - (w - cell.width) / 2;
+  const top = cell.top - (h - cell.height) / 2;
+  Object.assign(ring.style, { display: "block", left: `${left}px`, top: `${top}px`, width: `${w}px`, height: `${h}px` });
   chip.style.display = "block";
   const tip = chip.getBoundingClientRect();
-  const below = box.top + (r + 1) * h + 6;
-  const top = below + tip.height < window.innerHeight ? below : box.top + r * h - tip.height - 6;
-  const left = Math.max(4, Math.min(box.left + c * w, window.innerWidth - tip.width - 4));
-  Object.assign(chip.style, { left: `${left}px`, top: `${top}px` });
+  const below = top + h + 6;
+  const chipTop = below + tip.height < window.innerHeight ? below : top - tip.height - 6;
+  const chipLeft = Math.max(4, Math.min(left, window.innerWidth - tip.width - 4));
+  Object.assign(chip.style, { left: `${chipLeft}px`, top: `${chipTop}px` });
 }
 
-function bringIntoView(root) {
-  const group = chartCells(root);
-  const mark = group && group.children[root.cursor[0] * root.grid.cols.length + root.cursor[1]];
-  if (mark) mark.scrollIntoView({ block: "nearest", inline: "nearest" });
-  else {
-    const active = cellAt(root, root.cursor[0], root.cursor[1]);
-    if (active) active.scrollIntoView({ block: "nearest", inline: "nearest" });
+// The nearest ancestor that scrolls along an axis ("X" or "Y"), else the page.
+function scroller(element, axis) {
+  for (let e = element && element.parentElement; e; e = e.parentElement) {
+    const overflow = getComputedStyle(e)[`overflow${axis}`];
+    const size = axis === "Y" ? e.scrollHeight > e.clientHeight : e.scrollWidth > e.clientWidth;
+    if ((overflow === "auto" || overflow === "scroll") && size) return e;
   }
+  return document.scrollingElement;
+}
+
+// Scroll the cursor's cell (and the chip under it) into view: the page up or down, a wide chart sideways.
+function bringIntoView(root) {
+  const [r, c] = root.cursor;
+  const cell = cellBox(root, r, c);
+  if (!cell) {
+    const active = cellAt(root, r, c);
+    if (active) active.scrollIntoView({ block: "nearest", inline: "nearest" });
+    return;
+  }
+  const chart = keyed(root.chart).querySelector("[data-testid='stVegaLiteChart']") || keyed(root.chart);
+  const across = scroller(chart.querySelector("svg") || chart, "X");
+  const frame = across === document.scrollingElement ? { left: 0, right: window.innerWidth } : across.getBoundingClientRect();
+  if (cell.left < frame.left) across.scrollLeft -= frame.left - cell.left + 8;
+  else if (cell.left + cell.width > frame.right) across.scrollLeft += cell.left + cell.width - frame.right + 8;
+  const down = scroller(chart, "Y");
+  const room = { top: 8, bottom: window.innerHeight - 56 };
+  if (cell.top < room.top) down.scrollTop -= room.top - cell.top;
+  else if (cell.top + cell.height > room.bottom) down.scrollTop += cell.top + cell.height - room.bottom;
 }
 
 function moveTo(root, r, c) {

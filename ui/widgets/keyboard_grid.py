@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -28,12 +29,24 @@ import torch
 from attention_core.numbers import format_number  # the one number formatter (ui.format re-exports it)
 from runtime.cache import MB, process_cache
 
+
+def lean(source: str, comment: str) -> str:
+    """A script or style sheet without its comments and indentation: Streamlit sends a component's code with every
+    element it draws, so a quarter fewer bytes per heatmap to hash and send on each rerun. ``comment``:
+    "//" (whole-line comments; the script writes none after code) or "/*" (the style sheet's blocks)."""
+    if comment == "/*":
+        source = re.sub(r"/\*.*?\*/", "", source, flags=re.DOTALL)
+    lines = (line.strip() for line in source.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith(comment))
+
+
 HERE = Path(__file__).resolve().parent
-JS = (HERE / "keyboard_grid.js").read_text(encoding="utf-8")
-CSS = (HERE / "keyboard_grid.css").read_text(encoding="utf-8")
+JS = lean((HERE / "keyboard_grid.js").read_text(encoding="utf-8"), "//")
+CSS = lean((HERE / "keyboard_grid.css").read_text(encoding="utf-8"), "/*")
 OPEN = "open"  # the trigger Enter sends: [row index, col index]
 
-_mount = st.components.v2.component("attention_lab_cell_grid", js=JS, css=CSS, isolate_styles=False)
+HTML = '<div class="alab-cells"></div>'  # the script fills it in
+_mount = st.components.v2.component("attention_lab_cell_grid", html=HTML, js=JS, css=CSS, isolate_styles=False)
 
 
 def grid_key(key: str) -> str:

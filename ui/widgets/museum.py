@@ -19,7 +19,7 @@ import torch
 import attention_core as ac
 from attention_core import mistakes
 from attention_core.tables import dimension_labels, to_frame
-from ui import drawing
+from ui import charts, drawing
 from ui.drawing import tutorial_name
 from ui.format import format_number, numbers_text, plural, sum_text
 from ui.widgets import progress
@@ -464,38 +464,41 @@ def reveal(item: Exhibit, evidence: Evidence, number: int) -> None:
     drawing.show_code(item.function, title=f"Show the code of exhibit {number}")
 
 
+MUSEUM_PANEL_PX = 260  # a heatmap of the museum fits a 390 px phone: cells of 43 px at 6 tokens, values printed
+
+
+def museum_heatmap(weights: torch.Tensor, lab, title: str, domain) -> None:
+    """One heatmap of weights as a panel that fits a phone (no legend: the caption names the colours)."""
+    drawing.heatmap(
+        weights,
+        lab.labels,
+        lab.labels,
+        kind="weights",
+        title=title,
+        highlight_row=lab.query_label,
+        domain=domain,
+        compact=True,
+        panel_px=MUSEUM_PANEL_PX,
+    )
+
+
 def wrong_axis_picture(lab, number: int, *, answered: bool) -> None:
-    """Every row of the code's weights as a heatmap; once answered, beside softmax along the rows."""
+    """Every row of the code's weights as a heatmap; once answered, beside softmax along the rows. Panels that fit a
+    phone, one colour scale for both (named in the caption above them)."""
     wrong, right = mistakes.softmax_wrong_axis(ac.attention_scores(lab.X, lab.X))
+    shared = drawing.weights_domain(wrong, right) if answered else drawing.weights_domain(wrong)
+    st.caption(
+        f"Rows: query, columns: key; row “{lab.query_label}” outlined. Colours: {charts.weights_legend(shared)}"
+        + (", shared by both." if answered else ".")
+    )
     if not answered:
-        drawing.heatmap(
-            wrong,
-            lab.labels,
-            lab.labels,
-            kind="weights",
-            title="It gives: every row of weights",
-            highlight_row=lab.query_label,
-        )
+        museum_heatmap(wrong, lab, "It gives: every row of weights", shared)
         return
     left, right_column = st.columns(2)
     with left:
-        drawing.heatmap(
-            wrong,
-            lab.labels,
-            lab.labels,
-            kind="weights",
-            title="softmax(dim=0): columns sum to 1",
-            highlight_row=lab.query_label,
-        )
+        museum_heatmap(wrong, lab, "softmax(dim=0): columns sum to 1", shared)
     with right_column:
-        drawing.heatmap(
-            right,
-            lab.labels,
-            lab.labels,
-            kind="weights",
-            title="softmax(dim=-1): rows sum to 1",
-            highlight_row=lab.query_label,
-        )
+        museum_heatmap(right, lab, "softmax(dim=-1): rows sum to 1", shared)
     drawing.download_csv(
         to_frame(wrong, lab.labels, lab.labels),
         f"exhibit_{number}_wrong_axis_weights.csv",
