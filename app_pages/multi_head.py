@@ -338,7 +338,9 @@ def weights_of_every_head(labels: tuple[str, ...], query: str, steps: ac.MultiHe
             with column:
                 if len(labels) > GRID_CHART_TOKENS:
                     st.image(
-                        charts.raster(steps.heads[h].weights.numpy(), kind="weights", domain=shared), caption=heads[h]
+                        charts.raster(steps.heads[h].weights.numpy(), kind="weights", domain=shared),
+                        caption=heads[h],
+                        alt=f"{heads[h]}: its weights as an image, {len(labels)} query rows × {len(labels)} key columns",
                     )
                 else:
                     page.heatmap(

@@ -283,6 +283,8 @@ def every_head_step(prompt: str, result: sm.Forward, labels: tuple[str, ...], as
     grid.image(
         smol.mosaic(prompt),
         caption="Layers 1-30 down, heads 1-9 across; weight 0 dark purple, 1 yellow.",
+        alt="All 270 heads of SmolLM2 on your prompt as one image, one small triangle of weights per head: layers "
+        "1-30 down, heads 1-9 across. Pick a head to read its weights.",
     )
     if with_picked:
         with one:

@@ -385,6 +385,8 @@ def all_heads(
             charts.head_mosaic(forward.attentions.numpy(), pixels=max(1, MOSAIC_HEAD_PX // T)),
             caption=f"Layers 1-{tm.NUM_LAYERS} down, heads 1-{tm.NUM_HEADS} across (an image: too many pieces for "
             "a clickable chart).",
+            alt=f"All {tm.ALL_HEADS} heads' weights on your sentence as one image: layers 1-{tm.NUM_LAYERS} down, "
+            f"heads 1-{tm.NUM_HEADS} across. Pick a head to read its weights.",
         )
 
 

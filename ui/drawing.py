@@ -111,7 +111,8 @@ PAGE_CSS = """<style>
 @media (min-width: 641px) {
   [data-testid="stMain"] [class*="st-key-stepbar-"] [data-testid="stWidgetLabel"] { display: none; }
 }
-.st-key-lab_warm_kinds, .st-key-lab_a11y { display: none !important; }  /* drawn, never shown */
+.st-key-lab_warm_kinds { display: none !important; }  /* runtime.preload.element_kinds: drawn once, never shown */
+.st-key-lab_a11y { display: none !important; }  /* ui.widgets.a11y: its script runs, nothing is shown */
 </style>"""
 
 
