@@ -193,6 +193,12 @@ PAGE_CSS = """<style>
   box-shadow: inset -1px 0 0 rgba(128, 128, 128, 0.3); }
 .lab-table thead th[data-i] { left: 0; z-index: 2; box-shadow: inset -1px 0 0 rgba(128, 128, 128, 0.3); }
 .lab-table th[title] { text-decoration: underline dotted; cursor: help; }
+/* Focus shows where Streamlit draws no ring: page links, the main area, a chart toolbar (unseen unless hovered) */
+[data-testid="stElementToolbar"]:focus-within { opacity: 1; }
+:is([data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"], [data-testid="stBaseButton-elementToolbar"],
+  [data-testid="stMain"]):focus-visible { outline: 2px solid #3b5bdb; outline-color: light-dark(#3b5bdb, #748ffc);
+  outline-offset: 1px; }
+[data-testid="stMain"]:focus-visible { outline-offset: -2px; }
 @media (max-width: 640px) {
   [data-testid="stMain"] [class*="st-key-stepbar-"] [role="radiogroup"] { flex-wrap: nowrap !important;
     overflow-x: auto; scrollbar-width: none; }
