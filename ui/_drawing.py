@@ -190,8 +190,8 @@ PAGE_CSS = """<style>
 .lab-table tbody th { position: sticky; left: 0; font-weight: 400; text-align: left;
   background-color: rgba(128, 128, 128, 0.06);
   background-color: color-mix(in srgb, #808080 6%, light-dark(#ffffff, #171614));
-  box-shadow: inset -1px 0 0 rgba(128, 128, 128, 0.3); }
-.lab-table thead th[data-i] { left: 0; z-index: 2; box-shadow: inset -1px 0 0 rgba(128, 128, 128, 0.3); }
+  border-right: 1px solid rgba(128, 128, 128, 0.3); }
+.lab-table thead th[data-i] { left: 0; z-index: 2; border-right: 1px solid rgba(128, 128, 128, 0.3); }
 .lab-table th[title] { text-decoration: underline dotted; cursor: help; }
 /* Focus shows where Streamlit draws no ring: page links, the main area, a chart toolbar (unseen unless hovered) */
 [data-testid="stElementToolbar"]:focus-within { opacity: 1; }
