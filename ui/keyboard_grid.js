@@ -49,9 +49,9 @@ export default function (component) {
   if (data.stale) clearChartSelection(root);
   // a raster image: its pickers choose the cell; this only marks the live region
   if (!data.grid) return;
-  if (root.text !== data.grid) {
-    root.text = data.grid;
-    root.grid = JSON.parse(data.grid);
+  if (root.text !== data.grid.id) {
+    root.text = data.grid.id;
+    root.grid = { ...data.grid, values: data.grid.values.split("|") };
   }
   const focused = root.contains(document.activeElement);
   const opened = Array.isArray(data.opened) ? data.opened : null;

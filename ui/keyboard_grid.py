@@ -17,6 +17,7 @@ region (role=status), so a screen reader reads the arithmetic when it opens, by 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -62,16 +63,21 @@ def cell_texts(values: torch.Tensor, kind: str) -> list[str]:
     return [format_number(v) for v in flat]
 
 
+SEPARATOR = "|"  # between the cells' texts: no number and no mask word holds one
+
+
 @_drawing.kept(64, 16 * _drawing.MB)
-def grid_text(
+def grid_data(
     values: bytes,
     shape: tuple[int, int],
     kind: str,
     rows: tuple[str, ...],
     cols: tuple[str, ...],
     titles: tuple[str, str, str],
-) -> str:
-    """The JSON the grid draws: titles, labels and every cell's text (kept per matrix, labels and titles)."""
+) -> dict:
+    """What the grid draws (kept per matrix, labels and titles; never changed): titles, labels, every cell's text
+    row by row in one string (a 128-token matrix sends its 16,384 texts as one JSON string, which Streamlit encodes
+    and hashes at about a third of the cost of a list of them), and an id that changes with any of them."""
     matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
     title, row_title, col_title = titles
     grid = {
@@ -80,9 +86,10 @@ def grid_text(
         "colTitle": col_title,
         "rows": list(rows),
         "cols": list(cols),
-        "values": cell_texts(matrix, kind),
+        "values": SEPARATOR.join(cell_texts(matrix, kind)),
     }
-    return json.dumps(grid, ensure_ascii=False, separators=(",", ":"))
+    digest = hashlib.blake2b(json.dumps(grid, sort_keys=True).encode("utf-8"), digest_size=8).hexdigest()
+    return {"id": digest, **grid}
 
 
 def opened_cell(value: object, n_rows: int, n_cols: int) -> tuple[int, int] | None:
@@ -119,9 +126,9 @@ def cell_grid(
     col title); ``opened`` is the cell whose arithmetic is shown, ``live`` the key of the container that shows it,
     ``stale`` whether the chart still outlines a clicked cell other than ``opened`` (the script clears it)."""
     matrix = values.detach().to(torch.float64).numpy()  # (rows, cols)
-    text = grid_text(matrix.tobytes(), matrix.shape, kind, tuple(rows), tuple(cols), titles)
+    grid = grid_data(matrix.tobytes(), matrix.shape, kind, tuple(rows), tuple(cols), titles)
     callback = functools.partial(_on_open, key, len(rows), len(cols), on_open)
-    data = {"grid": text, "opened": list(opened) if opened else None, "live": live, "chart": key, "stale": stale}
+    data = {"grid": grid, "opened": list(opened) if opened else None, "live": live, "chart": key, "stale": stale}
     _mount(key=grid_key(key), data=data, on_open_change=callback)
 
 
