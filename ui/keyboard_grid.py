@@ -1,4 +1,4 @@
-"""A heatmap's cells by keyboard: a focusable grid under the chart that opens the cell a mouse click opens.
+"""A heatmap's cells by keyboard: a focusable grid beside the chart that opens the cell a mouse click opens.
 
 The Altair heatmap takes no focus, so ``cell_click.explained_cell`` mounts this grid beside each clickable
 heatmap: a components-v2 component (inline JavaScript and CSS in the app's own page, no iframe;
@@ -7,11 +7,15 @@ heatmap: a components-v2 component (inline JavaScript and CSS in the app's own p
 (row, col) indices, and ``on_open`` (cell_click keeps the cell, as a click does) runs before the rerun draws,
 so the arithmetic below is the cell's. Each cell's accessible name is "query “cat”, key “sat”: 0.4100".
 
-What it costs a mouse user: nothing on screen (the grid is visually hidden until focus enters it, as a skip link
-is) and per rerun one small element whose data (the labels and ``format_number`` texts, built once per matrix
-and kept) the browser reads again only when they change. Past ``WINDOW`` rows or columns the browser draws a
-window of the grid around the active cell. The script also makes the arithmetic container a polite live
-region (role=status), so a screen reader reads the arithmetic when it opens, by keyboard or by mouse.
+What a learner sees: nothing more until the grid has focus (it is visually hidden, its element takes no room);
+then a focus ring on the chart's own cell and a chip naming it and its value. Where the ring cannot be placed (a
+chart of over 2,000 cells, which Streamlit draws on a canvas), the grid itself shows while it has focus, a window
+of at most 12 x 12 values around the active cell. The script also makes the arithmetic container a polite live
+region (role=status), so a screen reader reads the arithmetic when it opens, by keyboard or by mouse, and clears
+the chart's outline of a clicked cell once the keyboard has opened another.
+
+What it costs a rerun: one element per clickable heatmap, whose data (labels and ``format_number`` texts) is built
+once per matrix and kept; the browser redraws the grid only when they change.
 """
 
 from __future__ import annotations
