@@ -96,8 +96,7 @@ def heatmap(
     event = _drawing.draw_heatmap(values, row_labels, col_labels, style, domain, highlight_row, key)
     if explain is None:
         return None
-    titles = {"title": title, "row_title": row_title, "col_title": col_title}
-    cells = {"values": values, "kind": kind, **titles}  # the keyboard's grid of the same cells
+    cells = {"values": values, "kind": kind, "title": title, "row_title": row_title, "col_title": col_title}
     return cell_click.explained_cell(event, tuple(row_labels), tuple(col_labels), key=key, explain=explain, **cells)
 
 
