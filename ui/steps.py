@@ -23,10 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui import exercises, lessons, path, progress
+from ui.display import navigation
 from ui.format import learner_text
 
 STEP_PARAM = "step"  # ?step=N, counted from 1
@@ -209,27 +208,6 @@ def step_buttons(lesson: lessons.Lesson, names: tuple[str, ...], current: int) -
             icon=":material/arrow_forward:",
             type="primary",
         )
-
-
-# The container under the page's title that the step bar and the whole-lesson switch are drawn in, per session (the
-# page's title reserves it, ui.display.lesson_title; its lesson_steps call takes it): the step's title comes before
-# the page's own controls, which every step of the lesson uses.
-_NAVIGATION: dict[str, DeltaGenerator] = {}
-
-
-def _session() -> str:
-    ctx = get_script_run_ctx()
-    return ctx.session_id if ctx else ""
-
-
-def reserve_navigation() -> None:
-    """Keep the place under the page's title for the step navigation (display.lesson_title calls this)."""
-    _NAVIGATION[_session()] = st.container()
-
-
-def navigation() -> DeltaGenerator:
-    """The place reserved under the title, or here when the page reserved none."""
-    return _NAVIGATION.pop(_session(), None) or st.container()
 
 
 def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
