@@ -613,7 +613,7 @@ def agreement(sentence: str, ref: tm.HeadRef) -> None:
     st.caption(
         f"Allowed: {check.tolerance:g} × the largest |reference| value of what is compared (the largest weight, or "
         "the largest context entry). float32 keeps about 7 significant digits, so its rounding stays below that; a "
-        "softmax off by 1 part in 100,000 does not. By hand is each head alone, as above; the lab's forward computes "
+        "softmax off by 1 part in 10⁵ does not. By hand is each head alone, as above; the lab's forward computes "
         f"the {tm.NUM_HEADS} heads of a layer at once (the numbers the grid and the heatmaps draw)."
     )
     display.show_code(
