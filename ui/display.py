@@ -20,12 +20,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 import torch
-from streamlit.delta_generator import DeltaGenerator
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from attention_core.tables import to_frame
 from ui import _drawing, cell_click, charts, lessons
 from ui.format import csv_text
+from ui.navigation import reserve_navigation
 
 
 def table(
@@ -238,24 +237,3 @@ def lesson_title(path: str) -> lessons.Lesson:
     st.title(lesson.label)
     reserve_navigation()  # a stepped lesson's step bar, right under the title, before the page's controls
     return lesson
-
-
-# The container under the page's title that the step bar and the whole-lesson switch are drawn in, per session (the
-# page's title reserves it, lesson_title below; ui.steps.lesson_steps takes it): the step's title comes before
-# the page's own controls, which every step of the lesson uses.
-_NAVIGATION: dict[str, DeltaGenerator] = {}
-
-
-def _session() -> str:
-    ctx = get_script_run_ctx()
-    return ctx.session_id if ctx else ""
-
-
-def reserve_navigation() -> None:
-    """Keep the place under the page's title for the step navigation (lesson_title calls this)."""
-    _NAVIGATION[_session()] = st.container()
-
-
-def navigation() -> DeltaGenerator:
-    """The place reserved under the title, or here when the page reserved none."""
-    return _NAVIGATION.pop(_session(), None) or st.container()

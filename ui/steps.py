@@ -25,8 +25,8 @@ from collections.abc import Callable
 import streamlit as st
 
 from ui import exercises, lessons, path, progress
-from ui.display import navigation
 from ui.format import learner_text
+from ui.navigation import navigation
 
 STEP_PARAM = "step"  # ?step=N, counted from 1
 VIEW_PARAM = "view"  # ?view=all: the whole lesson on one page
