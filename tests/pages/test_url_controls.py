@@ -211,7 +211,8 @@ def test_a_link_sets_the_control_and_draws_what_it_draws(case):
     assert not link_notes(linked)
     widget(by_hand, case.key).set_value(widget(linked, case.key).value).run()
     assert_clean(by_hand)
-    copied = opened(case, case.step, **{**address(by_hand), case.key: value})
+    assert by_hand.query_params[case.key] == value, "moving the control writes it into the address"
+    copied = opened(case, case.step, **address(by_hand))
     assert drawn(copied) == drawn(by_hand), "the link draws what the control draws at its value"
     assert copied.query_params[case.key] == value, "the value stays in the address"
     if case.visible:
@@ -219,7 +220,8 @@ def test_a_link_sets_the_control_and_draws_what_it_draws(case):
     if case.later is None:
         return
     move(by_hand, case.later)
-    later = opened(case, case.later, **{**address(by_hand), case.key: value})
+    assert by_hand.query_params[case.key] == value, "the later step keeps the value in the address"
+    later = opened(case, case.later, **address(by_hand))
     assert not link_notes(later)
     assert drawn(later) == drawn(by_hand), "a link to the later step draws what the learner who went on sees"
     assert drawn(later) != drawn(opened(case, case.later, **case.extra)), "the later step uses the value"
@@ -306,6 +308,19 @@ def test_a_trained_runs_step_and_head_come_from_a_link_once_the_session_trains()
     notes = link_notes(bad)
     assert len(notes) == 2 and all("cannot take" in note for note in notes), notes
     assert shown(widget(bad, "training_step")) == "20" and shown(widget(bad, "training_look")) == "Layer 1, head 1"
+
+
+TRY_THIS = [("masking", 9, 1, "masking_type", "Padding"), ("trained_model", 10, 1, "tm_head", "9")]
+
+
+@pytest.mark.parametrize(("page", "last", "experiment", "key", "value"), TRY_THIS)
+def test_a_try_this_button_puts_what_it_sets_in_the_address(page, last, experiment, key, value):
+    """A "Try this" button on the last step sets a control before its widget is first drawn (the browser writes only
+    what the learner moves): the step it opens shows the value, and the address holds it."""
+    at = opened(Case(page, last, key), last)
+    at.button(key=f"try:{page}:{experiment}").click().run()
+    assert_clean(at)
+    assert shown(widget(at, key)) == value and at.query_params[key] == value
 
 
 def test_a_parameter_given_twice_is_named_and_ignored():
