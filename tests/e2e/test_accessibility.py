@@ -67,10 +67,11 @@ def serious(page, variants) -> list[str]:
     """Every serious or critical violation of the page as drawn now, in each variant: 'theme width: rule (impact):
     node, why'."""
     found = []
+    page.wait_for_function("() => window.__attentionLabA11y !== undefined", timeout=LOAD_MS)  # ui.a11y's script runs
     for theme, viewport, rules in variants:
         page.emulate_media(color_scheme=theme)
         page.set_viewport_size(viewport)
-        page.wait_for_timeout(400)  # the theme's and the layout's restyle, and ui.a11y's pass over the page
+        page.wait_for_timeout(700)  # the restyle, and ui.a11y's passes (at once, and 600 ms after a change)
         wait_for_app(page, timeout=LOAD_MS)  # no rerun under way: Streamlit dims what a rerun may replace
         for violation in axe_results(page, rules):
             if violation["impact"] in SERIOUS:
