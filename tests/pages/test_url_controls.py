@@ -323,6 +323,16 @@ def test_a_try_this_button_puts_what_it_sets_in_the_address(page, last, experime
     assert shown(widget(at, key)) == value and at.query_params[key] == value
 
 
+def test_a_links_value_is_quoted_as_text():
+    """A value from the address reaches the page's Markdown escaped: no image, link or HTML."""
+    hostile = "![x](http://h/x.png)<img src=x>"
+    at = open_page("app_pages/masking.py", {"step": "2", "masking_type": hostile})
+    assert_clean(at)
+    (note,) = link_notes(at)
+    assert learner_text(hostile) in note
+    assert "](" not in note.replace("\\]", "") and "<img" not in note.replace("\\<", "")
+
+
 def test_a_parameter_given_twice_is_named_and_ignored():
     at = open_page("app_pages/softmax.py", {"step": "5", "softmax_temperature": ["2", "3"]})
     assert_clean(at)
