@@ -19,6 +19,9 @@ from ui.widgets.inputs import LabInput
 PROMPT_KEY = "smol_prompt"
 DEFAULT_PROMPT = sm.PUBLISHED_PROMPT  # "The cat sat on the mat. The cat": short, and it repeats itself
 PICKS = (PROMPT_KEY, "smol_layer", "smol_head", "smol_query", "smol_temperature", "smol_top_k")
+TEMPERATURE = inputs.Number(0.1, 3.0, whole=False, step=0.1)  # what its slider (and a link) takes
+TOP_K = inputs.Number(1, 50)
+LAYERS, HEADS = inputs.Choice(tuple(range(1, 31))), inputs.Choice(tuple(range(1, 10)))
 HEAD_CHART = "smol_head_chart"
 CONTINUE_TOKENS = 8
 PICK_STEP = "Pick a head"  # the stepped view's step with the head pickers (the whole lesson: under "Every head")
@@ -33,8 +36,9 @@ def render(lab: LabInput) -> None:
     except sm.ModelUnavailable as error:
         model_absent(str(error))
         return
-    prompt = st.text_area(
+    prompt = inputs.text_area(
         "Your prompt",
+        value=DEFAULT_PROMPT,  # declared (the URL holds another prompt only); a "Try this" button may set another
         key=PROMPT_KEY,
         max_chars=sm.MAX_CHARACTERS,
         height=68,
@@ -48,7 +52,7 @@ def render(lab: LabInput) -> None:
         return
     labels = smol.labels(result)
     st.caption("The model reads your prompt as these pieces (· marks a space): " + pieces_text(result.pieces))
-    layer, head, query = current_head(len(labels))
+    layer, head, query = current_head(labels)
     whole = whole_lesson()  # one page: the 270 heads and the picked one side by side
     material = smol.material(prompt, layer, head, query)
     key = (prompt, layer, head, query)
@@ -80,10 +84,8 @@ def render(lab: LabInput) -> None:
 
 def keep_picks() -> None:
     """Keep the head, query, temperature and top-k the learner chose while a step without them is on screen."""
-    for key in PICKS:
-        if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
-    st.session_state.setdefault(PROMPT_KEY, DEFAULT_PROMPT)  # a "Try this" button may set it: no value= below
+    inputs.keep(*PICKS)  # their values, and their parameters in the URL
+    st.session_state.setdefault(PROMPT_KEY, DEFAULT_PROMPT)
     st.session_state.setdefault("smol_temperature", 1.0)
     st.session_state.setdefault("smol_top_k", smol.DEFAULT_TOP_K)
 
@@ -104,11 +106,13 @@ def model_absent(reason: str) -> None:
     )
 
 
-def current_head(T: int) -> tuple[int, int, int]:
-    """The (layer, head, query) the learner picked, 0-based; the query falls back to the last piece."""
-    layer = int(st.session_state.get("smol_layer", 1)) - 1
-    head = int(st.session_state.get("smol_head", 1)) - 1
-    query = st.session_state.get("smol_query")
+def current_head(labels: tuple[str, ...]) -> tuple[int, int, int]:
+    """The (layer, head, query) the learner picked (or a link gave), 0-based; the query falls back to the last
+    piece."""
+    T = len(labels)
+    layer = int(inputs.linked("smol_layer", 1, LAYERS, "Layer")) - 1
+    head = int(inputs.linked("smol_head", 1, HEADS, "Head")) - 1
+    query = inputs.linked("smol_query", T - 1, inputs.Choice(tuple(range(T)), labels.__getitem__), "Query")
     if query is None or not 0 <= int(query) < T:
         query = T - 1
         st.session_state["smol_query"] = query
@@ -199,8 +203,16 @@ def next_token_step(prompt: str, asks) -> None:
 def next_token_controls(prompt: str) -> None:
     """Temperature and top-k, the bars and the table: a fragment, so moving a slider reruns only this."""
     left, right = st.columns(2)
-    temperature = left.slider("Temperature t", 0.1, 3.0, step=0.1, key="smol_temperature")
-    top_k = right.slider("Top-k", 1, 50, key="smol_top_k")
+    temperature = inputs.slider(
+        "Temperature t",
+        TEMPERATURE.low,
+        TEMPERATURE.high,
+        1.0,  # declared: the URL holds another t only
+        step=TEMPERATURE.step,
+        key="smol_temperature",
+        container=left,
+    )
+    top_k = inputs.slider("Top-k", TOP_K.low, TOP_K.high, smol.DEFAULT_TOP_K, key="smol_top_k", container=right)
     nt = smol.next_token(prompt, float(temperature), int(top_k))
     names = [sl.shown_piece(p) for p in nt.pieces]
     data = pd.DataFrame(
@@ -245,17 +257,21 @@ def continuation_step(prompt: str) -> None:
 def continuation_controls(prompt: str) -> None:
     """The decoding choice and the continuation's table: a fragment."""
     left, right = st.columns(2)
-    how = left.radio("Choose the next piece by", ("greedy", "sampling"), horizontal=True, key="smol_how")
-    seed = right.number_input("Seed (sampling)", 0, 10_000, 0, key="smol_seed", disabled=how == "greedy")
-    temperature = float(st.session_state.get("smol_temperature", 1.0))
-    top_k = int(st.session_state.get("smol_top_k", smol.DEFAULT_TOP_K))
+    how = inputs.radio(
+        "Choose the next piece by", ("greedy", "sampling"), horizontal=True, key="smol_how", container=left
+    )
+    seed = inputs.number_input(
+        "Seed (sampling)", 0, 10_000, 0, key="smol_seed", disabled=how == "greedy", container=right
+    )
+    temperature = float(inputs.linked("smol_temperature", 1.0, TEMPERATURE, "Temperature t"))
+    top_k = int(inputs.linked("smol_top_k", smol.DEFAULT_TOP_K, TOP_K, "Top-k"))
     wanted = (prompt, how, int(seed), temperature, top_k)
     if st.button(f"Continue by {CONTINUE_TOKENS} pieces", icon=":material/play_arrow:", key="smol_continue"):
         st.session_state["_smol_continued"] = wanted
     if st.session_state.get("_smol_continued") != wanted:
         st.caption(f"Press the button: the model writes {CONTINUE_TOKENS} pieces, one at a time.")
         return
-    tokens = smol.generate(prompt, CONTINUE_TOKENS, how == "greedy", temperature, top_k, int(seed))
+    tokens = smol.continuation(prompt, CONTINUE_TOKENS, how == "greedy", temperature, top_k, int(seed))
     st.markdown(f"**{learner_text(prompt)}**{learner_text(''.join(t.piece for t in tokens))}")
     page.table(
         pd.DataFrame(
@@ -303,10 +319,17 @@ def head_explorer(prompt: str, labels: tuple[str, ...], asks) -> None:
     reruns only this part (the 270-head image stays)."""
     result = smol.forward(prompt)
     columns = st.columns(3)
-    columns[0].selectbox("Layer", range(1, 31), key="smol_layer")
-    columns[1].selectbox("Head", range(1, 10), key="smol_head")
-    columns[2].selectbox("Query", range(len(labels)), format_func=labels.__getitem__, key="smol_query")
-    layer, head, query = current_head(len(labels))
+    inputs.selectbox("Layer", LAYERS.options, key="smol_layer", container=columns[0])
+    inputs.selectbox("Head", HEADS.options, key="smol_head", container=columns[1])
+    inputs.selectbox(
+        "Query",
+        range(len(labels)),
+        index=len(labels) - 1,  # the last piece, declared: the URL holds another pick only
+        format_func=labels.__getitem__,
+        key="smol_query",
+        container=columns[2],
+    )
+    layer, head, query = current_head(labels)
     # a line between the pickers and the chart: the chart's toolbar (shown on hover) would cover the Query picker
     st.caption(f"Layer {layer + 1}, head {head + 1}; the query “{learner_text(labels[query])}”.")
     hand = smol.head_by_hand(prompt, layer, head, query)
@@ -473,7 +496,7 @@ m = {rotation.position}.
         "**Why it encodes relative position.** q turned by mθ and k turned by nθ meet at the angle (m − n)θ, so "
         "their dot product depends only on m − n. The check: the whole prompt again, every position shifted by 100."
     )
-    check = smol.rope_shift_check(prompt)
+    check = smol.shift_check(prompt)
     st.markdown(
         f"Every score of every head (all {model.config.num_layers} layers), shifted against unshifted: largest "
         f"difference {format_number(check.max_difference)} on scores up to {format_number(check.scale)}: "

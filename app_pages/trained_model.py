@@ -90,15 +90,15 @@ def render(lab: LabInput) -> None:
 
 def keep_head_picks() -> None:
     """Keep the picked layer, head and query piece while a step without their selectors is open (Streamlit drops
-    the state of widgets a run does not draw)."""
-    for key in HEAD_KEYS:
-        if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
+    the state of widgets a run does not draw), and in the URL."""
+    inputs.keep(*HEAD_KEYS)
 
 
 def picked_head() -> tm.HeadRef:
     """The head picked in the step with the selectors (layer 1, head 1 before any pick)."""
-    return tm.HeadRef.numbered(int(st.session_state.get("tm_layer", 1)), int(st.session_state.get("tm_head", 1)))
+    layer = inputs.linked("tm_layer", 1, inputs.Choice(tm.LAYER_NUMBERS), "Layer")
+    head = inputs.linked("tm_head", 1, inputs.Choice(tm.HEAD_NUMBERS), "Head")
+    return tm.HeadRef.numbered(int(layer), int(head))
 
 
 def first_step(lab: LabInput, loaded: tm.TrainedModel) -> None:
@@ -114,15 +114,15 @@ def by_hand_step(lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, ch
     params, steps = trained.head_steps(sentence, ref.layer, ref.head)
     pieces = ac.token_labels(forward.pieces)
     by_hand(sentence, forward, pieces, ref, params, steps)
-    head_exercises(lab, loaded, forward, ref, picked_query(lab, chosen, len(pieces)), BY_HAND_PLACES)
+    head_exercises(lab, loaded, forward, ref, picked_query(lab, chosen, pieces), BY_HAND_PLACES)
 
 
-def picked_query(lab: LabInput, chosen: tm.QueryPiece, T: int) -> int:
-    """The query piece picked in a step with its selector, while it follows this sentence and query; else the
-    piece of the sidebar's query."""
-    followed = st.session_state.get("tm_query_follows") == (" ".join(lab.tokens), lab.query_index)
-    query = int(st.session_state["tm_query"]) if followed and "tm_query" in st.session_state else chosen.index
-    return min(query, T - 1)
+def picked_query(lab: LabInput, chosen: tm.QueryPiece, pieces: list[str]) -> int:
+    """The query piece picked in a step with its selector (or a link's), while it follows this sentence and query;
+    else the piece of the sidebar's query."""
+    follow_sidebar("tm_query", (" ".join(lab.tokens), lab.query_index), chosen.index)
+    picks = inputs.Choice(tuple(range(len(pieces))), pieces.__getitem__)
+    return min(int(inputs.linked("tm_query", chosen.index, picks, "Query piece")), len(pieces) - 1)
 
 
 def head_exercises(
@@ -287,13 +287,18 @@ def head_explorer(
         layer_column, head_column = st.columns(2)
     else:
         layer_column, head_column, query_column = st.columns(3)
-    layer = layer_column.selectbox("Layer", tm.LAYER_NUMBERS, key="tm_layer")  # numbered from 1, as shown
-    head = head_column.selectbox("Head", tm.HEAD_NUMBERS, key="tm_head")
+    layer = inputs.selectbox("Layer", tm.LAYER_NUMBERS, key="tm_layer", container=layer_column)  # from 1
+    head = inputs.selectbox("Head", tm.HEAD_NUMBERS, key="tm_head", container=head_column)
     query = None
     if part != EXPLORER:
         follow_sidebar("tm_query", (sentence, query_index), chosen.index)
-        query = query_column.selectbox(
-            "Query piece", range(len(pieces)), format_func=pieces.__getitem__, key="tm_query"
+        query = inputs.selectbox(
+            "Query piece",
+            range(len(pieces)),
+            index=chosen.index,  # the piece it follows, declared: the URL holds another pick only
+            format_func=pieces.__getitem__,
+            key="tm_query",
+            container=query_column,
         )
         st.caption(chosen_piece_note(word, pieces, chosen))
     ref = tm.HeadRef.numbered(layer, head)  # zero-based from here on
@@ -308,7 +313,7 @@ def head_explorer(
     label = labels[ref.layer][ref.head]
     if part == EXPLORER:  # the grid, then the label question, then the label and its figures
         grid, title = st.container(), st.container()
-        named = asks(GRID_PLACES, picked_query(lab, chosen, len(pieces)))
+        named = asks(GRID_PLACES, picked_query(lab, chosen, pieces))
         with grid:
             all_heads(sentence, forward, labels, ref, opens=opens, labelled=named)
         with title:
@@ -506,7 +511,7 @@ def by_hand(
         f"value Linear layers, transposed to {tm.D_MODEL} × {tm.D_K} (W_q, W_k, W_v), plus a bias of {tm.D_K} "
         f"numbers each (b_q, b_k, b_v). First {SLICE} rows and columns shown."
     )
-    shown = st.radio("Show", ["W_q", "W_k", "W_v", "biases"], horizontal=True, key="tm_param")
+    shown = inputs.radio("Show", ["W_q", "W_k", "W_v", "biases"], horizontal=True, key="tm_param")
     if shown == "biases":
         columns = [f"{i + 1}" for i in range(SLICE)]  # entry i of b_q, b_k and b_v alike
         page.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], columns, alt_text="Bias slices")
@@ -527,7 +532,9 @@ def by_hand(
         "weights": steps.weights,
         "context": steps.context,
     }
-    step = st.radio("Step", list(shown_steps), horizontal=True, key="tm_step", index=list(shown_steps).index("weights"))
+    step = inputs.radio(
+        "Step", list(shown_steps), horizontal=True, key="tm_step", index=list(shown_steps).index("weights")
+    )
     matrix = shown_steps[step]
     explain = step_explain(step, X, params, steps)
     if step in ("scores", "scaled scores", "weights"):  # (T, T)
@@ -604,7 +611,7 @@ def agreement(sentence: str, ref: tm.HeadRef) -> None:
     st.caption(
         f"Allowed: {check.tolerance:g} × the largest |reference| value of what is compared (the largest weight, or "
         "the largest context entry). float32 keeps about 7 significant digits, so its rounding stays below that; a "
-        "softmax off by 1 part in 100,000 does not. By hand is each head alone, as above; the lab's forward computes "
+        "softmax off by 1 part in 10⁵ does not. By hand is each head alone, as above; the lab's forward computes "
         f"the {tm.NUM_HEADS} heads of a layer at once (the numbers the grid and the heatmaps draw)."
     )
     page.show_code(
@@ -658,15 +665,13 @@ below shows how focused each head is: low entropy (dark) is a focused head, high
     heads = [f"head {i + 1}" for i in range(tm.NUM_HEADS)]
     ceiling = tm.uniform_entropy(len(forward.pieces))
     st.markdown(f"**Mean row entropy per head** (nats; a uniform row has ln T = {format_number(ceiling)})")
-    page.heatmap(
-        tm.entropy_grid(forward.attentions),
-        layers,
-        heads,
-        kind="entropy",
-        domain=(0.0, ceiling),
-        title="Mean row entropy of every head",
-        row_title="layer",
-        col_title="head",
+    page.chart(
+        charts.entropy_heatmap,
+        ac.long_frame(tm.entropy_grid(forward.attentions), layers, heads),
+        tuple(layers),
+        tuple(heads),
+        ceiling,
+        st_width="content",
     )
 
 
@@ -679,12 +684,15 @@ def heads_linking(sentence: str, forward: tm.Forward, chosen: tm.QueryPiece) -> 
         f"Pick a query piece A and a key piece B: the table ranks all {tm.ALL_HEADS} heads by the weight A puts on "
         "B on your sentence (a cell of each head's weights, row A, column B)."
     )
+    neighbour = tm.neighbour_piece(chosen.index, len(pieces))
     follow_sidebar("tm_link_query", (sentence, chosen.index), chosen.index)
-    follow_sidebar("tm_link_key", (sentence, chosen.index), tm.neighbour_piece(chosen.index, len(pieces)))
+    follow_sidebar("tm_link_key", (sentence, chosen.index), neighbour)
     query_column, key_column = st.columns(2)
-    query = query_column.selectbox("A (query piece)", range(len(pieces)), format_func=pieces.__getitem__,
-                                   key="tm_link_query")  # fmt: skip
-    key = key_column.selectbox("B (key piece)", range(len(pieces)), format_func=pieces.__getitem__, key="tm_link_key")
+    picks = {"options": range(len(pieces)), "format_func": pieces.__getitem__}  # each declares the piece it follows
+    query = inputs.selectbox(
+        "A (query piece)", **picks, index=chosen.index, key="tm_link_query", container=query_column
+    )
+    key = inputs.selectbox("B (key piece)", **picks, index=neighbour, key="tm_link_key", container=key_column)
     ranked = trained.heads_linking(sentence, query, key)
     st.markdown(
         f"Strongest: **layer {ranked.at[0, 'layer']}, head {ranked.at[0, 'head']}**, where “{pieces[query]}” puts "

@@ -44,6 +44,8 @@ _manifest_scanner.scan_component_manifests = lambda max_workers=None: list(_scan
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A module whose tests share a module-scoped fixture (a model loaded, a scratch server) runs on one worker, so
     the fixture is built once; the other tests are handed out one by one to whichever worker is free."""
+    if not hasattr(config, "workerinput"):  # not an xdist worker: -n 0, -p no:xdist, or no xdist installed
+        return
     for item in items:
         fixtures = getattr(item, "_fixtureinfo", None)
         if fixtures is None or item.get_closest_marker("xdist_group"):

@@ -1,8 +1,10 @@
 """Memory stays bounded: the process-wide stores keep at most their byte budget, however many distinct long
-sentences the learners send, and a long sentence's large tables are drawn, not kept to replay."""
+sentences the learners send, and a long sentence's large tables are drawn, not kept to replay; a kept result holds
+its own numbers, not the storage of a model's weights it was sliced from."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 
@@ -101,3 +103,17 @@ def test_large_tables_of_many_long_sentences_stay_within_their_byte_budget():
         store.get(key, functools.partial(drawing.large_table, matrix, labels, labels))
         assert store.bytes <= store.max_bytes
     assert store.bytes > store.max_bytes // 2, "the store is used, up to its budget"
+
+
+def test_a_kept_head_holds_its_own_slices_not_its_layers_weights():
+    """st.cache_data pickles a tensor's whole storage: a head's (384, 64) slice of a (384, 384) weight kept the whole
+    weight (1.7 MB a head instead of 0.15 MB). The kept slices have the same numbers and strides as the model's."""
+    from attention_core import trained_model as tm
+    from ui.models import trained
+
+    params, _ = trained.head_steps("the river bank was flooded", 3, 4)
+    sliced = tm.head_params(trained.model().model, 3, 4)
+    for field in dataclasses.fields(sliced):
+        kept, expected = getattr(params, field.name), getattr(sliced, field.name)
+        assert torch.equal(kept, expected) and kept.stride() == expected.stride(), field.name
+        assert kept.untyped_storage().nbytes() == kept.numel() * kept.element_size(), field.name

@@ -273,9 +273,10 @@ def check_session(page, i: int, name: str, tokens: list[str], d_model: int, erro
     if page.locator("[data-testid='stException']").count():
         errors.append(f"session {i} ({name}): exception on the page")
     if name == "scores":
-        label = page.locator(f"[data-testid='stMain'] [aria-label^='key: {tokens[1]}; query: {tokens[0]};']")
+        cell = f"“{tokens[0]}” → “{tokens[1]}”: "  # a heatmap cell reads '“query” → “key”: value'
+        label = page.locator(f"[data-testid='stMain'] [aria-label^='{cell}']")
         text = label.first.get_attribute("aria-label") if label.count() else ""
-        match = re.search(r"value: ([-−]?[\d.]+)", text)
+        match = re.match(re.escape(cell) + r"([-−]?[\d.]+)", text)
         shown = float(match.group(1).replace("−", "-")) if match else float("nan")
         want = expected_score(tokens, i, d_model, 0, 1)
         if not abs(shown - want) <= 5e-4 * max(1.0, abs(want)):

@@ -819,10 +819,11 @@ def line_view(
     )
 
     def highlight(selection: alt.Parameter) -> alt.Chart:
-        """The hovered token's lines again in orange, opacity by weight from 0.15 (readable when weights are flat)."""
+        """The hovered token's lines again in orange, opacity by weight from 0.15 (readable when weights are flat);
+        not read out (aria off): they repeat lines already read, and empty, Vega names their group nothing."""
         return (
             lines.transform_filter({"param": selection.name, "empty": False})
-            .mark_rule(color=HIGHLIGHT, strokeCap="round")
+            .mark_rule(color=HIGHLIGHT, strokeCap="round", aria=False)
             .encode(opacity=alt.Opacity("value:Q", legend=None, scale=alt.Scale(domain=[0, 1], range=[0.15, 1])))
         )
 

@@ -63,9 +63,10 @@ def source_of(function: Callable) -> str:
 # (or rows) beyond its edge shows a shadow at that edge, which its content hides once scrolled to the end (the covers
 # move with it).
 # Captions (main area and sidebar): Streamlit fades them to 60 % opacity, 3.9:1 on white, under the 4.5:1 that small
-# text needs (WCAG 1.4.3); the lab's are opaque, darker on the light theme (6.6:1) and lighter on the dark one
-# (9.5:1), as are a table's False cells. A primary button's white text is 2.9:1 on the dark theme's light blue
-# (.streamlit/config.toml): there it is the dark background's colour (6.1:1).
+# text needs (WCAG 1.4.3); the lab's are opaque, darker on the light theme (6.6:1) and lighter on the dark one (9.5:1),
+# as are a table's False cells. A primary button's white text is 2.9:1 on the dark theme's light blue
+# (.streamlit/config.toml): there it is the dark background's colour (6.1:1). Code: Streamlit's token colours are
+# 2.3-3.8:1 on the light theme's code background and some 2.4-4.3:1 on the dark one's; the lab's are 4.9:1 or more.
 # On a phone the step bar (ui.page) is its label (the step's title) and one row that scrolls sideways (ui.widgets.a11y
 # keeps the step picked in view); on a wider screen it is the steps in a few rows, its label hidden.
 PAGE_CSS = """<style>
@@ -75,6 +76,21 @@ PAGE_CSS = """<style>
   outline: 2px solid #3b5bdb; outline-color: light-dark(#3b5bdb, #748ffc); outline-offset: 2px; }
 [data-testid="stCaptionContainer"] { opacity: 1; color: light-dark(#5f5d5a, #bebcb9); }
 [data-testid="stBaseButton-primary"] { color: light-dark(#ffffff, #171614); }
+.stApp [data-testid="stCode"] :is(.token.keyword, .token.tag, .token.function, .token.class-name, .token.selector) {
+  color: light-dark(#1565b8, #5aa2f0); }
+.stApp [data-testid="stCode"] :is(.token.number, .token.regex) { color: light-dark(#08705f, #29b09d); }
+.stApp [data-testid="stCode"] :is(.token.boolean, .token.constant, .token.symbol, .token.inserted) {
+  color: light-dark(#117234, #21c354); }
+.stApp [data-testid="stCode"] :is(.token.string, .token.char, .token.attr-value) {
+  color: light-dark(#0a7a2f, #09ab3b); }
+.stApp [data-testid="stCode"] :is(.token.operator, .token.entity, .token.decorator, .token.atrule) {
+  color: light-dark(#a84b09, #ed6f13); }
+.stApp [data-testid="stCode"] :is(.token.comment, .token.prolog, .token.doctype, .token.cdata, .token.punctuation) {
+  color: light-dark(#5f6270, #9da1ae); }
+.stApp [data-testid="stCode"] :is(.token.attr-name, .token.property, .token.variable) {
+  color: light-dark(#006f90, #00a4d4); }
+.stApp [data-testid="stCode"] :is(.token.important, .token.deleted) { color: light-dark(#c62828, #ff6b6b); }
+.stApp [data-testid="stCode"] .token.url { color: light-dark(#6d3fc0, #a98ee0); }
 .lab-table { overflow: auto; max-width: 100%; width: fit-content; margin: 0 0 0.75rem;
   border: 1px solid rgba(128, 128, 128, 0.3); border-radius: 0.5rem;
   --lab-bg: light-dark(#ffffff, #171614); --lab-shade: rgba(128, 128, 128, 0.7);
@@ -100,9 +116,15 @@ PAGE_CSS = """<style>
 .lab-table tbody th { position: sticky; left: 0; font-weight: 400; text-align: left;
   background-color: rgba(128, 128, 128, 0.06);
   background-color: color-mix(in srgb, #808080 6%, light-dark(#ffffff, #171614));
-  box-shadow: inset -1px 0 0 rgba(128, 128, 128, 0.3); }
-.lab-table thead th[data-i] { left: 0; z-index: 2; box-shadow: inset -1px 0 0 rgba(128, 128, 128, 0.3); }
+  border-right: 1px solid rgba(128, 128, 128, 0.3); }
+.lab-table thead th[data-i] { left: 0; z-index: 2; border-right: 1px solid rgba(128, 128, 128, 0.3); }
 .lab-table th[title] { text-decoration: underline dotted; cursor: help; }
+/* Focus shows where Streamlit draws no ring: page links, the main area, a chart toolbar (unseen unless hovered) */
+[data-testid="stElementToolbar"]:focus-within { opacity: 1; }
+:is([data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"], [data-testid="stBaseButton-elementToolbar"],
+  [data-testid="stMain"]):focus-visible { outline: 2px solid #3b5bdb; outline-color: light-dark(#3b5bdb, #748ffc);
+  outline-offset: 1px; }
+[data-testid="stMain"]:focus-visible { outline-offset: -2px; }
 @media (max-width: 640px) {
   [data-testid="stMain"] [class*="st-key-stepbar-"] [role="radiogroup"] { flex-wrap: nowrap !important;
     overflow-x: auto; scrollbar-width: none; }

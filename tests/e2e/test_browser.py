@@ -94,8 +94,10 @@ def test_preset_and_query_token_update_the_numbers(page, app_url):
     show_answers(page)
     first_text = breakdown(page)
     table = page.locator(".lab-table:visible").first  # the term-by-term table (X's is in a tab)
-    # the scores heatmap: its cells are labelled by query and key (X's heatmap by token and dimension)
-    chart = page.locator(MAIN_CHART).filter(has=page.locator("[aria-label^='key: ']")).first
+    # the scores heatmap: each cell reads '“query” → “key”: value' (X's heatmap names token and dimension)
+    scores = page.locator(MAIN_CHART).filter(has=page.locator("[aria-label^='“starts” → “journey”: ']")).first
+    name = scores.get_attribute("aria-label").split(": heatmap of ")[0]  # its title, whatever the sentence's length
+    chart = page.locator(MAIN_CHART + f"[aria-label^='{name}: heatmap of ']").first
     first_table, first_chart, first_csv = table.inner_text(), chart.screenshot(), downloaded_csv(page)
 
     choose(page, "Query token", "journey")
@@ -111,8 +113,8 @@ def test_preset_and_query_token_update_the_numbers(page, app_url):
     assert "0.9046" in page.locator("[data-testid='stMain']").inner_text()  # 001's score of "light" with "I"
     assert chart.screenshot() != first_chart  # the score heatmap follows the preset
     assert downloaded_csv(page) != first_csv and "light" in downloaded_csv(page)
-    cell = chart.locator("[aria-label^='key: I; query: light;']").first  # the heatmap's own cell, drawn as SVG
-    assert "value: 0.9046" in cell.get_attribute("aria-label")
+    cell = chart.locator("[aria-label^='“light” → “I”: ']").first  # the heatmap's own cell, drawn as SVG
+    assert cell.get_attribute("aria-label").startswith("“light” → “I”: 0.9046")
     screenshot(page, "scores-after-preset-change")
 
 
@@ -154,7 +156,7 @@ def test_head_grid_and_line_view_are_visible(page, app_url):
     show_answers(page)  # the heads' heatmaps answer the step's question
     grid = page.locator(MAIN_CHART + "[aria-label^='Attention weights of head']")
     assert grid.count() == 2  # the default layer has two heads, each drawn
-    assert grid.first.locator("[aria-label*='query: starts; key: journey']").count() >= 1  # cells carry values
+    assert grid.first.locator("[aria-label^='“starts” → “journey”: ']").count() >= 1  # cells carry values
     screenshot(page, "multi-head-grid")
 
     page.goto(f"{app_url}/pipeline?step=10")  # the step "Who attends to whom"

@@ -37,19 +37,25 @@ CELLS_BOX = """(chart) => {
 
 
 def focused(page) -> dict:
+    """The focused element: tag, text, accessible name, whether it is in the heatmap's grid and has a focus ring (an
+    outline or a box shadow: Streamlit's buttons ring with a shadow, the lab's style with an outline)."""
     return page.evaluate(
-        """(grid) => { const a = document.activeElement;
+        """(grid) => { const a = document.activeElement; const style = getComputedStyle(a);
+        const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
+        const ring = outline || style.boxShadow !== 'none';
         return {tag: a.tagName, text: (a.innerText || '').trim(), label: a.getAttribute('aria-label') || '',
-                inGrid: !!a.closest(grid)}; }""",
+                inGrid: !!a.closest(grid), ring}; }""",
         GRID,
     )
 
 
 def press_until(page, wanted, key: str = "Tab", limit: int = 150) -> dict:
-    """Press ``key`` until the focused element satisfies ``wanted`` (a test of focused()'s dict); returns it."""
+    """Press ``key`` until the focused element satisfies ``wanted`` (a test of focused()'s dict); returns it. Every
+    stop on the way shows a focus ring (text fields and selects: Streamlit outlines their box, not the input)."""
     for _ in range(limit):
         page.keyboard.press(key)
         now = focused(page)
+        assert now["ring"] or now["tag"] in ("INPUT", "BODY"), f"no focus ring on {now}"
         if wanted(now):
             return now
     raise AssertionError(f"{key} never reached the wanted element (last: {focused(page)})")

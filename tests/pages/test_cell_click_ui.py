@@ -108,7 +108,8 @@ def grids(at) -> dict[str, dict]:
         if element.proto.component_name != "attention_lab_cell_grid":
             continue
         data = json.loads(element.proto.json)
-        data["grid"] = data["grid"] and json.loads(data["grid"])
+        if data["grid"]:
+            data["grid"]["values"] = data["grid"]["values"].split(keyboard_grid.SEPARATOR)
         found[data["chart"] if data["grid"] else data["live"].removesuffix("_arithmetic")] = data
     return found
 

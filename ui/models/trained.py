@@ -11,6 +11,7 @@ page that used them (``runtime.memory``); the next page that asks loads them aga
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import altair as alt
@@ -170,7 +171,14 @@ def heads_linking(sentence: str, query: int, key: int):
 def head_steps(sentence: str, layer: int, head: int) -> tuple[tm.HeadParams, tm.HeadSteps]:
     """One head's parameters and its recomputation on this sentence."""
     params = tm.head_params(model().model, layer, head)
-    return params, tm.head_by_hand(forward(sentence).hidden_states[layer], params)
+    return own_storage(params), tm.head_by_hand(forward(sentence).hidden_states[layer], params)
+
+
+def own_storage(params: tm.HeadParams) -> tm.HeadParams:
+    """The head's slices, each with a storage of its own (same numbers, same strides): st.cache_data pickles a
+    tensor's whole storage, and a slice shares its layer's, so each kept head held three 384 x 384 weights (1.7 MB,
+    issue 37) where it needs three 384 x 64."""
+    return tm.HeadParams(**{field.name: getattr(params, field.name).clone() for field in dataclasses.fields(params)})
 
 
 @st.cache_resource(show_spinner=False)

@@ -18,7 +18,7 @@
 
 const WINDOW_ROWS = 12;
 const MAX_COLUMNS = 12;
-// the width a column of the table needs ('-0.1234' and a ring), for how many columns fit
+// The width a column of the table needs ('-0.1234' and a ring), for how many columns fit
 const CELL_PX = 64;
 
 export default function (component) {
@@ -33,7 +33,7 @@ export default function (component) {
     ring.className = "alab-cells-ring";
     const chip = document.createElement("div");
     chip.className = "alab-cells-chip";
-    // the focused cell's own name says the same to a screen reader
+    // The focused cell's own name says the same to a screen reader
     chip.setAttribute("aria-hidden", "true");
     host.append(ring, chip);
     root.ring = ring;
@@ -42,16 +42,16 @@ export default function (component) {
   }
   const holder = host.closest ? host.closest("[data-testid='stElementContainer']") : null;
   if (holder && holder.parentElement) holder.style.setProperty("--alab-gap", getComputedStyle(holder.parentElement).rowGap);
-  // the latest mount's sender
+  // The latest mount's sender
   root.send = setTriggerValue;
   root.chart = data.chart || "";
   markLive(data.live, 0);
   if (data.stale) clearChartSelection(root);
-  // a raster image: its pickers choose the cell; this only marks the live region
-  if (!data.grid) return;
-  if (root.text !== data.grid) {
-    root.text = data.grid;
-    root.grid = JSON.parse(data.grid);
+  // A raster image: its pickers choose the cell; this only marks the live region
+  if (!data.grid) return root.cleanup;
+  if (root.text !== data.grid.id) {
+    root.text = data.grid.id;
+    root.grid = { ...data.grid, values: data.grid.values.split("|") };
   }
   const focused = root.contains(document.activeElement);
   const opened = Array.isArray(data.opened) ? data.opened : null;
@@ -60,6 +60,7 @@ export default function (component) {
   root.cursor = [clamp(root.cursor[0], g.rows.length), clamp(root.cursor[1], g.cols.length)];
   root.opened = opened;
   draw(root, focused);
+  return root.cleanup;
 }
 
 function clamp(i, n) {
@@ -223,7 +224,7 @@ function build(root) {
   root.append(help, table);
   root.table = table;
   root.drawn = root.text;
-  // focus left with the old cells: focusCursor puts it back
+  // Focus left with the old cells: focusCursor puts it back
   if (hadFocus) root.moving = true;
 }
 
@@ -371,10 +372,15 @@ function listen(root) {
     window.addEventListener("scroll", follow, true);
     window.addEventListener("resize", follow);
   });
-  root.addEventListener("focusout", (event) => {
-    if (root.moving || root.contains(event.relatedTarget)) return;
+  const unfollow = () => {
     window.removeEventListener("scroll", follow, true);
     window.removeEventListener("resize", follow);
+  };
+  root.addEventListener("focusout", (event) => {
+    if (root.moving || root.contains(event.relatedTarget)) return;
+    unfollow();
     requestAnimationFrame(() => showRing(root));
   });
+  // Streamlit runs the cleanup the last call returned when the element goes (another step, another page).
+  root.cleanup = unfollow;
 }

@@ -1,4 +1,4 @@
-"""A heatmap's cells by keyboard: a focusable grid under the chart that opens the cell a mouse click opens.
+"""A heatmap's cells by keyboard: a focusable grid beside the chart that opens the cell a mouse click opens.
 
 The Altair heatmap takes no focus, so ``cell_click.explained_cell`` mounts this grid beside each clickable
 heatmap: a components-v2 component (inline JavaScript and CSS in the app's own page, no iframe;
@@ -7,16 +7,21 @@ heatmap: a components-v2 component (inline JavaScript and CSS in the app's own p
 (row, col) indices, and ``on_open`` (cell_click keeps the cell, as a click does) runs before the rerun draws,
 so the arithmetic below is the cell's. Each cell's accessible name is "query “cat”, key “sat”: 0.4100".
 
-What it costs a mouse user: nothing on screen (the grid is visually hidden until focus enters it, as a skip link
-is) and per rerun one small element whose data (the labels and ``format_number`` texts, built once per matrix
-and kept) the browser reads again only when they change. Past ``WINDOW`` rows or columns the browser draws a
-window of the grid around the active cell. The script also makes the arithmetic container a polite live
-region (role=status), so a screen reader reads the arithmetic when it opens, by keyboard or by mouse.
+What a learner sees: nothing more until the grid has focus (it is visually hidden, its element takes no room);
+then a focus ring on the chart's own cell and a chip naming it and its value. Where the ring cannot be placed (a
+chart of over 2,000 cells, which Streamlit draws on a canvas), the grid itself shows while it has focus, a window
+of at most 12 x 12 values around the active cell. The script also makes the arithmetic container a polite live
+region (role=status), so a screen reader reads the arithmetic when it opens, by keyboard or by mouse, and clears
+the chart's outline of a clicked cell once the keyboard has opened another.
+
+What it costs a rerun: one element per clickable heatmap, whose data (labels and ``format_number`` texts) is built
+once per matrix and kept; the browser redraws the grid only when they change.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -62,16 +67,21 @@ def cell_texts(values: torch.Tensor, kind: str) -> list[str]:
     return [format_number(v) for v in flat]
 
 
+SEPARATOR = "|"  # between the cells' texts: no number and no mask word holds one
+
+
 @process_cache(64, 16 * MB)
-def grid_text(
+def grid_data(
     values: bytes,
     shape: tuple[int, int],
     kind: str,
     rows: tuple[str, ...],
     cols: tuple[str, ...],
     titles: tuple[str, str, str],
-) -> str:
-    """The JSON the grid draws: titles, labels and every cell's text (kept per matrix, labels and titles)."""
+) -> dict:
+    """What the grid draws (kept per matrix, labels and titles; never changed): titles, labels, every cell's text
+    row by row in one string (a 128-token matrix sends its 16,384 texts as one JSON string, which Streamlit encodes
+    and hashes at about a third of the cost of a list of them), and an id that changes with any of them."""
     matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
     title, row_title, col_title = titles
     grid = {
@@ -80,9 +90,10 @@ def grid_text(
         "colTitle": col_title,
         "rows": list(rows),
         "cols": list(cols),
-        "values": cell_texts(matrix, kind),
+        "values": SEPARATOR.join(cell_texts(matrix, kind)),
     }
-    return json.dumps(grid, ensure_ascii=False, separators=(",", ":"))
+    digest = hashlib.blake2b(json.dumps(grid, sort_keys=True).encode("utf-8"), digest_size=8).hexdigest()
+    return {"id": digest, **grid}
 
 
 def opened_cell(value: object, n_rows: int, n_cols: int) -> tuple[int, int] | None:
@@ -119,9 +130,9 @@ def cell_grid(
     col title); ``opened`` is the cell whose arithmetic is shown, ``live`` the key of the container that shows it,
     ``stale`` whether the chart still outlines a clicked cell other than ``opened`` (the script clears it)."""
     matrix = values.detach().to(torch.float64).numpy()  # (rows, cols)
-    text = grid_text(matrix.tobytes(), matrix.shape, kind, tuple(rows), tuple(cols), titles)
+    grid = grid_data(matrix.tobytes(), matrix.shape, kind, tuple(rows), tuple(cols), titles)
     callback = functools.partial(_on_open, key, len(rows), len(cols), on_open)
-    data = {"grid": text, "opened": list(opened) if opened else None, "live": live, "chart": key, "stale": stale}
+    data = {"grid": grid, "opened": list(opened) if opened else None, "live": live, "chart": key, "stale": stale}
     _mount(key=grid_key(key), data=data, on_open_change=callback)
 
 

@@ -76,6 +76,10 @@ class Number:
     def shown(self, value: Any) -> str:
         return f"{value:g}" if isinstance(value, float) else str(value)
 
+    def written(self, value: Any) -> str:
+        """The value as the address holds it (as Streamlit writes it: 5.0 as 5)."""
+        return str(int(value)) if float(value).is_integer() else str(float(value))
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -102,6 +106,9 @@ class Choice:
     def shown(self, value: Any) -> str:
         return f"“{learner_text(self.format_func(value))}”"
 
+    def written(self, value: Any) -> str:
+        return str(self.format_func(value))
+
 
 @dataclass(frozen=True)
 class Switch:
@@ -117,6 +124,9 @@ class Switch:
 
     def shown(self, value: Any) -> str:
         return "on" if value else "off"
+
+    def written(self, value: Any) -> str:
+        return "true" if value else "false"
 
 
 @dataclass(frozen=True)
@@ -135,6 +145,9 @@ class Text:
 
     def shown(self, value: Any) -> str:
         return "its own text"
+
+    def written(self, value: Any) -> str:
+        return str(value)
 
 
 Spec = Number | Choice | Switch | Text
@@ -217,7 +230,25 @@ def new_run() -> None:
     st.session_state.pop(SHOWN, None)
 
 
-def _bound(widget: str, label: str, key: str, spec: Spec, container, kwargs: dict) -> Any:
+def _write(key: str, spec: Spec, value: Any, declared: Any) -> None:
+    """Put a drawn control's value in the address where Streamlit has not: a value set in session state (a "Try
+    this" button) before its widget's first draw. The browser writes a value the learner moves, and Streamlit one it
+    restores, so this writes only when the address does not already hold the value; a declared value stays out.
+
+    Streamlit's own QueryParams writes it: st.query_params refuses a bound parameter."""
+    if value == declared:
+        return
+    with get_session_state().query_params() as params:
+        texts = params.get_all(key)
+        try:
+            if texts and spec.read(texts[-1]) == value:
+                return
+        except ValueError:
+            pass
+        params.set_corrected_value(key, spec.written(value), "string_value")
+
+
+def _bound(widget: str, label: str, key: str, spec: Spec, declared: Any, container, kwargs: dict) -> Any:
     """Draw ``container.<widget>`` bound to the URL; a link value it cannot take is dropped and named under it."""
     texts = _arrived(key)
     problem = _problem(key, label, spec, texts) if texts else None
@@ -227,10 +258,19 @@ def _bound(widget: str, label: str, key: str, spec: Spec, container, kwargs: dic
     if problem:
         _remember(key, problem, value, f"It shows {spec.shown(value)} instead.")
     _note(container, key, value)
+    _write(key, spec, value, declared)
     return value
 
 
 # --- the controls -------------------------------------------------------------------------------------------------
+
+
+def _within(key: str, low, high) -> None:
+    """A number the control kept from another input (a step of a longer sequence, on a page left and opened again),
+    brought into the range it has now: Streamlit keeps a bound widget's value, and refuses one out of range."""
+    value = st.session_state.get(key)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not low <= value <= high:
+        st.session_state[key] = min(max(value, low), high)
 
 
 def slider(label: str, min_value, max_value, value=None, *, key: str, step=None, container=st, **kwargs) -> Any:
@@ -238,49 +278,59 @@ def slider(label: str, min_value, max_value, value=None, *, key: str, step=None,
     whole = all(isinstance(v, int) for v in (min_value, max_value))
     spec = Number(min_value, max_value, whole, step if step is not None else (1 if whole else 0.01))
     kwargs.update(min_value=min_value, max_value=max_value, value=value, step=step)
-    return _bound("slider", label, key, spec, container, kwargs)
+    declared = min_value if value is None else value
+    _within(key, min_value, max_value)
+    return _bound("slider", label, key, spec, declared, container, kwargs)
 
 
 def number_input(label: str, min_value, max_value, value="min", *, key: str, container=st, **kwargs) -> Any:
     """st.number_input of a whole number, bound to the URL as ``key`` (any whole number in range: steps only move)."""
     spec = Number(min_value, max_value, whole=True)
     kwargs.update(min_value=min_value, max_value=max_value, value=value)
-    return _bound("number_input", label, key, spec, container, kwargs)
+    declared = min_value if value in (None, "min") else value
+    _within(key, min_value, max_value)
+    return _bound("number_input", label, key, spec, declared, container, kwargs)
 
 
 def select_slider(label: str, options: Sequence, *, key: str, format_func=str, container=st, **kwargs) -> Any:
     """st.select_slider bound to the URL as ``key`` (the option as shown)."""
     spec = Choice(tuple(options), format_func)
-    return _bound(
-        "select_slider", label, key, spec, container, dict(options=options, format_func=format_func, **kwargs)
-    )
+    declared = kwargs.get("value", spec.options[0])
+    kwargs.update(options=options, format_func=format_func)
+    return _bound("select_slider", label, key, spec, declared, container, kwargs)
 
 
 def selectbox(label: str, options: Sequence, *, key: str, format_func=str, container=st, **kwargs) -> Any:
     """st.selectbox bound to the URL as ``key`` (the option as shown)."""
     spec = Choice(tuple(options), format_func)
-    return _bound("selectbox", label, key, spec, container, dict(options=options, format_func=format_func, **kwargs))
+    declared = spec.options[kwargs.get("index", 0)]
+    kwargs.update(options=options, format_func=format_func)
+    return _bound("selectbox", label, key, spec, declared, container, kwargs)
 
 
 def radio(label: str, options: Sequence, *, key: str, format_func=str, container=st, **kwargs) -> Any:
     """st.radio bound to the URL as ``key`` (the option as shown)."""
     spec = Choice(tuple(options), format_func)
-    return _bound("radio", label, key, spec, container, dict(options=options, format_func=format_func, **kwargs))
+    declared = spec.options[kwargs.get("index", 0)]
+    kwargs.update(options=options, format_func=format_func)
+    return _bound("radio", label, key, spec, declared, container, kwargs)
 
 
 def toggle(label: str, *, key: str, container=st, **kwargs) -> bool:
     """st.toggle bound to the URL as ``key`` (true or false)."""
-    return bool(_bound("toggle", label, key, Switch(), container, kwargs))
+    return bool(_bound("toggle", label, key, Switch(), bool(kwargs.get("value", False)), container, kwargs))
 
 
 def text_input(label: str, *, key: str, max_chars: int, container=st, **kwargs) -> str:
     """st.text_input bound to the URL as ``key``; a link's text longer than ``max_chars`` is refused."""
-    return _bound("text_input", label, key, Text(max_chars), container, dict(max_chars=max_chars, **kwargs))
+    kwargs.update(max_chars=max_chars)
+    return _bound("text_input", label, key, Text(max_chars), kwargs.get("value", ""), container, kwargs)
 
 
 def text_area(label: str, *, key: str, max_chars: int, container=st, **kwargs) -> str:
     """st.text_area bound to the URL as ``key``; a link's text longer than ``max_chars`` is refused."""
-    return _bound("text_area", label, key, Text(max_chars), container, dict(max_chars=max_chars, **kwargs))
+    kwargs.update(max_chars=max_chars)
+    return _bound("text_area", label, key, Text(max_chars), kwargs.get("value", ""), container, kwargs)
 
 
 # --- a control's value in a step that does not draw it ---------------------------------------------------------------
