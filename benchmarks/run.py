@@ -17,7 +17,7 @@ Measures:
   to redrawn on every lesson page (query token and a page control) against a trivial page, and
   30 concurrent sessions checking their own numbers.
 Targets (issue 13, 2-core machine): rerun at most 50 ms at the default preset; click to redrawn at
-most 2x the trivial page (3x at 32 tokens); first page at most 5 s; memory at most 700 MB after 10
+most 2x the trivial page (3x at 32 tokens); first page at most 4 s; memory at most 690 MB after 10
 sessions.
 """
 
