@@ -271,7 +271,7 @@ def continuation_controls(prompt: str) -> None:
     if st.session_state.get("_smol_continued") != wanted:
         st.caption(f"Press the button: the model writes {CONTINUE_TOKENS} pieces, one at a time.")
         return
-    tokens = smol.continuation(prompt, CONTINUE_TOKENS, how == "greedy", temperature, top_k, int(seed))
+    tokens = smol.generate(prompt, CONTINUE_TOKENS, how == "greedy", temperature, top_k, int(seed))
     st.markdown(f"**{learner_text(prompt)}**{learner_text(''.join(t.piece for t in tokens))}")
     page.table(
         pd.DataFrame(
@@ -496,7 +496,7 @@ m = {rotation.position}.
         "**Why it encodes relative position.** q turned by mθ and k turned by nθ meet at the angle (m − n)θ, so "
         "their dot product depends only on m − n. The check: the whole prompt again, every position shifted by 100."
     )
-    check = smol.shift_check(prompt)
+    check = smol.rope_shift_check(prompt)
     st.markdown(
         f"Every score of every head (all {model.config.num_layers} layers), shifted against unshifted: largest "
         f"difference {format_number(check.max_difference)} on scores up to {format_number(check.scale)}: "

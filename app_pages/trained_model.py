@@ -665,13 +665,15 @@ below shows how focused each head is: low entropy (dark) is a focused head, high
     heads = [f"head {i + 1}" for i in range(tm.NUM_HEADS)]
     ceiling = tm.uniform_entropy(len(forward.pieces))
     st.markdown(f"**Mean row entropy per head** (nats; a uniform row has ln T = {format_number(ceiling)})")
-    page.chart(
-        charts.entropy_heatmap,
-        ac.long_frame(tm.entropy_grid(forward.attentions), layers, heads),
-        tuple(layers),
-        tuple(heads),
-        ceiling,
-        st_width="content",
+    page.heatmap(
+        tm.entropy_grid(forward.attentions),
+        layers,
+        heads,
+        kind="entropy",
+        domain=(0.0, ceiling),
+        title="Mean row entropy of every head",
+        row_title="layer",
+        col_title="head",
     )
 
 

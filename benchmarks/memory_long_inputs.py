@@ -9,8 +9,9 @@ no other session typed, waits until the page is drawn, and closes. The server's 
 sessions; at half the run and at its end it is printed again once the closed sessions have outlived Streamlit's
 disconnectedSessionTTL (SESSION_TTL_S: "settled"). It passes when every figure is within the budget
 docs/benchmarks.md states for 10 sessions (690 MB: Community Cloud's smallest app) plus MARGIN_MB, and the
-settled figure grew by less than PLATEAU_MB over the last half (the caches are full and replace their oldest entries instead of growing). Not a
-test: it takes minutes, and its figures depend on the machine's load (printed beside them).
+settled figure grew by less than PLATEAU_MB over the last half (the caches are full and replace their oldest
+entries instead of growing). Not a test: it takes minutes, and its figures depend on the machine's load (printed
+beside them).
 """
 
 from __future__ import annotations

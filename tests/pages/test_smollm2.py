@@ -122,14 +122,16 @@ def test_the_head_by_hand_agrees_with_independent_code_and_says_what_it_compared
 
 
 def forget_forwards() -> None:
-    """Empty the process-wide stores of SmolLM2's forwards and rows by hand (a bug changes their numbers)."""
+    """Empty the process-wide store of SmolLM2's forwards and the kept independent checks (a bug changes their
+    numbers; a row by hand is recomputed on every run)."""
     from ui.models import smol
 
-    for kept in (smol.forward_ids, smol.head_by_hand):
-        with kept.store.lock:
-            kept.store.items.clear()
-            kept.store.sizes.clear()
-            kept.store.bytes = 0
+    store = smol.forward_ids.store
+    with store.lock:
+        store.items.clear()
+        store.sizes.clear()
+        store.bytes = 0
+    smol._independent_check.clear()
 
 
 # bug -> the verdicts of (by hand: weights, context; the model's forward: weights, context) on layer 6, head 5, the
