@@ -8,6 +8,7 @@ import pytest
 from tests.e2e.conftest import screenshot, wait_for_app
 from tests.e2e.test_browser import no_exception
 from tests.pages.test_steps import STEPPED
+from ui.page import WHOLE
 
 # Elements of the main column that stick out past the screen's right edge with no scrolling ancestor inside it.
 STICKING_OUT_JS = """() => {
@@ -81,7 +82,7 @@ def test_step_links_next_back_and_the_whole_lesson_switch(page, app_url):
     page.get_by_text("Whole lesson on one page").click()
     page.wait_for_timeout(300)
     wait_for_app(page)
-    assert page.evaluate("() => new URLSearchParams(window.location.search).get('view')") == page.WHOLE
+    assert page.evaluate("() => new URLSearchParams(window.location.search).get('view')") == WHOLE
     assert page.get_by_text("What you just learned").count() == 1
     assert page.get_by_text("Stability: subtract the maximum before exp").count() == 1
     page.reload()
