@@ -1,7 +1,7 @@
 """What each piece of the lab's speed machinery buys: every budget with it on and off, in one run.
 
-    .venv/bin/python -m benchmarks.mechanisms           # two servers with each piece off, 10-12 on (about 10 min)
-    .venv/bin/python -m benchmarks.mechanisms --quick   # one server with each piece off, 6 on (about 5 min)
+    .venv/bin/python -m benchmarks.mechanisms           # two servers with each piece off, 11 on (~10 min quiet)
+    .venv/bin/python -m benchmarks.mechanisms --quick   # one server with each piece off, 6 on (~5 min quiet)
 
 The pieces are runtime/switches.py's (``ATTENTION_LAB_OFF``). Servers are started one at a time, everything on and
 one piece off in turn (on, warmup off, on, preload off, on, ...), so the machine's load falls on both alike. Each
@@ -14,9 +14,11 @@ fresh server gets one fresh browser session that walks what a learner does first
 - query pick: PICKS picks of another query token on each lesson's last step; the median;
 - RSS: the server's resident memory after the walk.
 
-"on" is the median over every everything-on server of the run (its spread printed beside it); "off" the median of
-that piece's servers. Gain: off / on - 1 (what the budget would cost without the piece). A piece is kept when it buys
-at least KEEP_GAIN on some budget (issue 37, item 3).
+Each piece's server is compared with the two everything-on servers just before and after it ("on": their mean),
+so a load that drifts over the run falls on both sides alike. Gain: off / on - 1 (what the budget would cost without
+the piece); noise: how far those two on servers differ. A piece is kept when it buys at least KEEP_GAIN on some
+budget beyond that noise (issue 37, item 3); removed when it buys less on every budget and the noise was small enough
+to see KEEP_GAIN; otherwise the run cannot tell, and it stays. With two rounds each figure is the median of two.
 """
 
 from __future__ import annotations
@@ -131,36 +133,57 @@ def schedule(mechanisms: tuple[str, ...], rounds: int) -> list[tuple[str, ...]]:
     return [*order, ()]
 
 
-def spread(values: list[float], unit: str, with_unit: bool = True) -> str:
-    """The median and, of several, the range: '5.12 s (4.90-5.40)'."""
-    digits = 2 if unit == "s" else 0
-    median = f"{statistics.median(values):.{digits}f}" + (f" {unit}" if with_unit else "")
-    return median + (f" ({min(values):.{digits}f}-{max(values):.{digits}f})" if len(values) > 1 else "")
+def digits(budget: str) -> int:
+    return 2 if UNITS[budget] == "s" else 0
 
 
-def table(figures: dict[tuple[str, ...], list[dict]], mechanisms: tuple[str, ...]) -> list[str]:
-    """The markdown table: each budget on / off, the best gain, keep or not."""
-    on = figures[()]
+def paired(runs: list[tuple[tuple[str, ...], dict]], name: str, budget: str) -> tuple[float, float, float, float]:
+    """A piece's servers against the everything-on servers just before and after each (the load drifts over a run):
+    (on, off, gain, noise), medians over its rounds. on: the mean of the two on servers; gain: off / on - 1;
+    noise: how far those two on servers differ, as a share of their mean."""
+    ons, offs, gains, noises = [], [], [], []
+    for i, (off, run) in enumerate(runs):
+        if off == (name,):
+            before, after = runs[i - 1][1][budget], runs[i + 1][1][budget]
+            on = (before + after) / 2
+            ons.append(on)
+            offs.append(run[budget])
+            gains.append(run[budget] / on - 1)
+            noises.append(abs(before - after) / on)
+    return tuple(statistics.median(values) for values in (ons, offs, gains, noises))
+
+
+def verdict(cells: list[tuple[str, float, float]]) -> str:
+    """Keep a piece that buys KEEP_GAIN on some budget beyond the noise; remove one that buys less on every budget
+    where the run could have seen KEEP_GAIN; otherwise the run cannot tell (kept)."""
+    if any(gain >= KEEP_GAIN and gain > noise for _, gain, noise in cells):
+        return "yes"
+    if all(gain < KEEP_GAIN and noise < KEEP_GAIN for _, gain, noise in cells):
+        return "no"
+    return "within noise: kept"
+
+
+def table(runs: list[tuple[tuple[str, ...], dict]], mechanisms: tuple[str, ...]) -> list[str]:
+    """The markdown table: each budget on / off (gain, noise), the best gain, keep or not."""
+    on = [run for off, run in runs if not off]
+    ranges = [
+        f"{statistics.median(r[b] for r in on):.{digits(b)}f} {UNITS[b]} "
+        f"({min(r[b] for r in on):.{digits(b)}f}-{max(r[b] for r in on):.{digits(b)}f})"
+        for b in BUDGETS
+    ]
     lines = [
         "| mechanism | " + " | ".join(f"{budget} on / off" for budget in BUDGETS) + " | best gain | keep? |",
         "|---|" + "---:|" * len(BUDGETS) + "---:|---|",
-        f"| (everything on: {len(on)} servers, median and range) | "
-        + " | ".join(spread([run[b] for run in on], UNITS[b]) for b in BUDGETS)
-        + " | | |",
+        f"| everything on, {len(on)} servers: median (range) | " + " | ".join(ranges) + " | | |",
     ]
     for name in mechanisms:
-        runs = figures[(name,)]
-        cells, gains = [], []
+        cells, row = [], []
         for budget in BUDGETS:
-            with_it = statistics.median(run[budget] for run in on)
-            without = statistics.median(run[budget] for run in runs)
-            gain = without / with_it - 1
-            gains.append((gain, budget))
-            shown = spread([run[budget] for run in runs], UNITS[budget], with_unit=False)
-            cells.append(f"{with_it:.{2 if UNITS[budget] == 's' else 0}f} / {shown} ({gain:+.0%})")
-        best, where = max(gains)
-        keep = "yes" if best >= KEEP_GAIN else "no"
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {best:+.0%} ({where}) | {keep} |")
+            with_it, without, gain, noise = paired(runs, name, budget)
+            cells.append((budget, gain, noise))
+            row.append(f"{with_it:.{digits(budget)}f} / {without:.{digits(budget)}f} ({gain:+.0%}, ±{noise:.0%})")
+        best, _, where = max((gain, i, budget) for i, (budget, gain, _) in enumerate(cells))
+        lines.append(f"| {name} | " + " | ".join(row) + f" | {best:+.0%} ({where}) | {verdict(cells)} |")
     return lines
 
 
@@ -173,7 +196,7 @@ def main() -> None:
     switches.parse(",".join(mechanisms))  # an unknown name fails here, before any server starts
     from playwright.sync_api import sync_playwright
 
-    figures: dict[tuple[str, ...], list[dict]] = {(): [], **{(name,): [] for name in mechanisms}}
+    runs: list[tuple[tuple[str, ...], dict]] = []
     loads = [load_average()]
     print(f"Load average (1, 5, 15 min) at start: {loads[0]}", flush=True)
     began = time.monotonic()
@@ -182,7 +205,7 @@ def main() -> None:
         try:
             for off in schedule(mechanisms, 1 if args.quick else 2):
                 run = walk(browser, off)
-                figures[off].append(run)
+                runs.append((off, run))
                 loads.append(load_average())
                 shown = ", ".join(f"{b} {run[b]:.2f}" if UNITS[b] == "s" else f"{b} {run[b]:.0f}" for b in BUDGETS)
                 print(f"- {','.join(off) or 'everything on'}: {shown}; load {loads[-1]}", file=sys.stderr, flush=True)
@@ -190,9 +213,10 @@ def main() -> None:
             browser.close()
     lines = [
         "",
-        *table(figures, mechanisms),
+        *table(runs, mechanisms),
         "",
-        f"Gain: off / on - 1, each cell 'on / off (range) (gain)'; kept at {KEEP_GAIN:.0%} or more on some budget. "
+        "Each cell: on / off (gain: off / on - 1; ± noise: how far the two everything-on servers around it differ). "
+        f"Kept: a gain of {KEEP_GAIN:.0%} or more on some budget, beyond its noise. "
         f"Step change: median of the Next clicks through {' and '.join(LESSON_WALK)} (first visits); query pick: "
         f"median of {PICKS} picks on each one's last step; RSS after that walk.",
         f"Load average (1, 5, 15 min) at start {loads[0]}, at end {loads[-1]}; "
