@@ -13,7 +13,7 @@ warmup.wait()  # the server may still be importing these in its warm-up thread: 
 
 import torch  # noqa: E402
 
-from runtime import browser_store, collector, memory, preload  # noqa: E402
+from runtime import browser_store, collector, memory, preload, switches  # noqa: E402
 from ui import drawing, registry  # noqa: E402
 from ui.format import learner_text  # noqa: E402
 from ui.widgets import inputs, progress  # noqa: E402
@@ -49,10 +49,12 @@ def run() -> None:
     finally:  # also when a page stops early (st.stop)
         marker.caption(progress.progress_marker())
         browser_store.sync()
-        preload.mount(specs_ready=not warmup.charts_pending())  # the browser readies charts, forms and code
+        if not switches.off("preload"):  # the browser readies charts, forms and code
+            preload.mount(specs_ready=not warmup.charts_pending())
         warmup.first_run_finished()  # the server's chart warm-up waited for its first page
         memory.run_finished()  # a real model no session is on a page of is let go (runtime/memory.py)
-    collector.freeze_after_imports()  # after the page's imports: no full collection walks them again
+    if not switches.off("collector"):
+        collector.freeze_after_imports()  # after the page's imports: no full collection walks them again
 
 
 run()

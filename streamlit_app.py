@@ -13,13 +13,14 @@ from contextlib import asynccontextmanager
 
 import streamlit as st
 
-from runtime import memory, warmup
+from runtime import memory, switches, warmup
 
 
 @asynccontextmanager
 async def warm_imports(_app):
     memory.limit_malloc_arenas()  # before any session's thread: see runtime/memory.py
-    warmup.start()
+    if not switches.off("warmup"):  # a benchmark's switch (runtime/switches.py)
+        warmup.start()
     try:
         yield
     finally:

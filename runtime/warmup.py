@@ -37,6 +37,7 @@ MODULES = (
     "ui.registry",
     "runtime.memory",
     "runtime.preload",
+    "runtime.switches",
     "ui.widgets.progress",
     "ui.drawing",
     "ui.charts",

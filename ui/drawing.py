@@ -43,6 +43,7 @@ import torch
 from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
 from attention_core.tables import long_frame, to_frame
+from runtime import switches
 from runtime.cache import MB, ProcessCache, fingerprint, process_cache
 from ui import charts
 from ui.format import HUGE, TINY, csv_text
@@ -203,6 +204,9 @@ def show_table(
         table, config, height = LARGE_TABLES.get(key, lambda: large_table(data, rows, cols))
         st.dataframe(table, column_config=config, height=height, alt=alt_text)
         return
+    if switches.off("html_tables"):  # a benchmark's switch (runtime/switches.py): Streamlit's own table
+        st.table(as_frame(data, rows, cols), alt=alt_text)
+        return
     st.html(TABLE_HTML.get(key, lambda: html_table.table_html(as_frame(data, rows, cols), alt=alt_text)))
 
 
@@ -246,6 +250,9 @@ def show_frame(frame: pd.DataFrame, options: dict) -> None:
     an option an HTML table does not have, is a st.dataframe."""
     if not html_sized(frame) or set(options) - set(FRAME_OPTIONS) or isinstance(frame.columns, pd.MultiIndex):
         st.dataframe(frame, **options)
+        return
+    if switches.off("html_tables"):  # a benchmark's switch: Streamlit's own table (no column labels or formats)
+        st.table(frame, alt=options.get("alt"), hide_index=options.get("hide_index"))
         return
     st.html(TABLE_HTML.get(frame_key(frame, options), lambda: html_table.table_html(frame, **options)))
 
@@ -296,7 +303,9 @@ def draw_heatmap(
     summary = summary_data(matrix.tobytes(), matrix.shape, rows, cols, style.kind)  # read after the chart's name
     datasets = {charts.CELLS_DATA: cells, charts.OUTLINE_DATA: outline_data(highlight_row)}
     datasets[charts.SUMMARY_DATA] = summary
-    spec = {**heatmap_spec(rows, cols, style), "datasets": datasets}  # the kept spec of these labels and style
+    # the kept spec of these labels and style; a benchmark's switch (runtime/switches.py): Altair builds it each run
+    built = altair_heatmap_spec(rows, cols, style) if switches.off("spec_cache") else heatmap_spec(rows, cols, style)
+    spec = {**built, "datasets": datasets}
     alt_text = None if style.compact else alt_text  # a compact panel: the spec's description names it
     if not style.selectable:
         st.vega_lite_chart(spec=spec, alt=alt_text, width="content")
@@ -493,6 +502,8 @@ CHART_SPECS = ProcessCache(256, 48 * MB)
 
 def cached_chart_spec(builder: Callable[..., alt.TopLevelMixin], args: tuple, kwargs: dict) -> dict:
     """``chart_spec`` of ``builder(*args, **kwargs)``, kept per builder and content of its arguments."""
+    if switches.off("spec_cache"):  # a benchmark's switch (runtime/switches.py): built each run
+        return chart_spec(builder.__name__, args, tuple(sorted(kwargs.items())))
     key = (builder.__name__, fingerprint(args), fingerprint(kwargs))
     return CHART_SPECS.get(key, lambda: chart_spec(builder.__name__, args, tuple(sorted(kwargs.items()))))
 
