@@ -99,6 +99,7 @@ def test_download_then_load_in_a_fresh_browser_and_a_hostile_file_changes_nothin
         line = answered_line(page)
         page.goto(app_url)
         wait_for_app(page)
+        wait_marker(page, line)  # the stored answers are back: the button's file is drawn from them
         with page.expect_download() as info:
             page.get_by_role("button", name="Download my progress").click()
         saved = tmp_path / "progress.json"
