@@ -8,18 +8,18 @@ first step with a chart or with code took two to five times as long as onto the 
 
 ``mount()`` puts a tiny components-v2 component (inline JavaScript in the app's own page, no iframe) in the
 sidebar on the run after the browser's first answer (it sends the learner's stored progress, runtime.browser_store, at
-once; the first page is drawn by then). In the browser's idle time it imports those element kinds' modules, one per
-idle moment, from the same URLs Streamlit's bundle loads them from (so the browser keeps one copy and Streamlit
-finds them ready), and draws a small lab heatmap, a bar chart and a line chart off screen with the Vega-Embed call
-Streamlit makes, so the first real chart finds its code compiled. Then it removes them. It draws nothing the
-learner sees and sends nothing back; ``window.__attentionLabPreload`` says how far it got (a browser test reads it,
-so a Streamlit upgrade that renames the modules fails a test instead of quietly losing the warm-up).
+once). It waits until the first page is still (its main area unchanged for QUIET_MS, no script running), then in the
+browser's idle time imports those element kinds' modules, one per idle moment, from the same URLs Streamlit's bundle
+loads them from (so the browser keeps one copy and Streamlit finds them ready), and draws a small lab heatmap, a bar
+chart and a line chart off screen with the Vega-Embed call Streamlit makes, so the first real chart finds its code
+compiled. Then it removes them and says it is ready. ``window.__attentionLabPreload`` says how far it got (a browser
+test reads it, so a Streamlit upgrade that renames the modules fails a test instead of quietly losing the warm-up).
 
-The same run draws ``element_kinds()``: one element of each kind the lessons show (a table, a heatmap, a form, a
-download button, tabs, sliders, page links...), inside a sidebar container the page's style hides. React and the
-browser then run each kind's code once as the first page settles, not at the Next click onto the first step that
-shows it, which took much longer than the same change once warm (docs/benchmarks.md). The runs after it leave
-them out.
+Ready reruns only the sidebar fragment that holds the component, and it draws ``element_kinds()``: one element of
+each kind the lessons show (a table, a heatmap, a form, a download button, tabs, sliders, page links...), inside a
+container the page's style hides. React and the browser then run each kind's code once while the learner reads the
+first step, not at the Next click onto the first step that shows it, which took much longer than the same change once
+warm (docs/benchmarks.md). The runs after it leave them out.
 """
 
 from __future__ import annotations
@@ -56,15 +56,18 @@ MODULES = (
     "Spinner",
 )
 VEGA_LOADER = "loadVegaEmbed"  # its one export loads Vega-Embed and the expression interpreter, as Streamlit does
-DONE_KEY = "_browser_preloaded"  # this session's browser was given the component
+DONE_KEY = "_browser_preloaded"  # this session's browser warm-up is done
+COMPONENT_KEY = "browser_preload"
 KINDS_KEY = "lab_warm_kinds"  # the hidden container of element_kinds (the page's style hides .st-key-<key>)
 # What the warm-up draws out of sight, in the page: the off-screen box of the warm charts and the hidden element
 # kinds. A benchmark does not count changes inside them as the page's drawing (benchmarks/browser.py).
 OUT_OF_SIGHT = f"[data-lab-warm-up], .st-key-{KINDS_KEY}"
+QUIET_MS = 800  # the warm-up starts once the main area has not changed for this long and no script runs
+WAIT_MS = 15_000  # or after this long in any case
 
 JS = """
 export default function (component) {
-  const { data } = component;
+  const { data, setStateValue } = component;
   if (!data || window.__attentionLabPreload) return;  // once per page load, whatever reruns follow
   window.__attentionLabPreload = "started";
   // Streamlit's bundle, index.<hash>.js: its lazy modules sit beside it, under the app's base path
@@ -96,8 +99,24 @@ export default function (component) {
       box.remove();
     }
   };
+  // The page the learner waits for is drawn first: its main area unchanged for QUIET ms and no script running
+  // (at most WAIT ms), so the warm-up never takes the browser's main thread from it.
+  const quiet = () => new Promise((resolve) => {
+    const main = document.querySelector("[data-testid='stMain']") || document.body;
+    let timer = 0;
+    const gaveUp = setTimeout(() => finish(), data.wait_ms);
+    const finish = () => { observer.disconnect(); clearTimeout(timer); clearTimeout(gaveUp); resolve(); };
+    const check = () => {
+      if (document.querySelector("[data-testid='stStatusWidget']")) timer = setTimeout(check, data.quiet_ms);
+      else finish();
+    };
+    const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(check, data.quiet_ms); });
+    observer.observe(main, { childList: true, subtree: true, attributes: true, characterData: true });
+    timer = setTimeout(check, data.quiet_ms);
+  });
   (async () => {
     try {
+      await quiet();
       for (const [index, file] of data.modules.entries()) {
         await idle();
         await import(url(file));
@@ -107,6 +126,7 @@ export default function (component) {
     } catch (error) {
       window.__attentionLabPreload = `failed: ${error}`;
     }
+    setStateValue("ready", true);  // the server's fragment now draws the element kinds (mount)
   })();
 }
 """
@@ -164,26 +184,40 @@ def payload(with_specs: bool = True) -> dict:
     loader = next((file for file in files if file.startswith(f"{VEGA_LOADER}.")), None)
     vega_after = max((i for i, file in enumerate(files) if file.split(".")[0] in MODULES[:4]), default=-1)
     return {"modules": list(files), "vega_loader": loader, "vega_after": vega_after if loader else -1,
-            "specs": list(warm_specs()) if with_specs else []}  # fmt: skip
+            "specs": list(warm_specs()) if with_specs else [], "quiet_ms": QUIET_MS, "wait_ms": WAIT_MS}  # fmt: skip
 
 
 def mount(specs_ready: bool = True) -> None:
-    """On the run after the browser first answered (its stored progress, runtime.browser_store), once per session: the
-    component that warms the browser (drawn in the sidebar, zero height) and the hidden element kinds.
+    """After the browser first answered (its stored progress, runtime.browser_store), once per session: the component
+    that warms the browser (drawn in the sidebar, zero height), then the hidden element kinds.
 
-    Not on the session's first run: the browser is then still drawing the page the learner waits for, and the
-    warm-up's imports and charts would take its main thread from that page (the first page read about 0.5-0.8 s
-    later with them, docs/benchmarks.md). By the browser's first answer the first page is drawn, and its style,
-    which hides the element kinds, is in place. While the server's warm-up has still to build the specs (the
-    server's first page: ``specs_ready`` False, lab.py asks runtime.warmup), the browser only loads the modules:
-    building
-    the specs here would lengthen that run."""
+    Not on the session's first run, and nothing while the first page draws: the warm-up's imports, charts and element
+    kinds would take the browser's main thread from the page the learner waits for (with the element kinds drawn on
+    the browser's first answer, the first page read 1.5-2.5 s later, docs/benchmarks.md). The component waits until
+    the main area is still, imports the modules in idle time, then says it is ready: that reruns only this fragment,
+    which draws the element kinds, so the rest of the page does not run again. While the server's warm-up has still
+    to build the specs (the server's first page: ``specs_ready`` False, lab.py asks runtime.warmup), the browser only
+    loads the modules: building the specs here would lengthen that run."""
     if not browser_answered() or st.session_state.get(DONE_KEY):
         return
-    st.session_state[DONE_KEY] = True
     with st.sidebar:
-        _component(key="browser_preload", data=payload(with_specs=specs_ready), height=0)
-    element_kinds(link=registry.LESSONS[0].path)
+        warm_up_fragment(specs_ready)
+
+
+def warm_up(specs_ready: bool) -> None:
+    """The component, and once it said it is ready the element kinds (this session's warm-up is then done: the next
+    full run leaves both out). Run as a fragment (warm_up_fragment)."""
+    _component(key=COMPONENT_KEY, data=payload(with_specs=specs_ready), height=0, on_ready_change=_ready)
+    if (st.session_state.get(COMPONENT_KEY) or {}).get("ready"):
+        st.session_state[DONE_KEY] = True
+        element_kinds(link=registry.LESSONS[0].path)
+
+
+def _ready() -> None:
+    """The component's state changed: the fragment's rerun reads it."""
+
+
+warm_up_fragment = st.fragment(warm_up)
 
 
 def browser_answered() -> bool:
@@ -202,7 +236,7 @@ def element_kinds(link) -> None:
 
     from ui import drawing
 
-    with st.sidebar.container(key=KINDS_KEY):
+    with st.container(key=KINDS_KEY):  # in the sidebar (mount's fragment)
         st.subheader("Warm-up")
         st.markdown("Warm-up **text** with `code`, [a link](#warm-up) and $x^2$.")
         st.caption("Warm-up caption")

@@ -51,6 +51,7 @@ def mounted(monkeypatch) -> list[dict]:
     monkeypatch.setattr(preload.st, "session_state", {})
     monkeypatch.setattr(preload, "_component", lambda **kwargs: calls.append(kwargs))
     monkeypatch.setattr(preload.st, "sidebar", _Sidebar())
+    monkeypatch.setattr(preload, "warm_up_fragment", preload.warm_up)  # a fragment runs only in a script run
     return calls
 
 
@@ -67,14 +68,24 @@ def answered() -> None:
     preload.st.session_state[preload.browser_store.LOADED] = True
 
 
-def test_the_component_is_given_once_after_the_browsers_first_answer(mounted, monkeypatch):
+def ready() -> None:
+    """The component said the modules are in (its state, as the browser sets it)."""
+    preload.st.session_state[preload.COMPONENT_KEY] = {"ready": True}
+
+
+def test_the_component_is_given_after_the_browsers_first_answer_until_it_is_ready(mounted, monkeypatch):
     monkeypatch.setattr(preload, "element_kinds", lambda link: None)
     answered()
     preload.mount()
     preload.mount()
-    assert len(mounted) == 1 and mounted[0]["height"] == 0
+    assert len(mounted) == 2 and all(call["height"] == 0 and call["key"] == preload.COMPONENT_KEY for call in mounted)
     assert mounted[0]["data"]["modules"] == list(preload.module_files())
     assert len(mounted[0]["data"]["specs"]) == 3
+    assert mounted[0]["data"]["quiet_ms"] == preload.QUIET_MS and "on_ready_change" in mounted[0]
+    ready()
+    preload.mount()
+    preload.mount()
+    assert len(mounted) == 3, "drawn once more (the fragment's run that draws the element kinds), then never"
 
 
 def test_while_the_server_still_warms_its_charts_the_browser_loads_modules_only(mounted, monkeypatch):
@@ -90,7 +101,8 @@ import streamlit as st
 from runtime import preload
 home = st.Page(lambda: None, title="Home", url_path="home", default=True)
 st.navigation([home], position="hidden")
-preload.element_kinds(link=home)
+with st.sidebar:
+    preload.element_kinds(link=home)
 """
 
 
@@ -137,19 +149,27 @@ def test_the_element_kinds_are_one_of_each_kind_in_a_hidden_sidebar_container():
     assert f".st-key-{preload.KINDS_KEY} {{ display: none !important; }}" in drawing.PAGE_CSS
 
 
-def test_the_warm_up_waits_for_the_browsers_first_answer_and_comes_once(mounted, monkeypatch):
+def test_the_warm_up_waits_for_the_browsers_first_answer_and_the_element_kinds_for_the_component(mounted, monkeypatch):
     """Not on the first run (the browser is drawing the first page, and its style may still be loading), not in a
-    script test (no browser answers); on the run after the browser sent its stored progress, once: the component
-    and the element kinds together."""
+    script test (no browser answers); the component after the browser sent its stored progress, and the element
+    kinds once the component said it is ready (the first page is still by then), once."""
     drawn: list[object] = []
     monkeypatch.setattr(preload, "element_kinds", lambda link: drawn.append(link))
-    preload.mount()
     preload.mount()
     assert drawn == [] and mounted == []
     answered()
     preload.mount()
+    assert drawn == [] and len(mounted) == 1
+    ready()
     preload.mount()
-    assert drawn == [preload.registry.LESSONS[0].path] and len(mounted) == 1
+    preload.mount()
+    assert drawn == [preload.registry.LESSONS[0].path] and len(mounted) == 2
+
+
+def test_the_component_waits_for_a_still_page_before_it_imports_and_then_says_it_is_ready():
+    """The order in the component's script: wait for a still main area, then the imports, then ready."""
+    body = preload.JS[preload.JS.index("(async () => {"):]
+    assert body.index("await quiet()") < body.index("await import(") < body.index('setStateValue("ready", true)')
 
 
 def test_a_script_test_gets_no_element_kinds():

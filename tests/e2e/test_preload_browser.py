@@ -28,8 +28,8 @@ def test_the_first_step_readies_the_chart_modules_before_the_first_chart(page, a
 
 
 KINDS = ".st-key-" + preload.KINDS_KEY
-# Records what the warm-up container held while it was on the page (the progress store's first read reruns the
-# app at once, and that run leaves it out) and whether it was ever displayed.
+# Records what the warm-up container held while it was on the page (the next full run leaves it out) and whether
+# it was ever displayed.
 WATCH_KINDS_JS = """(() => {
   const seen = (window.__warmKinds = { present: false, displayed: false, inSidebar: false, kinds: [], tables: 0 });
   const kinds = new Set();
@@ -48,8 +48,8 @@ WATCH_KINDS_JS = """(() => {
 
 @pytest.mark.browser
 def test_the_first_page_draws_each_element_kind_once_out_of_sight(page, app_url):
-    """runtime.preload.element_kinds: the browser draws them on the session's first run, in the sidebar, never shown; a
-    later run leaves them out."""
+    """runtime.preload.element_kinds: once the first page is still and the component said it is ready, its fragment
+    draws them in the sidebar, never shown; a later run leaves them out."""
     page.add_init_script(WATCH_KINDS_JS)
     page.goto(f"{app_url}/scores?step=1")
     wait_for_app(page)
