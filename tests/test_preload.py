@@ -168,7 +168,7 @@ def test_the_warm_up_waits_for_the_browsers_first_answer_and_the_element_kinds_f
 
 def test_the_component_waits_for_a_still_page_before_it_imports_and_then_says_it_is_ready():
     """The order in the component's script: wait for a still main area, then the imports, then ready."""
-    body = preload.JS[preload.JS.index("(async () => {"):]
+    body = preload.JS[preload.JS.index("(async () => {") :]
     assert body.index("await quiet()") < body.index("await import(") < body.index('setStateValue("ready", true)')
 
 

@@ -88,33 +88,66 @@ def browser():
 
 
 PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1400, "height": 2400}
 
 
-@pytest.fixture
-def phone(browser):
-    """A 390 px phone with touch."""
+@pytest.fixture(scope="session")
+def desktop_context(browser):
+    """One desktop browser context for the worker's ``page`` tests: its HTTP and code caches keep Streamlit's
+    bundle parsed and compiled from test to test (a new context loads and compiles it again: about 2.5 s of CPU a
+    page)."""
+    context = browser.new_context(viewport=DESKTOP)
+    yield context
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def phone_context(browser):
+    """The same for ``phone`` tests: a 390 px phone with touch."""
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    page = context.new_page()
-    yield page
+    yield context
     context.close()
+
+
+def fresh_page(context) -> Iterator:
+    """A new tab in a shared context; afterwards every tab is closed and what the pages kept in the browser is
+    forgotten (the learner's progress in localStorage, cookies), so the next test starts as a new visitor."""
+    page = context.new_page()
+    try:
+        yield page
+    finally:
+        for tab in context.pages:
+            try:
+                if tab.url.startswith("http"):
+                    tab.evaluate("() => { window.localStorage.clear(); window.sessionStorage.clear(); }")
+            finally:
+                tab.close()
+        context.clear_cookies()
 
 
 @pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 2400})
-    page = context.new_page()
-    yield page
-    context.close()
+def phone(phone_context):
+    """A 390 px phone with touch, as a new visitor."""
+    yield from fresh_page(phone_context)
+
+
+@pytest.fixture
+def page(desktop_context):
+    """A 1,400 x 2,400 desktop tab, as a new visitor."""
+    yield from fresh_page(desktop_context)
 
 
 def show_answers(page, rounds: int = 16) -> None:
     """Click "Show me the answer" in the main area until none is left, as a learner who does not answer would: a
-    step draws what answers its questions once they are settled, and may then ask the next one (issue 36)."""
+    step draws what answers its questions once they are settled, and may then ask the next one (issue 36).
+
+    Every button on screen is clicked at once: Streamlit sends a rerun per click and merges the clicks a rerun has
+    not yet read (streamlit.runtime.state.widgets._coalesce_widget_states), so one rerun settles them all."""
     for _ in range(rounds):
         buttons = page.locator("[data-testid='stMain']").get_by_role("button", name="Show me the answer")
         if buttons.count() == 0:
             return
-        buttons.first.click()
+        buttons.evaluate_all("(all) => all.forEach((button) => button.click())")
         page.wait_for_timeout(300)
         wait_for_app(page)
 

@@ -119,8 +119,8 @@ def test_preset_and_query_token_update_the_numbers(page, app_url):
 
 
 @pytest.mark.browser
-def test_a_copied_link_opens_the_same_numbers(browser, app_url):
-    first = browser.new_context(viewport={"width": 1400, "height": 2000}).new_page()
+def test_a_copied_link_opens_the_same_numbers(page, app_url):
+    first = page
     first.goto(f"{app_url}/scores?view=all")
     wait_for_app(first)
     choose(first, "Example", "Your own sentence")
@@ -136,7 +136,7 @@ def test_a_copied_link_opens_the_same_numbers(browser, app_url):
     url = first.url
     assert "sentence=attention" in url and "query=all" in url
 
-    second = browser.new_context(viewport={"width": 1400, "height": 2000}).new_page()
+    second = page.context.new_page()  # a new tab: a new session, with only the link to go on
     second.goto(url)
     wait_for_app(second)
     no_exception(second)

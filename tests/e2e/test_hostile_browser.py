@@ -59,15 +59,10 @@ CASES = [(path, "hostile sentence and query") for path in PAGES] + [
 
 @pytest.mark.browser
 @pytest.mark.parametrize(("path", "name"), CASES, ids=[f"{path or 'overview'}-{name}" for path, name in CASES])
-def test_no_page_asks_an_outside_address_even_with_hostile_links(browser, app_url, path, name):
-    context = browser.new_context(viewport={"width": 1400, "height": 2000})
-    try:
-        page = context.new_page()
-        params = LINKS[name]
-        query = f"?{urlencode(params)}" if params else ""
-        asked = outside_requests(page, f"{app_url}/{path}{query}")
-    finally:
-        context.close()
+def test_no_page_asks_an_outside_address_even_with_hostile_links(page, app_url, path, name):
+    params = LINKS[name]
+    query = f"?{urlencode(params)}" if params else ""
+    asked = outside_requests(page, f"{app_url}/{path}{query}")
     assert not asked, f"{path} with the {name} link asked {asked}"
 
 

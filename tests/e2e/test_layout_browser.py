@@ -40,9 +40,8 @@ def test_wide_content_scrolls_on_a_phone_instead_of_being_cut(phone, app_url, pa
 
 
 @pytest.mark.browser
-def test_the_dark_theme_is_offered_and_charts_draw_on_it(browser, app_url):
-    context = browser.new_context(viewport={"width": 1400, "height": 2400}, color_scheme="dark")
-    page = context.new_page()
+def test_the_dark_theme_is_offered_and_charts_draw_on_it(page, app_url):
+    page.emulate_media(color_scheme="dark")  # the system's theme
     page.goto(f"{app_url}/softmax?view=all")
     wait_for_app(page)
     no_exception(page)
@@ -51,7 +50,6 @@ def test_the_dark_theme_is_offered_and_charts_draw_on_it(browser, app_url):
     assert red + green + blue < 3 * 80, f"a dark system theme gives a dark app, not {background}"
     assert page.locator("[data-testid='stMain'] [data-testid='stVegaLiteChart'] :is(canvas, svg)").count() > 0
     screenshot(page, "dark-softmax")
-    context.close()
 
 
 def solid_white_box(image, height: int = 10, width: int = 24) -> bool:
@@ -65,14 +63,13 @@ def solid_white_box(image, height: int = 10, width: int = 24) -> bool:
 
 
 @pytest.mark.browser
-def test_lesson_12_charts_have_no_white_legend_box_in_the_dark_theme(browser, app_url):
+def test_lesson_12_charts_have_no_white_legend_box_in_the_dark_theme(page, app_url):
     """Issue 22 part 7: "Time, measured vs c·T²" and "Bytes" had white legend boxes (white text on white)."""
     import io
 
     from PIL import Image
 
-    context = browser.new_context(viewport={"width": 1400, "height": 2400}, color_scheme="dark")
-    page = context.new_page()
+    page.emulate_media(color_scheme="dark")  # the system's theme
     page.goto(f"{app_url}/generation?view=all")
     wait_for_app(page)
     no_exception(page)
@@ -83,5 +80,4 @@ def test_lesson_12_charts_have_no_white_legend_box_in_the_dark_theme(browser, ap
         chart.scroll_into_view_if_needed()
         boxes.append(solid_white_box(Image.open(io.BytesIO(chart.screenshot()))))
     screenshot(page, "dark-generation")
-    context.close()
     assert len(boxes) >= 2 and not any(boxes), f"charts with a solid white box in the dark theme: {boxes}"

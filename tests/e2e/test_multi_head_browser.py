@@ -25,17 +25,15 @@ FORMULAS_JS = """() => {
 
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [390, 1280])
-def test_the_parameter_counts_fit_their_column_on_a_phone_and_a_desktop(browser, app_url, width):
+def test_the_parameter_counts_fit_their_column_on_a_phone_and_a_desktop(page, app_url, width):
     """The BERT-base counts (2,359,296 and more) was wider than its column: cut on a desktop, scrolled on a phone."""
-    context = browser.new_context(viewport={"width": width, "height": 1600})
-    page = context.new_page()
+    page.set_viewport_size({"width": width, "height": 1600})
     page.goto(f"{app_url}/multi_head?step=12")  # the step "Parameters"
     wait_for_app(page)
     no_exception(page)
     show_answers(page)  # the counts answer the step's question
     formulas = page.evaluate(FORMULAS_JS)
     screenshot(page, f"multi-head-parameters-{width}")
-    context.close()
     assert any("2,359,296" in formula["text"] for formula in formulas), formulas
     for formula in formulas:
         # a fitting formula overhangs by 2 px (KaTeX's italic corrections); the old one by 11 px (desktop), 55 (phone)

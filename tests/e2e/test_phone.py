@@ -132,9 +132,8 @@ def test_the_step_bar_is_its_title_and_one_row_on_a_phone(tab, app_url, path, ti
 
 
 @pytest.mark.browser
-def test_on_a_wide_screen_the_step_bar_shows_every_step_and_no_title(browser, app_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
+def test_on_a_wide_screen_the_step_bar_shows_every_step_and_no_title(page, app_url):
+    page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{app_url}/pipeline?step=7")
     wait_for_app(page, timeout=LOAD_MS)
     bar = page.locator(BAR)
@@ -142,4 +141,3 @@ def test_on_a_wide_screen_the_step_bar_shows_every_step_and_no_title(browser, ap
     assert bar.get_by_role("radiogroup").get_attribute("aria-label").startswith("Step 7 of ")
     steps = bar.get_by_role("radio")
     assert all(steps.nth(i).is_visible() for i in range(steps.count())), "every step in view, in a few rows"
-    context.close()

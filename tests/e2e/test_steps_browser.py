@@ -91,22 +91,19 @@ def test_step_links_next_back_and_the_whole_lesson_switch(page, app_url):
 
 
 @pytest.mark.browser
-def test_the_steps_seen_survive_a_new_tab(browser, app_url):
+def test_the_steps_seen_survive_a_new_tab(page, app_url):
     """Issue 25 part 1 with issue 24: the steps a learner saw are ticked again in a new tab of the same browser."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        first = context.new_page()
-        first.goto(f"{app_url}/softmax?step=2")
-        wait_for_app(first)
-        click_and_wait(first, "Next: Divide by the sum?")
-        first.wait_for_function("() => (localStorage.getItem('attention-lab-progress') || '').includes('softmax')")
-        other = context.new_page()
-        other.goto(f"{app_url}/softmax?step=5")
-        wait_for_app(other)
-        other.wait_for_timeout(1000)
-        wait_for_app(other)
-        bar = other.locator("[data-testid='stMain'] [data-testid='stButtonGroup']").first
-        assert "✓ 2. Worked example" in bar.inner_text() and "✓ 3. Divide by the sum?" in bar.inner_text()
-        assert "✓ 4." not in bar.inner_text()
-    finally:
-        context.close()
+    first = page  # the fixture closes both tabs and forgets the stored progress
+    first.set_viewport_size({"width": 1280, "height": 900})
+    first.goto(f"{app_url}/softmax?step=2")
+    wait_for_app(first)
+    click_and_wait(first, "Next: Divide by the sum?")
+    first.wait_for_function("() => (localStorage.getItem('attention-lab-progress') || '').includes('softmax')")
+    other = first.context.new_page()
+    other.goto(f"{app_url}/softmax?step=5")
+    wait_for_app(other)
+    other.wait_for_timeout(1000)
+    wait_for_app(other)
+    bar = other.locator("[data-testid='stMain'] [data-testid='stButtonGroup']").first
+    assert "✓ 2. Worked example" in bar.inner_text() and "✓ 3. Divide by the sum?" in bar.inner_text()
+    assert "✓ 4." not in bar.inner_text()
