@@ -10,7 +10,7 @@ keep the questions. What only an unanswered step shows (the answer forms' button
 step bar are audited on three stepped views as first drawn (FIRST_DRAWN). One page load serves every audit: the theme
 follows the system's (emulated prefers-color-scheme) and the layout the viewport, so the page is switched light/dark
 and 1,280/390 px in place (VARIANTS: the light desktop runs every rule, the phones the rules that colours and widths
-decide). One server and one browser for the module (the session's fixtures).
+decide). Each test opens a new tab in its worker's desktop context (conftest.page): the tests spread over workers.
 """
 
 from __future__ import annotations
@@ -46,13 +46,12 @@ def page_url(app_url: str, name: str) -> str:
     return f"{app_url}/" if entry.default else f"{app_url}/{name}?view=all"
 
 
-@pytest.fixture(scope="module")
-def tab(browser):
-    """One tab for the module: each test loads its page in it."""
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    yield page
-    context.close()
+@pytest.fixture
+def tab(page):
+    """A new tab in the worker's desktop context (conftest.page, its caches warm): the tests spread over the
+    workers instead of running one after another on one."""
+    page.set_viewport_size(DESKTOP)
+    return page
 
 
 def axe_results(page, rules: list[str] | None) -> list[dict]:

@@ -11,7 +11,7 @@ import io
 import numpy as np
 import pytest
 
-from tests.e2e.conftest import PHONE, screenshot, wait_for_app
+from tests.e2e.conftest import screenshot, wait_for_app
 from tests.e2e.test_accessibility import LOAD_MS, spot_every_bug
 from tests.e2e.test_browser import no_exception
 
@@ -19,12 +19,10 @@ THEMES = ("light", "dark")
 BAR = "[data-testid='stMain'] [class*='st-key-stepbar-']"
 
 
-@pytest.fixture(scope="module")
-def tab(browser):
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    page = context.new_page()
-    yield page
-    context.close()
+@pytest.fixture
+def tab(phone):
+    """A new tab on the worker's phone (conftest.phone): the tests spread over the workers."""
+    return phone
 
 
 def open_page(tab, url: str, theme: str) -> None:
