@@ -29,6 +29,9 @@ def wait_marker(page, expected: str, timeout_ms: int = 20_000) -> None:
     assert marker(page) == expected
 
 
+STORED_JS = f"() => window.localStorage.getItem({json.dumps(browser_store.STORAGE_KEY)}) !== null"
+
+
 def stored(page) -> str | None:
     return page.evaluate(f"() => window.localStorage.getItem({json.dumps(browser_store.STORAGE_KEY)})")
 
@@ -114,9 +117,10 @@ def test_download_then_load_in_a_fresh_browser_and_a_hostile_file_changes_nothin
         page = fresh.new_page()
         page.goto(app_url)
         wait_for_app(page)
-        page.wait_for_timeout(1000)
+        page.wait_for_function(STORED_JS, timeout=30_000)  # this visit of the overview is written (a later run)
+        wait_for_app(page)
         assert marker(page) == NONE_YET
-        before = stored(page)  # this visit of the overview
+        before = stored(page)
         hostile = tmp_path / "hostile.json"
         hostile.write_text(json.dumps({"version": 1, "lessons": {"<img src=x onerror=alert(1)>": {}}, "visited": []}))
         page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(hostile))
