@@ -62,7 +62,8 @@ KINDS_KEY = "lab_warm_kinds"  # the hidden container of element_kinds (the page'
 # What the warm-up draws out of sight, in the page: the off-screen box of the warm charts and the hidden element
 # kinds. A benchmark does not count changes inside them as the page's drawing (benchmarks/browser.py).
 OUT_OF_SIGHT = f"[data-lab-warm-up], .st-key-{KINDS_KEY}"
-QUIET_MS = 800  # the warm-up starts once the main area has not changed for this long and no script runs
+QUIET_MS = 400  # the warm-up starts once the main area has not changed for this long and no script runs (the
+# benchmarks' rule for a drawn page, tools/browser.QUIET_MS)
 WAIT_MS = 15_000  # or after this long in any case
 
 JS = """
