@@ -44,6 +44,14 @@ def click_and_wait(page, name: str) -> None:
     wait_for_app(page)
 
 
+def move_and_wait(page, name: str, step: int) -> None:
+    """Click Next or Back and wait until the URL names the step it leads to and that step is drawn (a run that has
+    not started yet 300 ms after the click, as under load, is not mistaken for a finished one)."""
+    page.get_by_role("button", name=name).first.click()
+    page.wait_for_function(f"() => new URLSearchParams(window.location.search).get('step') === '{step}'")
+    wait_for_app(page)
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("lesson", STEPPED, ids=lambda lesson: lesson.name)
 def test_every_step_fits_a_phone(phone, app_url, lesson):
@@ -70,19 +78,21 @@ def test_every_step_fits_a_phone(phone, app_url, lesson):
 
 @pytest.mark.browser
 def test_step_links_next_back_and_the_whole_lesson_switch(page, app_url):
+    from playwright.sync_api import expect  # imported here: without playwright the browser tests skip
+
     page.goto(f"{app_url}/softmax?step=3")
     wait_for_app(page)
     no_exception(page)
     assert page.get_by_text("Pitfall: why not just divide by the sum?").count() == 1
-    click_and_wait(page, "Next: All rows")  # the click scrolls the button at the bottom into view first
+    move_and_wait(page, "Next: All rows", 4)  # the click scrolls the button at the bottom into view first
     assert current_step(page) == "4"
     assert page.evaluate("() => document.querySelector(\"[data-testid='stMain']\").scrollTop") == 0, "opens at its top"
-    click_and_wait(page, "Back: Divide by the sum?")
+    move_and_wait(page, "Back: Divide by the sum?", 3)
     assert current_step(page) == "3"
-    page.get_by_text("Whole lesson on one page").click()
-    page.wait_for_timeout(300)
+    page.get_by_text("Whole lesson on one page").click()  # its label: the switch's input is drawn hidden
+    expect(page.get_by_role("switch", name="Whole lesson on one page")).to_be_checked()
+    page.wait_for_function(f"() => new URLSearchParams(window.location.search).get('view') === '{WHOLE}'")
     wait_for_app(page)
-    assert page.evaluate("() => new URLSearchParams(window.location.search).get('view')") == WHOLE
     assert page.get_by_text("What you just learned").count() == 1
     assert page.get_by_text("Stability: subtract the maximum before exp").count() == 1
     page.reload()
@@ -97,7 +107,7 @@ def test_the_steps_seen_survive_a_new_tab(page, app_url):
     first.set_viewport_size({"width": 1280, "height": 900})
     first.goto(f"{app_url}/softmax?step=2")
     wait_for_app(first)
-    click_and_wait(first, "Next: Divide by the sum?")
+    move_and_wait(first, "Next: Divide by the sum?", 3)
     first.wait_for_function("() => (localStorage.getItem('attention-lab-progress') || '').includes('softmax')")
     other = first.context.new_page()
     other.goto(f"{app_url}/softmax?step=5")
