@@ -52,6 +52,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         if any(defs[-1].scope in ("module", "package") for defs in fixtures.name2fixturedefs.values() if defs):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+            _name_group(item, item.module.__name__)
+
+
+def _name_group(item: pytest.Item, group: str) -> None:
+    """Put the group in the test's id ('tests/test_bert.py::test_x@tests.test_bert'), where xdist's loadgroup
+    scheduler reads it. xdist 3.8 writes it to ``item._nodeid``, which pytest 9 no longer reads (a node's id is
+    ``item._id``), so without this every test of a grouped module went to any worker and each worker built the
+    module's fixtures again (tests/test_smollm2.py's transformers reference: three times 40 s)."""
+    from _pytest.nodeid import NodeId
+
+    if item.nodeid.rsplit("@", 1)[-1] != group:
+        item._id = NodeId.parse(f"{item.nodeid}@{group}")
 
 
 @contextmanager
