@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import math
-import threading
 from dataclasses import dataclass, field
 
 import torch
@@ -208,21 +207,42 @@ def causal_attention(
     return join_heads(context), weights  # (B, T, d_model), (B, h, T, T)
 
 
-class AttentionLayer(nn.Module):
-    """x + W_o-projected causal multi-head attention of LayerNorm(x), then an optional small MLP."""
+def linear(n_in: int, n_out: int, generator: torch.Generator) -> nn.Linear:
+    """nn.Linear(n_in, n_out) initialised as nn.Linear initialises itself, its draws from ``generator``:
+    W uniform in ±1/sqrt(n_in) (kaiming_uniform_ with a = sqrt(5)), then b in the same range."""
+    layer = nn.utils.skip_init(nn.Linear, n_in, n_out)
+    nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=generator)  # (n_out, n_in)
+    bound = 1 / math.sqrt(n_in)
+    nn.init.uniform_(layer.bias, -bound, bound, generator=generator)  # (n_out,)
+    return layer
 
-    def __init__(self, d_model: int, num_heads: int, mlp: bool) -> None:
+
+def embedding(count: int, d_model: int, generator: torch.Generator) -> nn.Embedding:
+    """nn.Embedding(count, d_model) initialised as nn.Embedding initialises itself (standard normal), its draws
+    from ``generator``."""
+    return nn.Embedding(count, d_model, _weight=torch.randn(count, d_model, generator=generator))
+
+
+class AttentionLayer(nn.Module):
+    """x + W_o-projected causal multi-head attention of LayerNorm(x), then an optional small MLP.
+
+    Every parameter is drawn from ``generator``, in the order of the lines below."""
+
+    def __init__(self, d_model: int, num_heads: int, mlp: bool, generator: torch.Generator) -> None:
         super().__init__()
         self.num_heads = num_heads
         self.norm = nn.LayerNorm(d_model)
         scale, small = d_model**-0.5, 0.02  # small W_q, W_k: the untrained attention starts near uniform
-        self.W_q = nn.Parameter(torch.randn(d_model, d_model) * small)
-        self.W_k = nn.Parameter(torch.randn(d_model, d_model) * small)
-        self.W_v = nn.Parameter(torch.randn(d_model, d_model) * scale)
-        self.W_o = nn.Parameter(torch.randn(d_model, d_model) * scale)
+        self.W_q = nn.Parameter(torch.randn(d_model, d_model, generator=generator) * small)
+        self.W_k = nn.Parameter(torch.randn(d_model, d_model, generator=generator) * small)
+        self.W_v = nn.Parameter(torch.randn(d_model, d_model, generator=generator) * scale)
+        self.W_o = nn.Parameter(torch.randn(d_model, d_model, generator=generator) * scale)
         self.mlp = (
             nn.Sequential(
-                nn.LayerNorm(d_model), nn.Linear(d_model, 2 * d_model), nn.ReLU(), nn.Linear(2 * d_model, d_model)
+                nn.LayerNorm(d_model),
+                linear(d_model, 2 * d_model, generator),
+                nn.ReLU(),
+                linear(2 * d_model, d_model, generator),
             )
             if mlp
             else None
@@ -237,15 +257,27 @@ class AttentionLayer(nn.Module):
 
 
 class TinyTransformer(nn.Module):
-    """Token + learned position embeddings, L causal attention layers, a linear read-out to V logits."""
+    """Token + learned position embeddings, L causal attention layers, a linear read-out to V logits.
 
-    def __init__(self, vocab_size: int, T: int, layers: int, num_heads: int, mlp: bool, d_model: int = D_MODEL):
+    Every parameter is drawn from ``generator`` (its own, not torch's global one: sessions building models at once
+    never share draws), in the order of the lines below."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        T: int,
+        layers: int,
+        num_heads: int,
+        mlp: bool,
+        generator: torch.Generator,
+        d_model: int = D_MODEL,
+    ):
         super().__init__()
-        self.token_embedding = nn.Embedding(vocab_size, d_model)
-        self.position_embedding = nn.Embedding(T, d_model)
-        self.layers = nn.ModuleList(AttentionLayer(d_model, num_heads, mlp) for _ in range(layers))
+        self.token_embedding = embedding(vocab_size, d_model, generator)
+        self.position_embedding = embedding(T, d_model, generator)
+        self.layers = nn.ModuleList(AttentionLayer(d_model, num_heads, mlp, generator) for _ in range(layers))
         self.norm = nn.LayerNorm(d_model)
-        self.unembed = nn.Linear(d_model, vocab_size)
+        self.unembed = linear(d_model, vocab_size, generator)
 
     def embed(self, tokens: torch.Tensor, start: int = 0) -> torch.Tensor:
         """X = token embedding + position embedding: (B, T) -> (B, T, d_model)."""
@@ -262,18 +294,12 @@ class TinyTransformer(nn.Module):
         return self.unembed(self.norm(x)), torch.stack(all_weights)  # (B, T, V), (L, B, h, T, T)
 
 
-_GLOBAL_SEED = threading.Lock()  # torch's global generator is one per process: seeding and drawing happen together
-
-
 def build_model(settings: TrainingSettings) -> TinyTransformer:
-    """The untrained model of these settings, its parameters drawn from torch.manual_seed(seed).
-
-    nn.Module initialisers draw from torch's one global generator, so two sessions building models at once could
-    interleave their draws and get parameters of neither seed: the seeding and the drawing hold a lock."""
+    """The untrained model of these settings, its parameters drawn from a generator seeded with the seed: the same
+    numbers torch.manual_seed(seed) and nn.Module's own initialisers gave (tests/test_training.py)."""
     size = (len(vocabulary(settings.task)), sequence_length(settings.task))
-    with _GLOBAL_SEED:
-        torch.manual_seed(settings.seed)
-        return TinyTransformer(*size, settings.layers, settings.heads, settings.mlp)
+    generator = torch.Generator().manual_seed(settings.seed)
+    return TinyTransformer(*size, settings.layers, settings.heads, settings.mlp, generator)
 
 
 # --- training ---------------------------------------------------------------------------------------

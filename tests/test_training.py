@@ -126,6 +126,46 @@ def test_training_is_deterministic_for_a_seed(fast_run):
     assert tr.train(dataclasses.replace(short, seed=1)).losses != first.losses
 
 
+def nn_initialised(settings: tr.TrainingSettings) -> dict[str, torch.Tensor]:
+    """The drawn parameters as the lab first built them: torch.manual_seed(seed), then nn.Embedding's and
+    nn.Linear's own initialisers and torch.randn from torch's global generator, in the model's order."""
+    torch.manual_seed(settings.seed)
+    V, T, d = len(tr.vocabulary(settings.task)), tr.sequence_length(settings.task), tr.D_MODEL
+    drawn = {}
+    drawn["token_embedding.weight"] = torch.nn.Embedding(V, d).weight
+    drawn["position_embedding.weight"] = torch.nn.Embedding(T, d).weight
+    for i in range(settings.layers):
+        for name, factor in (("W_q", 0.02), ("W_k", 0.02), ("W_v", d**-0.5), ("W_o", d**-0.5)):
+            drawn[f"layers.{i}.{name}"] = torch.randn(d, d) * factor
+        if settings.mlp:
+            for index, layer in ((1, torch.nn.Linear(d, 2 * d)), (3, torch.nn.Linear(2 * d, d))):
+                drawn[f"layers.{i}.mlp.{index}.weight"] = layer.weight
+                drawn[f"layers.{i}.mlp.{index}.bias"] = layer.bias
+    unembed = torch.nn.Linear(d, V)
+    drawn["unembed.weight"], drawn["unembed.bias"] = unembed.weight, unembed.bias
+    return drawn
+
+
+@pytest.mark.parametrize("task", list(tr.TASKS))
+@pytest.mark.parametrize("mlp", [False, True])
+def test_the_models_own_generator_draws_what_the_global_seed_and_nns_initialisers_drew(task, mlp):
+    """build_model draws from a generator of its own (no lock, nothing process-wide): bit for bit the parameters
+    torch.manual_seed(seed) and nn's initialisers gave, so every training run's numbers stay what they were."""
+    settings = dataclasses.replace(tr.DEFAULTS[task], seed=7, layers=2, heads=2, mlp=mlp)
+    state = tr.build_model(settings).state_dict()
+    reference = nn_initialised(settings)
+    assert set(reference) == {name for name in state if "norm" not in name and ".mlp.0." not in name}
+    for name, value in reference.items():
+        assert torch.equal(state[name], value.detach()), name
+
+
+def test_building_a_model_leaves_torchs_global_generator_alone():
+    torch.manual_seed(123)
+    before = torch.get_rng_state()
+    tr.build_model(dataclasses.replace(FAST, mlp=True, layers=2))
+    assert torch.equal(torch.get_rng_state(), before)
+
+
 def test_progress_is_reported_every_step():
     calls = []
     tr.train(dataclasses.replace(FAST, steps=12), progress=lambda step, steps, loss: calls.append((step, steps)))

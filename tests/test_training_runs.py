@@ -153,7 +153,8 @@ def test_a_cleared_store_only_costs_a_recomputation():
 
 
 def test_models_built_at_once_in_two_threads_get_their_own_seeds():
-    """torch's global generator is shared by every session: building two models at once must not mix draws."""
+    """Each model draws from a generator of its own (attention_core.training.build_model): two sessions building
+    models at once never mix their draws."""
     seeds = (11, 12)
     expected = {seed: tr.build_model(settings_of(seed)).state_dict() for seed in seeds}
     mixed: list[int] = []
