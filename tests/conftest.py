@@ -52,7 +52,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         if any(defs[-1].scope in ("module", "package") for defs in fixtures.name2fixturedefs.values() if defs):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
-            _name_group(item, item.module.__name__)
+    for item in items:  # every group, ours and any a test names itself
+        mark = item.get_closest_marker("xdist_group")
+        if mark is not None:
+            _name_group(item, str(mark.args[0] if mark.args else mark.kwargs.get("name", "default")))
 
 
 def _name_group(item: pytest.Item, group: str) -> None:

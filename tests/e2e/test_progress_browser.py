@@ -29,11 +29,12 @@ def wait_marker(page, expected: str, timeout_ms: int = 20_000) -> None:
     assert marker(page) == expected
 
 
-STORED_JS = f"() => window.localStorage.getItem({json.dumps(browser_store.STORAGE_KEY)}) !== null"
+STORED = f"window.localStorage.getItem({json.dumps(browser_store.STORAGE_KEY)})"  # the stored progress, or null
+STORED_JS = f"() => {STORED} !== null"
 
 
 def stored(page) -> str | None:
-    return page.evaluate(f"() => window.localStorage.getItem({json.dumps(browser_store.STORAGE_KEY)})")
+    return page.evaluate(f"() => {STORED}")
 
 
 def answer_next_exhibit(page, app_url: str, before: str = NONE_YET) -> None:
