@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from html.parser import HTMLParser
 from pathlib import Path
 
+import jsonschema
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
@@ -65,6 +67,22 @@ def lab_input(at: AppTest):
 def assert_clean(at: AppTest) -> None:
     """No exception element and no traceback on the page."""
     assert not at.exception, [e.value for e in at.exception]
+
+
+@functools.cache
+def _vega_lite_validator() -> jsonschema.protocols.Validator:
+    """A validator for Altair's Vega-Lite schema, built once: Altair's ``Root.validate`` deep-copies the whole schema
+    and builds a validator on every call, half the time of a check."""
+    from altair.vegalite.v6.schema.core import Root
+
+    validator = jsonschema.validators.validator_for(Root._schema)  # the schema names its draft (7)
+    return validator(Root._schema, format_checker=validator.FORMAT_CHECKER)
+
+
+def vega_lite_errors(spec: dict) -> list[str]:
+    """Why ``spec`` is not valid Vega-Lite (the schema check of ``Root.from_dict(spec, validate=True)``), or []."""
+    errors = _vega_lite_validator().iter_errors(spec)
+    return [f"{'/'.join(map(str, error.absolute_path))}: {error.message}" for error in errors]
 
 
 def charts(at: AppTest) -> list:

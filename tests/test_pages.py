@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import jsonschema
 import pytest
-from altair.vegalite.v6.schema.core import Root
 from streamlit.testing.v1.element_tree import Block
 
 from attention_core.presets import PRESETS
-from tests.apptest_helpers import PAGES, assert_clean, chart_specs, charts, frames, open_page, sentence_params
+from tests.apptest_helpers import (
+    PAGES,
+    assert_clean,
+    chart_specs,
+    charts,
+    frames,
+    open_page,
+    sentence_params,
+    vega_lite_errors,
+)
 from tests.pages.answered import answered  # noqa: F401 (a fixture)
 from ui import registry
 
@@ -28,11 +37,25 @@ def test_page_runs_and_shows_numbers(page, name):
     assert at.title and at.title[0].value, "every page has a title"
     assert charts(at) or at.get("imgs"), "every lesson page draws at least one chart"
     for spec in chart_specs(at):  # the server builds specs without validating them (ui/drawing.py): here they are
-        Root.validate(spec)  # the schema check of Root.from_dict(spec, validate=True), without building Altair objects
+        assert not vega_lite_errors(spec)  # the server builds them with validate=False
         assert not sort_arrays(spec), "an order is a scale domain (charts.in_order), not a per-datum sort"
     assert frames(at), "every lesson page shows at least one table"
     assert at.get("download_button"), "every lesson page offers its main matrix as CSV"
     assert at.expander, "every lesson page has a 'show the code' expander"
+
+
+def test_the_schema_check_refuses_what_altair_refuses():
+    """vega_lite_errors (a validator built once) finds the errors Altair's Root.validate raises on."""
+    from altair.vegalite.v6.schema.core import Root
+
+    good = {"data": {"values": [{"a": 1}]}, "mark": "rect", "encoding": {"x": {"field": "a", "type": "ordinal"}}}
+    assert vega_lite_errors(good) == []
+    Root.validate(good)
+    wrong_type = {"encoding": {"x": {"field": "a", "type": "ordnial"}}}
+    for bad in ({"mark": {"type": "nonsense"}}, wrong_type, {"width": "wide"}):
+        assert vega_lite_errors(good | bad), bad
+        with pytest.raises(jsonschema.ValidationError):
+            Root.validate(good | bad)
 
 
 def sort_arrays(node) -> list:
