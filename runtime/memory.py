@@ -12,8 +12,8 @@ kept forwards) and all-MiniLM-L6-v2 (up to 90 MB of mapped weights) are loaded w
 (``ui.models.smol.model()``, ``ui.models.trained.model()`` call ``held``) and let go as soon as no connected
 session is on a page that used them: at the end of every script run (``lab.py`` calls ``run_finished``) and every
 ``CHECK_SECONDS`` for the sessions whose browser went away. A session that comes back to such a page loads the model
-again (SmolLM2 in about 2 s, within its first-load budget of 4 s). Only a real server lets models go: under AppTest
-(no Streamlit Runtime) every session counts as connected and a model stays, as before.
+again (SmolLM2 in about 2 s, within its first-load budget of 4 s). Only a real server lets models go: in a script and
+under AppTest (whose mock Runtime gives every test one session id) nothing is released.
 """
 
 from __future__ import annotations
@@ -137,9 +137,15 @@ def run_finished() -> None:
 
 
 def _connected() -> Callable[[str], bool] | None:
+    """The Runtime's test of a connected session, or None where no server serves browsers: a script, or AppTest,
+    whose mock Runtime exists only during a run and gives every test's session one id ("test session id"), so one
+    test's run on another page would let go a model the next test loads again."""
+    from streamlit import config
     from streamlit.runtime import Runtime
 
-    return Runtime.instance().is_active_session if Runtime.exists() else None
+    if not Runtime.exists() or config.get_option("global.appTest"):
+        return None
+    return Runtime.instance().is_active_session
 
 
 def _check_every(seconds: float) -> None:

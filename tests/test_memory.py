@@ -139,6 +139,18 @@ def test_a_session_that_leaves_the_pages_of_a_model_lets_it_go(monkeypatch):
     assert not model.loaded and model.releases == releases + 1 and not set(model.holders) - others
 
 
+def test_under_apptest_a_page_without_the_model_does_not_let_it_go():
+    """AppTest's mock Runtime gives every test's session one id: were it a server's, a test on lesson 4 would let go
+    the model that lesson 1's test loaded, and every test on a model's page would load it again (2-4 s each)."""
+    model = memory._models[trained.LIFETIME]
+    at = open_page("app_pages/scores.py", sentence_params("the model stays between tests", seed=38), timeout=300)
+    assert not at.exception and model.loaded
+    releases = model.releases
+    at.switch_page("app_pages/qkv_projections.py").run()
+    assert not at.exception
+    assert model.loaded and model.releases == releases
+
+
 # --- imports the app does not need -----------------------------------------------------------------------------
 
 
