@@ -64,6 +64,14 @@ def lab_input(at: AppTest):
     return at.session_state["_lab_input"]
 
 
+def open_code(at: AppTest) -> AppTest:
+    """Every "Show the code" expander of the page opened, as a learner's click would (ui.drawing.show_code draws
+    its code only while open), and the page run again."""
+    for key in [key for key in at.session_state.keys() if key.startswith("code ")]:
+        at.session_state[key] = True
+    return at.run()
+
+
 def assert_clean(at: AppTest) -> None:
     """No exception element and no traceback on the page."""
     assert not at.exception, [e.value for e in at.exception]

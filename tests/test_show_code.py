@@ -16,7 +16,7 @@ from collections.abc import Callable
 import pytest
 import streamlit as st
 
-from tests.apptest_helpers import assert_clean, open_page
+from tests.apptest_helpers import assert_clean, open_code, open_page
 from tests.pages.answered import answered  # noqa: F401 (a fixture, used by pytestmark)
 from ui import drawing, page
 from ui.registry import LESSONS
@@ -93,3 +93,15 @@ def test_every_function_shown_is_called(path, shown):
         assert shown, f"{path} shows no code"
     missing = [_name(function) for function in shown if not _codes(function) & called]
     assert not missing, f"{path} shows code it never runs: {missing}"
+
+
+def test_the_code_is_drawn_only_while_its_expander_is_open():
+    """A closed "Show the code" sends no code to the browser (which would highlight it on every load); opened, it
+    shows the exact source of what the page runs, and stays open when the page is run again."""
+    at = open_page("app_pages/scores.py")
+    assert "Show the code" in [box.label for box in at.expander]
+    assert not at.code, "a closed expander draws no code"
+    at = open_code(at)
+    code = " ".join(block.value for block in at.code)
+    assert "def attention_scores" in code and "def dot_product_terms" in code
+    assert "def attention_scores" in " ".join(block.value for block in at.run().code)

@@ -694,10 +694,22 @@ def download_csv(frame: pd.DataFrame, filename: str, *, label: str = "Download a
 
 
 def show_code(*functions: Callable, title: str = "Show the code") -> None:
-    """The exact source of the core functions the page runs (inspect.getsource: never drifts)."""
-    with st.expander(title, icon=":material/code:"):
-        for function in functions:
-            st.code(source_of(function), language="python")
+    """The exact source of the core functions the page runs (inspect.getsource: never drifts).
+
+    The code is drawn only while the expander is open (opening it reruns the page): a closed expander's code
+    blocks are still sent and syntax-highlighted by the browser, 0.3-0.5 s of its main thread on every load of a
+    whole lesson (docs/benchmarks.md, "Code drawn when opened")."""
+    box = st.expander(title, icon=":material/code:", key=code_key(title, functions[0]), on_change="rerun")
+    if box.open:
+        with box:
+            for function in functions:
+                st.code(source_of(function), language="python")
+
+
+def code_key(title: str, first: Callable) -> str:
+    """The widget key of a "Show the code" expander: its title and the first function it shows, which stay the
+    same when the input changes the functions after it (so an open expander stays open)."""
+    return f"code {title} {first.__module__}.{first.__qualname__}"
 
 
 def slot():

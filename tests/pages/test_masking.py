@@ -12,7 +12,16 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 import attention_core as ac
 from attention_core.masks import MASK_TYPES, PAD, block_query_row, mask_by_kind, pad_to_length
-from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lab_input, open_page, sentence_params
+from tests.apptest_helpers import (
+    assert_clean,
+    chart_specs,
+    charts,
+    frames,
+    lab_input,
+    open_code,
+    open_page,
+    sentence_params,
+)
 from tests.pages.answered import answered  # noqa: F401  (the fixture)
 from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
 from ui.format import format_number
@@ -227,7 +236,7 @@ def test_multiply_then_renormalise_underflow_is_stated_and_shown():
 
 
 def test_only_the_running_mask_builders_are_shown_and_dense_sliding_window_is_not_called_cheaper():
-    at = open_page(PAGE)
+    at = open_code(open_page(PAGE))
     code = " ".join(c.value for c in at.code)
     assert "def causal_mask" in code and "def padding_mask" not in code and "def sliding_window_mask" not in code
     at = set_mask(at, "padding")
