@@ -67,7 +67,7 @@ def lab_input(at: AppTest):
 def open_code(at: AppTest) -> AppTest:
     """Every "Show the code" expander of the page opened, as a learner's click would (ui.drawing.show_code draws
     its code only while open), and the page run again."""
-    for key in [key for key in at.session_state.keys() if key.startswith("code ")]:
+    for key in [key for key in at.session_state if key.startswith("code ")]:
         at.session_state[key] = True
     return at.run()
 
