@@ -688,7 +688,15 @@ def downloads(
         on_click="ignore",
         key="pipeline_npz",
     )
-    with st.expander("Code that reproduces these numbers in a plain Python session", icon=":material/terminal:"):
+    box = st.expander(
+        "Code that reproduces these numbers in a plain Python session",
+        icon=":material/terminal:",
+        key="code reproduction",
+        on_change="rerun",  # drawn only while open, as page.show_code (a closed block is highlighted on every load)
+    )
+    if not box.open:
+        return
+    with box:
         st.markdown(
             "The current X and weights as full-precision literals, then plain PyTorch with "
             "`F.scaled_dot_product_attention`. Paste it into Python with torch installed."

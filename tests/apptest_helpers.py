@@ -65,8 +65,8 @@ def lab_input(at: AppTest):
 
 
 def open_code(at: AppTest) -> AppTest:
-    """Every "Show the code" expander of the page opened, as a learner's click would (ui.drawing.show_code draws
-    its code only while open), and the page run again."""
+    """Every code expander of the page opened (its key starts with "code ": ui.drawing.show_code's, lesson 9's
+    reproduction code), as a learner's click would, and the page run again: they draw their code only while open."""
     for key in [key for key in at.session_state if key.startswith("code ")]:
         at.session_state[key] = True
     return at.run()
