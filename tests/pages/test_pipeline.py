@@ -12,16 +12,8 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 import attention_core as ac
 from attention_core.presets import PRESETS, PRESETS_BY_KEY
-from tests.apptest_helpers import (
-    assert_clean,
-    chart_specs,
-    charts,
-    frames,
-    lab_input,
-    open_code,
-    open_page,
-    sentence_params,
-)
+from tests import apptest_helpers
+from tests.apptest_helpers import assert_clean, chart_specs, charts, frames, lab_input, open_page, sentence_params
 from tests.pages.answered import answered  # noqa: F401  (the fixture)
 from tests.pages.cell_click_helpers import clickable_specs, has_footer, keep_cell, markdown, outlined_rows
 from ui.format import format_number
@@ -146,7 +138,7 @@ def test_reproduction_code_on_screen_gives_the_shown_output():
     at = open_page(PAGE, sentence_params("the cat sat on the mat again", d_model=6))
     at.number_input(key="pipeline_heads").set_value(3).run()
     assert not any("scaled_dot_product_attention(q, k, v" in c.value for c in at.code), "drawn only when opened"
-    at = open_code(at)
+    at = apptest_helpers.open_code(at)  # the code is drawn only while its expander is open
     assert_clean(at)
     code = next(c.value for c in at.code if "scaled_dot_product_attention(q, k, v" in c.value)
     namespace: dict = {}
