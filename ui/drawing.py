@@ -73,7 +73,8 @@ def source_of(function: Callable) -> str:
 PAGE_CSS = """<style>
 [data-testid="stMain"] .katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0 6px; }
 [data-testid="stMain"] [data-testid="stVegaLiteChart"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
-[data-testid="stMain"] :is(.katex-display, [data-testid="stVegaLiteChart"], .lab-table):focus-visible {
+[data-testid="stMain"] :is(.katex-display, [data-testid="stVegaLiteChart"], .lab-table,
+  [data-testid="stCode"] pre):focus-visible {
   outline: 2px solid #3b5bdb; outline-color: light-dark(#3b5bdb, #748ffc); outline-offset: 2px; }
 [data-testid="stCaptionContainer"] { opacity: 1; color: light-dark(#5f5d5a, #bebcb9); }
 [data-testid="stBaseButton-primary"] { color: light-dark(#ffffff, #171614); }

@@ -134,6 +134,25 @@ def test_a_step_as_first_drawn_and_its_step_bar_have_no_serious_violation(tab, a
 
 
 @pytest.mark.browser
+def test_code_opened_from_the_keyboard_has_no_serious_violation(tab, app_url):
+    """ui.drawing.show_code draws its code only once opened: Enter on the expander's summary opens it, and its blocks
+    (a line longer than the column scrolls) pass axe, the scrolling ones focusable (ui.widgets.a11y)."""
+    tab.emulate_media(color_scheme="light")
+    tab.set_viewport_size(DESKTOP)
+    tab.goto(f"{app_url}/scores?step=5")
+    wait_for_app(tab, timeout=LOAD_MS)
+    code = tab.locator("[data-testid='stMain'] [data-testid='stCode']")
+    assert code.count() == 0, "closed, the expander draws no code"
+    tab.locator("[data-testid='stExpander'] summary").filter(has_text="Show the code").first.focus()
+    tab.keyboard.press("Enter")
+    code.first.wait_for(timeout=LOAD_MS)
+    wait_for_app(tab, timeout=LOAD_MS)
+    assert code.count() == 3
+    found = serious(tab, VARIANTS)
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.browser
 def test_a_heatmap_has_a_name_and_reads_its_largest_and_smallest_cells_first(tab, app_url):
     """The chart's accessible name says what it shows; inside it, the first thing read is its summary (the data's
     largest and smallest cells), then each cell once; the arithmetic a click opens is a polite live region."""

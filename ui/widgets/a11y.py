@@ -4,9 +4,9 @@ attributes.
 One tiny inline component (components v2, no iframe), drawn once per run in the sidebar (its element hidden), keeps
 two things of the main area right as the page changes:
 
-- a formula, chart or table wider (or a table taller) than its box scrolls (ui.drawing.PAGE_CSS): while it does, it
-  is focusable (tabindex 0), so a keyboard can scroll it (axe's scrollable-region-focusable); a box that fits is no
-  tab stop;
+- a formula, chart, table or code block wider (or a table taller) than its box scrolls (ui.drawing.PAGE_CSS; a
+  "Show the code" line longer than the column): while it does, it is focusable (tabindex 0), so a keyboard can
+  scroll it (axe's scrollable-region-focusable); a box that fits is no tab stop;
 - on a phone the step bar (ui.page) is one row that scrolls sideways (PAGE_CSS): the step picked is scrolled into
   the middle of it whenever another step is picked (and only then, so the learner's own scrolling stays).
 
@@ -23,7 +23,8 @@ import streamlit as st
 KEY = "lab_a11y"  # the component's key: ui.drawing.PAGE_CSS hides its element (.st-key-lab_a11y)
 
 A11Y_JS = """
-const SCROLLERS = "[data-testid='stMain'] :is(.katex-display, [data-testid='stVegaLiteChart'], .lab-table)";
+const SCROLLERS = "[data-testid='stMain'] :is(.katex-display, [data-testid='stVegaLiteChart'], .lab-table, " +
+  "[data-testid='stCode'] pre)";
 const BARS = "[data-testid='stMain'] [class*='st-key-stepbar-'] [role='radiogroup']";
 
 function focusable(box) {
