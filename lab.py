@@ -13,10 +13,11 @@ warmup.wait()  # the server may still be importing these in its warm-up thread: 
 
 import torch  # noqa: E402
 
+from attention_core.i18n import _  # noqa: E402
 from runtime import browser_store, collector, memory, preload, switches  # noqa: E402
 from ui import drawing, registry  # noqa: E402
 from ui.format import learner_text  # noqa: E402
-from ui.widgets import inputs, progress  # noqa: E402
+from ui.widgets import inputs, language, progress  # noqa: E402
 
 # The lab multiplies matrices of a few dozen numbers: one thread avoids thread hand-offs
 # that cost milliseconds per call (and a Community Cloud app has a fraction of a CPU).
@@ -26,12 +27,13 @@ torch.set_num_threads(1)
 def run() -> None:
     # An emoji favicon is drawn in the browser; a ":material/...:" page icon is fetched from fonts.gstatic.com.
     st.set_page_config(page_title="Attention Lab", page_icon="👁️", layout="wide")
+    language.picker()  # first: every string after it is in the learner's language
     pages = {
-        lesson.name: st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.default)
+        lesson.name: st.Page(lesson.path, title=_(lesson.label), icon=lesson.icon, default=lesson.default)
         for lesson in registry.LESSONS
     }
     page = st.navigation(
-        {section: [pages[lesson.name] for lesson in group] for section, group in registry.sections().items()},
+        {_(section): [pages[lesson.name] for lesson in group] for section, group in registry.sections().items()},
         expanded=True,  # every lesson listed: Streamlit folds the list after 10 pages otherwise
     )
     progress.note_visit(next(name for name, entry in pages.items() if entry == page))
@@ -40,8 +42,11 @@ def run() -> None:
     marker = st.sidebar.empty()  # filled after the page: it counts the answer this run recorded
     reason = inputs.problem()
     if reason:
-        st.error(f"{learner_text(reason)} The numbers below still use the last valid input.", icon=":material/error:")
-    note = inputs.link_note()
+        st.error(
+            _("{reason} The numbers below still use the last valid input.", reason=learner_text(reason)),
+            icon=":material/error:",
+        )
+    note = " ".join(note for note in (language.link_note(), inputs.link_note()) if note)
     if note:
         st.warning(learner_text(note), icon=":material/link_off:")
     try:

@@ -88,7 +88,8 @@ def message() -> dict | None:
     if text == st.session_state.get(WRITTEN):
         return None
     st.session_state[WRITTEN] = text
-    empty = not any(progress.payload().get(part) for part in ("lessons", "visited", "steps", "path", "checks"))
+    parts = ("lessons", "visited", "steps", "path", "checks", "language")
+    empty = not any(progress.payload().get(part) for part in parts)
     return {"write": "" if empty else text}
 
 

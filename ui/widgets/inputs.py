@@ -18,6 +18,7 @@ import torch
 
 import attention_core as ac
 from attention_core.embeddings import MAX_ABS_VALUE, MAX_TOKENS, parse_seed, value_limit_text
+from attention_core.i18n import N_, _
 from attention_core.presets import PRESETS_BY_KEY, Preset
 from ui import charts
 from ui.format import LearnerText, plural
@@ -43,12 +44,12 @@ from ui.widgets.url_controls import (  # noqa: F401  (re-exported: a page's cont
 
 OWN = "own"
 DEFAULT_SENTENCE = "the cat sat on the mat"
-EMBEDDING_MODES = {
-    "printed": "As printed in the tutorial",
-    "random": "Random (seeded)",
-    "one-hot": "One-hot",
-    "edited": "Edit by hand",
-    "trained": "Trained (all-MiniLM-L6-v2)",
+EMBEDDING_MODES = {  # shown with embedding_label(): translated where shown
+    "printed": N_("As printed in the tutorial"),
+    "random": N_("Random (seeded)"),
+    "one-hot": N_("One-hot"),
+    "edited": N_("Edit by hand"),
+    "trained": N_("Trained (all-MiniLM-L6-v2)"),
 }
 D_MODEL_RANGE = (2, 16)
 DEFAULT_D_MODEL = 4
@@ -103,12 +104,17 @@ class LabInput:
 
 
 def _example_label(key: str) -> str:
-    return "Your own sentence" if key == OWN else f"{PRESETS_BY_KEY[key].name}"
+    return _("Your own sentence") if key == OWN else f"{PRESETS_BY_KEY[key].name}"
+
+
+def embedding_label(mode: str) -> str:
+    """An embedding mode as the sidebar shows it, in the learner's language."""
+    return _(EMBEDDING_MODES[mode])
 
 
 def mode_text(mode: str) -> str:
     """The embedding mode inside a sentence: 'random (seeded)', but 'trained (all-MiniLM-L6-v2)' keeps its name."""
-    label = EMBEDDING_MODES[mode]
+    label = embedding_label(mode)
     return label[0].lower() + label[1:]
 
 
@@ -274,6 +280,9 @@ def _read_tokens(example: str) -> list[str]:
 def _build_input(link_edits: str | None = None) -> LabInput:
     """Draw the input widgets and build the LabInput; ValueError carries a learner-readable reason."""
     options = [*PRESETS_BY_KEY, OWN]
+    example_choice = url_controls.Choice(tuple(options), _example_label)
+    url_controls.register("example", example_choice, options[0])  # written again in a new language
+    url_controls.translate_arrived("example", example_choice)  # a link's value in another language
     example = st.sidebar.selectbox(
         "Example",
         options,
@@ -284,7 +293,10 @@ def _build_input(link_edits: str | None = None) -> LabInput:
     )
     tokens = _read_tokens(example)
     modes = _modes_for(example)
-    mode = st.sidebar.radio("Embeddings", modes, format_func=EMBEDDING_MODES.get, key="embedding", bind="query-params")
+    mode_choice = url_controls.Choice(tuple(EMBEDDING_MODES), embedding_label)
+    url_controls.register("embedding", mode_choice, modes[0])
+    url_controls.translate_arrived("embedding", mode_choice)
+    mode = st.sidebar.radio("Embeddings", modes, format_func=embedding_label, key="embedding", bind="query-params")
     source = _edit_source(example, mode)
     if mode != "edited":
         st.query_params.pop(EDITS_KEY, None)
@@ -371,7 +383,7 @@ def _shown_value(key: str) -> str:
     if key == "example":
         return _example_label(value) if value in PRESETS_BY_KEY or value == OWN else ""
     if key == "embedding":
-        return EMBEDDING_MODES.get(value, "")
+        return embedding_label(value) if value in EMBEDDING_MODES else ""
     return "" if value is None else str(value)
 
 

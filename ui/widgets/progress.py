@@ -25,6 +25,7 @@ import re
 import pandas as pd
 import streamlit as st
 
+from attention_core import i18n
 from attention_core.learning_checks import IDEAS, RESULTS, REVIEW_SIZE
 from ui import registry
 
@@ -33,6 +34,7 @@ VISITED_KEY = "_lessons_visited"  # [lesson name], in the order first visited
 STEPS_KEY = "_steps_seen"  # {lesson name: [step number, counted from 1]}
 PATH_KEY = "_path_position"  # the furthest stop reached on the 15-minute path (0: not started)
 CHECKS_KEY = "_learning_checks"  # the "checks" part: see the module's docstring
+STORED_LANGUAGE_KEY = "_stored_language"  # the language a stored book or a loaded file names, not yet adopted
 LOADED_KEY = "_progress_file_message"  # (kind, text) of the last "Load my progress"
 UPLOAD_KEY = "progress_file"
 
@@ -43,7 +45,9 @@ MAX_TRIES = 10_000
 MAX_STEP = 40  # no lesson has more steps; a stored step number beyond it is refused
 EXERCISE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # "weight-1a2b3c4d5e6f", "wrong-axis"
 REQUIRED_PARTS = {"version", "lessons", "visited"}
-OPTIONAL_PARTS = {"steps", "path", "checks"}  # added later ("checks" with issue 36): a file without them loads
+OPTIONAL_PARTS = {"steps", "path", "checks", "language"}  # added later ("checks" with issue 36, "language" with 39):
+# a file without them loads
+LANGUAGE = re.compile(r"[a-z]{2,3}(_[A-Z]{2})?")  # a catalog's code: "zh", "pt_BR"
 ENTRY_FIELDS = {"tries": int, "correct": bool, "revealed": bool}
 FILE_NAME = "attention-lab-progress.json"
 CHECK_PARTS = {"pre", "post", "finished", "reviews"}
@@ -198,6 +202,8 @@ def payload() -> dict:
         kept.setdefault(lesson, {})[exercise_id] = {field: entry[field] for field in ENTRY_FIELDS}
     steps = {lesson: list(seen) for lesson, seen in st.session_state.get(STEPS_KEY, {}).items() if seen}
     data = {"version": VERSION, "lessons": kept, "visited": list(_visited()), "steps": steps, "path": path_position()}
+    if i18n.current() != i18n.SOURCE_LANGUAGE:  # left out in English: the payload reads as it did before languages
+        data["language"] = i18n.current()
     record = st.session_state.get(CHECKS_KEY, empty_checks())
     if record != empty_checks():  # left out while empty: the payload reads as it did before the checks
         data["checks"] = json.loads(json.dumps(record))  # a copy: later notes do not change this payload
@@ -234,7 +240,7 @@ def parse_file(raw: bytes | str) -> dict:
         raise ProgressFileError("it is not JSON") from None
     if not isinstance(data, dict) or not REQUIRED_PARTS <= set(data) <= {*REQUIRED_PARTS, *OPTIONAL_PARTS}:
         raise ProgressFileError(
-            'it is not an object of "version", "lessons", "visited" (and "steps", "path", "checks")'
+            'it is not an object of "version", "lessons", "visited" (and "steps", "path", "checks", "language")'
         )
     if type(data["version"]) is not int or data["version"] != VERSION:
         raise ProgressFileError(f"its version is not {VERSION}")
@@ -260,6 +266,8 @@ def parse_file(raw: bytes | str) -> dict:
             if not 0 <= entry["tries"] <= MAX_TRIES:
                 raise ProgressFileError(f'"tries" is not between 0 and {MAX_TRIES}')
     check_steps(data.get("steps", {}), data.get("path", 0))
+    if "language" in data and not (isinstance(data["language"], str) and LANGUAGE.fullmatch(data["language"])):
+        raise ProgressFileError('"language" is not a language code such as "zh"')
     if "checks" in data:
         check_checks(data["checks"])
     return data
@@ -355,6 +363,8 @@ def merge(data: dict) -> None:
     note_path(data.get("path", 0))
     if "checks" in data:
         merge_checks(data["checks"])
+    if "language" in data:  # ui.widgets.language adopts it, unless the link named one
+        st.session_state[STORED_LANGUAGE_KEY] = data["language"]
 
 
 def reset() -> None:

@@ -34,10 +34,12 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.state.session_state_proxy import get_session_state
 
+from attention_core import i18n
 from ui.format import learner_text
 
 CHECKED = "_url_checked"  # the keys whose link value this session has read (once each)
 NOTES = "_url_notes"  # key -> (the sentence about a link's value it could not take, the value it kept instead)
+CHOICES = "_url_choices"  # key -> (Choice, declared value): choices written as shown, written again in a new language
 SHOWN = "_url_notes_shown"  # the keys whose sentence this run has drawn (one per run, where it is first read)
 SHOWN_CHARACTERS = 40  # a link's value is quoted up to this many characters
 LISTED_CHOICES = 8  # a message lists a control's choices when it has at most this many
@@ -98,10 +100,14 @@ class Choice:
         return f"one of its {len(quoted)} choices, " + ", ".join(quoted[:3]) + ", …, " + quoted[-1]
 
     def read(self, raw: str) -> Any:
-        labels = self.labels()
-        if raw not in labels:
-            raise ValueError(self.wanted())
-        return self.options[labels.index(raw)]
+        """The option ``raw`` names: as shown now, or as shown in another language (a link made in English opened in
+        Chinese)."""
+        for language in (i18n.current(), *i18n.languages()):
+            with i18n.using(language):
+                labels = self.labels()
+            if raw in labels:
+                return self.options[labels.index(raw)]
+        raise ValueError(self.wanted())
 
     def shown(self, value: Any) -> str:
         return f"“{learner_text(self.format_func(value))}”"
@@ -248,8 +254,43 @@ def _write(key: str, spec: Spec, value: Any, declared: Any) -> None:
         params.set_corrected_value(key, spec.written(value), "string_value")
 
 
+def register(key: str, spec: Choice, declared: Any) -> None:
+    """Note a bound choice, which the address holds as shown: a new language writes it again (``relabel``)."""
+    st.session_state.setdefault(CHOICES, {})[key] = (spec, declared)
+
+
+def translate_arrived(key: str, spec: Choice) -> None:
+    """A directly bound choice (the sidebar's example and embeddings): a link's value written in another language is
+    written as the choice shows it now, before Streamlit seeds the widget from it (once per session)."""
+    if st.session_state.get(f"_translated:{key}"):
+        return
+    st.session_state[f"_translated:{key}"] = True
+    raw = st.query_params.get(key)
+    if raw is None or raw in spec.labels():
+        return
+    try:
+        value = spec.read(raw)
+    except ValueError:
+        return  # not a choice in any language: Streamlit keeps the default, and the sidebar says so
+    with get_session_state().query_params() as params:
+        params.set_corrected_value(key, spec.written(value), "string_value")
+        params.set_initial_query_params_from_current()
+
+
+def relabel() -> None:
+    """The learner changed the language: every choice in the address is written as it is shown now, drawn on this
+    page or not, so a copied link opens the same choices in the new language."""
+    for key, (spec, declared) in st.session_state.get(CHOICES, {}).items():
+        value = st.session_state.get(key)
+        if key in st.query_params and value is not None and value != declared:
+            with get_session_state().query_params() as params:
+                params.set_corrected_value(key, spec.written(value), "string_value")
+
+
 def _bound(widget: str, label: str, key: str, spec: Spec, declared: Any, container, kwargs: dict) -> Any:
     """Draw ``container.<widget>`` bound to the URL; a link value it cannot take is dropped and named under it."""
+    if isinstance(spec, Choice):
+        register(key, spec, declared)
     texts = _arrived(key)
     problem = _problem(key, label, spec, texts) if texts else None
     if problem:
