@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
+from attention_core.i18n import _
 from attention_core.masks import causal_mask, sliding_window_mask
 
 
@@ -163,20 +164,45 @@ def explain_masked(
     allowed = bool(mask[i, j])
     qi, kj = i + 1, j + 1
     if allowed:
-        reason = f"The mask allows it (mask[{qi}, {kj}] is True): the score is kept."
+        reason = _("The mask allows it (mask[{query}, {key}] is True): the score is kept.", query=qi, key=kj)
     elif rule == "causal":
-        reason = f"Causal mask: key {kj} comes after query {qi} ({kj} > {qi}), and a token may not look at the future."
+        reason = _(
+            "Causal mask: key {key} comes after query {query} ({key} > {query}), and a token may not look at the "
+            "future. Its score becomes -∞, so exp(-∞) = 0 and its weight is exactly 0.",
+            query=qi,
+            key=kj,
+        )
     elif rule == "padding":
-        reason = f"Padding mask: key {kj} is padding, hidden from every query."
+        reason = _(
+            "Padding mask: key {key} is padding, hidden from every query. Its score becomes -∞, so exp(-∞) = 0 and "
+            "its weight is exactly 0.",
+            key=kj,
+        )
+    elif rule == "sliding window" and window is not None and kj > qi:
+        reason = _(
+            "Sliding window of {window}: query {query} sees keys {first} to {query}; key {key} is after it. Its "
+            "score becomes -∞, so exp(-∞) = 0 and its weight is exactly 0.",
+            window=window,
+            query=qi,
+            first=max(1, qi - window + 1),
+            key=kj,
+        )
     elif rule == "sliding window" and window is not None:
-        reason = (
-            f"Sliding window of {window}: query {qi} sees keys {max(1, qi - window + 1)} to {qi}; "
-            f"key {kj} is {'after it' if kj > qi else 'too far back'}."
+        reason = _(
+            "Sliding window of {window}: query {query} sees keys {first} to {query}; key {key} is too far back. Its "
+            "score becomes -∞, so exp(-∞) = 0 and its weight is exactly 0.",
+            window=window,
+            query=qi,
+            first=max(1, qi - window + 1),
+            key=kj,
         )
     else:
-        reason = f"The mask blocks it (mask[{qi}, {kj}] is False)."
-    if not allowed:
-        reason += " Its score becomes -∞, so exp(-∞) = 0 and its weight is exactly 0."
+        reason = _(
+            "The mask blocks it (mask[{query}, {key}] is False). Its score becomes -∞, so exp(-∞) = 0 and its weight "
+            "is exactly 0.",
+            query=qi,
+            key=kj,
+        )
     return MaskedCell(i, j, allowed, rule, reason, window)
 
 
