@@ -14,7 +14,6 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from attention_core import i18n
 from attention_core.i18n import _
-from ui.format import learner_text
 from ui.widgets import progress, url_controls
 
 KEY = "lang"  # the session state's key and the URL's parameter
@@ -62,7 +61,7 @@ def _read_address() -> None:
     st.session_state[NOTE] = _(
         "This link asks for the language “{code}” (lang=), which the lab does not speak; it speaks {spoken}. "
         "It shows English instead.",
-        code=learner_text(shown),
+        code=shown,
         spoken=spoken,
     )
 
@@ -95,5 +94,5 @@ def picker() -> str:
 
 
 def link_note() -> str | None:
-    """The sentence about a link's unknown language (once), or None."""
+    """The sentence about a link's unknown language (once), or None (lab.py shows it through learner_text)."""
     return st.session_state.pop(NOTE, None)

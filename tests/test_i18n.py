@@ -1,0 +1,258 @@
+"""The lab in other languages (issue 39): the catalogs, their placeholders and terms, the machinery, and the pages.
+
+- Every string the code marks (``_()``, ``N_()``) is translated in every catalog (a fuzzy entry is a guess: missing).
+- A translation has the same named placeholders as its English, and formats with the values the code gives.
+- The compiled ``.mo`` says what its ``.po`` says (a translator who forgot ``python -m tools.i18n compile`` is told).
+- The glossary's terms are used: a string with an English term has the glossary's Chinese for it.
+- No module that translates rebinds ``_`` (a function that assigns ``_`` turns its ``_()`` calls into errors).
+- A new catalog with one translated string reads that string and English for the rest.
+- Pages: every page opens in Chinese with no exception and the same numbers as in English, and shows no English
+  prose (tests/i18n_text.py says what stays English).
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import gettext
+import io
+import json
+import re
+import string
+from pathlib import Path
+
+import pytest
+from babel.messages.mofile import read_mo, write_mo
+from babel.messages.pofile import read_po
+
+from attention_core import i18n
+from attention_core.i18n import _
+from tools import i18n as tool
+
+ROOT = Path(__file__).resolve().parents[1]
+LANGUAGES = [language for language in i18n.languages() if language != i18n.SOURCE_LANGUAGE]
+GLOSSARY = ROOT / "locale" / "zh" / "glossary.csv"
+
+
+def catalog(language: str):
+    with tool.po_path(language).open("rb") as file:
+        return read_po(file, locale=language)
+
+
+def fields(text: str) -> set[str]:
+    """The named placeholders of a format string ({query}, {share:.1%} -> query, share)."""
+    return {name.split(".")[0].split("[")[0] for _lit, name, _spec, _conv in string.Formatter().parse(text) if name}
+
+
+@pytest.fixture(scope="module")
+def extracted():
+    return {message.id for message in tool.extracted() if message.id}
+
+
+def test_the_lab_speaks_chinese():
+    assert "zh" in LANGUAGES
+    assert i18n.name("zh") == "简体中文" and i18n.name("en") == "English"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_marked_string_is_translated(language, extracted):
+    translated = {message.id for message in catalog(language) if message.id and message.string and not message.fuzzy}
+    missing = sorted(extracted - translated)
+    assert not missing, f"{len(missing)} strings untranslated in {language} (python -m tools.i18n missing {language})"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_placeholders_match_and_format(language):
+    for message in catalog(language):
+        if not message.id or not message.string:
+            continue
+        assert fields(message.string) == fields(message.id), (message.id, message.string)
+        if fields(message.id):  # a string with values is formatted: its braces must be balanced the same way
+            values = dict.fromkeys(fields(message.id), 1)
+            message.id.format(**values)
+            message.string.format(**values)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_compiled_catalog_is_its_po(language):
+    with tool.po_path(language).with_suffix(".mo").open("rb") as file:
+        compiled = {message.id: message.string for message in read_mo(file) if message.id}
+    fresh = io.BytesIO()
+    write_mo(fresh, catalog(language), use_fuzzy=False)
+    fresh.seek(0)
+    expected = {message.id: message.string for message in read_mo(fresh) if message.id}
+    assert compiled == expected, "run: python -m tools.i18n compile"
+
+
+def glossary() -> list[tuple[str, str]]:
+    with GLOSSARY.open(encoding="utf-8") as file:
+        return [(row["english"], row["chinese"]) for row in csv.DictReader(file)]
+
+
+def test_the_glossary_names_each_concept_once():
+    terms = glossary()
+    assert {"attention", "query", "key", "value", "attention weight", "context vector", "mask"} <= {
+        e for e, _z in terms
+    }
+    assert len({english for english, _zh in terms}) == len(terms)
+
+
+GLOSSARY_CHECKED = ("attention weight", "attention score", "context vector", "multi-head attention", "causal mask")
+
+
+def test_chinese_uses_the_glossarys_terms():
+    """A string naming one of the core concepts in English names it with the glossary's Chinese."""
+    terms = dict(glossary())
+    wrong = []
+    for message in catalog("zh"):
+        if not message.id or not message.string:
+            continue
+        for english in GLOSSARY_CHECKED:
+            named = english in terms and re.search(rf"\b{re.escape(english)}s?\b", message.id, re.I)
+            if named and terms[english] not in message.string:
+                wrong.append(f"{english} -> {terms[english]}: {message.string[:80]}")
+    assert not wrong, "\n".join(wrong)
+
+
+def translating_modules() -> list[Path]:
+    """The app's modules that import the translation function."""
+    found = []
+    for folder in ("attention_core", "app_pages", "ui", "runtime"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if re.search(r"^from attention_core\.i18n import .*\b_\b", path.read_text(encoding="utf-8"), re.M):
+                found.append(path)
+    return [*found, ROOT / "lab.py"]
+
+
+def rebinds_underscore(tree: ast.AST) -> list[int]:
+    """Lines that bind the name ``_``: assignments, loop and comprehension targets, arguments, with/except names."""
+    lines = []
+    for node in ast.walk(tree):
+        stored = isinstance(node, ast.Name) and node.id == "_" and isinstance(node.ctx, ast.Store | ast.Del)
+        argument = isinstance(node, ast.arg) and node.arg == "_"
+        caught = isinstance(node, ast.ExceptHandler) and node.name == "_"
+        if stored or argument or caught:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_translating_module_rebinds_underscore():
+    modules = translating_modules()
+    assert len(modules) >= 3
+    bad = {
+        str(path.relative_to(ROOT)): lines
+        for path in modules
+        if (lines := rebinds_underscore(ast.parse(path.read_text())))
+    }
+    assert not bad, f"rename the throwaway `_` (it shadows the translation function): {bad}"
+
+
+def test_a_new_catalog_with_one_string_falls_back_to_english(tmp_path):
+    """A third language is one file: its .po (compiled by tools.i18n); what it does not translate reads in English."""
+    from babel.messages.catalog import Catalog
+
+    po = Catalog(locale="fr", domain=i18n.DOMAIN)
+    po.add(i18n.SOURCE_NAME, "Français")
+    po.add("Language", "Langue")
+    folder = tmp_path / "fr" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    with (folder / f"{i18n.DOMAIN}.mo").open("wb") as file:
+        write_mo(file, po)
+    assert i18n.languages(tmp_path) == ("en", "fr")
+    french = i18n.catalog("fr", tmp_path)
+    assert french.gettext("Language") == "Langue"
+    assert french.gettext("Attention scores") == "Attention scores"  # not translated: English
+    assert isinstance(french, gettext.GNUTranslations)
+
+
+def test_using_sets_the_language_for_the_block_only():
+    assert i18n.current() == "en"
+    with i18n.using("zh"):
+        assert i18n.current() == "zh"
+        assert _("Language") == "语言"
+        with i18n.using("xx"):  # a language the lab lacks: English
+            assert i18n.current() == "en"
+    assert _("Language") == "Language"
+    assert _("{reason} The numbers below still use the last valid input.", reason="R").startswith("R ")
+
+
+# --- the language in the app: the URL, the picker, the browser's book -----------------------------------------------
+
+
+def test_lang_in_the_url_opens_chinese_and_the_picker_says_so():
+    from tests.apptest_helpers import assert_clean, open_page
+
+    at = open_page("app_pages/overview.py", {"lang": "zh"})
+    assert_clean(at)
+    picker = at.sidebar.selectbox(key="lang")
+    assert picker.value == "zh" and picker.label == "语言 · Language"
+    assert at.query_params["lang"] == "zh"
+    picker.set_value("en").run()
+    assert "lang" not in at.query_params and at.sidebar.selectbox(key="lang").label == "Language"
+
+
+def test_an_unknown_language_in_a_link_gets_a_sentence_and_english():
+    from tests.apptest_helpers import assert_clean, open_page
+
+    at = open_page("app_pages/overview.py", {"lang": "xx<script>"})
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="lang").value == "en"
+    warnings = " ".join(str(warning.value) for warning in at.warning)
+    assert "“xx\\<script\\>”" in warnings and "en (English), zh (简体中文)" in warnings
+    assert "lang" not in at.query_params
+
+
+def test_the_language_is_kept_in_the_book_and_comes_back_without_a_link():
+    """The browser's book keeps the language (ui.widgets.progress), and a session opened without lang= takes it;
+    a link's lang= wins over it."""
+    from tests.apptest_helpers import open_page
+    from ui.widgets import progress
+
+    chinese = open_page("app_pages/scores.py", {"lang": "zh", "step": "1"})
+    chinese.session_state["_progress_store_loaded"] = True
+    chinese.run()  # a later run writes the book (the first one only reads the browser's)
+    written = json.loads(chinese.session_state["_progress_store_written"])
+    assert written["language"] == "zh" and progress.parse_file(json.dumps(written))["language"] == "zh"
+    with pytest.raises(progress.ProgressFileError, match="language"):
+        progress.parse_file(json.dumps(written | {"language": "<b>"}))
+
+    fresh = open_page("app_pages/scores.py", {"step": "1"})
+    fresh.session_state["_progress_store_loaded"] = True
+    fresh.session_state[progress.STORED_LANGUAGE_KEY] = "zh"  # what merge() leaves for the picker
+    fresh.run()
+    assert fresh.sidebar.selectbox(key="lang").value == "zh"
+
+    linked = open_page("app_pages/scores.py", {"step": "1", "lang": "en"})
+    linked.session_state[progress.STORED_LANGUAGE_KEY] = "zh"
+    linked.run()
+    assert linked.sidebar.selectbox(key="lang").value == "en"  # the link named English
+
+
+# --- every page in Chinese -------------------------------------------------------------------------------------------
+
+
+def answered(path: str, params: dict[str, str]):
+    """A page whole (its steps on one page) with "Show me the answer" on each question, as test_exercises_on_screen
+    opens it."""
+    from tests.pages.test_exercises_on_screen import open_answered
+
+    return open_answered(path, params)
+
+
+PAGE_NAMES = [lesson.name for lesson in __import__("ui.registry", fromlist=["LESSONS"]).LESSONS]
+
+
+@pytest.mark.parametrize("name", PAGE_NAMES)
+def test_every_page_reads_in_chinese_with_the_same_numbers(name):
+    """Whole and answered: no exception, no English prose left, and every number as the English page shows it."""
+    from tests.i18n_text import english_left
+    from tests.pages.test_exercises_on_screen import shown_numbers
+    from ui import registry
+
+    path = registry.BY_NAME[name].path
+    english = answered(path, {})
+    chinese = answered(path, {"lang": "zh"})
+    assert not chinese.exception, [error.value for error in chinese.exception]
+    left = english_left(chinese)
+    assert not left, f"{len(left)} English runs in zh: {left[:12]}"
+    assert shown_numbers(chinese) == shown_numbers(english)
