@@ -20,6 +20,7 @@ import torch
 
 from attention_core import cell_math
 from attention_core.cell_math import CellExplanation, ContextCell, MaskedCell, ProjectionCell, ScoreCell, WeightCell
+from attention_core.i18n import N_, _
 from ui import charts
 from ui.format import MAX_TERMS, exp_text, format_number, products_sum_text, quotient_text, sum_text, written_sum
 from ui.widgets import keyboard_grid
@@ -53,8 +54,8 @@ def explained_cell(
     values: torch.Tensor | None = None,
     kind: str = "weights",
     title: str = "",
-    row_title: str = "query",
-    col_title: str = "key",
+    row_title: str = N_("query"),
+    col_title: str = N_("key"),
 ) -> tuple[int, int] | None:
     """Below a heatmap drawn with ``key``: the keyboard's grid of its cells (``values``, a ``kind`` of heatmap),
     then the clicked (or kept) cell's arithmetic; returns its (row, col) indices.
@@ -62,6 +63,7 @@ def explained_cell(
     ``event`` is the chart's selection event, or None for a raster image (pickers choose the cell then).
     """
     clicked = None
+    row_title, col_title = _(row_title), _(col_title)  # the defaults, or a page's titles, in the learner's language
     if event is None:  # a raster image: pickers instead of clicks
         cell = picked_cell(rows, cols, key=key, row_title=row_title, col_title=col_title)
     else:
@@ -83,10 +85,18 @@ def explained_cell(
         )
     with st.container(border=True, key=live):
         if indices is None:
-            st.caption(
-                f"Click any cell of {title or 'the heatmap'} to see its arithmetic with the real numbers "
-                "(double-click clears the outline), or Tab to its cells and use the arrow keys and Enter."
-            )
+            if title:
+                hint = _(
+                    "Click any cell of {title} to see its arithmetic with the real numbers (double-click clears the "
+                    "outline), or Tab to its cells and use the arrow keys and Enter.",
+                    title=title,
+                )
+            else:
+                hint = _(
+                    "Click any cell of the heatmap to see its arithmetic with the real numbers (double-click clears "
+                    "the outline), or Tab to its cells and use the arrow keys and Enter."
+                )
+            st.caption(hint)
             return None
         render(explain(*indices), rows, cols, row_title=row_title, col_title=col_title)
     return indices
@@ -95,8 +105,8 @@ def explained_cell(
 def picked_cell(rows, cols, *, key: str, row_title: str, col_title: str) -> tuple[str, str]:
     """The row/column pickers that replace clicking on a raster image; returns (row label, col label)."""
     left, right = st.columns(2)
-    row = left.selectbox(f"Cell: {row_title}", rows, key=f"{key}:row")
-    col = right.selectbox(f"Cell: {col_title}", cols, key=f"{key}:col")
+    row = left.selectbox(_("Cell: {title}", title=row_title), rows, key=f"{key}:row")
+    col = right.selectbox(_("Cell: {title}", title=col_title), cols, key=f"{key}:col")
     return str(row), str(col)
 
 
@@ -117,60 +127,86 @@ def render(result: CellExplanation, rows: Sequence[str], cols: Sequence[str], **
         render_masked(result, rows, cols)
 
 
-def _q(label: str) -> str:
-    return f"“{label}”"
-
-
 def render_score(cell: ScoreCell, rows: Sequence[str], cols: Sequence[str]) -> None:
     st.markdown(
-        f"**Score of query {_q(rows[cell.i])} with key {_q(cols[cell.j])}**: "
-        f"q · k = {products_sum_text(cell.q, cell.k, cell.dot, limit=MAX_TERMS)}"
+        _(
+            "**Score of query “{query}” with key “{key}”**: q · k = {sum}",
+            query=rows[cell.i],
+            key=cols[cell.j],
+            sum=products_sum_text(cell.q, cell.k, cell.dot, limit=MAX_TERMS),
+        )
     )
     if cell.divisor != 1.0:
         parts = []
         if cell.d_k:
             parts.append(f"√d_k = √{cell.d_k}")
         if cell.temperature != 1.0:
-            parts.append(f"temperature {format_number(cell.temperature)}")
+            parts.append(_("temperature {t}", t=format_number(cell.temperature)))
         st.markdown(
-            f"Divided by {' × '.join(parts)} = {format_number(cell.divisor)}: "
-            f"{quotient_text(cell.dot, cell.divisor, cell.result)}"
+            _(
+                "Divided by {divisor_text} = {divisor}: {quotient}",
+                divisor_text=" × ".join(parts),
+                divisor=format_number(cell.divisor),
+                quotient=quotient_text(cell.dot, cell.divisor, cell.result),
+            )
         )
 
 
 def render_weight(cell: WeightCell, cols: Sequence[str]) -> None:
+    key = cols[cell.j]
     st.markdown(
-        f"**Weight of key {_q(cols[cell.j])}**: softmax of the row, "
-        f"e^(s_j − m) / Σ_k e^(s_k − m) with m = the row's largest score = {format_number(cell.row_max)}."
+        _(
+            "**Weight of key “{key}”**: softmax of the row, e^(s_j − m) / Σ_k e^(s_k − m) with m = the row's largest "
+            "score = {row_max}.",
+            key=key,
+            row_max=format_number(cell.row_max),
+        )
     )
     st.markdown(
-        f"Key {_q(cols[cell.j])}: {exp_text(cell.row[cell.j], cell.row_max, cell.exps[cell.j])}. "
-        f"Sum over the row: {sum_text(cell.exps, cell.total, limit=MAX_TERMS, bold=False)}."
+        _(
+            "Key “{key}”: {exp}. Sum over the row: {sum}.",
+            key=key,
+            exp=exp_text(cell.row[cell.j], cell.row_max, cell.exps[cell.j]),
+            sum=sum_text(cell.exps, cell.total, limit=MAX_TERMS, bold=False),
+        )
     )
     if cell.total > 0:
-        st.markdown(f"Weight = {quotient_text(cell.exps[cell.j], written_sum(cell.exps, MAX_TERMS), cell.result)}")
+        quotient = quotient_text(cell.exps[cell.j], written_sum(cell.exps, MAX_TERMS), cell.result)
+        st.markdown(_("Weight = {quotient}", quotient=quotient))
     else:
-        st.markdown("Every key of this row is masked: the row is all zeros (**0**), as PyTorch's SDPA gives.")
+        st.markdown(_("Every key of this row is masked: the row is all zeros (**0**), as PyTorch's SDPA gives."))
 
 
 def render_context(cell: ContextCell, rows: Sequence[str], cols: Sequence[str]) -> None:
     st.markdown(
-        f"**Entry {_q(cols[cell.d])} of the context vector of {_q(rows[cell.i])}**: Σ_j w_ij v_j = "
-        f"{products_sum_text(cell.weights, cell.values, cell.result, limit=MAX_TERMS)}"
+        _(
+            "**Entry “{entry}” of the context vector of “{query}”**: Σ_j w_ij v_j = {sum}",
+            entry=cols[cell.d],
+            query=rows[cell.i],
+            sum=products_sum_text(cell.weights, cell.values, cell.result, limit=MAX_TERMS),
+        )
     )
-    st.caption("Each term is (weight of key j) × (entry of key j's value vector).")
+    st.caption(_("Each term is (weight of key j) × (entry of key j's value vector)."))
 
 
 def render_projection(cell: ProjectionCell, rows: Sequence[str], cols: Sequence[str]) -> None:
     st.markdown(
-        f"**Entry {_q(cols[cell.c])} of {_q(rows[cell.i])}**: x · (column {cell.c + 1} of W) = "
-        f"{products_sum_text(cell.x, cell.w, cell.result, limit=MAX_TERMS)}"
+        _(
+            "**Entry “{entry}” of “{token}”**: x · (column {column} of W) = {sum}",
+            entry=cols[cell.c],
+            token=rows[cell.i],
+            column=cell.c + 1,
+            sum=products_sum_text(cell.x, cell.w, cell.result, limit=MAX_TERMS),
+        )
     )
 
 
 def render_masked(cell: MaskedCell, rows: Sequence[str], cols: Sequence[str]) -> None:
-    verdict = "kept" if cell.allowed else "blocked: −∞"
-    st.markdown(f"**Query {_q(rows[cell.i])}, key {_q(cols[cell.j])}** ({verdict}). {cell.reason}")
+    values = {"query": rows[cell.i], "key": cols[cell.j], "reason": cell.reason}
+    if cell.allowed:
+        st.markdown(_("**Query “{query}”, key “{key}”** (kept). {reason}", **values))
+    else:
+        st.markdown(_("**Query “{query}”, key “{key}”** (blocked: −∞). {reason}", **values))
 
 
 # --- explain callbacks for AttentionSteps matrices ----------------------------------------------
@@ -206,9 +242,9 @@ def output_options(steps, W_o: torch.Tensor) -> dict:
     column of W_o (its explain), the caption that says so, and the output's kind and column title."""
     return {
         "kind": "values",
-        "col_title": "dimension",
+        "col_title": _("dimension"),
         "explain": projection_of(steps.concat, W_o),
-        "caption": "Click a cell: an output entry is the token's concatenated row (x below) · a column of W_o.",
+        "caption": _("Click a cell: an output entry is the token's concatenated row (x below) · a column of W_o."),
     }
 
 
