@@ -142,9 +142,17 @@ function placeWindow(root) {
   root.sizes = sizes;
 }
 
+// A text of the grid's language (keyboard_grid.grid_texts) with its {names} filled in, in one pass: a label that
+// holds "{row}" stays as typed.
+function say(g, name, values) {
+  const template = (g.texts && g.texts[name]) || "";
+  return template.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
+}
+
 function label(g, r, c) {
-  const value = g.values ? `: ${g.values[r * g.cols.length + c]}` : "";
-  return `${g.rowTitle} “${g.rows[r]}”, ${g.colTitle} “${g.cols[c]}”${value}`;
+  const names = { row_title: g.rowTitle, row: g.rows[r], col_title: g.colTitle, col: g.cols[c] };
+  if (!g.values) return say(g, "cell", names);
+  return say(g, "cellValue", { ...names, value: g.values[r * g.cols.length + c] });
 }
 
 function draw(root, focused) {
@@ -174,14 +182,14 @@ function build(root) {
   const help = el(
     "p",
     "alab-cells-help",
-    `${g.title}, cell by cell: arrow keys move, Enter shows the cell's arithmetic below.` +
-      (windowed ? ` ${g.rows.length} × ${g.cols.length} cells, a window shown.` : "")
+    say(g, "help", { title: g.title }) +
+      (windowed ? " " + say(g, "window", { rows: g.rows.length, cols: g.cols.length }) : "")
   );
   if (!root.id) root.id = "alab-cells-" + Math.random().toString(36).slice(2);
   help.id = `${root.id}-help`;
   const table = el("table", "alab-cells-grid");
   table.setAttribute("role", "grid");
-  table.setAttribute("aria-label", `${g.title}: ${g.rows.length} × ${g.cols.length} cells`);
+  table.setAttribute("aria-label", say(g, "table", { title: g.title, rows: g.rows.length, cols: g.cols.length }));
   table.setAttribute("aria-describedby", help.id);
   table.setAttribute("aria-rowcount", String(g.rows.length + 1));
   table.setAttribute("aria-colcount", String(g.cols.length + 1));
@@ -272,7 +280,7 @@ function showRing(root) {
     return;
   }
   const opened = root.opened && root.opened[0] === r && root.opened[1] === c;
-  chip.textContent = `${label(root.grid, r, c)} · ${opened ? "its arithmetic is below" : "Enter: its arithmetic"}`;
+  chip.textContent = say(root.grid, opened ? "opened" : "enter", { cell: label(root.grid, r, c) });
   const w = Math.max(cell.width, MIN_RING);
   const h = Math.max(cell.height, MIN_RING);
   const left = cell.left - (w - cell.width) / 2;

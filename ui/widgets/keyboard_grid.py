@@ -31,6 +31,7 @@ import numpy as np
 import streamlit as st
 import torch
 
+from attention_core.i18n import _
 from attention_core.numbers import format_number  # the one number formatter (ui.format re-exports it)
 from runtime.cache import MB, process_cache
 
@@ -59,12 +60,32 @@ def grid_key(key: str) -> str:
     return f"{key}_keys"
 
 
-def cell_texts(values: torch.Tensor, kind: str) -> list[str]:
-    """Every cell's text, row by row, as the heatmap's tooltip writes it (a mask: may attend / blocked)."""
+def cell_texts(values: torch.Tensor, kind: str, mask_words: tuple[str, str] = ("may attend", "blocked")) -> list[str]:
+    """Every cell's text, row by row, as the heatmap's tooltip writes it (a mask: may attend / blocked, in the words
+    ``mask_words`` gives: the learner's language)."""
     flat = values.detach().to(torch.float64).reshape(-1).tolist()  # (rows * cols,)
     if kind == "mask":
-        return ["may attend" if v > 0 else "blocked" for v in flat]
+        allowed, blocked = mask_words
+        return [allowed if v > 0 else blocked for v in flat]
     return [format_number(v) for v in flat]
+
+
+def grid_texts() -> tuple[tuple[str, str], ...]:
+    """What the script writes, in the learner's language: templates whose {names} it fills in (a label, a count),
+    the mask's two words, and the title of a heatmap without one. Passed to the cached ``grid_data`` as an argument,
+    so each language's grid is kept apart."""
+    return (
+        ("title", _("The heatmap")),
+        ("help", _("{title}, cell by cell: arrow keys move, Enter shows the cell's arithmetic below.")),
+        ("window", _("{rows} × {cols} cells, a window shown.")),
+        ("table", _("{title}: {rows} × {cols} cells")),
+        ("cell", _("{row_title} “{row}”, {col_title} “{col}”")),
+        ("cellValue", _("{row_title} “{row}”, {col_title} “{col}”: {value}")),
+        ("opened", _("{cell} · its arithmetic is below")),
+        ("enter", _("{cell} · Enter: its arithmetic")),
+        ("mayAttend", _("may attend")),
+        ("blocked", _("blocked")),
+    )
 
 
 SEPARATOR = "|"  # between the cells' texts: no number and no mask word holds one
@@ -78,19 +99,23 @@ def grid_data(
     rows: tuple[str, ...],
     cols: tuple[str, ...],
     titles: tuple[str, str, str],
+    texts: tuple[tuple[str, str], ...] = (),
 ) -> dict:
     """What the grid draws (kept per matrix, labels and titles; never changed): titles, labels, every cell's text
     row by row in one string (a 128-token matrix sends its 16,384 texts as one JSON string, which Streamlit encodes
     and hashes at about a third of the cost of a list of them), and an id that changes with any of them."""
     matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
     title, row_title, col_title = titles
+    words = dict(texts)
+    mask_words = (words.get("mayAttend", "may attend"), words.get("blocked", "blocked"))
     grid = {
-        "title": title or "The heatmap",
+        "title": title or words.get("title", "The heatmap"),
         "rowTitle": row_title,
         "colTitle": col_title,
         "rows": list(rows),
         "cols": list(cols),
-        "values": SEPARATOR.join(cell_texts(matrix, kind)),
+        "values": SEPARATOR.join(cell_texts(matrix, kind, mask_words)),
+        "texts": words,
     }
     digest = hashlib.blake2b(json.dumps(grid, sort_keys=True).encode("utf-8"), digest_size=8).hexdigest()
     return {"id": digest, **grid}
@@ -130,7 +155,7 @@ def cell_grid(
     col title); ``opened`` is the cell whose arithmetic is shown, ``live`` the key of the container that shows it,
     ``stale`` whether the chart still outlines a clicked cell other than ``opened`` (the script clears it)."""
     matrix = values.detach().to(torch.float64).numpy()  # (rows, cols)
-    grid = grid_data(matrix.tobytes(), matrix.shape, kind, tuple(rows), tuple(cols), titles)
+    grid = grid_data(matrix.tobytes(), matrix.shape, kind, tuple(rows), tuple(cols), titles, grid_texts())
     callback = functools.partial(_on_open, key, len(rows), len(cols), on_open)
     data = {"grid": grid, "opened": list(opened) if opened else None, "live": live, "chart": key, "stale": stale}
     _mount(key=grid_key(key), data=data, on_open_change=callback)
