@@ -26,6 +26,7 @@ import pandas as pd
 import streamlit as st
 
 from attention_core import i18n
+from attention_core.i18n import _
 from attention_core.learning_checks import IDEAS, RESULTS, REVIEW_SIZE
 from ui import registry
 
@@ -162,26 +163,29 @@ def counts(lesson: str) -> tuple[int, int]:
 def totals() -> tuple[int, int]:
     """(answered, correct) over every lesson."""
     pairs = [counts(path) for path in _book()]
-    return sum(a for a, _ in pairs), sum(c for _, c in pairs)
+    return sum(a for a, _c in pairs), sum(c for _a, c in pairs)
 
 
 def progress_marker() -> str:
     """Compact text for the sidebar: 'Exercises: 7/12 correct' (or an invitation when none answered)."""
     answered, correct = totals()
     if not answered:
-        return "Exercises: none answered yet"
-    return f"Exercises: {correct}/{answered} correct"
+        return _("Exercises: none answered yet")
+    return _("Exercises: {correct}/{answered} correct", correct=correct, answered=answered)
 
 
 def progress_frame() -> pd.DataFrame:
-    """One row per page with exercises: the steps seen, answered and correct (kept in this browser)."""
+    """One row per page with exercises: the steps seen, answered and correct (kept in this browser); its headers
+    and the lessons' names in the learner's language."""
+    columns = {"lesson": _("lesson"), "steps seen": _("steps seen"), "answered": _("answered"), "correct": _("correct")}
     rows = []
     for lesson in registry.LESSONS:
         answered, correct = counts(lesson.name)
         if lesson.number is not None or answered:
             seen = len(steps_seen(lesson.name))
-            rows.append({"lesson": lesson.label, "steps seen": seen, "answered": answered, "correct": correct})
-    return pd.DataFrame(rows).set_index("lesson")
+            values = {"lesson": _(lesson.label), "steps seen": seen, "answered": answered, "correct": correct}
+            rows.append({columns[name]: value for name, value in values.items()})
+    return pd.DataFrame(rows).set_index(columns["lesson"])
 
 
 # --- the payload kept in the browser and in a downloaded file ---------------------------------------------------
@@ -216,12 +220,12 @@ def payload_text() -> str:
 
 
 def _no_constants(name: str) -> None:
-    raise ProgressFileError("it holds a number JSON does not allow (NaN or Infinity)")
+    raise ProgressFileError(_("it holds a number JSON does not allow (NaN or Infinity)"))
 
 
 def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
-    if len({key for key, _ in pairs}) != len(pairs):
-        raise ProgressFileError("a key appears twice")
+    if len({key for key, _value in pairs}) != len(pairs):
+        raise ProgressFileError(_("a key appears twice"))
     return dict(pairs)
 
 
@@ -230,44 +234,44 @@ def parse_file(raw: bytes | str) -> dict:
     if isinstance(raw, str):
         raw = raw.encode("utf-8", errors="replace")
     if len(raw) > MAX_BYTES:
-        raise ProgressFileError(f"it is larger than {MAX_BYTES // 1024} KiB")
+        raise ProgressFileError(_("it is larger than {size} KiB", size=MAX_BYTES // 1024))
     try:
         text = raw.decode("utf-8")
         data = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
     except ProgressFileError:
         raise
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise ProgressFileError("it is not JSON") from None
+        raise ProgressFileError(_("it is not JSON")) from None
     if not isinstance(data, dict) or not REQUIRED_PARTS <= set(data) <= {*REQUIRED_PARTS, *OPTIONAL_PARTS}:
         raise ProgressFileError(
-            'it is not an object of "version", "lessons", "visited" (and "steps", "path", "checks", "language")'
+            _('it is not an object of "version", "lessons", "visited" (and "steps", "path", "checks", "language")')
         )
     if type(data["version"]) is not int or data["version"] != VERSION:
-        raise ProgressFileError(f"its version is not {VERSION}")
+        raise ProgressFileError(_("its version is not {version}", version=VERSION))
     book, visited_list = data["lessons"], data["visited"]
     if not isinstance(book, dict) or not isinstance(visited_list, list):
-        raise ProgressFileError('"lessons" is not an object or "visited" is not a list')
+        raise ProgressFileError(_('"lessons" is not an object or "visited" is not a list'))
     if any(not isinstance(name, str) or name not in registry.BY_NAME for name in [*book, *visited_list]):
-        raise ProgressFileError("it names a lesson this lab does not have")
+        raise ProgressFileError(_("it names a lesson this lab does not have"))
     if len(set(visited_list)) != len(visited_list):
-        raise ProgressFileError("a visited lesson appears twice")
+        raise ProgressFileError(_("a visited lesson appears twice"))
     if sum(len(entries) if isinstance(entries, dict) else 0 for entries in book.values()) > MAX_ENTRIES:
-        raise ProgressFileError(f"it holds more than {MAX_ENTRIES} exercises")
+        raise ProgressFileError(_("it holds more than {count} exercises", count=MAX_ENTRIES))
     for entries in book.values():
         if not isinstance(entries, dict):
-            raise ProgressFileError("a lesson's exercises are not an object")
+            raise ProgressFileError(_("a lesson's exercises are not an object"))
         for exercise_id, entry in entries.items():
             if not EXERCISE_ID.fullmatch(exercise_id):
-                raise ProgressFileError("an exercise id is not a short name of letters, digits, '-', '_' or '.'")
+                raise ProgressFileError(_("an exercise id is not a short name of letters, digits, '-', '_' or '.'"))
             if not isinstance(entry, dict) or set(entry) != set(ENTRY_FIELDS):
-                raise ProgressFileError('an exercise is not an object of "tries", "correct" and "revealed"')
+                raise ProgressFileError(_('an exercise is not an object of "tries", "correct" and "revealed"'))
             if any(type(entry[field]) is not kind for field, kind in ENTRY_FIELDS.items()):
-                raise ProgressFileError('"tries" is not a whole number or "correct"/"revealed" is not true/false')
+                raise ProgressFileError(_('"tries" is not a whole number or "correct"/"revealed" is not true/false'))
             if not 0 <= entry["tries"] <= MAX_TRIES:
-                raise ProgressFileError(f'"tries" is not between 0 and {MAX_TRIES}')
+                raise ProgressFileError(_('"tries" is not between 0 and {most}', most=MAX_TRIES))
     check_steps(data.get("steps", {}), data.get("path", 0))
     if "language" in data and not (isinstance(data["language"], str) and LANGUAGE.fullmatch(data["language"])):
-        raise ProgressFileError('"language" is not a language code such as "zh"')
+        raise ProgressFileError(_('"language" is not a language code such as "zh"'))
     if "checks" in data:
         check_checks(data["checks"])
     return data
@@ -276,55 +280,59 @@ def parse_file(raw: bytes | str) -> dict:
 def check_steps(steps: object, position: object) -> None:
     """The steps seen per lesson and the path position of a payload, or ProgressFileError."""
     if not isinstance(steps, dict) or any(not isinstance(name, str) or name not in registry.BY_NAME for name in steps):
-        raise ProgressFileError('"steps" is not an object of this lab\'s lessons')
+        raise ProgressFileError(_('"steps" is not an object of this lab\'s lessons'))
     for seen in steps.values():
         if not isinstance(seen, list) or any(type(n) is not int or not 1 <= n <= MAX_STEP for n in seen):
-            raise ProgressFileError(f"a lesson's steps are not a list of whole numbers from 1 to {MAX_STEP}")
+            raise ProgressFileError(
+                _("a lesson's steps are not a list of whole numbers from 1 to {most}", most=MAX_STEP)
+            )
         if len(set(seen)) != len(seen):
-            raise ProgressFileError("a step appears twice")
+            raise ProgressFileError(_("a step appears twice"))
     if type(position) is not int or not 0 <= position <= MAX_STEP:
-        raise ProgressFileError(f'"path" is not a whole number from 0 to {MAX_STEP}')
+        raise ProgressFileError(_('"path" is not a whole number from 0 to {most}', most=MAX_STEP))
 
 
 def check_date(text: object) -> datetime.date:
     """A stored day written YYYY-MM-DD, or ProgressFileError."""
     if not isinstance(text, str) or not DATE.fullmatch(text):
-        raise ProgressFileError("a date is not written YYYY-MM-DD")
+        raise ProgressFileError(_("a date is not written YYYY-MM-DD"))
     try:
         day = datetime.date.fromisoformat(text)
     except ValueError:
-        raise ProgressFileError("a date is not a day of the calendar") from None
+        raise ProgressFileError(_("a date is not a day of the calendar")) from None
     if not YEARS[0] <= day.year < YEARS[1]:
-        raise ProgressFileError(f"a date is not between the years {YEARS[0]} and {YEARS[1] - 1}")
+        raise ProgressFileError(
+            _("a date is not between the years {first} and {last}", first=YEARS[0], last=YEARS[1] - 1)
+        )
     return day
 
 
 def check_checks(part: object) -> None:
     """The "checks" part of a payload (see the module's docstring), or ProgressFileError."""
     if not isinstance(part, dict) or set(part) != CHECK_PARTS:
-        raise ProgressFileError('"checks" is not an object of "pre", "post", "finished" and "reviews"')
+        raise ProgressFileError(_('"checks" is not an object of "pre", "post", "finished" and "reviews"'))
     for which in ("pre", "post"):
         results = part[which]
         if not isinstance(results, dict) or (results and set(results) != set(IDEAS)):
-            raise ProgressFileError(f'"{which}" does not name the five ideas of the checks (or none)')
+            raise ProgressFileError(_('"{which}" does not name the five ideas of the checks (or none)', which=which))
         if any(not isinstance(result, str) or result not in RESULTS for result in results.values()):
-            raise ProgressFileError('a check\'s result is not "right", "wrong" or "skipped"')
+            raise ProgressFileError(_('a check\'s result is not "right", "wrong" or "skipped"'))
     if part["finished"] is not None:
         check_date(part["finished"])
     reviews = part["reviews"]
     if not isinstance(reviews, list) or len(reviews) > MAX_REVIEWS:
-        raise ProgressFileError(f'"reviews" is not a list of at most {MAX_REVIEWS} reviews')
+        raise ProgressFileError(_('"reviews" is not a list of at most {most} reviews', most=MAX_REVIEWS))
     if reviews and part["finished"] is None:
-        raise ProgressFileError("it holds reviews but no day the path was finished")
+        raise ProgressFileError(_("it holds reviews but no day the path was finished"))
     for entry in reviews:
         if not isinstance(entry, dict) or set(entry) != {"date", "ideas"}:
-            raise ProgressFileError('a review is not an object of "date" and "ideas"')
+            raise ProgressFileError(_('a review is not an object of "date" and "ideas"'))
         check_date(entry["date"])
         ideas = entry["ideas"]
         if not isinstance(ideas, dict) or not 1 <= len(ideas) <= REVIEW_SIZE or not set(ideas) <= set(IDEAS):
-            raise ProgressFileError(f"a review does not name 1 to {REVIEW_SIZE} ideas of the checks")
+            raise ProgressFileError(_("a review does not name 1 to {most} ideas of the checks", most=REVIEW_SIZE))
         if any(type(right) is not bool for right in ideas.values()):
-            raise ProgressFileError("a review's answer is not true or false")
+            raise ProgressFileError(_("a review's answer is not true or false"))
 
 
 def answered_first(results: dict[str, str]) -> tuple:
@@ -343,7 +351,7 @@ def merge_checks(part: dict) -> None:
     record["finished"] = min(days) if days else None
     reviews = {json.dumps(entry, sort_keys=True): entry for entry in [*record["reviews"], *part["reviews"]]}
     ordered = sorted(reviews.items(), key=lambda item: (item[1]["date"], item[0]))
-    record["reviews"] = [json.loads(text) for text, _ in ordered][-MAX_REVIEWS:]
+    record["reviews"] = [json.loads(text) for text, _entry in ordered][-MAX_REVIEWS:]
 
 
 def merge(data: dict) -> None:
@@ -387,15 +395,19 @@ def load_uploaded() -> None:
         return
     try:
         if uploaded.size > MAX_BYTES:
-            raise ProgressFileError(f"it is larger than {MAX_BYTES // 1024} KiB")
+            raise ProgressFileError(_("it is larger than {size} KiB", size=MAX_BYTES // 1024))
         data = parse_file(uploaded.getvalue())
     except ProgressFileError as problem:
-        text = f"This is not a progress file of this lab: {problem}. Nothing changed."
+        text = _("This is not a progress file of this lab: {problem}. Nothing changed.", problem=problem)
         st.session_state[LOADED_KEY] = ("error", text)
         return
     merge(data)
     answered = sum(len(entries) for entries in data["lessons"].values())
-    text = f"Progress loaded: {answered} exercises, {len(data['visited'])} lessons visited."
+    text = _(
+        "Progress loaded: {answered} exercises, {visited} lessons visited.",
+        answered=answered,
+        visited=len(data["visited"]),
+    )
     st.session_state[LOADED_KEY] = ("success", text)
 
 
@@ -403,13 +415,15 @@ def progress_table() -> None:
     """The overview's table of answered / correct per lesson, with forget, download and load."""
     st.dataframe(progress_frame(), width="content", height="content")  # every lesson, no inner scrolling
     st.caption(
-        "Your progress is kept in this browser only (its local storage): there are no accounts and nothing "
-        "is stored on the server."
+        _(
+            "Your progress is kept in this browser only (its local storage): there are no accounts and nothing "
+            "is stored on the server."
+        )
     )
     row = st.container(horizontal=True)
-    row.button("Forget my progress", on_click=reset, icon=":material/restart_alt:", key="reset_progress")
+    row.button(_("Forget my progress"), on_click=reset, icon=":material/restart_alt:", key="reset_progress")
     row.download_button(
-        "Download my progress",
+        _("Download my progress"),
         data=payload_text(),
         file_name=FILE_NAME,
         mime="application/json",
@@ -418,7 +432,7 @@ def progress_table() -> None:
         on_click="ignore",
     )
     st.file_uploader(
-        "Load my progress (a file saved with Download my progress, in any browser)",
+        _("Load my progress (a file saved with Download my progress, in any browser)"),
         type=["json"],
         key=UPLOAD_KEY,
         on_change=load_uploaded,
