@@ -13,6 +13,7 @@ from attention_core import generation as gen
 from attention_core import training as tr
 from attention_core.exercises import GenerationMaterial
 from attention_core.exercises.models import query_block
+from attention_core.i18n import N_, _
 from attention_core.masks import causal_mask
 from attention_core.reference import agreement, tolerance_text
 from attention_core.tables import dimension_labels, long_columns
@@ -44,17 +45,17 @@ def render(lab: LabInput) -> None:
     lesson_steps(
         __file__,
         {
-            "One token at a time": lambda: intro(lab, run),
-            "The KV cache": lambda: kv_cache_step(lab, head, part=None if whole else CACHE),
-            "The new query": lambda: None if whole else kv_cache_step(lab, head, part=QUERY),
-            "Cache = recompute": lambda: recompute_step(head),
-            "What the cache saves": lambda: saving_step(lab, head),
-            "The cost of attention": cost_of_attention,
-            "Online softmax": lambda: online_softmax_step(lab, head),
-            "GQA and the KV cache": lambda: (generation.real_model_step if whole else generation.gqa_questions_step)(
-                __file__, lab
-            ),
-            "Cached on SmolLM2": lambda: None if whole else generation.cache_check_step(),
+            N_("One token at a time"): lambda: intro(lab, run),
+            N_("The KV cache"): lambda: kv_cache_step(lab, head, part=None if whole else CACHE),
+            N_("The new query"): lambda: None if whole else kv_cache_step(lab, head, part=QUERY),
+            N_("Cache = recompute"): lambda: recompute_step(head),
+            N_("What the cache saves"): lambda: saving_step(lab, head),
+            N_("The cost of attention"): cost_of_attention,
+            N_("Online softmax"): lambda: online_softmax_step(lab, head),
+            N_("GQA and the KV cache"): lambda: (
+                generation.real_model_step if whole else generation.gqa_questions_step
+            )(__file__, lab),
+            N_("Cached on SmolLM2"): lambda: None if whole else generation.cache_check_step(),
         },
     )
 
@@ -83,15 +84,15 @@ class Head:
 def default_online(labels: tuple[str, ...]) -> tuple[int, int]:
     """The online softmax's query row and block size: the learner's picks, else the pickers' defaults."""
     rows = inputs.Choice(tuple(range(len(labels))), labels.__getitem__)
-    row = inputs.linked("generation_row", len(labels) // 2, rows, "Query row")
-    block = inputs.linked("generation_block", BLOCK_SIZES[1], inputs.Choice(BLOCK_SIZES), "Block size")
+    row = inputs.linked("generation_row", len(labels) // 2, rows, _("Query row"))
+    block = inputs.linked("generation_block", BLOCK_SIZES[1], inputs.Choice(BLOCK_SIZES), _("Block size"))
     return min(int(row), len(labels) - 1), int(block)
 
 
 def picked_step(labels: tuple[str, ...]) -> int:
     """The generation step picked on the KV cache's slider (its last step before any pick), 0-based."""
     steps = inputs.Number(1, len(labels))
-    return int(inputs.linked("generation_step", len(labels), steps, "Step t (the new token)")) - 1
+    return int(inputs.linked("generation_step", len(labels), steps, _("Step t (the new token)"))) - 1
 
 
 def check_yourself(lab: LabInput, head: Head, step: int, online_row: int, block_size: int, places: tuple) -> bool:
@@ -153,13 +154,15 @@ def online_softmax_step(lab: LabInput, head: Head) -> None:
 
 def intro(lab: LabInput, run: tr.TrainingRun | None) -> None:
     st.markdown(
-        """
+        _(
+            """
 A language model writes one token at a time. At step *t* only the **new token** asks a question:
 its query is the only query, and the keys and values are those of every token so far. The keys
 and values of earlier tokens do not change, so a model keeps them in a **KV cache** and adds one
 K row and one V row per step, instead of recomputing the whole sequence. The causal mask of
 lesson 6 is built in: the cache holds only the past.
 """
+        )
     )
     st.latex(r"\text{context}_t = \operatorname{softmax}\!\left(\frac{q_t K_{1..t}^\top}{\sqrt{d_k}}\right) V_{1..t}")
     source_note(lab, run)
@@ -183,20 +186,30 @@ def source_note(lab: LabInput, run: tr.TrainingRun | None) -> None:
     trained_in = page.BY_NAME["training"].number
     if run is not None:
         st.success(
-            f"Using the model you trained in lesson {trained_in} ({tr.TASKS[run.settings.task]}): layer 1, head 1.",
+            _(
+                "Using the model you trained in lesson {lesson} ({task}): layer 1, head 1.",
+                lesson=trained_in,
+                task=_(tr.TASKS[run.settings.task]),
+            ),
             icon=":material/model_training:",
         )
         return
     st.info(
-        f"No model trained yet: you have not trained the settings chosen in lesson {trained_in} in this session, so "
-        "this uses "
-        "the sidebar's input with seeded random W_q, W_k, W_v (d_k = d_model). Train a model there and come back "
-        "to see it generate.",
+        _(
+            "No model trained yet: you have not trained the settings chosen in lesson {lesson} in this session, so "
+            "this uses the sidebar's input with seeded random W_q, W_k, W_v (d_k = d_model). Train a model there "
+            "and come back to see it generate.",
+            lesson=trained_in,
+        ),
         icon=":material/info:",
     )
     if lab.T > gen.MAX_STEPPED:
         st.warning(
-            f"The sentence has {lab.T} tokens: this page steps through the first {gen.MAX_STEPPED}.",
+            _(
+                "The sentence has {count} tokens: this page steps through the first {shown}.",
+                count=lab.T,
+                shown=gen.MAX_STEPPED,
+            ),
             icon=":material/content_cut:",
         )
 
@@ -212,17 +225,23 @@ def kv_cache(
     """The cache at a chosen step: one K row and one V row per token so far, and the new query's weights (``part``
     CACHE: the caches only; QUERY: the query's row only); returns the step shown, 0-based (the exercises ask about
     it)."""
-    st.subheader("The KV cache, step by step" if part != QUERY else "The new query over the cache")
+    st.subheader(_("The KV cache, step by step") if part != QUERY else _("The new query over the cache"))
     if len(steps) > 1:
-        number = inputs.slider("Step t (the new token)", 1, len(steps), len(steps), key="generation_step")
+        number = inputs.slider(_("Step t (the new token)"), 1, len(steps), len(steps), key="generation_step")
     else:
         number = 1
     t = number - 1  # counted from 1 on screen, an index from 0 here
     step = steps[t]
     seen = labels[: t + 1]
     st.markdown(
-        f"Step {number}: the new token **{labels[t]}** gives q = {vector_text(step.q)}; its k and v are appended, "
-        f"so the cache holds {t + 1} K rows and {t + 1} V rows."
+        _(
+            "Step {number}: the new token **{token}** gives q = {q}; its k and v are appended, so the cache holds "
+            "{rows} K rows and {rows} V rows.",
+            number=number,
+            token=labels[t],
+            q=vector_text(step.q),
+            rows=t + 1,
+        )
     )
     if part == QUERY:
         return t
@@ -235,11 +254,11 @@ def kv_cache(
             seen,
             dimension_labels(d_k),
             kind="values",
-            title="K cache",
+            title=_("K cache"),
             key="generation_k_cache",
             explain=page.projection_of(X, W_k),
-            row_title="token",
-            col_title="dimension",
+            row_title=_("token"),
+            col_title=_("dimension"),
         )
     with middle:
         page.heatmap(
@@ -247,31 +266,38 @@ def kv_cache(
             seen,
             dimension_labels(d_v),
             kind="values",
-            title="V cache",
+            title=_("V cache"),
             key="generation_v_cache",
             explain=page.projection_of(X, W_v),
-            row_title="token",
-            col_title="dimension",
+            row_title=_("token"),
+            col_title=_("dimension"),
         )
     return t
 
 
 def query_scores(step: gen.CacheStep, seen: list[str], token: str) -> None:
     """The new token's scaled scores over the keys in the cache: what its weights are computed from."""
-    st.markdown(f"**Query {token}** over the cache: its scaled scores q · k / √d_k, one per cached key.")
-    page.table(step.scores.unsqueeze(1), seen, ["score"], alt_text="Scores of the new query")
+    st.markdown(_("**Query {token}** over the cache: its scaled scores q · k / √d_k, one per cached key.", token=token))
+    page.table(step.scores.unsqueeze(1), seen, [_("score")], alt_text=_("Scores of the new query"))
 
 
 def query_weights(step: gen.CacheStep, seen: list[str], number: int) -> None:
     """The new token's weights beside its scores, with their CSV, and how many numbers the cache holds."""
-    row = pd.DataFrame({"score": step.scores.tolist(), "weight": step.weights.tolist()}, index=seen)
-    st.markdown("Its weights, softmax of the scores:")
-    page.table(row, alt_text=f"Scores and weights of step {number}")
-    page.download_csv(row, f"generation-step-{number}.csv", label="Download this step as CSV")
+    row = pd.DataFrame({_("score"): step.scores.tolist(), _("weight"): step.weights.tolist()}, index=seen)
+    st.markdown(_("Its weights, softmax of the scores:"))
+    page.table(row, alt_text=_("Scores and weights of step {number}", number=number))
+    page.download_csv(row, f"generation-step-{number}.csv", label=_("Download this step as CSV"))
     d_k, d_v = step.K.shape[1], step.V.shape[1]
     st.caption(
-        f"The cache now holds {number} K rows of {d_k} and {number} V rows of {d_v} numbers: "
-        f"{number} × {d_k + d_v} = {step.K.numel() + step.V.numel()} numbers."
+        _(
+            "The cache now holds {rows} K rows of {d_k} and {rows} V rows of {d_v} numbers: "
+            "{rows} × {width} = {total} numbers.",
+            rows=number,
+            d_k=d_k,
+            d_v=d_v,
+            width=d_k + d_v,
+            total=step.K.numel() + step.V.numel(),
+        )
     )
 
 
@@ -279,7 +305,7 @@ def cached_equals_recomputed(
     X, W_q, W_k, W_v, steps: list[gen.CacheStep], masked: torch.Tensor, labels: list[str]
 ) -> None:
     """The rows computed one step at a time, stacked, beside the whole causal attention at once."""
-    st.subheader("With the cache = recomputing everything")
+    st.subheader(_("With the cache = recomputing everything"))
     weights, context = gen.recomputed_attention(X, W_q, W_k, W_v)
     cached = gen.cache_rows_as_matrix(steps)
     cached_context = torch.stack([step.context for step in steps])  # (T, d_v)
@@ -291,7 +317,7 @@ def cached_equals_recomputed(
             cached,
             labels,
             labels,
-            title="Weights, one row per step (cache)",
+            title=_("Weights, one row per step (cache)"),
             key="generation_cached",
             explain=weight_or_future(mask, lambda i: steps[i].scores),
         )
@@ -300,16 +326,21 @@ def cached_equals_recomputed(
             weights,
             labels,
             labels,
-            title="Weights, whole sequence with the causal mask",
+            title=_("Weights, whole sequence with the causal mask"),
             key="generation_recomputed",
             explain=weight_or_future(mask, lambda i: masked[i]),
         )
     difference = max(gen.max_difference(cached, weights), gen.max_difference(cached_context, context))
-    st.metric("Max difference, cached vs recomputed (weights and context)", format_number(difference))
+    st.metric(_("Max difference, cached vs recomputed (weights and context)"), format_number(difference))
     checks = gen.cache_checks(steps, X, W_q, W_k, W_v)
     st.caption(
-        "; ".join(f"{name}: **{check.verdict}**" for name, check in checks.items())
-        + f" ({tolerance_text(next(iter(checks.values())).tolerance)})."
+        _(
+            "{verdicts} ({tolerance}).",
+            verdicts="; ".join(
+                _("{name}: **{verdict}**", name=_(name), verdict=_(check.verdict)) for name, check in checks.items()
+            ),
+            tolerance=tolerance_text(next(iter(checks.values())).tolerance),
+        )
     )
 
 
@@ -330,70 +361,136 @@ def trained_model_generates(run: tr.TrainingRun) -> None:
     predicted = [symbols[int(i)] for i in result.cached_logits.argmax(dim=-1)]
     frame = pd.DataFrame(
         {
-            "token": [symbols[int(i)] for i in result.tokens],
-            "from": ["prompt" if i < result.prompt_length else "generated" for i in range(len(result.tokens))],
-            "keys in cache": result.cache_lengths,
-            "predicts next": predicted,
+            _("token"): [symbols[int(i)] for i in result.tokens],
+            _("from"): [_("prompt") if i < result.prompt_length else _("generated") for i in range(len(result.tokens))],
+            _("keys in cache"): result.cache_lengths,
+            _("predicts next"): predicted,
         }
     )
-    st.markdown("**The trained model generates** (greedy: the most likely token each step)")
+    st.markdown(_("**The trained model generates** (greedy: the most likely token each step)"))
     page.frame_table(frame, hide_index=False)
-    st.metric("Max difference of the logits, cached vs one full pass", format_number(result.difference))
+    st.metric(_("Max difference of the logits, cached vs one full pass"), format_number(result.difference))
 
 
 def multiply_adds(T: int, d_model: int, d_k: int) -> None:
     """Multiply-adds per step and in total, with and without the cache (one head)."""
-    st.subheader("What the cache saves")
+    st.subheader(_("What the cache saves"))
     frame = gen.multiply_add_frame(T, d_model, d_k, d_k)
     with_cache = gen.total_multiply_adds(T, d_model, d_k, d_k, cached=True)
     without = gen.total_multiply_adds(T, d_model, d_k, d_k, cached=False)
     st.markdown(
-        f"For {T} tokens (d_model = {d_model}, d_k = d_v = {d_k}, one head): **{with_cache:,}** multiply-adds "
-        f"with the cache against **{without:,}** recomputing every step. "
-        "Per step the cache costs one projection and one row of scores; without it, step t redoes a t × t matrix."
+        _(
+            "For {T} tokens (d_model = {d_model}, d_k = d_v = {d_k}, one head): **{with_cache:,}** multiply-adds "
+            "with the cache against **{without:,}** recomputing every step. "
+            "Per step the cache costs one projection and one row of scores; without it, step t redoes a t × t "
+            "matrix.",
+            T=T,
+            d_model=d_model,
+            d_k=d_k,
+            with_cache=with_cache,
+            without=without,
+        )
     )
-    long = long_columns(frame, "step", ["with cache", "without cache"], "way", "mult-adds")
+    shown = frame.rename(columns=shown_column)
+    step, way, adds = _("step"), _("way"), _("mult-adds")
+    long = long_columns(shown, step, [_("with cache"), _("without cache")], way, adds)
     left, right = st.columns(2)
     with left:
-        page.frame_table(frame.set_index("step"), column_config=COUNT_FORMAT)
+        page.frame_table(shown.set_index(step), column_config=shown_config(COUNT_FORMAT))
     with right:
-        page.chart(charts.lines, long, x="step", y="mult-adds", color="way", title="Multiply-adds per step")
+        page.chart(charts.lines, long, x=step, y=adds, color=way, title=_("Multiply-adds per step"))
+
+
+# the column names the lesson's tables and charts show (attention_core's frames name them in English)
+SHOWN_COLUMNS = (
+    N_("step"),
+    N_("with cache"),
+    N_("without cache"),
+    N_("total with cache"),
+    N_("total without cache"),
+    N_("cells"),
+    N_("bytes (formula)"),
+    N_("allocated bytes (measured)"),
+    N_("allocated / formula"),
+    N_("block"),
+    N_("block max"),
+    N_("m before"),
+    N_("m after"),
+    N_("rescale e^(m − m′)"),
+    N_("block sum"),
+    N_("running sum l"),
+    N_("key"),
+    N_("score"),
+)
+CHECK_NAMES = (  # gen.cache_checks' names, shown with their verdicts
+    N_("cached context vs F.scaled_dot_product_attention"),
+    N_("recomputed context vs F.scaled_dot_product_attention"),
+)
+
+
+def shown_column(name: str) -> str:
+    """A column of attention_core's frames as the learner reads it (its name in the current language)."""
+    return _(name) if name in SHOWN_COLUMNS else name
+
+
+def shown_config(config: dict) -> dict:
+    """A column_config keyed by the columns' English names, keyed by their shown names."""
+    return {shown_column(name): value for name, value in config.items()}
 
 
 def overhead_sentence(T: int, ratio: float) -> str:
     """What the measured time at the smallest T says about c·T², as measured (ratio = measured / formula)."""
     if ratio >= OVERHEAD_RATIO:
-        return (
-            f"At T = {T} the measured time is {ratio:.1f}× c·T²: a fixed cost per call (launching the "
-            "operations, allocating the tensors) dominates there, so small T takes longer than T² alone predicts."
+        return _(
+            "At T = {T} the measured time is {ratio:.1f}× c·T²: a fixed cost per call (launching the "
+            "operations, allocating the tensors) dominates there, so small T takes longer than T² alone predicts.",
+            T=T,
+            ratio=ratio,
         )
     if ratio >= 1:
-        return f"At T = {T} the measured time is {ratio:.1f}× c·T²: close to the formula, a little above it."
-    return f"At T = {T} the measured time is {ratio:.2f}× c·T²: below the formula at this T."
+        return _(
+            "At T = {T} the measured time is {ratio:.1f}× c·T²: close to the formula, a little above it.",
+            T=T,
+            ratio=ratio,
+        )
+    return _("At T = {T} the measured time is {ratio:.2f}× c·T²: below the formula at this T.", T=T, ratio=ratio)
 
 
 def cost_of_attention() -> None:
     """Time and memory of one head's attention as T grows, measured against T² x 4 bytes."""
-    st.subheader("The cost of attention")
+    st.subheader(_("The cost of attention"))
     st.markdown(
-        "Whatever the cache saves, each layer and head still holds a T × T matrix of weights: T² cells, "
-        "4 bytes each in float32. Twice the tokens, four times the memory and (roughly) the time."
+        _(
+            "Whatever the cache saves, each layer and head still holds a T × T matrix of weights: T² cells, "
+            "4 bytes each in float32. Twice the tokens, four times the memory and (roughly) the time."
+        )
     )
     frame = generation.measured_cost()
-    page.frame_table(frame.set_index("T"), column_config=COUNT_FORMAT | TIME_FORMAT | RATIO_FORMAT)
+    shown = frame.rename(columns=shown_column)
+    page.frame_table(shown.set_index("T"), column_config=shown_config(COUNT_FORMAT | TIME_FORMAT | RATIO_FORMAT))
     st.caption(
-        "Time: the fastest of 3 runs of one causal attention head (d_k = 16) on this server; c·T² is the "
-        "formula with c fitted at the largest T. " + overhead_sentence(*gen.smallest_against_formula(frame)) + " "
-        "Bytes (formula): one T × T float32 matrix, T² × 4. Allocated bytes (measured): every new tensor one run of "
-        "the head creates, counted operation by operation (the mask, the scores, their scaled and masked copies, "
-        "the exponentials, the weights, the context): several T × T matrices, because each step makes a new one."
+        _(
+            "Time: the fastest of 3 runs of one causal attention head (d_k = 16) on this server; c·T² is the "
+            "formula with c fitted at the largest T. {overhead} "
+            "Bytes (formula): one T × T float32 matrix, T² × 4. Allocated bytes (measured): every new tensor one run "
+            "of the head creates, counted operation by operation (the mask, the scores, their scaled and masked "
+            "copies, the exponentials, the weights, the context): several T × T matrices, because each step makes a "
+            "new one.",
+            overhead=overhead_sentence(*gen.smallest_against_formula(frame)),
+        )
     )
-    timing = long_columns(frame, "T", ["ms", "ms (c·T²)"], "series", "milliseconds")
-    memory = long_columns(frame, "T", ["bytes (formula)", ALLOCATED], "series", "b")
+    series = _("series")
+    timing = long_columns(shown, "T", ["ms", "ms (c·T²)"], series, _("milliseconds"))
+    memory = long_columns(shown, "T", [_("bytes (formula)"), _(ALLOCATED)], series, "b")
     left, right = st.columns(2)
     with left:
         page.chart(
-            charts.log_log_lines, timing, x="T", y="milliseconds", color="series", title="Time, measured vs c·T²"
+            charts.log_log_lines,
+            timing,
+            x="T",
+            y=_("milliseconds"),
+            color=series,
+            title=_("Time, measured vs c·T²"),
         )
     with right:
         page.chart(
@@ -401,9 +498,9 @@ def cost_of_attention() -> None:
             memory,
             x="T",
             y="b",
-            color="series",
-            title="Bytes: one weights matrix vs allocated",
-            y_title="bytes",
+            color=series,
+            title=_("Bytes: one weights matrix vs allocated"),
+            y_title=_("bytes"),
         )
 
 
@@ -411,33 +508,42 @@ def online_softmax(scores: torch.Tensor, labels: list[str]) -> tuple[int, int]:
     """One query row's softmax block by block, with a running max and sum (the idea behind FlashAttention), up to
     the block before the query's own: from that block on, the running sum is the question's; returns the row and
     block size shown (the exercises ask about them)."""
-    st.subheader("Online softmax, block by block")
+    st.subheader(_("Online softmax, block by block"))
     st.markdown(
-        "FlashAttention never holds a whole row of scores: it reads the keys in blocks and keeps a running "
-        "maximum m and a running sum l. When a block raises the maximum, the old sum is rescaled by e^(m − m′)."
+        _(
+            "FlashAttention never holds a whole row of scores: it reads the keys in blocks and keeps a running "
+            "maximum m and a running sum l. When a block raises the maximum, the old sum is rescaled by e^(m − m′)."
+        )
     )
     st.latex(r"m' = \max(m, \max_{j \in B} s_j),\qquad l' = l\,e^{m - m'} + \sum_{j \in B} e^{s_j - m'}")
     row_choice, block_choice = st.columns(2)
     i = inputs.selectbox(
-        "Query row",
+        _("Query row"),
         range(len(labels)),
         index=len(labels) // 2,
         format_func=labels.__getitem__,
         key="generation_row",
         container=row_choice,
     )
-    block_size = inputs.selectbox("Block size", BLOCK_SIZES, index=1, key="generation_block", container=block_choice)
+    block_size = inputs.selectbox(_("Block size"), BLOCK_SIZES, index=1, key="generation_block", container=block_choice)
     row = scores[i]  # (T,) with -inf after position i
     bars = gen.block_frame(row, labels, block_size)
-    page.chart(charts.online_blocks, bars, title=f"Scores of query {labels[i]} (−∞ keys are empty)")
-    page.frame_table(bars.set_index("key").map(score_text), hide_index=False, alt="The row's scores by block")
+    page.chart(charts.online_blocks, bars, title=_("Scores of query {token} (−∞ keys are empty)", token=labels[i]))
+    page.frame_table(
+        bars.set_index("key").map(score_text).rename(columns=shown_column).rename_axis(_("key")),
+        hide_index=False,
+        alt=_("The row's scores by block"),
+    )
     asked = query_block(i, block_size)
     frame = gen.online_frame(gen.online_softmax_steps(row, block_size)).map(format_number)
     frame.iloc[asked:, [frame.columns.get_loc("block sum"), frame.columns.get_loc("running sum l")]] = "?"
-    page.frame_table(frame)
+    page.frame_table(frame.rename(columns=shown_column).rename_axis(_("block")))
     st.caption(
-        "Before the first block the sum is empty (l = 0, m = −∞), so its rescale factor is shown as 0. From block "
-        f"{asked + 1} (the one holding the query's own key) on, the sums are yours to work out first."
+        _(
+            "Before the first block the sum is empty (l = 0, m = −∞), so its rescale factor is shown as 0. From "
+            "block {block} (the one holding the query's own key) on, the sums are yours to work out first.",
+            block=asked + 1,
+        )
     )
     return i, block_size
 
@@ -452,13 +558,24 @@ def score_text(value) -> str:
 def online_result(row: torch.Tensor, labels: list[str], block_size: int) -> None:
     """Every block's sums, then the weights from the final running max and sum beside plain softmax."""
     steps = gen.online_softmax_steps(row, block_size)
-    page.frame_table(gen.online_frame(steps).map(format_number))
+    page.frame_table(gen.online_frame(steps).map(format_number).rename(columns=shown_column).rename_axis(_("block")))
     online, plain = gen.online_softmax(row, block_size), ac.softmax(row)
-    st.caption("At the end, each weight is e^(s_j − m) / l with the final m and l.")
-    page.table(torch.stack([online, plain], dim=1), labels, ["online", "plain softmax"], alt_text="Weights of the row")
+    st.caption(_("At the end, each weight is e^(s_j − m) / l with the final m and l."))
+    page.table(
+        torch.stack([online, plain], dim=1),
+        labels,
+        [_("online"), _("plain softmax")],
+        alt_text=_("Weights of the row"),
+    )
     check = agreement(online, plain)
-    st.metric("Max difference, online vs plain softmax", format_number(check.max_difference))
-    st.caption(f"Online against plain softmax: **{check.verdict}** ({tolerance_text(check.tolerance)}).")
+    st.metric(_("Max difference, online vs plain softmax"), format_number(check.max_difference))
+    st.caption(
+        _(
+            "Online against plain softmax: **{verdict}** ({tolerance}).",
+            verdict=_(check.verdict),
+            tolerance=tolerance_text(check.tolerance),
+        )
+    )
 
 
 render(inputs.current())
