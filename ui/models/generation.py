@@ -19,6 +19,7 @@ import streamlit as st
 from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
 from attention_core.exercises.models import CACHE_TOKENS, SmolCacheMaterial
+from attention_core.i18n import _
 from attention_core.reference import tolerance_text
 from ui import drawing, registry
 from ui.format import format_number, learner_text
@@ -38,7 +39,10 @@ def loaded_model() -> sm.SmolModel | None:
         return smol.model()
     except sm.ModelUnavailable as error:
         st.info(
-            f"{learner_text(error)} This step measures SmolLM2's cache; the toy model's steps above work without it.",
+            _(
+                "{reason} This step measures SmolLM2's cache; the toy model's steps above work without it.",
+                reason=learner_text(error),
+            ),
             icon=":material/cloud_off:",
         )
         return None
@@ -47,25 +51,47 @@ def loaded_model() -> sm.SmolModel | None:
 def gqa_cache_step() -> SmolCacheMaterial | None:
     """The cache's bytes per token for SmolLM2 (3 key/value heads); returns what it showed, for the step's questions
     (None without the model), which come before full multi-head attention's figure (``gqa_answers``)."""
-    st.subheader("Grouped-query attention shrinks the cache")
+    st.subheader(_("Grouped-query attention shrinks the cache"))
     model = loaded_model()
     if model is None:
         return None
     size = sl.cache_size(model.config)
     st.markdown(
-        f"""
-Each new token adds its keys and values to the cache, in every layer. SmolLM2's {size.heads} query heads share
-**{size.kv_heads} key/value heads** (grouped-query attention), so per token the cache grows by
-2 (K and V) × {size.layers} layers × {size.kv_heads} key/value heads × {size.d_k} numbers × {size.bytes_per_number}
-bytes = **{size.gqa_bytes:,} bytes**.
-"""
+        _(
+            """
+Each new token adds its keys and values to the cache, in every layer. SmolLM2's {heads} query heads share
+**{kv_heads} key/value heads** (grouped-query attention), so per token the cache grows by
+2 (K and V) × {layers} layers × {kv_heads} key/value heads × {d_k} numbers × {number_bytes}
+bytes = **{gqa_bytes:,} bytes**.
+""",
+            heads=size.heads,
+            kv_heads=size.kv_heads,
+            layers=size.layers,
+            d_k=size.d_k,
+            number_bytes=size.bytes_per_number,
+            gqa_bytes=size.gqa_bytes,
+        )
     )
+    unit = _("bytes per token")
     st.latex(
         rf"2 \times {size.layers} \times {size.kv_heads} \times {size.d_k} \times {size.bytes_per_number}"
-        rf" = {size.gqa_bytes}\ \text{{bytes per token}}"
+        rf" = {size.gqa_bytes}\ \text{{{unit}}}"
     )
-    drawing.frame_table(sl.cache_table(size), hide_index=False)
+    drawing.frame_table(cache_table(size), hide_index=False)
     return SmolCacheMaterial(model.config, size.bytes_per_number)
+
+
+def cache_table(size: sl.CacheSize, tokens: tuple[int, ...] | None = None) -> pd.DataFrame:
+    """``sl.cache_table`` (its default lengths, or ``tokens``) with its columns and rows named in the learner's
+    language."""
+    tokens = sl.cache_table.__defaults__[0] if tokens is None else tokens
+    table = sl.cache_table(size, tokens)
+    table.columns = [
+        _("GQA ({kv_heads} key/value heads), bytes", kv_heads=size.kv_heads),
+        _("full MHA ({heads} key/value heads), bytes", heads=size.heads),
+    ]
+    table.index = [_("{tokens:,} tokens", tokens=count) for count in tokens]
+    return table
 
 
 def gqa_answers(material: SmolCacheMaterial) -> None:
@@ -73,16 +99,19 @@ def gqa_answers(material: SmolCacheMaterial) -> None:
     and the cache at the lengths the questions ask about."""
     size = sl.cache_size(material.config, material.bytes_per_number)
     st.markdown(
-        f"Full multi-head attention, with a key/value head per query head, would store {size.mha_bytes:,} bytes per "
-        f"token: {format_number(size.saving, 0)} times as much, one key/value head for every "
-        f"{format_number(size.saving, 0)} query heads here."
+        _(
+            "Full multi-head attention, with a key/value head per query head, would store {mha_bytes:,} bytes per "
+            "token: {saving} times as much, one key/value head for every {saving} query heads here.",
+            mha_bytes=size.mha_bytes,
+            saving=format_number(size.saving, 0),
+        )
     )
-    drawing.frame_table(sl.cache_table(size, CACHE_TOKENS), hide_index=False)
+    drawing.frame_table(cache_table(size, CACHE_TOKENS), hide_index=False)
 
 
 def cache_check_step() -> None:
     """Cached decoding against recomputing the whole sequence at every step, on SmolLM2 and the learner's prompt."""
-    st.subheader("Cached equals recomputed, on the real model")
+    st.subheader(_("Cached equals recomputed, on the real model"))
     model = loaded_model()
     if model is None:
         return
@@ -90,19 +119,34 @@ def cache_check_step() -> None:
     try:
         check = smol.kv_cache_check(prompt, CHECK_STEPS)
     except ValueError as error:
-        st.warning(f"{learner_text(error)} Change the prompt in lesson {PROMPT_LESSON}.", icon=":material/warning:")
+        st.warning(
+            _("{reason} Change the prompt in lesson {lesson}.", reason=learner_text(error), lesson=PROMPT_LESSON),
+            icon=":material/warning:",
+        )
         return
     verdict = sl.cache_agreement(check)
     continued = sm.decode(model, check.ids[-CHECK_STEPS:])
     st.markdown(
-        f"The prompt of lesson {PROMPT_LESSON}, “{learner_text(prompt)}”, continued greedily by {CHECK_STEPS} pieces "
-        f"(“{learner_text(continued)}”) twice: with the cache (each step runs only the new piece) and by running "
-        "the whole sequence again at every step."
+        _(
+            "The prompt of lesson {lesson}, “{prompt}”, continued greedily by {steps} pieces (“{continued}”) twice: "
+            "with the cache (each step runs only the new piece) and by running the whole sequence again at every "
+            "step.",
+            lesson=PROMPT_LESSON,
+            prompt=learner_text(prompt),
+            steps=CHECK_STEPS,
+            continued=learner_text(continued),
+        )
     )
     st.markdown(
-        f"Largest difference of a next-piece logit: {format_number(check.max_logit_difference)} on logits up to "
-        f"{format_number(check.logit_scale)}: **{verdict.verdict}** ({tolerance_text(verdict.tolerance)}). "
-        f"Largest difference of a cached key: {format_number(check.max_key_difference)}."
+        _(
+            "Largest difference of a next-piece logit: {logit_difference} on logits up to {logit_scale}: "
+            "**{verdict}** ({tolerance}). Largest difference of a cached key: {key_difference}.",
+            logit_difference=format_number(check.max_logit_difference),
+            logit_scale=format_number(check.logit_scale),
+            verdict=_(verdict.verdict),
+            tolerance=tolerance_text(verdict.tolerance),
+            key_difference=format_number(check.max_key_difference),
+        )
     )
 
 
@@ -116,7 +160,7 @@ def cache_questions(page: str, lab, material: SmolCacheMaterial | None) -> None:
         lab,
         material=material,
         material_key=("smollm2", *dataclasses.astuple(material)),
-        made_from="SmolLM2's cache sizes above",
+        made_from=_("SmolLM2's cache sizes above"),
         places=PLACES,
     )
     if settled:
@@ -139,5 +183,5 @@ def measured_cost() -> pd.DataFrame:
     """The cost table, measured once per server (usually as it starts: ui.models.measured)."""
     if measured.attention_cost_ready():
         return measured.attention_cost()
-    with st.spinner("Measuring attention on this machine…"):
+    with st.spinner(_("Measuring attention on this machine…")):
         return measured.attention_cost()
