@@ -42,6 +42,8 @@ import streamlit as st
 import torch
 from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
+from attention_core import i18n
+from attention_core.i18n import N_, _
 from attention_core.tables import long_frame, to_frame
 from runtime import switches
 from runtime.cache import MB, ProcessCache, fingerprint, process_cache
@@ -292,20 +294,36 @@ def draw_heatmap(
         image = charts.raster(frame.to_numpy(), kind=style.kind, domain=domain)
         summary = charts.heatmap_summary(long_frame(values, row_labels, col_labels), style.kind)
         st.image(image, caption=style.title, alt=f"{alt_text}. {summary}")
-        scale = f" (colours {charts.weights_legend(domain)})" if style.kind == "weights" else ""
-        st.caption(
-            f"{len(row_labels)} tokens is too many for an interactive chart: this is a colour-mapped "
-            f"image of the same matrix{scale}. Use the table for exact values."
-        )
+        if style.kind == "weights":
+            text = _(
+                "{count} tokens is too many for an interactive chart: this is a colour-mapped image of the same "
+                "matrix (colours {scale}). Use the table for exact values.",
+                count=len(row_labels),
+                scale=charts.weights_legend(domain),
+            )
+        else:
+            text = _(
+                "{count} tokens is too many for an interactive chart: this is a colour-mapped image of the same "
+                "matrix. Use the table for exact values.",
+                count=len(row_labels),
+            )
+        st.caption(text)
         return None
     matrix = values.detach().to(torch.float64).numpy()  # (rows, cols)
     rows, cols, domain = tuple(row_labels), tuple(col_labels), domain and tuple(domain)
-    cells = heatmap_data(matrix.tobytes(), matrix.shape, rows, cols, style.kind, domain, style.compact, style.panel_px)
-    summary = summary_data(matrix.tobytes(), matrix.shape, rows, cols, style.kind)  # read after the chart's name
+    language = i18n.current()  # the cells' and the summary's words (a mask's "may attend") are in the learner's
+    cells = heatmap_data(
+        matrix.tobytes(), matrix.shape, rows, cols, style.kind, domain, style.compact, style.panel_px, language
+    )
+    summary = summary_data(matrix.tobytes(), matrix.shape, rows, cols, style.kind, language)  # after the chart's name
     datasets = {charts.CELLS_DATA: cells, charts.OUTLINE_DATA: outline_data(highlight_row)}
     datasets[charts.SUMMARY_DATA] = summary
     # the kept spec of these labels and style; a benchmark's switch (runtime/switches.py): Altair builds it each run
-    built = altair_heatmap_spec(rows, cols, style) if switches.off("spec_cache") else heatmap_spec(rows, cols, style)
+    built = (
+        altair_heatmap_spec(rows, cols, style)
+        if switches.off("spec_cache")
+        else heatmap_spec(rows, cols, style, language)
+    )
     spec = {**built, "datasets": datasets}
     alt_text = None if style.compact else alt_text  # a compact panel: the spec's description names it
     if not style.selectable:
@@ -325,25 +343,34 @@ def heatmap_data(
     domain: charts.Domain | None,
     compact: bool,
     panel_px: int,
+    language: str = i18n.SOURCE_LANGUAGE,
 ) -> bytes:
     """The cells ``charts.heatmap_cells`` makes of one matrix, as the Arrow bytes of the heatmap's dataset
-    ``charts.CELLS_DATA``."""
+    ``charts.CELLS_DATA`` (a mask's cells say "may attend" or "blocked" in ``language``, part of the key)."""
     matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
     long = long_frame(matrix, row_labels, col_labels)
-    cells = charts.heatmap_cells(
-        long, row_labels, col_labels, kind=kind, domain=domain, compact=compact, panel_px=panel_px
-    )
+    with i18n.using(language):
+        cells = charts.heatmap_cells(
+            long, row_labels, col_labels, kind=kind, domain=domain, compact=compact, panel_px=panel_px
+        )
     return charts.arrow_bytes(cells)
 
 
 @process_cache(256, 4 * MB)
 def summary_data(
-    values: bytes, shape: tuple[int, int], row_labels: tuple[str, ...], col_labels: tuple[str, ...], kind: charts.Kind
+    values: bytes,
+    shape: tuple[int, int],
+    row_labels: tuple[str, ...],
+    col_labels: tuple[str, ...],
+    kind: charts.Kind,
+    language: str = i18n.SOURCE_LANGUAGE,
 ) -> bytes:
     """``charts.heatmap_summary`` of one matrix (its largest and smallest cells) as the Arrow bytes of the heatmap's
-    dataset ``charts.SUMMARY_DATA``: numbers stay out of the spec, so new numbers still only swap the data."""
+    dataset ``charts.SUMMARY_DATA``: numbers stay out of the spec, so new numbers still only swap the data. The
+    sentence is in ``language`` (part of the key)."""
     matrix = torch.from_numpy(np.frombuffer(values, dtype=np.float64).reshape(shape).copy())  # (rows, cols)
-    summary = charts.heatmap_summary(long_frame(matrix, row_labels, col_labels), kind)
+    with i18n.using(language):
+        summary = charts.heatmap_summary(long_frame(matrix, row_labels, col_labels), kind)
     return convert_anything_to_arrow_bytes(charts.summary_rows(summary))
 
 
@@ -355,7 +382,12 @@ def outline_data(highlight_row: str | None) -> bytes:
 
 
 @process_cache(128, 24 * MB)
-def heatmap_spec(row_labels: tuple[str, ...], col_labels: tuple[str, ...], style: HeatmapStyle) -> dict:
+def heatmap_spec(
+    row_labels: tuple[str, ...],
+    col_labels: tuple[str, ...],
+    style: HeatmapStyle,
+    language: str = i18n.SOURCE_LANGUAGE,
+) -> dict:
     """The Vega-Lite spec of ``charts.heatmap`` for these labels and style, without its data: the kept
     ``heatmap_template`` of its look (``charts.heatmap_look``) and options with the labels, titles and size filled
     in, so Altair builds a heatmap once per look and kind of chart, not once per sentence length and title.
@@ -365,11 +397,12 @@ def heatmap_spec(row_labels: tuple[str, ...], col_labels: tuple[str, ...], style
     builds for them (tested), but for the name Altair gives a clickable layer's view (a hash of the chart), used
     only inside it. The spec holds no number and no query (those are columns of the data), so another matrix of
     the same tokens (another head, temperature or query) reuses it, and the browser, seeing the same spec, puts
-    the new data into the drawn chart.
+    the new data into the drawn chart. The words of the template itself (a tooltip's "value", a mask's legend) are
+    in ``language``, part of the key.
     """
     look = charts.heatmap_look(len(row_labels), len(col_labels), style.compact, style.panel_px)
-    template, rows, cols = heatmap_template(look, style, len(row_labels), len(col_labels))
-    size, _ = charts.heatmap_layout(len(row_labels), len(col_labels), style.compact, style.panel_px)
+    template, rows, cols = heatmap_template(look, style, len(row_labels), len(col_labels), language)
+    size, _unused = charts.heatmap_layout(len(row_labels), len(col_labels), style.compact, style.panel_px)
     lists = {rows: list(row_labels), cols: list(col_labels), (COLOUR_TITLE,): charts.legend_lines(style.colour_title)}
     texts = {
         TITLE: style.title,
@@ -416,7 +449,9 @@ def filled(node, lists: dict[tuple, list], texts: dict[str, str]):
 HEATMAP_TEMPLATES = ProcessCache(64, 24 * MB)  # Altair's heatmap specs, by look and template style (heatmap_template)
 
 
-def heatmap_template(look: tuple, style: HeatmapStyle, n_rows: int, n_cols: int) -> tuple[dict, tuple, tuple]:
+def heatmap_template(
+    look: tuple, style: HeatmapStyle, n_rows: int, n_cols: int, language: str = i18n.SOURCE_LANGUAGE
+) -> tuple[dict, tuple, tuple]:
     """The spec Altair builds for a heatmap of this look and style with stand-in titles and labels, and those
     stand-in labels. Built once per look and ``template_style`` (kept in HEATMAP_TEMPLATES): the first size that
     asks for it builds it, and any other size of the same look gives the same spec but for what heatmap_spec
@@ -425,9 +460,10 @@ def heatmap_template(look: tuple, style: HeatmapStyle, n_rows: int, n_cols: int)
     def build() -> tuple[dict, tuple, tuple]:
         rows, cols = stand_in_labels("row", n_rows), stand_in_labels("col", n_cols)
         stand_ins = dataclasses.replace(template_style(style), panel_px=style.panel_px)  # the panel sets the size
-        return altair_heatmap_spec(rows, cols, stand_ins), rows, cols
+        with i18n.using(language):
+            return altair_heatmap_spec(rows, cols, stand_ins), rows, cols
 
-    return HEATMAP_TEMPLATES.get((look, template_style(style)), build)
+    return HEATMAP_TEMPLATES.get((look, template_style(style), language), build)
 
 
 # What warm_heatmaps builds: every kind, plain and clickable, at the looks of a short sentence (values in the
@@ -472,7 +508,7 @@ def altair_heatmap_spec(row_labels: tuple[str, ...], col_labels: tuple[str, ...]
         # Not validated again here: every variant of charts.heatmap is validated against the Vega-Lite schema in
         # tests/test_charts.py (test_every_heatmap_variant_is_valid_vega_lite); validation is half the cost of a build.
         spec = chart.to_dict(validate=False)
-    spec, _ = charts.split_data(spec)
+    spec, _data = charts.split_data(spec)
     return {**spec, "data": {"name": charts.CELLS_DATA}}  # the cells: a dataset that draw_heatmap sends
 
 
@@ -480,11 +516,14 @@ def altair_heatmap_spec(row_labels: tuple[str, ...], col_labels: tuple[str, ...]
 
 
 @process_cache(32, 24 * MB)
-def line_view_template(labels: tuple[str, ...], focus: str | None) -> tuple[dict, str]:
-    """The validated line-view spec for these tokens (built on uniform weights) and its rules' dataset name."""
+def line_view_template(
+    labels: tuple[str, ...], focus: str | None, language: str = i18n.SOURCE_LANGUAGE
+) -> tuple[dict, str]:
+    """The validated line-view spec for these tokens (built on uniform weights) and its rules' dataset name (its
+    tooltips' words in ``language``, part of the key)."""
     T = len(labels)
     uniform = long_frame(torch.full((T, T), 1.0 / T), labels, labels)  # (T*T rows)
-    with alt.data_transformers.enable("default", max_rows=None):  # not validated here: see chart_spec
+    with alt.data_transformers.enable("default", max_rows=None), i18n.using(language):  # not validated: chart_spec
         spec = charts.line_view(uniform, labels, focus=focus).to_dict(validate=False)
     pairs_name = next(name for name, rows in spec["datasets"].items() if rows and "x0" in rows[0])
     return arrow_datasets(spec), pairs_name
@@ -492,10 +531,10 @@ def line_view_template(labels: tuple[str, ...], focus: str | None) -> tuple[dict
 
 def line_view_spec(weights: torch.Tensor, labels: Sequence[str], title: str, focus: str | None) -> dict:
     """The kept line-view spec of these tokens with the rules of these weights and this title."""
-    template, pairs_name = line_view_template(tuple(labels), focus)
+    template, pairs_name = line_view_template(tuple(labels), focus, i18n.current())
     pairs = charts.line_view_pairs(long_frame(weights, labels, labels), focus)
     spec = {**template, "datasets": {**template["datasets"], pairs_name: convert_anything_to_arrow_bytes(pairs)}}
-    return {**spec, "title": title, "description": title or "Line view of attention weights"}
+    return {**spec, "title": title, "description": title or _("Line view of attention weights")}
 
 
 CHART_SPECS = ProcessCache(256, 48 * MB)
@@ -505,7 +544,7 @@ def cached_chart_spec(builder: Callable[..., alt.TopLevelMixin], args: tuple, kw
     """``chart_spec`` of ``builder(*args, **kwargs)``, kept per builder and content of its arguments."""
     if switches.off("spec_cache"):  # a benchmark's switch (runtime/switches.py): built each run
         return chart_spec(builder.__name__, args, tuple(sorted(kwargs.items())))
-    key = (builder.__name__, fingerprint(args), fingerprint(kwargs))
+    key = (builder.__name__, i18n.current(), fingerprint(args), fingerprint(kwargs))  # a chart's own words: language
     return CHART_SPECS.get(key, lambda: chart_spec(builder.__name__, args, tuple(sorted(kwargs.items()))))
 
 
@@ -589,8 +628,8 @@ def heatmap(
     *,
     kind: charts.Kind = "weights",
     title: LiteralString = "",
-    row_title: str = "query",
-    col_title: str = "key",
+    row_title: str = N_("query"),
+    col_title: str = N_("key"),
     highlight_row: str | None = None,
     domain: charts.Domain | None = None,
     compact: bool = False,
@@ -611,6 +650,7 @@ def heatmap(
         domain = weights_domain(values)
     if caption:
         st.caption(caption)
+    row_title, col_title = _(row_title), _(col_title)  # the defaults, or a page's title in the learner's language
     colour_title = charts.colour_title(kind, domain)
     style = HeatmapStyle(kind, title, row_title, col_title, colour_title, compact, panel_px, bool(explain))
     event = draw_heatmap(values, row_labels, col_labels, style, domain, highlight_row, key)
@@ -636,13 +676,14 @@ def matrix(
     frame = to_frame(values, row_labels, col_labels)
     if caption:
         st.caption(caption)
-    chart_tab, table_tab = st.tabs(["Heatmap", "Table"])
+    chart_tab, table_tab = st.tabs([_("Heatmap"), _("Table")])
     with chart_tab:
         heatmap(values, row_labels, col_labels, **heatmap_options)
     with table_tab:
         table(frame, alt_text=title)
     if download:
-        download_csv(frame, download, label=f"Download {title or 'this matrix'} as CSV")
+        label = _("Download {title} as CSV", title=title) if title else _("Download this matrix as CSV")
+        download_csv(frame, download, label=label)
     return frame
 
 
@@ -668,24 +709,31 @@ def chart(
     spec = cached_chart_spec(builder, args, kwargs)
     text = alt_text or kwargs.get("title") or builder.__name__.replace("_", " ")
     described = "description" in spec  # Streamlit reads a spec's description as the chart's accessible name
-    st.vega_lite_chart(spec=spec, width=st_width, alt=None if described else f"Chart: {text}")
+    st.vega_lite_chart(spec=spec, width=st_width, alt=None if described else _("Chart: {name}", name=text))
 
 
 def printed_beside_ours(comparison, row_labels: Sequence[str], col_labels: Sequence[str], tutorial: str) -> None:
     """A tutorial's printed matrix and the lab's own, side by side (a projections.Comparison)."""
     printed_column, ours_column = st.columns(2)
     with printed_column:
-        st.markdown(f"**Printed by {tutorial}** ({comparison.name})")  # tutorial: its name, e.g. tutorial_name('002')
-        table(comparison.printed, row_labels, col_labels, alt_text=f"{tutorial}'s printed {comparison.name}")
+        name = _(comparison.name)  # the matrix's name (attention_core.projections marks it N_)
+        st.markdown(_("**Printed by {tutorial}** ({name})", tutorial=tutorial, name=name))  # e.g. tutorial_name('002')
+        table(
+            comparison.printed,
+            row_labels,
+            col_labels,
+            alt_text=_("{tutorial}'s printed {name}", tutorial=tutorial, name=name),
+        )
     with ours_column:
-        st.markdown(f"**Computed by the lab** ({comparison.name})")
-        table(comparison.ours, row_labels, col_labels, alt_text=f"The lab's {comparison.name}")
+        st.markdown(_("**Computed by the lab** ({name})", name=name))
+        table(comparison.ours, row_labels, col_labels, alt_text=_("The lab's {name}", name=name))
 
 
-def download_csv(frame: pd.DataFrame, filename: str, *, label: str = "Download as CSV") -> None:
-    """A CSV download of a table, with full precision and the token labels (built only when clicked)."""
+def download_csv(frame: pd.DataFrame, filename: str, *, label: str = N_("Download as CSV")) -> None:
+    """A CSV download of a table, with full precision and the token labels (built only when clicked). The file's
+    column names are the table's as the page built it (the tokens, and headers in the learner's language)."""
     st.download_button(
-        label,
+        _(label),
         lambda: csv_text(frame).encode("utf-8"),  # no cell opens as a spreadsheet formula
         file_name=filename,
         mime="text/csv",
@@ -694,13 +742,14 @@ def download_csv(frame: pd.DataFrame, filename: str, *, label: str = "Download a
     )
 
 
-def show_code(*functions: Callable, title: str = "Show the code") -> None:
+def show_code(*functions: Callable, title: str = N_("Show the code")) -> None:
     """The exact source of the core functions the page runs (inspect.getsource: never drifts).
 
     The code is drawn only while the expander is open (opening it reruns the page): a closed expander's code
     blocks are still sent and syntax-highlighted by the browser, 0.3-0.5 s of its main thread on every load of a
     whole lesson (docs/benchmarks.md, "Code drawn when opened")."""
-    box = st.expander(title, icon=":material/code:", key=code_key(title, functions[0]), on_change="rerun")
+    # the key keeps the title as the page wrote it (English for the default): a language switch keeps it open
+    box = st.expander(_(title), icon=":material/code:", key=code_key(title, functions[0]), on_change="rerun")
     if box.open:
         with box:
             for function in functions:
@@ -739,7 +788,8 @@ TUTORIALS = {
 
 def tutorial_name(tutorial: str, capital: bool = False) -> str:
     """'the “Your journey starts with one step” tutorial' for '002' (capital: 'The …' to start a sentence)."""
-    return f"{'The' if capital else 'the'} “{TUTORIALS[tutorial][0]}” tutorial"
+    name = TUTORIALS[tutorial][0]  # the example sentence: it stays English
+    return _("The “{name}” tutorial", name=name) if capital else _("the “{name}” tutorial", name=name)
 
 
 def printed_text(values) -> str:
@@ -753,11 +803,21 @@ def printed_text(values) -> str:
 def tutorial_note(tutorial: str, what: str, printed, comment: str = "") -> None:
     """One caption: 'The “…” tutorial prints <what> as 0.1390 0.2369 …: <comment>' (printed numbers as printed)."""
     shown = printed_text(printed) if not isinstance(printed, str) else printed
-    st.caption(
-        f"{tutorial_name(tutorial, capital=True)} prints {what} as {shown}" + (f": {comment}" if comment else ".")
-    )
+    tutorial_text = tutorial_name(tutorial, capital=True)
+    if comment:
+        st.caption(
+            _(
+                "{tutorial} prints {what} as {shown}: {comment}",
+                tutorial=tutorial_text,
+                what=what,
+                shown=shown,
+                comment=comment,
+            )
+        )
+    else:
+        st.caption(_("{tutorial} prints {what} as {shown}.", tutorial=tutorial_text, what=what, shown=shown))
 
 
 def lesson_caption(description: str) -> None:
     """One line saying which input the numbers come from."""
-    st.caption(f"Input: {description}. Change it in the sidebar.")
+    st.caption(_("Input: {description}. Change it in the sidebar.", description=description))
