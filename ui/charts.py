@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
+from attention_core.i18n import N_, _
 from attention_core.numbers import format_number  # the one number formatter (ui.format re-exports it)
 
 Kind = Literal["weights", "scores", "mask", "values", "entropy"]  # entropy: 0 (focused) .. ln T (uniform)
@@ -44,7 +45,7 @@ SUMMARY_DATA = "heatmap_summary"
 MASK_COLOURS = ("#3b5bdb", "#e9ecef")  # may attend, blocked
 FIXED_WEIGHTS: Domain = (0.0, 1.0)
 WEIGHTS_SCALE_KEY = "weights_scale"  # the sidebar's colour scale of weights (ui.widgets.inputs); not in the URL
-WEIGHTS_SCALES = {"stretch": "stretch to data", "fixed": "fixed 0–1"}
+WEIGHTS_SCALES = {"stretch": N_("stretch to data"), "fixed": N_("fixed 0–1")}  # shown through _()
 
 # viridis and blue-white-orange anchor colours for rasters (same look as the Vega schemes)
 _VIRIDIS = np.array(
@@ -101,16 +102,17 @@ def range_text(domain: Domain) -> str:
 def weights_legend(domain: Domain) -> str:
     """'weight (fixed 0–1)' or 'weight (scale 0.10–0.25)': a caption naming the colour range of weights."""
     if tuple(domain) == FIXED_WEIGHTS:
-        return "weight (fixed 0–1)"
-    return f"weight (scale {range_text(domain)})"
+        return _("weight (fixed 0–1)")
+    return _("weight (scale {range})", range=range_text(domain))
 
 
 def colour_title(kind: Kind, domain: Domain | None = None) -> str:
     """The legend title of a heatmap; numbers stay out of it (the legend's labels show the range), so a new
     matrix keeps the same spec and only its data change."""
     if kind == "weights":
-        return "weight (fixed 0–1)" if domain is None or tuple(domain) == FIXED_WEIGHTS else "weight (stretched)"
-    return {"scores": "score", "mask": "mask", "entropy": "entropy (nats)"}.get(kind, "value")
+        return _("weight (fixed 0–1)") if domain is None or tuple(domain) == FIXED_WEIGHTS else _("weight (stretched)")
+    titles = {"scores": N_("score"), "mask": N_("mask"), "entropy": N_("entropy (nats)")}
+    return _(titles.get(kind, N_("value")))
 
 
 def _extent(values: pd.Series) -> float:
@@ -197,11 +199,11 @@ def heatmap_cells(
     depends only on the labels and the options: a new matrix only swaps the data, and the browser redraws
     without rebuilding the chart. Another query leaves these cells as they were.
     """
-    _, with_text = heatmap_layout(len(row_order), len(col_order), compact, panel_px)
+    _size, with_text = heatmap_layout(len(row_order), len(col_order), compact, panel_px)
     cells = cell_labels(data, kind=kind, with_text=with_text)
     low, high = colour_range(kind, cells["value"], domain)
     if kind == "mask":
-        cells["allowed"] = np.where(cells["value"] > 0, "may attend", "blocked")
+        cells["allowed"] = np.where(cells["value"] > 0, *mask_words())
     cells["value"] = cells["value"].replace([np.inf, -np.inf], np.nan)  # -inf cells drawn empty, labelled
     if kind != "mask":
         cells["value"] = cells["value"].clip(low, high)  # colours saturate past the range (texts stay exact)
@@ -211,9 +213,21 @@ def heatmap_cells(
     return cells
 
 
-def heatmap_name(title: str, n_rows: int, n_cols: int, row_title: str = "query", col_title: str = "key") -> str:
+def mask_words() -> tuple[str, str]:
+    """What a mask's cell says in the legend and the data: ('may attend', 'blocked'), in the learner's language."""
+    return _("may attend"), _("blocked")
+
+
+def heatmap_name(title: str, n_rows: int, n_cols: int, row_title: str = N_("query"), col_title: str = N_("key")) -> str:
     """A heatmap's accessible name: 'Attention weights: heatmap of 6 query rows × 6 key columns'."""
-    return f"{title or 'Heatmap'}: heatmap of {n_rows} {row_title} rows × {n_cols} {col_title} columns"
+    return _(
+        "{title}: heatmap of {n_rows} {row_title} rows × {n_cols} {col_title} columns",
+        title=title or _("Heatmap"),
+        n_rows=n_rows,
+        row_title=_(row_title),
+        n_cols=n_cols,
+        col_title=_(col_title),
+    )
 
 
 def cell_name(row: object, col: object, between: str = " → ") -> str:
@@ -229,7 +243,12 @@ def heatmap_summary(data: pd.DataFrame, kind: Kind = "weights", between: str = "
     values = data["value"].to_numpy(dtype=float)
     if kind == "mask":
         allowed = int((values > 0).sum())
-        return f"{allowed} of {values.size} cells may attend, {values.size - allowed} blocked."
+        return _(
+            "{allowed} of {total} cells may attend, {blocked} blocked.",
+            allowed=allowed,
+            total=values.size,
+            blocked=values.size - allowed,
+        )
     finite = np.isfinite(values)
     parts = []
     if finite.any():
@@ -237,13 +256,18 @@ def heatmap_summary(data: pd.DataFrame, kind: Kind = "weights", between: str = "
         low = int(np.flatnonzero(finite)[np.argmin(values[finite])])
         rows, cols = data["row"].to_numpy(), data["col"].to_numpy()
         parts.append(
-            f"Largest: {cell_name(rows[top], cols[top], between)} {format_number(values[top])}; "
-            f"smallest: {cell_name(rows[low], cols[low], between)} {format_number(values[low])}"
+            _(
+                "Largest: {largest} {largest_value}; smallest: {smallest} {smallest_value}.",
+                largest=cell_name(rows[top], cols[top], between),
+                largest_value=format_number(values[top]),
+                smallest=cell_name(rows[low], cols[low], between),
+                smallest_value=format_number(values[low]),
+            )
         )
     masked = int(np.isneginf(values).sum())
     if masked:
-        parts.append(f"{masked} of {values.size} cells masked (−∞)")
-    return ". ".join(parts) + "." if parts else "No finite values."
+        parts.append(_("{masked} of {total} cells masked (−∞).", masked=masked, total=values.size))
+    return " ".join(parts) if parts else _("No finite values.")
 
 
 def summary_rows(summary: str) -> pd.DataFrame:
@@ -265,7 +289,7 @@ def cell_labels(data: pd.DataFrame, *, kind: Kind, with_text: bool) -> pd.DataFr
     cells = data[["row", "col", "value"]].copy()
     if kind == "mask":
         allowed = cells["value"] > 0
-        cells["exact"] = np.where(allowed, "may attend (True)", "blocked (False)")
+        cells["exact"] = np.where(allowed, _("may attend (True)"), _("blocked (False)"))
         if with_text:
             cells["short"] = np.where(allowed, "✓", "✗")
         return cells
@@ -281,7 +305,7 @@ def _font(size: int) -> int:
 
 def _colour(kind: Kind, title: str, legend: bool) -> alt.Color:
     if kind == "mask":
-        scale = alt.Scale(domain=["may attend", "blocked"], range=list(MASK_COLOURS))
+        scale = alt.Scale(domain=list(mask_words()), range=list(MASK_COLOURS))
         return alt.Color("allowed:N", scale=scale, title=title, legend=alt.Undefined if legend else None)
     if kind in ("weights", "entropy"):
         scale = alt.Scale(scheme=SEQUENTIAL_SCHEME, clamp=True)
@@ -292,7 +316,9 @@ def _colour(kind: Kind, title: str, legend: bool) -> alt.Color:
 
 def legend_lines(title: str) -> list[str]:
     """A colour legend's title on lines: 'weight (stretched)' on two, so a heatmap in a half-width column keeps its
-    legend title whole."""
+    legend title whole (a Chinese title's full-width bracket as well: '权重（拉伸）')."""
+    if title.endswith("）") and "（" in title:
+        return title.removesuffix("）").split("（")
     return title.removesuffix(")").split(" (")
 
 
@@ -396,7 +422,7 @@ def heatmap(
     tooltip = [
         alt.Tooltip("row:N", title=row_title),
         alt.Tooltip("col:N", title=col_title),
-        alt.Tooltip("exact:N", title="value"),
+        alt.Tooltip("exact:N", title=_("value")),
     ]
     colour = _colour(kind, colour_title, legend=not compact)
     # The cells themselves take the click: a clickable heatmap draws each cell once, not once more as a
@@ -431,7 +457,9 @@ def heatmap(
         "autosize": alt.AutoSizeParams(type="pad", contains="padding" if compact else "content"),
     }
     if compact:
-        properties["description"] = f"Attention weights of {title}" if title else "Attention weights of one head"
+        properties["description"] = (
+            _("Attention weights of {title}", title=title) if title else _("Attention weights of one head")
+        )
     return chart.properties(**properties)
 
 
@@ -528,19 +556,19 @@ def stacked_contributions(data: pd.DataFrame, token_order: Sequence[str], *, tit
         alt.Chart(data, title=title)
         .mark_bar()
         .encode(
-            x=alt.X("dimension:N", title="dimension", sort=None),
-            y=alt.Y("contribution:Q", title="weight × value", stack="zero"),
-            color=alt.Color("token:N", scale=alt.Scale(domain=list(token_order), scheme="tableau10"), title="token"),
+            x=alt.X("dimension:N", title=_("dimension"), sort=None),
+            y=alt.Y("contribution:Q", title=_("weight × value"), stack="zero"),
+            color=alt.Color("token:N", scale=alt.Scale(domain=list(token_order), scheme="tableau10"), title=_("token")),
             order=alt.Order("token_pos:Q"),
             tooltip=[
-                "token:N",
-                "dimension:N",
-                alt.Tooltip("weight:Q", format=".4f"),
-                alt.Tooltip("value:Q", format=".4f"),
-                alt.Tooltip("contribution:Q", format=".4f"),
+                alt.Tooltip("token:N", title=_("token")),
+                alt.Tooltip("dimension:N", title=_("dimension")),
+                alt.Tooltip("weight:Q", title=_("weight"), format=".4f"),
+                alt.Tooltip("value:Q", title=_("value"), format=".4f"),
+                alt.Tooltip("contribution:Q", title=_("contribution"), format=".4f"),
             ],
         )
-        .properties(height=280, description=title or "Stacked contributions to a context vector")
+        .properties(height=280, description=title or _("Stacked contributions to a context vector"))
     )
 
 
@@ -555,7 +583,10 @@ def contributions_with_totals(
     stacked = stacked_contributions(data, token_order, title=title)
     base = alt.Chart(totals).encode(x=alt.X("dimension:N", sort=None), y=alt.Y("total:Q"))
     ticks = base.mark_tick(color=NEUTRAL, thickness=4, size=64).encode(
-        tooltip=["dimension:N", alt.Tooltip("total:Q", title="context value", format=".4f")]
+        tooltip=[
+            alt.Tooltip("dimension:N", title=_("dimension")),
+            alt.Tooltip("total:Q", title=_("context value"), format=".4f"),
+        ]
     )
     labels = base.mark_text(dx=36, align="left", fontSize=12, fontWeight="bold", color=NEUTRAL).encode(
         text=alt.Text("total:Q", format=".4f")
@@ -719,7 +750,7 @@ def spaced_labels(data: pd.DataFrame) -> pd.DataFrame:
 
 
 def scatter_2d(
-    data: pd.DataFrame, *, title: str = "", x_title: str = "dim 1", y_title: str = "dim 2"
+    data: pd.DataFrame, *, title: str = "", x_title: str = N_("dim 1"), y_title: str = N_("dim 2")
 ) -> alt.LayerChart:
     """Points with columns x, y, label, kind ('input' / 'context'); arrows drawn as rules from input to context.
 
@@ -728,12 +759,18 @@ def scatter_2d(
     """
     x_scale = alt.Scale(domain=scatter_domain(data["x"]), zero=False, nice=False)
     y_scale = alt.Scale(domain=scatter_domain(data["y"]), zero=False, nice=False)
-    tooltip = ["label:N", "kind:N", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")]
+    x_title, y_title = _(x_title), _(y_title)
+    tooltip = [
+        alt.Tooltip("label:N", title=_("label")),
+        alt.Tooltip("kind:N", title=_("vector")),
+        alt.Tooltip("x:Q", title=x_title, format=".4f"),
+        alt.Tooltip("y:Q", title=y_title, format=".4f"),
+    ]
     encoding = {"x": alt.X("x:Q", title=x_title, scale=x_scale), "y": alt.Y("y:Q", title=y_title, scale=y_scale)}
     points = (
         alt.Chart(data)
         .mark_point(filled=True, size=90)
-        .encode(**encoding, tooltip=tooltip, color=alt.Color("kind:N", title="vector"), shape=alt.Shape("kind:N"))
+        .encode(**encoding, tooltip=tooltip, color=alt.Color("kind:N", title=_("vector")), shape=alt.Shape("kind:N"))
     )
     labels = (
         alt.Chart(spaced_labels(data))
@@ -800,9 +837,9 @@ def line_view(
     y_scale = alt.Scale(domain=[T - 0.5, -0.5])
     bright = hover_query & hover_key
     weight_tooltip = [
-        alt.Tooltip("row:N", title="query"),
-        alt.Tooltip("col:N", title="key"),
-        alt.Tooltip("exact:N", title="weight"),
+        alt.Tooltip("row:N", title=_("query")),
+        alt.Tooltip("col:N", title=_("key")),
+        alt.Tooltip("exact:N", title=_("weight")),
     ]
     lines = alt.Chart(pairs).encode(  # one rule per (query, key): from the query's row to the key's row
         x=alt.X("x0:Q", axis=None, scale=x_scale),
@@ -830,12 +867,12 @@ def line_view(
     queries = pd.DataFrame({"row": list(tokens), "pos": range(T)})
     keys = pd.DataFrame({"col": list(tokens), "pos": range(T)})
     font = 12 if T <= 32 else 9
-    left = _token_column(queries, "row", 0.0, hover_query, font, x_scale, y_scale, "query (hover: its lines)")
-    right = _token_column(keys, "col", 1.0, hover_key, font, x_scale, y_scale, "key (hover: lines into it)")
+    left = _token_column(queries, "row", 0.0, hover_query, font, x_scale, y_scale, _("query (hover: its lines)"))
+    right = _token_column(keys, "col", 1.0, hover_key, font, x_scale, y_scale, _("key (hover: lines into it)"))
     height = max(200, min(36, 900 // max(T, 1)) * T)
     layers = alt.layer(links, highlight(hover_query), highlight(hover_key), left, right)
     return layers.resolve_scale(opacity="independent").properties(
-        title=title, width=460, height=height, description=title or "Line view of attention weights"
+        title=title, width=460, height=height, description=title or _("Line view of attention weights")
     )
 
 
@@ -867,10 +904,14 @@ def online_blocks(data: pd.DataFrame, *, title: str = "") -> alt.Chart:
         alt.Chart(data, title=title)
         .mark_bar()
         .encode(
-            x=alt.X("key:N", **in_order(data["key"]), title="key", axis=alt.Axis(labelAngle=0, labelLimit=80)),
-            y=alt.Y("score:Q", title="score"),
-            color=alt.Color("block:N", title="block"),
-            tooltip=["key:N", alt.Tooltip("score:Q", format=".4f"), "block:N"],
+            x=alt.X("key:N", **in_order(data["key"]), title=_("key"), axis=alt.Axis(labelAngle=0, labelLimit=80)),
+            y=alt.Y("score:Q", title=_("score")),
+            color=alt.Color("block:N", title=_("block")),
+            tooltip=[
+                alt.Tooltip("key:N", title=_("key")),
+                alt.Tooltip("score:Q", title=_("score"), format=".4f"),
+                alt.Tooltip("block:N", title=_("block")),
+            ],
         )
         .properties(height=240, description=title)
     )
@@ -925,9 +966,9 @@ def all_heads_grid(cells: pd.DataFrame, labels: pd.DataFrame, T: int, *, pick: s
             y2="y2:Q",
             color=alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL_SCHEME, domain=[0, 1]), legend=None),
             tooltip=[
-                alt.Tooltip("layer:O"),
-                alt.Tooltip("head:O"),
-                alt.Tooltip("value:Q", title="weight", format=".4f"),
+                alt.Tooltip("layer:O", title=_("layer")),
+                alt.Tooltip("head:O", title=_("head")),
+                alt.Tooltip("value:Q", title=_("weight"), format=".4f"),
             ],
         )
     )
@@ -940,7 +981,11 @@ def all_heads_grid(cells: pd.DataFrame, labels: pd.DataFrame, T: int, *, pick: s
             y=y,
             y2="y2:Q",
             stroke=alt.value("transparent"),
-            tooltip=[alt.Tooltip("layer:O"), alt.Tooltip("head:O"), alt.Tooltip("label:N", title="label")],
+            tooltip=[
+                alt.Tooltip("layer:O", title=_("layer")),
+                alt.Tooltip("head:O", title=_("head")),
+                alt.Tooltip("label:N", title=_("label")),
+            ],
         )
         .add_params(picked)
     )
@@ -953,13 +998,13 @@ def all_heads_grid(cells: pd.DataFrame, labels: pd.DataFrame, T: int, *, pick: s
     heads = heads.assign(
         tx=_panel_origin(heads["head"] * 0 + 1, heads["head"])[0] + GRID_PANEL_PX / 2,
         y=10.0,
-        caption=[f"head {n}" for n in heads["head"]],
+        caption=[_("head {n}", n=n) for n in heads["head"]],
     )
     layers = pd.DataFrame({"layer": range(1, int(labels["layer"].max()) + 1)})
     layers = layers.assign(
         tx=24.0,
         y=_panel_origin(layers["layer"], layers["layer"] * 0 + 1)[1] + GRID_PANEL_PX / 2,
-        caption=[f"layer {n}" for n in layers["layer"]],
+        caption=[_("layer {n}", n=n) for n in layers["layer"]],
     )
 
     def captions(frame: pd.DataFrame) -> alt.Chart:
@@ -973,7 +1018,7 @@ def all_heads_grid(cells: pd.DataFrame, labels: pd.DataFrame, T: int, *, pick: s
     return alt.layer(heat, frames, names, head_names, layer_names, data=cells).properties(
         width=width,
         height=height,
-        description="Attention weights of all 72 heads: 6 layers (rows) by 12 heads (columns); click a head",
+        description=_("Attention weights of all 72 heads: 6 layers (rows) by 12 heads (columns); click a head"),
     )
 
 
@@ -1008,7 +1053,7 @@ def grid_highlight(layer: int, head: int, num_layers: int = 6, num_heads: int = 
 
 def head_mosaic(attentions: np.ndarray, pixels: int = 2) -> np.ndarray:
     """Every head's (T, T) weights as one RGB image: layers down, heads across, a white gap between panels."""
-    num_layers, num_heads, T, _ = attentions.shape
+    num_layers, num_heads, T, _T = attentions.shape
     tile = T * pixels
     gap = max(2, tile // 12)
     image = np.full((num_layers * (tile + gap) - gap, num_heads * (tile + gap) - gap, 3), 255, dtype=np.uint8)
