@@ -16,6 +16,7 @@ from pathlib import PurePath
 from attention_core import smollm2_lesson
 from attention_core.exercises import block, models, steps, story
 from attention_core.exercises.base import Generator
+from attention_core.i18n import N_, _
 
 
 @dataclass(frozen=True)
@@ -51,395 +52,406 @@ class Lesson:
 
     @property
     def label(self) -> str:
-        """'3. Context vectors' for a lesson, 'Overview' for an unnumbered page."""
-        return f"{self.number}. {self.title}" if self.number is not None else self.title
+        """'3. Context vectors' for a lesson, 'Overview' for an unnumbered page, in the learner's language."""
+        if self.number is None:
+            return _(self.title)
+        return _("{number}. {title}", number=self.number, title=_(self.title))
 
 
 def _preset(key: str) -> tuple[tuple[str, object], ...]:
     return (("example", key),)
 
 
-START = "Start"
-STEPS = "Self-attention, step by step"
-BLOCK = "Towards a transformer block"
-BEYOND = "Beyond one step"
-PRACTICE = "Practice"
+START = N_("Start")
+STEPS = N_("Self-attention, step by step")
+BLOCK = N_("Towards a transformer block")
+BEYOND = N_("Beyond one step")
+PRACTICE = N_("Practice")
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
         name="overview",
         number=None,
-        title="Overview",
+        title=N_("Overview"),
         icon=":material/home:",
-        summary="What self-attention is, the lessons, how to use the lab, a glossary.",
-        teaches="Where each step sits in the pipeline.",
+        summary=N_("What self-attention is, the lessons, how to use the lab, a glossary."),
+        teaches=N_("Where each step sits in the pipeline."),
         section=START,
         default=True,
     ),
     Lesson(
         name="path",
         number=None,
-        title="The 15-minute path",
+        title=N_("The 15-minute path"),
         icon=":material/route:",
-        summary="One worked example from Q, K, V to a trained model's next token, a question at every stop.",
-        teaches="softmax(Q Kᵀ / √d_k) V, one step at a time, on one set of numbers.",
+        summary=N_("One worked example from Q, K, V to a trained model's next token, a question at every stop."),
+        teaches=N_("softmax(Q Kᵀ / √d_k) V, one step at a time, on one set of numbers."),
         section=START,
         learned=(
-            "Q, K and V are the same X through three learned matrices; scores are q · k, divided by √d_k.",
-            "Softmax turns each row into weights that sum to 1; a mask blocks keys; the output blends the values.",
-            "Heads run side by side and W_o mixes them; trained models do exactly this, with learned weights.",
+            N_("Q, K and V are the same X through three learned matrices; scores are q · k, divided by √d_k."),
+            N_("Softmax turns each row into weights that sum to 1; a mask blocks keys; the output blends the values."),
+            N_("Heads run side by side and W_o mixes them; trained models do exactly this, with learned weights."),
         ),
         exercises=story.story_questions,
     ),
     Lesson(
         name="scores",
         number=1,
-        title="Attention scores",
+        title=N_("Attention scores"),
         icon=":material/grid_on:",
-        summary="How similar is each word to the query? Dot products, term by term.",
-        teaches="A score is the dot product of a query with a key: Ω = X Xᵀ.",
+        summary=N_("How similar is each word to the query? Dot products, term by term."),
+        teaches=N_("A score is the dot product of a query with a key: Ω = X Xᵀ."),
         section=STEPS,
         try_this=(
             Experiment(
-                "Switch to “Self Attention is good” (one-hot)",
-                "One-hot vectors: a word scores 1 with itself and with its repeats, 0 with every other word.",
+                N_("Switch to “Self Attention is good” (one-hot)"),
+                N_("One-hot vectors: a word scores 1 with itself and with its repeats, 0 with every other word."),
                 _preset("one-hot"),
             ),
             Experiment(
-                "Switch to “How self attention works in Transformer” (large scores)",
-                "Scores well above 1: watch which word each query likes most.",
+                N_("Switch to “How self attention works in Transformer” (large scores)"),
+                N_("Scores well above 1: watch which word each query likes most."),
                 _preset("transformer"),
             ),
             Experiment(
-                "Pick another query token in the sidebar", "Its row of scores is its own column too: Ω is symmetric."
+                N_("Pick another query token in the sidebar"),
+                N_("Its row of scores is its own column too: Ω is symmetric."),
             ),
         ),
         learned=(
-            "A score is the dot product of a query with a key: multiply entry by entry, add up.",
-            "With Q = K = X the score matrix is Ω = X Xᵀ, symmetric.",
-            "Positive means the vectors point roughly the same way; the size also grows with their lengths.",
+            N_("A score is the dot product of a query with a key: multiply entry by entry, add up."),
+            N_("With Q = K = X the score matrix is Ω = X Xᵀ, symmetric."),
+            N_("Positive means the vectors point roughly the same way; the size also grows with their lengths."),
         ),
         exercises=steps.scores_exercises,
     ),
     Lesson(
         name="softmax",
         number=2,
-        title="Softmax",
+        title=N_("Softmax"),
         icon=":material/functions:",
-        summary="Turning scores into weights that are non-negative and sum to 1, and why dividing by the sum fails.",
-        teaches="Softmax along each row turns scores into attention weights.",
+        summary=N_(
+            "Turning scores into weights that are non-negative and sum to 1, and why dividing by the sum fails."
+        ),
+        teaches=N_("Softmax along each row turns scores into attention weights."),
         section=STEPS,
         try_this=(
             Experiment(
-                "Temperature 0.1",
-                "The largest score takes almost all the weight: softmax becomes nearly argmax.",
+                N_("Temperature 0.1"),
+                N_("The largest score takes almost all the weight: softmax becomes nearly argmax."),
                 (("softmax_temperature", 0.1),),
                 step="Temperature",
             ),
             Experiment(
-                "Temperature 5",
-                "Every weight moves towards 1/T: a high temperature flattens the row.",
+                N_("Temperature 5"),
+                N_("Every weight moves towards 1/T: a high temperature flattens the row."),
                 (("softmax_temperature", 5.0),),
                 step="Temperature",
             ),
             Experiment(
-                "Switch to “How self attention works in Transformer”",
-                "Its scores reach 6: compare dividing by the sum with softmax.",
+                N_("Switch to “How self attention works in Transformer”"),
+                N_("Its scores reach 6: compare dividing by the sum with softmax."),
                 _preset("transformer"),
             ),
         ),
         learned=(
-            "Softmax: exp of each score divided by the row's sum of exps.",
-            "Weights are positive and each row sums to 1; the order of the scores is kept.",
-            "Subtracting the row maximum first changes nothing but avoids overflow.",
+            N_("Softmax: exp of each score divided by the row's sum of exps."),
+            N_("Weights are positive and each row sums to 1; the order of the scores is kept."),
+            N_("Subtracting the row maximum first changes nothing but avoids overflow."),
         ),
         exercises=steps.softmax_exercises,
     ),
     Lesson(
         name="context_vectors",
         number=3,
-        title="Context vectors",
+        title=N_("Context vectors"),
         icon=":material/merge:",
-        summary="Each output is a weighted blend of the inputs.",
-        teaches="A context vector is the weighted sum of the values.",
+        summary=N_("Each output is a weighted blend of the inputs."),
+        teaches=N_("A context vector is the weighted sum of the values."),
         section=STEPS,
         try_this=(
             Experiment(
-                "Switch to “I can't find the light switch”",
-                "Similar embeddings give flat weights, so every context vector is close to the average.",
+                N_("Switch to “I can't find the light switch”"),
+                N_("Similar embeddings give flat weights, so every context vector is close to the average."),
                 _preset("light"),
             ),
             Experiment(
-                "Switch to “Self Attention is good” (one-hot)",
-                "Each context vector is a blend of one-hot rows: its entries are the weights themselves.",
+                N_("Switch to “Self Attention is good” (one-hot)"),
+                N_("Each context vector is a blend of one-hot rows: its entries are the weights themselves."),
                 _preset("one-hot"),
             ),
         ),
         learned=(
-            "A context vector is the weighted sum of the value vectors.",
-            "The weights of a query's row say how much of each token it mixes in.",
-            "context = weights V: one matrix product for every token at once.",
+            N_("A context vector is the weighted sum of the value vectors."),
+            N_("The weights of a query's row say how much of each token it mixes in."),
+            N_("context = weights V: one matrix product for every token at once."),
         ),
         exercises=steps.context_exercises,
     ),
     Lesson(
         name="qkv_projections",
         number=4,
-        title="Queries, keys, values",
+        title=N_("Queries, keys, values"),
         icon=":material/key:",
-        summary="Trainable matrices W_q, W_k, W_v give each word three roles.",
-        teaches="Q = X W_q, K = X W_k, V = X W_v: three projections of the same input.",
+        summary=N_("Trainable matrices W_q, W_k, W_v give each word three roles."),
+        teaches=N_("Q = X W_q, K = X W_k, V = X W_v: three projections of the same input."),
         section=STEPS,
         try_this=(
             Experiment(
-                "Another seed for W_q, W_k, W_v",
-                "New projections, new scores: the same X, different roles.",
+                N_("Another seed for W_q, W_k, W_v"),
+                N_("New projections, new scores: the same X, different roles."),
                 (("qkv_seed", 7),),
                 step="W_q, W_k, W_v",
             ),
             Experiment(
-                "d_k = 1",
-                "Each query and key is a single number: the scores become products.",
+                N_("d_k = 1"),
+                N_("Each query and key is a single number: the scores become products."),
                 (("qkv_d_k", 1),),
                 step="W_q, W_k, W_v",
             ),
             Experiment(
-                "Switch to “Your journey starts with one step”",
-                "The tutorial's printed weights, recovered and recomputed.",
+                N_("Switch to “Your journey starts with one step”"),
+                N_("The tutorial's printed weights, recovered and recomputed."),
                 _preset("journey"),
             ),
         ),
         learned=(
-            "Q = X W_q, K = X W_k, V = X W_v: three projections of the same input.",
-            "Scores compare queries with keys, so they are no longer symmetric.",
-            "W_q, W_k, W_v are what training learns: 3 d_model d_k numbers.",
+            N_("Q = X W_q, K = X W_k, V = X W_v: three projections of the same input."),
+            N_("Scores compare queries with keys, so they are no longer symmetric."),
+            N_("W_q, W_k, W_v are what training learns: 3 d_model d_k numbers."),
         ),
         exercises=steps.qkv_exercises,
     ),
     Lesson(
         name="scaling",
         number=5,
-        title="Scaling by √d_k",
+        title=N_("Scaling by √d_k"),
         icon=":material/straighten:",
-        summary="Why the scores are divided by √d_k before softmax.",
-        teaches="Dividing by √d_k stops the scores' spread growing with d_k.",
+        summary=N_("Why the scores are divided by √d_k before softmax."),
+        teaches=N_("Dividing by √d_k stops the scores' spread growing with d_k."),
         section=STEPS,
         try_this=(
             Experiment(
-                "Switch scaling off",
-                "The weights sharpen: with large d_k one key takes everything.",
+                N_("Switch scaling off"),
+                N_("The weights sharpen: with large d_k one key takes everything."),
                 (("scaling_scale", False),),
                 step="Your input",
             ),
             Experiment(
-                "d_k = 64",
-                "Unscaled scores spread like √64 = 8 times wider.",
+                N_("d_k = 64"),
+                N_("Unscaled scores spread like √64 = 8 times wider."),
                 (("scaling_d_k", 64),),
                 step="Your input",
             ),
         ),
         learned=(
-            "A score adds d_k products, so its variance grows like d_k.",
-            "Dividing by √d_k brings the spread back to about 1.",
-            "Without it softmax saturates: one weight near 1, tiny gradients for the rest.",
+            N_("A score adds d_k products, so its variance grows like d_k."),
+            N_("Dividing by √d_k brings the spread back to about 1."),
+            N_("Without it softmax saturates: one weight near 1, tiny gradients for the rest."),
         ),
         exercises=steps.scaling_exercises,
     ),
     Lesson(
         name="masking",
         number=6,
-        title="Masking",
+        title=N_("Masking"),
         icon=":material/visibility_off:",
-        summary="Hiding the future (causal), padding and far-away tokens.",
-        teaches="Blocked scores become −∞, so their weights are exactly 0.",
+        summary=N_("Hiding the future (causal), padding and far-away tokens."),
+        teaches=N_("Blocked scores become −∞, so their weights are exactly 0."),
         section=BLOCK,
         try_this=(
             Experiment(
-                "Sliding window mask",
-                "Each token sees only its w − 1 predecessors.",
+                N_("Sliding window mask"),
+                N_("Each token sees only its w − 1 predecessors."),
                 (("masking_type", "sliding window"),),
                 step="Choose a mask",
             ),
             Experiment(
-                "Padding mask",
-                "Padded keys are hidden from every query: whole columns of zeros.",
+                N_("Padding mask"),
+                N_("Padded keys are hidden from every query: whole columns of zeros."),
                 (("masking_type", "padding"),),
                 step="Choose a mask",
             ),
             Experiment(
-                "Causal mask",
-                "Row 1 attends only to itself: its single weight is 1.",
+                N_("Causal mask"),
+                N_("Row 1 attends only to itself: its single weight is 1."),
                 (("masking_type", "causal"),),
                 step="Choose a mask",
             ),
         ),
         learned=(
-            "A mask says which keys each query may see (True = may attend).",
-            "Blocked scores become −∞ before softmax, so their weights are exactly 0.",
-            "Causal masks hide the future; padding masks hide filler tokens.",
+            N_("A mask says which keys each query may see (True = may attend)."),
+            N_("Blocked scores become −∞ before softmax, so their weights are exactly 0."),
+            N_("Causal masks hide the future; padding masks hide filler tokens."),
         ),
         exercises=block.masking_exercises,
     ),
     Lesson(
         name="multi_head",
         number=7,
-        title="Multi-head attention",
+        title=N_("Multi-head attention"),
         icon=":material/view_column:",
-        summary="Several small heads side by side, checked against PyTorch.",
-        teaches="h heads of size d_model / h, concatenated and mixed by W_o.",
+        summary=N_("Several small heads side by side, checked against PyTorch."),
+        teaches=N_("h heads of size d_model / h, concatenated and mixed by W_o."),
         section=BLOCK,
         try_this=(
             Experiment(
-                "Causal mask in every head",
-                "Each head keeps its own pattern, all of them lower-triangular.",
+                N_("Causal mask in every head"),
+                N_("Each head keeps its own pattern, all of them lower-triangular."),
                 (("multi_head_causal", True),),
             ),
-            Experiment("Another weight seed", "New heads look at different things.", (("multi_head_seed", 3),)),
+            Experiment(N_("Another weight seed"), N_("New heads look at different things."), (("multi_head_seed", 3),)),
         ),
         learned=(
-            "h heads of size d_k = d_model / h run side by side on slices of W_q, W_k, W_v.",
-            "Their outputs are concatenated and mixed by W_o.",
-            "The parameter count, 4 d_model², does not depend on h.",
+            N_("h heads of size d_k = d_model / h run side by side on slices of W_q, W_k, W_v."),
+            N_("Their outputs are concatenated and mixed by W_o."),
+            N_("The parameter count, 4 d_model², does not depend on h."),
         ),
         exercises=block.multi_head_exercises,
     ),
     Lesson(
         name="positions",
         number=8,
-        title="Word order and positions",
+        title=N_("Word order and positions"),
         icon=":material/format_list_numbered:",
-        summary="Attention alone does not know word order; positional encodings fix that.",
-        teaches="Without positions, attention is permutation-equivariant.",
+        summary=N_("Attention alone does not know word order; positional encodings fix that."),
+        teaches=N_("Without positions, attention is permutation-equivariant."),
         section=BLOCK,
         try_this=(
             Experiment(
-                "Reverse the word order",
-                "Without positions the outputs only move rows: nothing else changes.",
+                N_("Reverse the word order"),
+                N_("Without positions the outputs only move rows: nothing else changes."),
                 (("positions_order", "reverse"),),
             ),
             Experiment(
-                "Learned positions",
-                "Adding positions breaks the symmetry: the order now matters.",
+                N_("Learned positions"),
+                N_("Adding positions breaks the symmetry: the order now matters."),
                 (("positions_kind", "learned (seeded)"),),
             ),
         ),
         learned=(
-            "Attention alone is permutation-equivariant: shuffling words shuffles the outputs.",
-            "Positional encodings are added to X so the same word differs by position.",
-            "Sinusoidal encodings use sin and cos at geometric frequencies.",
+            N_("Attention alone is permutation-equivariant: shuffling words shuffles the outputs."),
+            N_("Positional encodings are added to X so the same word differs by position."),
+            N_("Sinusoidal encodings use sin and cos at geometric frequencies."),
         ),
         exercises=block.positions_exercises,
     ),
     Lesson(
         name="pipeline",
         number=9,
-        title="The full pipeline",
+        title=N_("The full pipeline"),
         icon=":material/account_tree:",
-        summary="The whole block on one page, with downloads and code to reproduce it.",
-        teaches="softmax(Q Kᵀ / √d_k + M) V, end to end, equal to PyTorch's.",
+        summary=N_("The whole block on one page, with downloads and code to reproduce it."),
+        teaches=N_("softmax(Q Kᵀ / √d_k + M) V, end to end, equal to PyTorch's."),
         section=BLOCK,
         try_this=(
             Experiment(
-                "Causal mask",
-                "The pipeline of a decoder: every row of weights ends at the diagonal.",
+                N_("Causal mask"),
+                N_("The pipeline of a decoder: every row of weights ends at the diagonal."),
                 (("pipeline_mask", "causal"),),
             ),
             Experiment(
-                "Another seed", "Different W_q, W_k, W_v, W_o: still equal to PyTorch's.", (("pipeline_seed", 5),)
+                N_("Another seed"),
+                N_("Different W_q, W_k, W_v, W_o: still equal to PyTorch's."),
+                (("pipeline_seed", 5),),
             ),
             Experiment(
-                "Switch to “How self attention works in Transformer”",
-                "The same pipeline on that tutorial's sentence.",
+                N_("Switch to “How self attention works in Transformer”"),
+                N_("The same pipeline on that tutorial's sentence."),
                 _preset("transformer"),
             ),
         ),
         learned=(
-            "softmax(Q Kᵀ / √d_k + M) V, then W_o: the whole attention layer.",
-            "Every step is a small function; together they equal PyTorch's implementation.",
-            "The downloads and the code reproduce every number outside the lab.",
+            N_("softmax(Q Kᵀ / √d_k + M) V, then W_o: the whole attention layer."),
+            N_("Every step is a small function; together they equal PyTorch's implementation."),
+            N_("The downloads and the code reproduce every number outside the lab."),
         ),
         exercises=block.pipeline_exercises,
     ),
     Lesson(
         name="trained_model",
         number=10,
-        title="Inside a trained model",
+        title=N_("Inside a trained model"),
         icon=":material/psychology:",
-        summary="Every head of a real trained model (all-MiniLM-L6-v2) on your sentence, recomputed by hand.",
-        teaches="Trained heads specialise (previous word, [CLS], [SEP], broad); the same formula computes them all.",
+        summary=N_("Every head of a real trained model (all-MiniLM-L6-v2) on your sentence, recomputed by hand."),
+        teaches=N_(
+            "Trained heads specialise (previous word, [CLS], [SEP], broad); the same formula computes them all."
+        ),
         section=BEYOND,
         try_this=(
             Experiment(
-                "Layer 1, head 3",
-                "Open it: its step says on how many rows of your sentence it looks at the previous piece.",
+                N_("Layer 1, head 3"),
+                N_("Open it: its step says on how many rows of your sentence it looks at the previous piece."),
                 (("tm_layer", 1), ("tm_head", 3)),
                 step="All 72 heads",
             ),
             Experiment(
-                "Layer 2, head 9",
-                "Open it: its step says on how many rows of your sentence it looks at the next piece.",
+                N_("Layer 2, head 9"),
+                N_("Open it: its step says on how many rows of your sentence it looks at the next piece."),
                 (("tm_layer", 2), ("tm_head", 9)),
                 step="All 72 heads",
             ),
             Experiment(
-                "Layer 3, head 1",
-                "Open it: its step says on how many rows of your sentence it parks its weight on [CLS].",
+                N_("Layer 3, head 1"),
+                N_("Open it: its step says on how many rows of your sentence it parks its weight on [CLS]."),
                 (("tm_layer", 3), ("tm_head", 1)),
                 step="All 72 heads",
             ),
         ),
         learned=(
-            "A trained head is lessons 1-5 with learned W_q, W_k, W_v and a bias: the lab recomputes it exactly.",
-            "Heads specialise: previous / next piece, [CLS] or [SEP] sinks, broad averaging, mixtures.",
-            "A weight says where a head reads, not why the model decides: attention is not explanation.",
+            N_("A trained head is lessons 1-5 with learned W_q, W_k, W_v and a bias: the lab recomputes it exactly."),
+            N_("Heads specialise: previous / next piece, [CLS] or [SEP] sinks, broad averaging, mixtures."),
+            N_("A weight says where a head reads, not why the model decides: attention is not explanation."),
         ),
         exercises=models.trained_exercises,
     ),
     Lesson(
         name="smollm2",
         number=11,
-        title="Inside a GPT-style model",
+        title=N_("Inside a GPT-style model"),
         icon=":material/smart_toy:",
-        summary="SmolLM2-135M on your prompt: the next token, all 270 heads, one head by hand with RoPE and GQA.",
-        teaches="A modern causal model is lessons 1-7 plus RoPE and shared key/value heads; its heads sink, copy "
-        "the previous token, or continue a repeated pattern.",
+        summary=N_("SmolLM2-135M on your prompt: the next token, all 270 heads, one head by hand with RoPE and GQA."),
+        teaches=N_(
+            "A modern causal model is lessons 1-7 plus RoPE and shared key/value heads; its heads sink, copy "
+            "the previous token, or continue a repeated pattern."
+        ),
         section=BEYOND,
         try_this=(
             Experiment(
-                "Temperature 0.3",
-                "Step “Next token”: the most likely piece takes almost all the probability.",
+                N_("Temperature 0.3"),
+                N_("Step “Next token”: the most likely piece takes almost all the probability."),
                 (("smol_temperature", 0.3),),
             ),
             Experiment(
-                "Layer 1, head 1",
-                "Step “Pick a head”: then open “One head by hand” and check the verdicts.",
+                N_("Layer 1, head 1"),
+                N_("Step “Pick a head”: then open “One head by hand” and check the verdicts."),
                 (("smol_layer", 1), ("smol_head", 1)),
             ),
             Experiment(
-                "A repeated prompt",
-                "Step “Patterns”: the induction column names the heads that continue a pattern.",
+                N_("A repeated prompt"),
+                N_("Step “Patterns”: the induction column names the heads that continue a pattern."),
                 (("smol_prompt", "one two three four five one two three four five"),),
             ),
         ),
         learned=(
-            "A GPT-style head is causal attention with RoPE-turned q and k; the lab recomputes it exactly.",
-            "Grouped-query attention shares each key/value head among three query heads: a third of the cache.",
-            "Heads show measurable habits on your text: sinks, previous token, induction on repeats.",
+            N_("A GPT-style head is causal attention with RoPE-turned q and k; the lab recomputes it exactly."),
+            N_("Grouped-query attention shares each key/value head among three query heads: a third of the cache."),
+            N_("Heads show measurable habits on your text: sinks, previous token, induction on repeats."),
         ),
         exercises=smollm2_lesson.smollm2_exercises,
     ),
     Lesson(
         name="training",
         number=12,
-        title="How attention is learned",
+        title=N_("How attention is learned"),
         icon=":material/model_training:",
-        summary="Train a tiny transformer live on a toy task and watch its attention pattern form.",
-        teaches="Gradient descent shapes W_q and W_k until each query finds the key the task needs.",
+        summary=N_("Train a tiny transformer live on a toy task and watch its attention pattern form."),
+        teaches=N_("Gradient descent shapes W_q and W_k until each query finds the key the task needs."),
         section=BEYOND,
         try_this=(
             Experiment(
-                "Reverse task, 2 heads",
-                "Train it: the right pattern is an anti-diagonal, and one head learns it step by step.",
+                N_("Reverse task, 2 heads"),
+                N_("Train it: the right pattern is an anti-diagonal, and one head learns it step by step."),
                 (
                     ("training_task", "reverse"),
                     ("training_layers", 1),
@@ -449,13 +461,13 @@ LESSONS: tuple[Lesson, ...] = (
                 ),
             ),
             Experiment(
-                "Learning rate 10",
-                "Train it: the loss blows up within a few steps and the page says where it diverged.",
+                N_("Learning rate 10"),
+                N_("Train it: the loss blows up within a few steps and the page says where it diverged."),
                 (("training_learning_rate", 10.0),),
             ),
             Experiment(
-                "Induction, 2 layers",
-                "Train it: one layer alone cannot do it; the first layer learns a helper pattern for the second.",
+                N_("Induction, 2 layers"),
+                N_("Train it: one layer alone cannot do it; the first layer learns a helper pattern for the second."),
                 (
                     ("training_task", "induction"),
                     ("training_layers", 2),
@@ -466,53 +478,55 @@ LESSONS: tuple[Lesson, ...] = (
             ),
         ),
         learned=(
-            "W_q, W_k, W_v start random; gradient descent changes them a little at every step.",
-            "Untrained attention is near uniform over the keys the causal mask allows.",
-            "Training moves the weight onto the key the task needs; a too large learning rate diverges.",
+            N_("W_q, W_k, W_v start random; gradient descent changes them a little at every step."),
+            N_("Untrained attention is near uniform over the keys the causal mask allows."),
+            N_("Training moves the weight onto the key the task needs; a too large learning rate diverges."),
         ),
         exercises=models.training_exercises,
     ),
     Lesson(
         name="generation",
         number=13,
-        title="Generation, step by step",
+        title=N_("Generation, step by step"),
         icon=":material/keyboard_double_arrow_right:",
-        summary="Token-by-token decoding with a KV cache, the T² cost of attention, and online softmax.",
-        teaches="A cache turns each step into one query row; attention still costs T² cells in all.",
+        summary=N_("Token-by-token decoding with a KV cache, the T² cost of attention, and online softmax."),
+        teaches=N_("A cache turns each step into one query row; attention still costs T² cells in all."),
         section=BEYOND,
         try_this=(
             Experiment(
-                "Step 1",
-                "The cache holds one K row and one V row: the first token can only attend to itself (weight 1).",
+                N_("Step 1"),
+                N_("The cache holds one K row and one V row: the first token can only attend to itself (weight 1)."),
                 (("generation_step", 1),),
                 step="The KV cache",
             ),
             Experiment(
-                "Block size 1",
-                "Online softmax key by key: every larger score raises m and rescales the running sum.",
+                N_("Block size 1"),
+                N_("Online softmax key by key: every larger score raises m and rescales the running sum."),
                 (("generation_block", 1),),
                 step="Online softmax",
             ),
             Experiment(
-                "Switch to “How self attention works in Transformer”",
-                "A longer sentence: watch the multiply-adds without the cache grow like T³.",
+                N_("Switch to “How self attention works in Transformer”"),
+                N_("A longer sentence: watch the multiply-adds without the cache grow like T³."),
                 _preset("transformer"),
             ),
         ),
         learned=(
-            "At each step only the new token's query attends, over the cached K and V of the tokens so far.",
-            "The cache gives the same numbers as recomputing with a causal mask, with far fewer multiply-adds.",
-            "Online softmax keeps a running max and sum, so a row never has to be held whole.",
+            N_("At each step only the new token's query attends, over the cached K and V of the tokens so far."),
+            N_("The cache gives the same numbers as recomputing with a causal mask, with far fewer multiply-adds."),
+            N_("Online softmax keeps a running max and sum, so a row never has to be held whole."),
         ),
         exercises=models.generation_exercises,
     ),
     Lesson(
         name="mistakes",
         number=None,
-        title="Mistakes museum",
+        title=N_("Mistakes museum"),
         icon=":material/bug_report:",
-        summary="Every classic attention bug: spot the wrong line, then see what it does to your numbers.",
-        teaches="Each bug leaves a fingerprint in the numbers: rows that do not sum to 1, weights on the future, NaN.",
+        summary=N_("Every classic attention bug: spot the wrong line, then see what it does to your numbers."),
+        teaches=N_(
+            "Each bug leaves a fingerprint in the numbers: rows that do not sum to 1, weights on the future, NaN."
+        ),
         section=PRACTICE,
     ),
 )
