@@ -45,6 +45,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from attention_core.i18n import _
 from ui import registry
 from ui.drawing import (  # noqa: F401  (re-exported: the page API)
     TUTORIALS,
@@ -205,7 +206,7 @@ def _on_whole_switch() -> None:
 
 def step_label(number: int, name: str, seen: bool) -> str:
     """'✓ 2. Divide by the sum?' for a step already seen, '2. Divide by the sum?' otherwise."""
-    return f"{'✓ ' if seen else ''}{number}. {name}"
+    return f"{'✓ ' if seen else ''}{number}. {_(name)}"
 
 
 def _on_bar(lesson: str) -> None:
@@ -216,7 +217,7 @@ def _on_bar(lesson: str) -> None:
 
 def bar_title(number: int, names: tuple[str, ...]) -> str:
     """The step bar's label, the step's title: 'Step 3 of 12: Divide by the sum?'."""
-    return f"Step {number} of {len(names)}: {names[number - 1]}"
+    return f"Step {number} of {len(names)}: {_(names[number - 1])}"
 
 
 def step_bar(lesson: str, names: tuple[str, ...], current: int) -> None:
@@ -258,7 +259,7 @@ def step_buttons(lesson: registry.Lesson, names: tuple[str, ...], current: int) 
     left, right = st.columns(2)
     if current > 1:
         left.button(
-            f"Back: {names[current - 2]}",
+            f"Back: {_(names[current - 2])}",
             key=f"stepback:{lesson.name}",
             on_click=move_to,
             args=(lesson.name, current - 1),
@@ -266,7 +267,7 @@ def step_buttons(lesson: registry.Lesson, names: tuple[str, ...], current: int) 
         )
     if current < len(names):
         right.button(
-            f"Next: {names[current]}",
+            f"Next: {_(names[current])}",
             key=f"stepnext:{lesson.name}",
             on_click=move_to,
             args=(lesson.name, current + 1),
@@ -340,7 +341,7 @@ def lesson_footer(page: str, try_this: tuple[registry.Experiment, ...] | None = 
         try_this_box(lesson.name, experiments)
     if lesson.learned:
         st.subheader("What you just learned", anchor="what-you-just-learned")
-        st.markdown("\n".join(f"{n}. {line}" for n, line in enumerate(lesson.learned, 1)))
+        st.markdown("\n".join(f"{n}. {line}" for n, line in enumerate(map(_, lesson.learned), 1)))
     previous_next(lesson.name)
 
 
@@ -350,7 +351,7 @@ def try_this_box(key: str, experiments: tuple[registry.Experiment, ...]) -> None
         st.markdown("**Try this**")
         for n, experiment in enumerate(experiments):
             left, right = st.columns([3, 1], vertical_alignment="center")
-            left.markdown(f"**{experiment.label}.** {experiment.look_for}")
+            left.markdown(f"**{_(experiment.label)}.** {_(experiment.look_for)}")
             if experiment.settings:
                 right.button(
                     "Set it up",
