@@ -35,6 +35,7 @@ import streamlit as st
 from streamlit.runtime.state.session_state_proxy import get_session_state
 
 from attention_core import i18n
+from attention_core.i18n import _
 from ui.format import learner_text
 
 CHECKED = "_url_checked"  # the keys whose link value this session has read (once each)
@@ -59,9 +60,16 @@ class Number:
     step: float | None = None
 
     def wanted(self) -> str:
-        kind = "a whole number" if self.whole else "a number"
-        steps = f" in steps of {self.step:g}" if self.step and not (self.whole and self.step == 1) else ""
-        return f"{kind} from {self.low:g} to {self.high:g}{steps}"
+        values = {"low": f"{self.low:g}", "high": f"{self.high:g}", "step": f"{self.step:g}" if self.step else ""}
+        if self.step and not (self.whole and self.step == 1):
+            if self.whole:
+                return _("a whole number from {low} to {high} in steps of {step}", **values)
+            return _("a number from {low} to {high} in steps of {step}", **values)
+        return (
+            _("a whole number from {low} to {high}", **values)
+            if self.whole
+            else _("a number from {low} to {high}", **values)
+        )
 
     def read(self, raw: str) -> float | int:
         """The number ``raw`` writes (ValueError when the control cannot take it)."""
@@ -96,8 +104,13 @@ class Choice:
     def wanted(self) -> str:
         quoted = [f"“{learner_text(label)}”" for label in self.labels()]
         if len(quoted) <= LISTED_CHOICES:
-            return "one of " + ", ".join(quoted)
-        return f"one of its {len(quoted)} choices, " + ", ".join(quoted[:3]) + ", …, " + quoted[-1]
+            return _("one of {choices}", choices=", ".join(quoted))
+        return _(
+            "one of its {count} choices, {first}, …, {last}",
+            count=len(quoted),
+            first=", ".join(quoted[:3]),
+            last=quoted[-1],
+        )
 
     def read(self, raw: str) -> Any:
         """The option ``raw`` names: as shown now, or as shown in another language (a link made in English opened in
@@ -121,7 +134,7 @@ class Switch:
     """On or off: ``true`` or ``false`` in the address."""
 
     def wanted(self) -> str:
-        return "true or false"
+        return _("true or false")
 
     def read(self, raw: str) -> bool:
         if raw not in ("true", "false"):
@@ -129,7 +142,7 @@ class Switch:
         return raw == "true"
 
     def shown(self, value: Any) -> str:
-        return "on" if value else "off"
+        return _("on") if value else _("off")
 
     def written(self, value: Any) -> str:
         return "true" if value else "false"
@@ -142,7 +155,7 @@ class Text:
     max_chars: int
 
     def wanted(self) -> str:
-        return f"a text of at most {self.max_chars:,} characters"
+        return _("a text of at most {count} characters", count=f"{self.max_chars:,}")
 
     def read(self, raw: str) -> str:
         if len(raw) > self.max_chars:
@@ -150,7 +163,7 @@ class Text:
         return raw
 
     def shown(self, value: Any) -> str:
-        return "its own text"
+        return _("its own text")
 
     def written(self, value: Any) -> str:
         return str(value)
@@ -195,25 +208,31 @@ def _hold(key: str) -> None:
 
 
 def _problem(key: str, label: str, spec: Spec, texts: list[str]) -> str | None:
-    """Why the control ``key`` cannot take the address's ``texts`` (the start of a sentence), or None if it can."""
+    """Why the control ``key`` cannot take the address's ``texts`` (one sentence), or None if it can."""
     if len(texts) > 1:
-        return f"This link gives {key}= {len(texts)} times, so “{label}” ignores it"
+        return _(
+            "This link gives {key}= {count} times, so “{label}” ignores it.", key=key, count=len(texts), label=label
+        )
     try:
         spec.read(texts[0])
     except ValueError as wanted:
         raw = texts[0]
         shown = raw if len(raw) <= SHOWN_CHARACTERS else raw[:SHOWN_CHARACTERS] + "…"
-        size = f" ({len(raw):,} characters)" if len(raw) > SHOWN_CHARACTERS else ""
-        return (
-            f"This link sets “{label}” ({key}=) to “{learner_text(shown)}”{size}, which it cannot take: "
-            f"it takes {wanted}"
-        )
+        values = {"label": label, "key": key, "value": learner_text(shown), "wanted": wanted}
+        if len(raw) > SHOWN_CHARACTERS:
+            return _(
+                "This link sets “{label}” ({key}=) to “{value}” ({size} characters), which it cannot take: it takes "
+                "{wanted}.",
+                size=f"{len(raw):,}",
+                **values,
+            )
+        return _("This link sets “{label}” ({key}=) to “{value}”, which it cannot take: it takes {wanted}.", **values)
     return None
 
 
 def _remember(key: str, problem: str, value: Any, outcome: str) -> None:
     """Keep the sentence about a link's value of ``key``: shown while the control keeps the value it fell back to."""
-    st.session_state.setdefault(NOTES, {})[key] = (f"{problem}. {outcome}", value)
+    st.session_state.setdefault(NOTES, {})[key] = (f"{problem} {outcome}", value)
 
 
 def _note(container, key: str, value: Any) -> None:
@@ -297,7 +316,7 @@ def _bound(widget: str, label: str, key: str, spec: Spec, declared: Any, contain
         _drop(key)
     value = getattr(container, widget)(label, key=key, bind=BIND, **kwargs)
     if problem:
-        _remember(key, problem, value, f"It shows {spec.shown(value)} instead.")
+        _remember(key, problem, value, _("It shows {value} instead.", value=spec.shown(value)))
     _note(container, key, value)
     _write(key, spec, value, declared)
     return value
@@ -388,8 +407,11 @@ def linked(key: str, default: Any, spec: Spec | None = None, label: str = "") ->
         if problem:
             _drop(key)
             value = st.session_state.get(key, default)
-            used = "its default" if value is None else spec.shown(value)
-            _remember(key, problem, value, f"This step uses {used} instead.")
+            if value is None:
+                outcome = _("This step uses its default instead.")
+            else:
+                outcome = _("This step uses {value} instead.", value=spec.shown(value))
+            _remember(key, problem, value, outcome)
         else:
             st.session_state[key] = spec.read(texts[0])
     value = st.session_state.get(key, default)
