@@ -21,7 +21,7 @@ from attention_core.embeddings import MAX_ABS_VALUE, MAX_TOKENS, parse_seed, val
 from attention_core.i18n import N_, _
 from attention_core.presets import PRESETS_BY_KEY, Preset
 from ui import charts
-from ui.format import LearnerText, plural
+from ui.format import LearnerText
 from ui.models import trained
 from ui.widgets import url_controls
 from ui.widgets.url_controls import (  # noqa: F401  (re-exported: a page's controls are inputs too)
@@ -118,6 +118,22 @@ def mode_text(mode: str) -> str:
     return label[0].lower() + label[1:]
 
 
+def tokens_text(n: int) -> str:
+    """'1 token', '6 tokens' (one whole phrase per form: a language without plurals writes both alike)."""
+    return _("{n} token", n=n) if n == 1 else _("{n} tokens", n=n)
+
+
+def input_description(source: str, mode: str, n_tokens: int, d_model: int) -> str:
+    """'the cat sat … · random (seeded) · 6 tokens × d_model 4': which input the numbers come from."""
+    return _(
+        "{source} · {mode} · {tokens} × d_model {d_model}",
+        source=source,
+        mode=mode_text(mode),
+        tokens=tokens_text(n_tokens),
+        d_model=d_model,
+    )
+
+
 def _modes_for(example: str) -> list[str]:
     return [m for m in EMBEDDING_MODES if example != OWN or m != "printed"]
 
@@ -207,10 +223,10 @@ def encode_edits(X: torch.Tensor) -> str:
 def decode_edits(text: str, n_tokens: int, d_model: int) -> torch.Tensor:
     """The matrix a link's ``edits`` holds, validated like a typed edit (ValueError if it does not fit)."""
     if len(text) > 24 * MAX_LINK_NUMBERS:
-        raise ValueError("The link's edits are too long.")
+        raise ValueError(_("The link's edits are too long."))
     rows = [row.split("_") for row in text.split("~")]
     if len({len(row) for row in rows}) != 1:
-        raise ValueError("The link's edits do not form a table.")
+        raise ValueError(_("The link's edits do not form a table."))
     return ac.validate_embedding_matrix(rows, n_tokens, d_model, dtype=EDIT_DTYPE)  # refuses values past ±MAX_EDIT_ABS
 
 
@@ -222,8 +238,11 @@ def _editor_start(base: torch.Tensor, link_edits: str | None) -> torch.Tensor:
         try:
             return decode_edits(link_edits, base.shape[0], base.shape[1])
         except ValueError as error:
-            st.session_state[LINK_NOTE_KEY] = f"This link's hand-edited embeddings cannot be used ({error}); the "
-            st.session_state[LINK_NOTE_KEY] += "embeddings start from the example's own instead."
+            st.session_state[LINK_NOTE_KEY] = _(
+                "This link's hand-edited embeddings cannot be used ({error}); the embeddings start from the "
+                "example's own instead.",
+                error=error,
+            )
     shown = [[float(float32_text(v)) for v in row] for row in base.tolist()]
     return torch.tensor(shown, dtype=EDIT_DTYPE)  # (T, d_model)
 
@@ -237,9 +256,13 @@ def _edited_matrix(base: torch.Tensor, labels: list[str], link_edits: str | None
         st.session_state["_editor_start"] = _editor_start(base, link_edits)
     start = st.session_state["_editor_start"]
     with st.sidebar:
+        limit = value_limit_text()
         st.caption(
-            "Type a number in any cell; the pages update when you leave the cell. "
-            f"{value_limit_text()[0].upper()}{value_limit_text()[1:]} Scroll sideways for more columns."
+            _(
+                "Type a number in any cell; the pages update when you leave the cell. {limit} Scroll sideways for "
+                "more columns.",
+                limit=limit[0].upper() + limit[1:],
+            )
         )
         edited = matrix_editor(ac.vector_frame(start, labels), key=EDITOR_KEY, digits=None)
     X = ac.validate_embedding_matrix(edited, len(labels), base.shape[1], dtype=EDIT_DTYPE)
@@ -253,12 +276,16 @@ def _link_edits(X: torch.Tensor, base: torch.Tensor) -> None:
         st.query_params.pop(EDITS_KEY, None)
     elif X.numel() <= MAX_LINK_NUMBERS:
         st.query_params[EDITS_KEY] = encode_edits(X)
-        st.sidebar.caption("A copied link holds these edited embeddings.")
+        st.sidebar.caption(_("A copied link holds these edited embeddings."))
     else:
         st.query_params.pop(EDITS_KEY, None)
         st.sidebar.warning(
-            f"A copied link does not hold these edits: links hold at most {MAX_LINK_NUMBERS} numbers "
-            f"(T × d_model), this matrix has {X.numel()}.",
+            _(
+                "A copied link does not hold these edits: links hold at most {most} numbers (T × d_model), this "
+                "matrix has {count}.",
+                most=MAX_LINK_NUMBERS,
+                count=X.numel(),
+            ),
             icon=":material/link_off:",
         )
 
@@ -267,13 +294,15 @@ def _read_tokens(example: str) -> list[str]:
     if example != OWN:
         return list(PRESETS_BY_KEY[example].tokens)
     sentence = st.sidebar.text_input(
-        "Your sentence",
+        _("Your sentence"),
         value=DEFAULT_SENTENCE,
         key="sentence",
         bind="query-params",
-        help=f"Words are split at spaces; punctuation stays with its word. 1 to {MAX_TOKENS:,} tokens.",
+        help=_(
+            "Words are split at spaces; punctuation stays with its word. 1 to {most} tokens.", most=f"{MAX_TOKENS:,}"
+        ),
     )
-    st.sidebar.caption("A shared link contains the sentence you type here.")
+    st.sidebar.caption(_("A shared link contains the sentence you type here."))
     return ac.tokenize(sentence)
 
 
@@ -284,7 +313,7 @@ def _build_input(link_edits: str | None = None) -> LabInput:
     url_controls.register("example", example_choice, options[0])  # written again in a new language
     url_controls.translate_arrived("example", example_choice)  # a link's value in another language
     example = st.sidebar.selectbox(
-        "Example",
+        _("Example"),
         options,
         format_func=_example_label,
         key="example",
@@ -296,28 +325,33 @@ def _build_input(link_edits: str | None = None) -> LabInput:
     mode_choice = url_controls.Choice(tuple(EMBEDDING_MODES), embedding_label)
     url_controls.register("embedding", mode_choice, modes[0])
     url_controls.translate_arrived("embedding", mode_choice)
-    mode = st.sidebar.radio("Embeddings", modes, format_func=embedding_label, key="embedding", bind="query-params")
+    mode = st.sidebar.radio(_("Embeddings"), modes, format_func=embedding_label, key="embedding", bind="query-params")
     source = _edit_source(example, mode)
     if mode != "edited":
         st.query_params.pop(EDITS_KEY, None)
         if link_edits:
-            st.session_state[LINK_NOTE_KEY] = (
-                f"This link's hand-edited embeddings (edits=) were left out: they apply only with Embeddings "
-                f"“{EMBEDDING_MODES['edited']}”, and the link asks for “{EMBEDDING_MODES[mode]}”."
+            st.session_state[LINK_NOTE_KEY] = _(
+                "This link's hand-edited embeddings (edits=) were left out: they apply only with Embeddings "
+                "“{edited}”, and the link asks for “{asked}”.",
+                edited=embedding_label("edited"),
+                asked=embedding_label(mode),
             )
     seed, d_model = DEFAULT_SEED, DEFAULT_D_MODEL
     if source in ("random", "trained"):  # random or trained embeddings, or an edit of them
         d_model = st.sidebar.slider(
-            "d_model (embedding size)", *D_MODEL_RANGE, DEFAULT_D_MODEL, key="d_model", bind="query-params"
+            _("d_model (embedding size)"), *D_MODEL_RANGE, DEFAULT_D_MODEL, key="d_model", bind="query-params"
         )
     if source == "trained":
         reason = trained.load_problem()
         if reason is None:
-            st.sidebar.caption(trained.EXPLANATION)
+            st.sidebar.caption(_(trained.EXPLANATION))
         else:  # fall back to random embeddings of the same sentence, and say so
             st.sidebar.warning(
-                f"Trained embeddings are unavailable: {reason} The pages use random (seeded) embeddings instead; "
-                "the other embeddings all work.",
+                _(
+                    "Trained embeddings are unavailable: {reason} The pages use random (seeded) embeddings instead; "
+                    "the other embeddings all work.",
+                    reason=reason,
+                ),
                 icon=":material/warning:",
             )
             source = "random"
@@ -325,11 +359,11 @@ def _build_input(link_edits: str | None = None) -> LabInput:
                 mode = "random"
     if source == "random":
         seed_text = st.sidebar.text_input(
-            "Seed",
+            _("Seed"),
             str(DEFAULT_SEED),
             key="seed",
             bind="query-params",
-            help="A whole number: the same seed always gives the same random embeddings.",
+            help=_("A whole number: the same seed always gives the same random embeddings."),
         )
         seed = parse_seed(seed_text)
     labels = ac.token_labels(tokens)
@@ -339,14 +373,14 @@ def _build_input(link_edits: str | None = None) -> LabInput:
     preset = PRESETS_BY_KEY.get(example)
     default_query = preset.query_index if preset else 0
     query = st.sidebar.selectbox(
-        "Query token",
+        _("Query token"),
         labels,
         index=default_query,
         key="query",
         bind="query-params",
-        help="The word whose attention the pages work out in detail.",
+        help=_("The word whose attention the pages work out in detail."),
     )
-    source = preset.name if preset else "your sentence"
+    source = preset.name if preset else _("your sentence")
     return LabInput(
         tokens=tuple(tokens),
         labels=tuple(labels),
@@ -355,7 +389,7 @@ def _build_input(link_edits: str | None = None) -> LabInput:
         preset=preset,
         embedding_mode=mode,
         seed=int(seed),
-        description=" · ".join((source, mode_text(mode), f"{plural(len(tokens), 'token')} × d_model {X.shape[1]}")),
+        description=input_description(source, mode, len(tokens), int(X.shape[1])),
     )
 
 
@@ -367,12 +401,12 @@ def _link_values() -> dict[str, str]:
     keys = [key for key in (*URL_KEYS, EDITS_KEY) if key in st.query_params]
     repeated = [key for key in keys if len(st.query_params.get_all(key)) > 1]
     if repeated:
-        st.session_state[REPEAT_NOTE_KEY] = (
-            "This link gives "
-            + ", ".join(f"{key}= {len(st.query_params.get_all(key))} times" for key in repeated)
-            + "; the lab uses the last one ("
-            + ", ".join(f"{key} = {st.query_params.get(key, '')[:40]!r}" for key in repeated)
-            + ")."
+        st.session_state[REPEAT_NOTE_KEY] = _(
+            "This link gives {repeats}; the lab uses the last one ({used}).",
+            repeats=", ".join(
+                _("{key}= {count} times", key=key, count=len(st.query_params.get_all(key))) for key in repeated
+            ),
+            used=", ".join(f"{key} = {st.query_params.get(key, '')[:40]!r}" for key in repeated),
         )
     return {key: st.query_params.get(key, "") for key in keys}
 
@@ -395,7 +429,7 @@ def ignored_link_values(arrived: dict[str, str]) -> list[str]:
 def sidebar() -> LabInput:
     """Draw the shared sidebar and return the LabInput every page uses (the last good one on bad input)."""
     url_controls.new_run()  # the lesson controls' notes on a link's values may be drawn again
-    st.sidebar.header("Input")
+    st.sidebar.header(_("Input"))
     arrived = _link_values()
     try:
         lab = _build_input(arrived.pop(EDITS_KEY, None))
@@ -409,12 +443,11 @@ def sidebar() -> LabInput:
     ignored = ignored_link_values(arrived)
     if ignored:
         earlier = st.session_state.get(LINK_NOTE_KEY)
-        st.session_state[LINK_NOTE_KEY] = (f"{earlier} " if earlier else "") + (
-            "This link had values the lab cannot use ("
-            + ", ".join(f"{key} = {arrived[key][:40]!r}" for key in ignored)
-            + "); the defaults are used instead."
+        st.session_state[LINK_NOTE_KEY] = (f"{earlier} " if earlier else "") + _(
+            "This link had values the lab cannot use ({values}); the defaults are used instead.",
+            values=", ".join(f"{key} = {arrived[key][:40]!r}" for key in ignored),
         )
-    st.sidebar.button("Reset to the default input", on_click=reset, icon=":material/restart_alt:")
+    st.sidebar.button(_("Reset to the default input"), on_click=reset, icon=":material/restart_alt:")
     weights_scale_choice()
     return lab
 
@@ -422,13 +455,15 @@ def sidebar() -> LabInput:
 def weights_scale_choice() -> None:
     """How weight heatmaps colour their cells (a view setting: not part of the input, not in the URL)."""
     st.sidebar.radio(
-        "Weights colour scale",
+        _("Weights colour scale"),
         list(charts.WEIGHTS_SCALES),
-        format_func=charts.WEIGHTS_SCALES.get,
+        format_func=lambda scale: _(charts.WEIGHTS_SCALES[scale]),
         key=charts.WEIGHTS_SCALE_KEY,
         horizontal=True,
-        help="Stretch: the darkest and brightest colours are the smallest and largest weight shown, so weights "
-        "of 0.10 and 0.25 look clearly different. Fixed: 0 is dark and 1 is yellow on every chart.",
+        help=_(
+            "Stretch: the darkest and brightest colours are the smallest and largest weight shown, so weights "
+            "of 0.10 and 0.25 look clearly different. Fixed: 0 is dark and 1 is yellow on every chart."
+        ),
     )
 
 
@@ -450,7 +485,7 @@ def default_input() -> LabInput:
         preset,
         "printed",
         DEFAULT_SEED,
-        f"{preset.name} · as printed in the tutorial · {plural(len(labels), 'token')} × d_model {preset.d_model}",
+        input_description(preset.name, "printed", len(labels), preset.d_model),
     )
 
 
@@ -476,9 +511,10 @@ def seed_input(label: str, key: str, container=st, help: str | None = None) -> i
     return int(seed)
 
 
-def scale_toggle(key: str, label: str = "Divide the scores by √d_k", container=st) -> bool:
-    """Whether the scores are scaled by 1/√d_k (on by default), in the URL as ``key``."""
-    return url_controls.toggle(label, value=True, key=key, container=container)
+def scale_toggle(key: str, label: str = N_("Divide the scores by √d_k"), container=st) -> bool:
+    """Whether the scores are scaled by 1/√d_k (on by default), in the URL as ``key``; ``label`` in the learner's
+    language (the default, or a page's label, translated here)."""
+    return url_controls.toggle(_(label), value=True, key=key, container=container)
 
 
 def matrix_editor(frame: pd.DataFrame, *, key: str, digits: str | None = "{:.4f}") -> pd.DataFrame:
