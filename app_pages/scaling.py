@@ -9,6 +9,7 @@ import torch
 import attention_core as ac
 from attention_core.attention import AttentionSteps
 from attention_core.exercises import ProjectedShown, projected_shown
+from attention_core.i18n import N_, _
 from attention_core.normalization import column_sums, row_sums, softmax_row_steps
 from attention_core.presets import SCALING_EXAMPLE
 from attention_core.projections import MAX_D_K, Comparison, random_projections
@@ -49,8 +50,22 @@ LARGE_D_K = 256  # the same sentence with this d_k shows where scaling matters
 SERIES = (SERIES_UNSCALED, SERIES_SCALED)
 DEFAULT_D_K = 16  # the d_k slider's start
 D_K = inputs.Number(1, MAX_D_K)  # what the d_k slider (and a link's scaling_d_k=) takes
-D_K_LABEL = "d_k (size of queries and keys; vector length in the simulations)"
-SEED_LABEL = "Seed for W_q, W_k, W_v and the simulations"
+D_K_LABEL = N_("d_k (size of queries and keys; vector length in the simulations)")  # translated where shown
+SEED_LABEL = N_("Seed for W_q, W_k, W_v and the simulations")
+SERIES_NAMES = {  # the simulations' series (attention_core.saturation's names) as the charts and tables show them
+    SERIES_UNSCALED: N_("without scaling: q·k"),
+    SERIES_SCALED: N_("with scaling: q·k / √d_k"),
+}
+SUMMARY_ROWS = {  # the rows of attention_core.saturation.summary as the tables show them
+    "spread of the scores (std)": N_("spread of the scores (std)"),
+    "largest weight (mean over rows)": N_("largest weight (mean over rows)"),
+    "entropy (mean over rows, nats)": N_("entropy (mean over rows, nats)"),
+}
+QUANTITIES = {  # the gradient's quantiles (attention_core.saturation.QUANTILES) as the table shows them
+    "10th percentile": N_("10th percentile"),
+    "median": N_("median"),
+    "90th percentile": N_("90th percentile"),
+}
 CONTROLS = ("scaling_seed", "scaling_d_k", "scaling_scale")  # the widgets of the step "Your input"
 
 
@@ -61,17 +76,17 @@ def render(lab: LabInput) -> None:
     lesson_steps(
         __file__,
         {
-            "Why √d_k": lambda: intro(lab, keeping=True),
-            "Tutorial example": tutorial_example_step,
-            "Beside the printout": printout_step,
-            "Printout: weights": printout_weights_step,
-            "Your input": lambda: your_input_step(lab, chosen),
-            "The query's row": lambda: query_row_step(lab, chosen_settings(lab, chosen)),
-            "Large d_k": lambda: why_it_matters_here(lab, chosen_settings(lab, chosen)),
-            "Weights": lambda: weights_step(lab, chosen_settings(lab, chosen)),
-            "Variance": lambda: variance_simulation(*grid_settings(lab, chosen)),
-            "Saturation": lambda: saturation_simulation(*grid_settings(lab, chosen)),
-            "Gradient": lambda: gradient_step(lab, chosen),
+            N_("Why √d_k"): lambda: intro(lab, keeping=True),
+            N_("Tutorial example"): tutorial_example_step,
+            N_("Beside the printout"): printout_step,
+            N_("Printout: weights"): printout_weights_step,
+            N_("Your input"): lambda: your_input_step(lab, chosen),
+            N_("The query's row"): lambda: query_row_step(lab, chosen_settings(lab, chosen)),
+            N_("Large d_k"): lambda: why_it_matters_here(lab, chosen_settings(lab, chosen)),
+            N_("Weights"): lambda: weights_step(lab, chosen_settings(lab, chosen)),
+            N_("Variance"): lambda: variance_simulation(*grid_settings(lab, chosen)),
+            N_("Saturation"): lambda: saturation_simulation(*grid_settings(lab, chosen)),
+            N_("Gradient"): lambda: gradient_step(lab, chosen),
         },
     )
 
@@ -92,7 +107,8 @@ class Chosen:
 
 def chosen_for(lab: LabInput, seed: int, d_k: int, scale: bool) -> Chosen:
     params = random_projections(lab.d_model, d_k, seed, lab.X.dtype)
-    return Chosen(seed, d_k, projected_shown(lab.X, params, scale, "the seeded random W_q, W_k above"))
+    origin = N_("the seeded random W_q, W_k above")  # English in the exercises' material, translated where shown
+    return Chosen(seed, d_k, projected_shown(lab.X, params, scale, origin))
 
 
 def chosen_settings(lab: LabInput, chosen: dict[str, Chosen]) -> Chosen:
@@ -100,12 +116,14 @@ def chosen_settings(lab: LabInput, chosen: dict[str, Chosen]) -> Chosen:
     values kept from that step, named in one caption."""
     if "settings" not in chosen:
         seed, d_k, scale = (
-            int(kept("scaling_seed", 0, inputs.SEED, SEED_LABEL)),
-            int(kept("scaling_d_k", DEFAULT_D_K, D_K, D_K_LABEL)),
-            kept("scaling_scale", True, inputs.Switch(), "Divide the scores by √d_k"),
+            int(kept("scaling_seed", 0, inputs.SEED, _(SEED_LABEL))),
+            int(kept("scaling_d_k", DEFAULT_D_K, D_K, _(D_K_LABEL))),
+            kept("scaling_scale", True, inputs.Switch(), _("Divide the scores by √d_k")),
         )
         st.caption(
-            f"Seed {seed}, d_k = {d_k}, scaling {'on' if scale else 'off'}: change them in the step “Your input”."
+            _("Seed {seed}, d_k = {d_k}, scaling on: change them in the step “Your input”.", seed=seed, d_k=d_k)
+            if scale
+            else _("Seed {seed}, d_k = {d_k}, scaling off: change them in the step “Your input”.", seed=seed, d_k=d_k)
         )
         chosen["settings"] = chosen_for(lab, seed, d_k, bool(scale))
     return chosen["settings"]
@@ -120,7 +138,7 @@ def grid_settings(lab: LabInput, chosen: dict[str, Chosen]) -> tuple[tuple[int, 
 def tutorial_example_step() -> None:
     """The scaled_dot_product tutorial's Q, K and V, and every step for its first query by hand."""
     keep(*CONTROLS)  # the controls are in the step "Your input": a visit here forgets nothing
-    example, _ = reproduce_003()
+    example, _comparisons = reproduce_003()
     example_003(example)
     by_hand(example)
 
@@ -128,7 +146,7 @@ def tutorial_example_step() -> None:
 def printout_step() -> None:
     """How close every step comes to the tutorial's printout, and the scores beside it."""
     keep(*CONTROLS)
-    _, comparisons = reproduce_003()
+    _example, comparisons = reproduce_003()
     printout_differences(comparisons)
     beside_printout(comparisons[:2])
 
@@ -137,7 +155,7 @@ def printout_weights_step() -> None:
     """The weights and context vectors beside the printout, rows and columns, and the cells from another run."""
     keep(*CONTROLS)
     example, comparisons = reproduce_003()
-    st.markdown("The weights and the context vectors for all three queries, beside the tutorial's printout:")
+    st.markdown(_("The weights and the context vectors for all three queries, beside the tutorial's printout:"))
     beside_printout(comparisons[2:])
     rows_and_columns(example)
     pitfall_other_run(example)
@@ -154,7 +172,7 @@ def query_row_step(lab: LabInput, settings: Chosen) -> None:
     """The query's scores key by key, the questions on scaling them, then the divided scores and the weights without
     and with scaling (they answer them)."""
     steps, other_steps = settings.steps
-    st.subheader("The query's row: without and with scaling")
+    st.subheader(_("The query's row: without and with scaling"))
     query_scores(lab, steps)
     if exercises_section(__file__, lab, material=settings.shown):
         query_row(lab, steps, other_steps, settings.shown.scale)
@@ -205,7 +223,8 @@ def intro(lab: LabInput, *, keeping: bool = False) -> None:
     if keeping:
         keep(*CONTROLS)
     st.markdown(
-        """
+        _(
+            """
 A score q · k adds up d_k products. **Assume** the entries of q and k are independent, with mean 0
 and variance 1 (roughly true at initialisation): each product q_d k_d then has mean 0 and variance 1,
 and the sum of d_k independent products has variance **d_k**. With d_k = 64 the scores spread over
@@ -214,6 +233,7 @@ rows then pass almost no gradient back to q (and so to W_q and W_k), and the few
 large ones. Dividing by √d_k keeps the spread of the scores (the logits) from growing with d_k at
 initialisation, so rows do not saturate; training can still make scores larger where that helps.
 """
+        )
     )
     st.latex(
         r"\text{weights} = \operatorname{softmax}\!\Big(\frac{Q K^\top}{\sqrt{d_k}}\Big) \qquad"
@@ -225,10 +245,12 @@ initialisation, so rows do not saturate; training can still make scores larger w
 
 def example_003(example: AttentionSteps) -> None:
     """The scaled_dot_product tutorial's given Q, K and V."""
-    st.subheader("The “scaled_dot_product” tutorial's example: Q, K and V given, d_k = 2")
+    st.subheader(_("The “scaled_dot_product” tutorial's example: Q, K and V given, d_k = 2"))
     st.markdown(
-        "The “scaled_dot_product” tutorial skips the projections and starts from three tokens' Q, K and V (d_k = 2). "
-        "The lab runs every step on them and puts its numbers beside the tutorial's printout."
+        _(
+            "The “scaled_dot_product” tutorial skips the projections and starts from three tokens' Q, K and V "
+            "(d_k = 2). The lab runs every step on them and puts its numbers beside the tutorial's printout."
+        )
     )
     matrices = (("Q", example.Q), ("K", example.K), ("V", example.V))
     for column, (name, matrix) in zip(st.columns(3), matrices, strict=True):
@@ -236,7 +258,7 @@ def example_003(example: AttentionSteps) -> None:
             st.markdown(f"**{name}** (3 × 2)")
             page.table(
                 ac.vector_frame(matrix, list(SCALING_EXAMPLE.tokens), prefix=name.lower()),
-                alt_text=f"The scaled_dot_product tutorial's {name}",
+                alt_text=_("The scaled_dot_product tutorial's {name}", name=name),
             )
 
 
@@ -254,31 +276,42 @@ def by_hand(example: AttentionSteps) -> None:
         for e, w in zip(row.raw_exps.tolist(), example.weights[0].tolist(), strict=True)
     )
     st.markdown(
-        f"""
+        _(
+            """
 **By hand, for query t1:**
 
 1. Score with key t1: q₁ · k₁ = {score}
 2. Scaled: {scaled}
-   (the whole row: {numbers_text(example.scaled_scores[0], ", ")})
-3. Exponentials of the scaled row: {numbers_text(row.raw_exps, ", ")}
-   (the tutorial prints {numbers_text(SCALING_EXAMPLE.printed["t1_scaled_exps"], ", ")}); their sum is
+   (the whole row: {row})
+3. Exponentials of the scaled row: {exps}
+   (the tutorial prints {printed_exps}); their sum is
    {exp_sum}
 4. Weights = each exponential / the sum: {weights}
 5. Context of t1 = Σⱼ wⱼ vⱼ, first entry: {first_context}
-"""
+""",
+            score=score,
+            scaled=scaled,
+            row=numbers_text(example.scaled_scores[0], ", "),
+            exps=numbers_text(row.raw_exps, ", "),
+            printed_exps=numbers_text(SCALING_EXAMPLE.printed["t1_scaled_exps"], ", "),
+            exp_sum=exp_sum,
+            weights=weights,
+            first_context=first_context,
+        )
     )
 
 
 def printout_differences(comparisons: list[Comparison]) -> None:
     """How far each step of the lab is from the tutorial's printout."""
-    st.markdown("Every step for all three queries, beside the “scaled_dot_product” tutorial's printout:")
+    st.markdown(_("Every step for all three queries, beside the “scaled_dot_product” tutorial's printout:"))
     page.table(
         pd.DataFrame(
-            {"largest |lab − printed|": [c.max_difference for c in comparisons]}, index=[c.name for c in comparisons]
+            {_("largest |lab − printed|"): [c.max_difference for c in comparisons]},
+            index=[c.name for c in comparisons],
         ),
-        alt_text="Largest difference between the lab and the tutorial's printed numbers",
+        alt_text=_("Largest difference between the lab and the tutorial's printed numbers"),
     )
-    st.caption("Differences below 0.0005 are rounding: the tutorial prints 4 decimals.")
+    st.caption(_("Differences below 0.0005 are rounding: the tutorial prints 4 decimals."))
 
 
 def beside_printout(comparisons: list[Comparison]) -> None:
@@ -293,66 +326,97 @@ def beside_printout(comparisons: list[Comparison]) -> None:
 def rows_and_columns(example: AttentionSteps) -> None:
     """Rows of the weights sum to 1, columns do not."""
     st.markdown(
-        f"Softmax runs along each **row** (`dim=-1`): the rows sum to "
-        f"{numbers_text(row_sums(example.weights), ', ')}, while the columns sum to "
-        f"{numbers_text(column_sums(example.weights), ', ')} (the tutorial prints "
-        f"{format_number(SCALING_EXAMPLE.printed['t2_column_sum'][0])} for the second column). A column says how much "
-        "attention one key receives in total, which is not a probability."
+        _(
+            "Softmax runs along each **row** (`dim=-1`): the rows sum to {rows}, while the columns sum to "
+            "{columns} (the tutorial prints {printed} for the second column). A column says how much attention one "
+            "key receives in total, which is not a probability.",
+            rows=numbers_text(row_sums(example.weights), ", "),
+            columns=numbers_text(column_sums(example.weights), ", "),
+            printed=format_number(SCALING_EXAMPLE.printed["t2_column_sum"][0]),
+        )
     )
 
 
 def pitfall_other_run(example: AttentionSteps) -> None:
     """The tutorial's last cells come from a run whose inputs are not shown."""
-    with st.expander("Pitfall: the tutorial's last cells come from another run", icon=":material/warning:"):
+    with st.expander(_("Pitfall: the tutorial's last cells come from another run"), icon=":material/warning:"):
         st.markdown(
-            f"""
-Near its end the “scaled_dot_product” tutorial prints `exp(attn_logits[2, :]) / sum(...)` = **{numbers_text(SCALING_EXAMPLE.printed["other_run_t3_weights"], ", ")}**,
+            _(
+                """
+Near its end the “scaled_dot_product” tutorial prints `exp(attn_logits[2, :]) / sum(...)` = **{printed}**,
 but row t3 of its own weights (printed a few cells earlier, and recomputed here) is
-**{numbers_text(example.weights[2], ", ")}**. The cells that follow use a lowercase
+**{ours}**. The cells that follow use a lowercase
 `v` whose numbers differ from V and print `attention[0, :]` = 0.2965, 0.3237, 0.3798 and context vectors
 0.1270, 0.9533, …: they come from **another run whose inputs are not shown** (the cell numbers jump back
 to In [27]). No Q, K, V on the page produce them, so the lab does not try to reproduce them.
-"""
+""",
+                printed=numbers_text(SCALING_EXAMPLE.printed["other_run_t3_weights"], ", "),
+                ours=numbers_text(example.weights[2], ", "),
+            )
         )
 
 
 def your_input_controls() -> tuple[int, int, bool]:
     """The seed, d_k and scaling for the sidebar input and the simulations."""
-    st.subheader("On your input: random W_q, W_k with a chosen d_k")
+    st.subheader(_("On your input: random W_q, W_k with a chosen d_k"))
     seed_column, d_k_column = st.columns(2)
-    seed = inputs.seed_input(SEED_LABEL, "scaling_seed", container=seed_column)
+    seed = inputs.seed_input(_(SEED_LABEL), "scaling_seed", container=seed_column)
     d_k = int(
         inputs.slider(
-            D_K_LABEL,
+            _(D_K_LABEL),
             D_K.low,
             D_K.high,
             DEFAULT_D_K,
             container=d_k_column,
             key="scaling_d_k",
-            help="The number of columns of W_q and W_k here, and the length of the random q and k below.",
+            help=_("The number of columns of W_q and W_k here, and the length of the random q and k below."),
         )
     )
-    return seed, d_k, inputs.scale_toggle(key="scaling_scale")
+    return seed, d_k, inputs.scale_toggle(key="scaling_scale", label=_("Divide the scores by √d_k"))
+
+
+def series_name(series: str) -> str:
+    """A simulation's series (attention_core.saturation's name) as the page shows it."""
+    return _(SERIES_NAMES[series])
+
+
+def shown_series(curves: dict[str, list[float]]) -> dict[str, list[float]]:
+    """A simulation's curves keyed by the series' shown names (the charts' legend and colours follow them)."""
+    return {series_name(series): values for series, values in curves.items()}
+
+
+def summary_table(scores: torch.Tensor, d_k: int) -> pd.DataFrame:
+    """attention_core.saturation.summary with its rows and columns named as the page shows them."""
+    frame = summary(scores, d_k)
+    return frame.rename(index=lambda row: _(SUMMARY_ROWS[row]), columns=series_name)
 
 
 def spread_with_and_without(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
     """The shapes on the sidebar input, and the spread of its scores without and with scaling."""
     T, d_model, d_k = lab.T, lab.d_model, steps.Q.shape[1]
     st.markdown(
-        f"Q = X W_q and K = X W_k with seeded random weights: ({T}, {d_model}) @ "
-        f"({d_model}, {d_k}) → ({T}, {d_k}). Scores Q Kᵀ are ({T}, {T}); "
-        + (
-            f"they are divided by √{d_k} before softmax."
-            if scale
-            else "scaling is **off**: softmax sees Q Kᵀ as it is."
+        _(
+            "Q = X W_q and K = X W_k with seeded random weights: ({T}, {d_model}) @ ({d_model}, {d_k}) → ({T}, "
+            "{d_k}). Scores Q Kᵀ are ({T}, {T}); they are divided by √{d_k} before softmax.",
+            T=T,
+            d_model=d_model,
+            d_k=d_k,
+        )
+        if scale
+        else _(
+            "Q = X W_q and K = X W_k with seeded random weights: ({T}, {d_model}) @ ({d_model}, {d_k}) → ({T}, "
+            "{d_k}). Scores Q Kᵀ are ({T}, {T}); scaling is **off**: softmax sees Q Kᵀ as it is.",
+            T=T,
+            d_model=d_model,
+            d_k=d_k,
         )
     )
-    st.markdown("Without and with scaling, on the same scores:")
+    st.markdown(_("Without and with scaling, on the same scores:"))
     page.table(
-        summary(steps.scores, d_k),
-        alt_text="Spread of the scores and sharpness of the weights, without and with scaling",
+        summary_table(steps.scores, d_k),
+        alt_text=_("Spread of the scores and sharpness of the weights, without and with scaling"),
     )
-    st.caption("Entropy is ln T for uniform weights and 0 for one-hot weights.")
+    st.caption(_("Entropy is ln T for uniform weights and 0 for one-hot weights."))
 
 
 def why_it_matters_here(lab: LabInput, settings: Chosen) -> None:
@@ -360,43 +424,69 @@ def why_it_matters_here(lab: LabInput, settings: Chosen) -> None:
     steps, seed = settings.steps[0], settings.seed
     d_k = steps.Q.shape[1]
     var_q, var_k = entry_variances(steps.Q, steps.K)
-    st.subheader("Does scaling matter on your input?")
+    st.subheader(_("Does scaling matter on your input?"))
     st.markdown(
-        f"The variance argument assumes entries of q and k with variance 1. Here the entries of Q have variance "
-        f"{format_number(var_q)} and those of K {format_number(var_k)} (with W's entries "
-        f"N(0, 1) / √d_model, an entry of q has about the mean square of the embedding's entries as variance), "
-        f"and d_k = {d_k}: " + effect_text(scaling_effect(steps.scores, d_k), d_k)
+        _(
+            "The variance argument assumes entries of q and k with variance 1. Here the entries of Q have variance "
+            "{var_q} and those of K {var_k} (with W's entries N(0, 1) / √d_model, an entry of q has about the mean "
+            "square of the embedding's entries as variance), and d_k = {d_k}: {effect}",
+            var_q=format_number(var_q),
+            var_k=format_number(var_k),
+            d_k=d_k,
+            effect=effect_text(scaling_effect(steps.scores, d_k), d_k),
+        )
     )
     big = large_d_k_scores(tuple(tuple(r) for r in lab.X.tolist()), LARGE_D_K, seed, lab.X.dtype)  # (T, T)
     st.markdown(
-        f"**The same sentence with d_k = {LARGE_D_K}** (random W_q, W_k drawn the same way, seed {seed}): "
-        + effect_text(scaling_effect(big, LARGE_D_K), LARGE_D_K)
+        _(
+            "**The same sentence with d_k = {d_k}** (random W_q, W_k drawn the same way, seed {seed}): {effect}",
+            d_k=LARGE_D_K,
+            seed=seed,
+            effect=effect_text(scaling_effect(big, LARGE_D_K), LARGE_D_K),
+        )
     )
-    page.table(summary(big, LARGE_D_K), alt_text=f"The same sentence with d_k = {LARGE_D_K}, without and with scaling")
+    page.table(
+        summary_table(big, LARGE_D_K),
+        alt_text=_("The same sentence with d_k = {d_k}, without and with scaling", d_k=LARGE_D_K),
+    )
 
 
 def effect_text(effect: str, d_k: int) -> str:
     """One sentence for scaling_effect's verdict."""
-    return {
-        "saturated": "without scaling the rows are nearly one-hot (saturated), as the lesson describes; dividing "
-        f"by √{d_k} spreads the weights again.",
-        "barely": "the scores are small, so the rows are far from one-hot either way and scaling barely changes the "
-        "largest weights.",
-        "visible": f"the unscaled scores are large enough for scaling by √{d_k} to change the weights visibly, though "
-        "the rows are not yet one-hot.",
-    }[effect]
+    if effect == "saturated":
+        return _(
+            "without scaling the rows are nearly one-hot (saturated), as the lesson describes; dividing by √{d_k} "
+            "spreads the weights again.",
+            d_k=d_k,
+        )
+    if effect == "barely":
+        return _(
+            "the scores are small, so the rows are far from one-hot either way and scaling barely changes the "
+            "largest weights."
+        )
+    if effect == "visible":
+        return _(
+            "the unscaled scores are large enough for scaling by √{d_k} to change the weights visibly, though the "
+            "rows are not yet one-hot.",
+            d_k=d_k,
+        )
+    raise KeyError(effect)
 
 
 def query_scores(lab: LabInput, steps: AttentionSteps) -> None:
     """The query's scores q · k_j, key by key: what the questions divide and compare."""
     d_k = steps.Q.shape[1]
     st.markdown(
-        f"The row of “{lab.query_label}”, key by key, at d_k = {d_k}. Answer the questions below first: the divided "
-        "scores and the weights appear after."
+        _(
+            "The row of “{query}”, key by key, at d_k = {d_k}. Answer the questions below first: the divided "
+            "scores and the weights appear after.",
+            query=lab.query_label,
+            d_k=d_k,
+        )
     )
     page.table(
-        pd.DataFrame({"score q·k_j": steps.scores[lab.query_index].tolist()}, index=list(lab.labels)),
-        alt_text="Scores of the query token",
+        pd.DataFrame({_("score q·k_j"): steps.scores[lab.query_index].tolist()}, index=list(lab.labels)),
+        alt_text=_("Scores of the query token"),
     )
 
 
@@ -404,25 +494,25 @@ def query_row(lab: LabInput, steps: AttentionSteps, other_steps: AttentionSteps,
     """The query's scores and weights, key by key, without and with scaling."""
     q, d_k = lab.query_index, steps.Q.shape[1]
     on, off = (steps, other_steps) if scale else (other_steps, steps)
-    st.markdown(f"The row of “{lab.query_label}”, key by key:")
+    st.markdown(_("The row of “{query}”, key by key:", query=lab.query_label))
     page.table(
         pd.DataFrame(
             {
-                "score q·k_j": steps.scores[q].tolist(),
+                _("score q·k_j"): steps.scores[q].tolist(),
                 f"÷ √{d_k}": on.scaled_scores[q].tolist(),
-                "weight without scaling": off.weights[q].tolist(),
-                "weight with scaling": on.weights[q].tolist(),
+                _("weight without scaling"): off.weights[q].tolist(),
+                _("weight with scaling"): on.weights[q].tolist(),
             },
             index=list(lab.labels),
         ),
-        alt_text="Scores and weights of the query token without and with scaling",
+        alt_text=_("Scores and weights of the query token without and with scaling"),
     )
 
 
 def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
     """The weights and the scores softmax sees (each cell explains itself), and PyTorch's check."""
     labels, d_k = lab.labels, steps.Q.shape[1]
-    title = f"Attention weights ({'scaled' if scale else 'unscaled'})"
+    title = _("Attention weights (scaled)") if scale else _("Attention weights (unscaled)")
     page.matrix(
         steps.weights,
         labels,
@@ -431,122 +521,152 @@ def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
         title=title,
         key="scaling_weights_chart",
         explain=page.weights_of(steps),
-        caption=f"The weights below are at d_k = {d_k}, the value of the slider above.",
+        caption=_("The weights below are at d_k = {d_k}, the value of the slider above.", d_k=d_k),
         download="scaled_attention_weights.csv",
         highlight_row=lab.query_label,
     )
-    with st.expander("The scores softmax sees" + (": Q Kᵀ / √d_k" if scale else ": Q Kᵀ, not scaled")):
+    with st.expander(
+        _("The scores softmax sees: Q Kᵀ / √d_k") if scale else _("The scores softmax sees: Q Kᵀ, not scaled")
+    ):
         page.matrix(
             steps.scaled_scores,
             labels,
             labels,
             kind="scores",
-            title="Q Kᵀ / √d_k" if scale else "Q Kᵀ (not scaled)",
+            title="Q Kᵀ / √d_k" if scale else _("Q Kᵀ (not scaled)"),
             key="scaling_scores_chart",
             explain=page.scores_of(steps, scaled=scale),
             highlight_row=lab.query_label,
         )
     check = sdpa_agreement(steps, mask=None, scale=scale)
     st.caption(
-        "Check: the context vectors against PyTorch's torch.nn.functional.scaled_dot_product_attention on the "
-        f"same Q, K, V: largest difference {format_number(check.max_difference)}, **{check.verdict}** "
-        f"({tolerance_text(check.tolerance)})."
+        _(
+            "Check: the context vectors against PyTorch's torch.nn.functional.scaled_dot_product_attention on the "
+            "same Q, K, V: largest difference {difference}, **{verdict}** ({tolerance}).",
+            difference=format_number(check.max_difference),
+            verdict=check.verdict,
+            tolerance=tolerance_text(check.tolerance),
+        )
     )
 
 
 def variance_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
     """The variance of random dot products per d_k, without and with division by √d_k."""
-    st.subheader("Simulation: the variance of q · k grows with d_k")
+    st.subheader(_("Simulation: the variance of q · k grows with d_k"))
     variance = variance_curve(grid, N_SAMPLES, seed)
     st.markdown(
-        f"For each d_k, {N_SAMPLES:,} pairs of random vectors q, k with N(0, 1) entries (seed {seed}); the chart "
-        "shows the variance of their dot products without and with division by √d_k."
+        _(
+            "For each d_k, {samples} pairs of random vectors q, k with N(0, 1) entries (seed {seed}); the chart "
+            "shows the variance of their dot products without and with division by √d_k.",
+            samples=f"{N_SAMPLES:,}",
+            seed=seed,
+        )
     )
     page.chart(
         charts.log_x_lines,
-        long_series(grid, variance, "d_k", "variance"),
+        long_series(grid, shown_series(variance), "d_k", "variance"),
         x="d_k",
         y="variance",
-        title="Variance of the scores",
-        y_title="variance (log scale)",
+        title=_("Variance of the scores"),
+        y_title=_("variance (log scale)"),
         log_y=True,
         marker=d_k,
-        series_order=SERIES,
+        series_order=[series_name(series) for series in SERIES],
         legend=False,
         st_width="content",
     )
-    st.caption("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k.")
+    st.caption(_("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k."))
     at_d_k = grid.index(d_k)
     st.markdown(
-        f"At your d_k = {d_k}: var(q · k) = **{format_number(variance[SERIES_UNSCALED][at_d_k])}** (theory: d_k = {d_k}), "
-        f"var(q · k / √d_k) = **{format_number(variance[SERIES_SCALED][at_d_k])}** (theory: 1)."
+        _(
+            "At your d_k = {d_k}: var(q · k) = **{unscaled}** (theory: d_k = {d_k}), var(q · k / √d_k) = **{scaled}** "
+            "(theory: 1).",
+            d_k=d_k,
+            unscaled=format_number(variance[SERIES_UNSCALED][at_d_k]),
+            scaled=format_number(variance[SERIES_SCALED][at_d_k]),
+        )
     )
-    with st.expander("The simulated variances as a table"):
-        page.table(pd.DataFrame(variance, index=[f"d_k = {d}" for d in grid]), alt_text="Simulated variances per d_k")
+    with st.expander(_("The simulated variances as a table")):
+        page.table(
+            pd.DataFrame(shown_series(variance), index=[f"d_k = {d}" for d in grid]),
+            alt_text=_("Simulated variances per d_k"),
+        )
 
 
 def saturation_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
     """Largest weight and entropy per d_k: unscaled softmax saturates."""
-    st.subheader("Softmax saturation: big scores, one-hot weights")
+    st.subheader(_("Softmax saturation: big scores, one-hot weights"))
     curves = saturation_curves(grid, N_KEYS, N_TRIALS, seed)
     st.markdown(
-        f"""
-For each d_k, {N_TRIALS} random queries each score {N_KEYS} random keys (entries N(0, 1), as the variance
+        _(
+            """
+For each d_k, {trials} random queries each score {keys} random keys (entries N(0, 1), as the variance
 argument assumes). **Without scaling** the scores spread as √d_k, so softmax puts almost all the weight on the
 largest one: the largest weight climbs towards 1 and the entropy falls towards 0 (uniform would be
-ln {N_KEYS} = {format_number(ac.uniform_entropy(N_KEYS))}). **With scaling** both stay where they are at d_k = 1.
-"""
+ln {keys} = {uniform}). **With scaling** both stay where they are at d_k = 1.
+""",
+            trials=N_TRIALS,
+            keys=N_KEYS,
+            uniform=format_number(ac.uniform_entropy(N_KEYS)),
+        )
     )
-    measures = (("max weight", "largest weight (mean)"), ("entropy", "entropy (nats, mean)"))
+    measures = (("max weight", _("largest weight (mean)")), ("entropy", _("entropy (nats, mean)")))
     for column, (measure, y_title) in zip(st.columns(2), measures, strict=True):
         with column:
             page.chart(
                 charts.log_x_lines,
-                long_series(grid, curves[measure], "d_k", measure),
+                long_series(grid, shown_series(curves[measure]), "d_k", measure),
                 x="d_k",
                 y=measure,
                 title=y_title,
                 y_title=y_title,
                 marker=d_k,
-                series_order=SERIES,
+                series_order=[series_name(series) for series in SERIES],
                 legend=False,
                 width=300,
                 st_width="content",
             )
-    st.caption("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k.")
+    st.caption(_("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k."))
     at_d_k = grid.index(d_k)
     st.markdown(
-        f"At your d_k = {d_k}: largest weight **{format_number(curves['max weight'][SERIES_UNSCALED][at_d_k])}** "
-        f"without scaling vs **{format_number(curves['max weight'][SERIES_SCALED][at_d_k])}** with."
+        _(
+            "At your d_k = {d_k}: largest weight **{unscaled}** without scaling vs **{scaled}** with.",
+            d_k=d_k,
+            unscaled=format_number(curves["max weight"][SERIES_UNSCALED][at_d_k]),
+            scaled=format_number(curves["max weight"][SERIES_SCALED][at_d_k]),
+        )
     )
 
 
 def gradient_simulation(grid: tuple[int, ...], d_k: int, seed: int) -> None:
     """The gradient reaching q, scaled vs unscaled: the same quantity, median and spread per d_k."""
-    st.subheader("The gradient that reaches q")
+    st.subheader(_("The gradient that reaches q"))
     curves = gradient_curves(grid, N_KEYS, N_TRIALS, seed)
     st.markdown(
-        f"""
+        _(
+            """
 To compare like with like, take the same queries and keys as above, a fixed random upstream gradient g on
 the weights (loss L = g · w), and measure the gradient with respect to the **same input q** in both versions:
 dL/dq = c (w ∘ (g − w·g)) K, with c = 1 or 1/√d_k and ∘ entry by entry. The chart shows its median size
-over the {N_TRIALS} queries; the table adds the 10th and 90th percentiles, the spread.
-"""
+over the {trials} queries; the table adds the 10th and 90th percentiles, the spread.
+""",
+            trials=N_TRIALS,
+        )
     )
     page.chart(
         charts.log_x_lines,
-        long_series(grid, curves["median"], "d_k", "median gradient"),
+        long_series(grid, shown_series(curves["median"]), "d_k", "median gradient"),
         x="d_k",
         y="median gradient",
-        title="Gradient reaching q (median)",
-        y_title="median |dL/dq| (log scale)",
+        title=_("Gradient reaching q (median)"),
+        y_title=_("median |dL/dq| (log scale)"),
         log_y=True,
         marker=d_k,
-        series_order=SERIES,
+        series_order=[series_name(series) for series in SERIES],
         legend=False,
         st_width="content",
     )
-    st.caption("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k.")
+    st.caption(_("Red: without scaling (q·k). Blue: with scaling (q·k / √d_k). Dashed line: your d_k."))
     gradient_numbers(grid, d_k, curves)
 
 
@@ -555,26 +675,34 @@ def gradient_numbers(grid: tuple[int, ...], d_k: int, curves: dict[str, dict[str
     last, at_d_k = len(grid) - 1, grid.index(d_k)
     unscaled, scaled = SERIES_UNSCALED, SERIES_SCALED
     st.markdown(
-        f"At d_k = {grid[last]}: without scaling, the middle 80 % of queries get gradients from "
-        f"**{format_number(curves['10th percentile'][unscaled][last])}** to "
-        f"**{format_number(curves['90th percentile'][unscaled][last])}** (median "
-        f"{format_number(curves['median'][unscaled][last])}): saturated rows pass almost nothing back, rows near a "
-        f"tie pass a lot. With scaling: **{format_number(curves['10th percentile'][scaled][last])}** to "
-        f"**{format_number(curves['90th percentile'][scaled][last])}** (median "
-        f"{format_number(curves['median'][scaled][last])}), about as at d_k = 1. At your d_k = {d_k}: median "
-        f"{format_number(curves['median'][unscaled][at_d_k])} without, {format_number(curves['median'][scaled][at_d_k])} with."
+        _(
+            "At d_k = {largest}: without scaling, the middle 80 % of queries get gradients from **{low}** to "
+            "**{high}** (median {median}): saturated rows pass almost nothing back, rows near a tie pass a lot. With "
+            "scaling: **{scaled_low}** to **{scaled_high}** (median {scaled_median}), about as at d_k = 1. At your "
+            "d_k = {d_k}: median {yours} without, {scaled_yours} with.",
+            largest=grid[last],
+            low=format_number(curves["10th percentile"][unscaled][last]),
+            high=format_number(curves["90th percentile"][unscaled][last]),
+            median=format_number(curves["median"][unscaled][last]),
+            scaled_low=format_number(curves["10th percentile"][scaled][last]),
+            scaled_high=format_number(curves["90th percentile"][scaled][last]),
+            scaled_median=format_number(curves["median"][scaled][last]),
+            d_k=d_k,
+            yours=format_number(curves["median"][unscaled][at_d_k]),
+            scaled_yours=format_number(curves["median"][scaled][at_d_k]),
+        )
     )
-    with st.expander("The gradient's quantiles as a table"):
+    with st.expander(_("The gradient's quantiles as a table")):
         page.table(
             pd.DataFrame(
                 {
-                    f"{name}, {series}": values
+                    _("{quantity}, {series}", quantity=_(QUANTITIES[name]), series=series_name(series)): values
                     for name, by_series in curves.items()
                     for series, values in by_series.items()
                 },
                 index=[f"d_k = {d}" for d in grid],
             ),
-            alt_text="Quantiles of |dL/dq| per d_k, without and with scaling",
+            alt_text=_("Quantiles of |dL/dq| per d_k, without and with scaling"),
         )
 
 
