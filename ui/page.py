@@ -134,10 +134,16 @@ def parse_step(raw: str | None, count: int) -> tuple[int | None, str]:
         return None, ""
     text = raw.strip()
     if not (text.isascii() and text.isdigit()):
-        return None, f"“step={learner_text(raw[:20])}” is not a step number: a whole number from 1 to {count}."
+        return None, _(
+            "“step={raw}” is not a step number: a whole number from 1 to {count}.",
+            raw=learner_text(raw[:20]),
+            count=count,
+        )
     number = int(text)
     if not 1 <= number <= count:
-        return None, f"This lesson has {count} steps, so step={number} is not one of them."
+        return None, _(
+            "This lesson has {count} steps, so step={number} is not one of them.", count=count, number=number
+        )
     return number, ""
 
 
@@ -150,6 +156,8 @@ def current_step(lesson: str, names: tuple[str, ...]) -> int:
     the browser would pair the new parameters with the page it is leaving."""
     count = len(names)
     asked = st.session_state.pop(inputs.open_step_key(lesson), "")
+    if asked and asked not in names:  # the registry names a step in English; a page may name its steps translated
+        asked = _(asked)
     if asked in names:  # a callback of this page asked for it: the URL is this page's, so it may be written
         number = names.index(asked) + 1
         move_to(lesson, number)
@@ -157,7 +165,7 @@ def current_step(lesson: str, names: tuple[str, ...]) -> int:
     raw = st.query_params.get(STEP_PARAM)
     number, problem = parse_step(raw, count)
     if problem:
-        st.info(f"{problem} Showing the step you were on.", icon=":material/link_off:")
+        st.info(_("{problem} Showing the step you were on.", problem=problem), icon=":material/link_off:")
     if number is None:
         number = min(int(st.session_state.get(_remembered(lesson), 1)), count)
         if raw is not None:
@@ -217,7 +225,7 @@ def _on_bar(lesson: str) -> None:
 
 def bar_title(number: int, names: tuple[str, ...]) -> str:
     """The step bar's label, the step's title: 'Step 3 of 12: Divide by the sum?'."""
-    return f"Step {number} of {len(names)}: {_(names[number - 1])}"
+    return _("Step {number} of {count}: {name}", number=number, count=len(names), name=_(names[number - 1]))
 
 
 def step_bar(lesson: str, names: tuple[str, ...], current: int) -> None:
@@ -246,10 +254,10 @@ def whole_switch() -> bool:
     on = whole_lesson()
     st.session_state[WHOLE_KEY] = on
     st.toggle(
-        "Whole lesson on one page",
+        _("Whole lesson on one page"),
         key=WHOLE_KEY,
         on_change=_on_whole_switch,
-        help="Every step of this lesson in order on one long page, to scroll, search or print.",
+        help=_("Every step of this lesson in order on one long page, to scroll, search or print."),
     )
     return on
 
@@ -259,7 +267,7 @@ def step_buttons(lesson: registry.Lesson, names: tuple[str, ...], current: int) 
     left, right = st.columns(2)
     if current > 1:
         left.button(
-            f"Back: {_(names[current - 2])}",
+            _("Back: {name}", name=_(names[current - 2])),
             key=f"stepback:{lesson.name}",
             on_click=move_to,
             args=(lesson.name, current - 1),
@@ -267,7 +275,7 @@ def step_buttons(lesson: registry.Lesson, names: tuple[str, ...], current: int) 
         )
     if current < len(names):
         right.button(
-            f"Next: {_(names[current])}",
+            _("Next: {name}", name=_(names[current])),
             key=f"stepnext:{lesson.name}",
             on_click=move_to,
             args=(lesson.name, current + 1),
@@ -324,7 +332,7 @@ def lesson_steps(page: str, steps: dict[str, Callable[[], None]]) -> None:
 def lesson_title(path: str) -> registry.Lesson:
     """The page's st.title from the lesson registry (pass ``__file__``); returns the registry entry."""
     lesson = registry.lesson_for(path)
-    st.title(lesson.label)
+    st.title(_(lesson.label))
     reserve_navigation()  # a stepped lesson's step bar, right under the title, before the page's controls
     return lesson
 
@@ -340,7 +348,7 @@ def lesson_footer(page: str, try_this: tuple[registry.Experiment, ...] | None = 
     if experiments:
         try_this_box(lesson.name, experiments)
     if lesson.learned:
-        st.subheader("What you just learned", anchor="what-you-just-learned")
+        st.subheader(_("What you just learned"), anchor="what-you-just-learned")
         st.markdown("\n".join(f"{n}. {line}" for n, line in enumerate(map(_, lesson.learned), 1)))
     previous_next(lesson.name)
 
@@ -348,20 +356,20 @@ def lesson_footer(page: str, try_this: tuple[registry.Experiment, ...] | None = 
 def try_this_box(key: str, experiments: tuple[registry.Experiment, ...]) -> None:
     """Two or three experiments, each with a button that sets it up (or a note to do it by hand)."""
     with st.container(border=True):
-        st.markdown("**Try this**")
+        st.markdown(_("**Try this**"))
         for n, experiment in enumerate(experiments):
             left, right = st.columns([3, 1], vertical_alignment="center")
-            left.markdown(f"**{_(experiment.label)}.** {_(experiment.look_for)}")
+            left.markdown(_("**{label}.** {look_for}", label=_(experiment.label), look_for=_(experiment.look_for)))
             if experiment.settings:
                 right.button(
-                    "Set it up",
+                    _("Set it up"),
                     key=f"try:{key}:{n}",
                     on_click=inputs.apply,
                     args=(experiment.settings, key, experiment.step),
                     icon=":material/science:",
                 )
             else:
-                right.caption("Do it in the sidebar.")
+                right.caption(_("Do it in the sidebar."))
 
 
 def previous_next(key: str) -> None:
@@ -369,6 +377,10 @@ def previous_next(key: str) -> None:
     previous, following = registry.neighbours(key)
     left, right = st.columns(2)
     if previous is not None:
-        left.page_link(previous.path, label=f"Previous: {previous.label}", icon=":material/arrow_back:")
+        left.page_link(
+            previous.path, label=_("Previous: {label}", label=_(previous.label)), icon=":material/arrow_back:"
+        )
     if following is not None:
-        right.page_link(following.path, label=f"Next: {following.label}", icon=":material/arrow_forward:")
+        right.page_link(
+            following.path, label=_("Next: {label}", label=_(following.label)), icon=":material/arrow_forward:"
+        )
