@@ -18,10 +18,11 @@ import torch
 
 import attention_core as ac
 from attention_core import mistakes
+from attention_core.i18n import N_, _
 from attention_core.tables import dimension_labels, to_frame
 from ui import charts, drawing
-from ui.drawing import tutorial_name
-from ui.format import format_number, numbers_text, plural, sum_text
+from ui.drawing import TUTORIALS
+from ui.format import format_number, numbers_text, sum_text
 from ui.widgets import progress
 
 PAGE = "mistakes"  # the lesson name its answers are recorded under
@@ -48,8 +49,8 @@ class Exhibit:
     """One classic bug."""
 
     key: str
-    title: str
-    source: str  # where learners meet it
+    title: str  # marked N_(): shown through _()
+    where: str  # where learners meet it, marked N_(): {t000}…{t004} name the tutorials (``source`` fills them in)
     wrong_code: str
     right_code: str
     bug_line: int  # 0-based line of wrong_code that is wrong
@@ -57,9 +58,21 @@ class Exhibit:
     function: Callable  # the attention_core.mistakes function that computes both results
 
     @property
+    def name(self) -> str:
+        """The bug's name in the learner's language."""
+        return _(self.title)
+
+    @property
+    def source(self) -> str:
+        """Where learners meet it, in the learner's language, the tutorials named by their titles."""
+        return _(self.where, **{f"t{key}": title for key, (title, _summary) in TUTORIALS.items()})
+
+    @property
     def options(self) -> tuple[str, ...]:
         """Every line of the wrong code, in its order: the same wording and order whichever line is wrong."""
-        return tuple(f"line {n}: {line.strip()}" for n, line in enumerate(self.wrong_code.splitlines(), 1))
+        return tuple(
+            _("line {n}: {code}", n=n, code=line.strip()) for n, line in enumerate(self.wrong_code.splitlines(), 1)
+        )
 
     @property
     def answer(self) -> str:
@@ -77,11 +90,11 @@ def _scores_row(lab, scores: torch.Tensor, name: str = "scores = X @ X.T") -> di
         "given": _row(scores, i),
         "given_rows": (lab.query_label,),
         "given_cols": lab.labels,
-        "given_name": f"{name}, row “{lab.query_label}”",
+        "given_name": _("{name}, row “{query}”", name=name, query=lab.query_label),
     }
 
 
-def _weights_row(lab, wrong: torch.Tensor | str, right: torch.Tensor, name: str = "weights") -> dict:
+def _weights_row(lab, wrong: torch.Tensor | str, right: torch.Tensor, name: str = N_("weights")) -> dict:
     """The Evidence fields of a result: the query's row of the wrong and of the right (T, T) weights."""
     i = lab.query_index
     return {
@@ -89,7 +102,7 @@ def _weights_row(lab, wrong: torch.Tensor | str, right: torch.Tensor, name: str 
         "right": _row(right, i),
         "rows": (lab.query_label,),
         "cols": lab.labels,
-        "result_name": f"{name}, row “{lab.query_label}”",
+        "result_name": _("{name}, row “{query}”", name=_(name), query=lab.query_label),
     }
 
 
@@ -100,9 +113,12 @@ def wrong_axis(lab) -> Evidence:
     return Evidence(
         **_scores_row(lab, scores),
         **_weights_row(lab, wrong, right),
-        verdict=f"With dim=0 row “{lab.query_label}” adds up to {sum_text(wrong[i], float(wrong[i].sum()))}: "
-        "softmax normalised each column (the columns sum to 1) instead of each query's row. With dim=-1 every "
-        "row sums to 1.",
+        verdict=_(
+            "With dim=0 row “{query}” adds up to {sum}: softmax normalised each column (the columns sum to 1) "
+            "instead of each query's row. With dim=-1 every row sums to 1.",
+            query=lab.query_label,
+            sum=sum_text(wrong[i], float(wrong[i].sum())),
+        ),
     )
 
 
@@ -112,15 +128,19 @@ def divide_by_sum(lab) -> Evidence:
     i = lab.query_index
     low, high = float(wrong[i].min()), float(wrong[i].max())
     if low < 0 or high > 1:
-        verdict = (
-            f"Dividing by the sum gives 'weights' from {format_number(low)} to {format_number(high)} here: "
-            "they sum to 1, but a negative score makes them negative or larger than 1."
+        verdict = _(
+            "Dividing by the sum gives 'weights' from {low} to {high} here: they sum to 1, but a negative score "
+            "makes them negative or larger than 1.",
+            low=format_number(low),
+            high=format_number(high),
         )
     else:
-        verdict = (
-            f"Every score of this row is positive, so the 'weights' ({format_number(low)} to {format_number(high)}) "
-            "look plausible, yet they are not softmax's; a negative score "
-            f"(try {tutorial_name('000')}) makes them negative."
+        verdict = _(
+            "Every score of this row is positive, so the 'weights' ({low} to {high}) look plausible, yet they are "
+            "not softmax's; a negative score (try the “{tutorial}” tutorial) makes them negative.",
+            low=format_number(low),
+            high=format_number(high),
+            tutorial=TUTORIALS["000"][0],
         )
     return Evidence(**_scores_row(lab, scores), **_weights_row(lab, wrong, right), verdict=verdict)
 
@@ -132,8 +152,12 @@ def no_scaling(lab) -> Evidence:
     return Evidence(
         **_scores_row(lab, ac.attention_scores(Q, K), f"Q @ K.T (Q = K = X, d_k = {Q.shape[-1]})"),
         **_weights_row(lab, wrong, right),
-        verdict=f"Largest weight of the row: {format_number(float(wrong[i].max()))} without √d_k, "
-        f"{format_number(float(right[i].max()))} with it (d_k = {Q.shape[-1]}); the gap grows with d_k.",
+        verdict=_(
+            "Largest weight of the row: {wrong} without √d_k, {right} with it (d_k = {d_k}); the gap grows with d_k.",
+            wrong=format_number(float(wrong[i].max())),
+            right=format_number(float(right[i].max())),
+            d_k=Q.shape[-1],
+        ),
     )
 
 
@@ -148,14 +172,20 @@ def sqrt_d_model(lab) -> Evidence:
     K_head = ac.split_heads(lab.X @ params.W_k, h)[0]  # (T, d_k)
     wrong, right = mistakes.sqrt_d_model(Q_head, K_head, lab.d_model)
     i = lab.query_index
-    name = f"Q_h @ K_h.T of head 1 (h = {h}, d_model = {lab.d_model})"
+    name = _("Q_h @ K_h.T of head 1 (h = {h}, d_model = {d_model})", h=h, d_model=lab.d_model)
     return Evidence(
         **_scores_row(lab, ac.attention_scores(Q_head, K_head), name),
         **_weights_row(lab, wrong, right),
-        verdict=f"With h = {h} heads each head has d_k = {Q_head.shape[-1]}: dividing by √d_model = "
-        f"{format_number(lab.d_model**0.5)} instead of √d_k = {format_number(Q_head.shape[-1] ** 0.5)} "
-        f"flattens head 1's row to a largest weight of {format_number(float(wrong[i].max()))} "
-        f"(right: {format_number(float(right[i].max()))}).",
+        verdict=_(
+            "With h = {h} heads each head has d_k = {d_k}: dividing by √d_model = {root_model} instead of √d_k = "
+            "{root_k} flattens head 1's row to a largest weight of {wrong} (right: {right}).",
+            h=h,
+            d_k=Q_head.shape[-1],
+            root_model=format_number(lab.d_model**0.5),
+            root_k=format_number(Q_head.shape[-1] ** 0.5),
+            wrong=format_number(float(wrong[i].max())),
+            right=format_number(float(right[i].max())),
+        ),
     )
 
 
@@ -165,10 +195,13 @@ def mask_after_softmax(lab) -> Evidence:
     i = lab.query_index
     return Evidence(
         **_scores_row(lab, scores),
-        **_weights_row(lab, wrong, right, "weights (causal)"),
-        verdict=f"Row “{lab.query_label}” of the causal weights adds up to "
-        f"{sum_text(wrong[i], float(wrong[i].sum()))} when the mask comes after softmax; masking the scores "
-        "first keeps every row summing to 1.",
+        **_weights_row(lab, wrong, right, N_("weights (causal)")),
+        verdict=_(
+            "Row “{query}” of the causal weights adds up to {sum} when the mask comes after softmax; masking the "
+            "scores first keeps every row summing to 1.",
+            query=lab.query_label,
+            sum=sum_text(wrong[i], float(wrong[i].sum())),
+        ),
     )
 
 
@@ -178,10 +211,13 @@ def inverted_mask(lab) -> Evidence:
     i = lab.query_index
     return Evidence(
         **_scores_row(lab, scores, f"Q @ K.T / √d_k (Q = K = V = X, d_k = {lab.d_model})"),
-        **_weights_row(lab, wrong, right, "the attention weights inside"),
-        verdict=f"With the inverted mask “{lab.query_label}” attends only to the future: "
-        f"{sum(1 for w in wrong[i].tolist() if w > 0)} non-zero weights on later tokens, "
-        "and the last token (nothing after it) gets a row of zeros.",
+        **_weights_row(lab, wrong, right, N_("the attention weights inside")),
+        verdict=_(
+            "With the inverted mask “{query}” attends only to the future: {count} non-zero weights on later "
+            "tokens, and the last token (nothing after it) gets a row of zeros.",
+            query=lab.query_label,
+            count=sum(1 for w in wrong[i].tolist() if w > 0),
+        ),
     )
 
 
@@ -194,12 +230,15 @@ def half_precision(lab) -> Evidence:
     fixed = mistakes.finfo_min_in_half(scores, mask)  # (T, T): the fix, still rounding the scores to float16
     gap = float((fixed[i].double() - right[i]).abs().max())
     return Evidence(
-        **_scores_row(lab, scores, "Q @ K.T (Q = K = X) before .half()"),
-        **_weights_row(lab, wrong, right, "weights (causal)"),
-        verdict="float16 stops at ±65504: -1e9 does not fit, so PyTorch refuses it (or, cast first, it becomes -∞ "
-        "and a fully masked row turns into NaN). torch.finfo(scores.dtype).min fits every dtype. What it should "
-        "be is the exact answer (computed in float64); the fixed code, which still rounds the scores to float16, "
-        f"is off from it by up to {format_number(gap)} in this row.",
+        **_scores_row(lab, scores, _("Q @ K.T (Q = K = X) before .half()")),
+        **_weights_row(lab, wrong, right, N_("weights (causal)")),
+        verdict=_(
+            "float16 stops at ±65504: -1e9 does not fit, so PyTorch refuses it (or, cast first, it becomes -∞ and a "
+            "fully masked row turns into NaN). torch.finfo(scores.dtype).min fits every dtype. What it should be is "
+            "the exact answer (computed in float64); the fixed code, which still rounds the scores to float16, is "
+            "off from it by up to {gap} in this row.",
+            gap=format_number(gap),
+        ),
     )
 
 
@@ -212,34 +251,44 @@ def keys_transposed(lab) -> Evidence:
         given=_row(lab.X, i),
         given_rows=(lab.query_label,),
         given_cols=cols,
-        given_name=f"X, row “{lab.query_label}”",
+        given_name=_("{name}, row “{query}”", name="X", query=lab.query_label),
         wrong=_row(wrong, i),
         right=_row(right, i),
         rows=(lab.query_label,),
         cols=cols,
-        result_name=f"K, row “{lab.query_label}”",
-        verdict=f"X W_kᵀ multiplies by the rows of W_k instead of its columns: the key of “{lab.query_label}” "
-        f"becomes {numbers_text(wrong[i][:6])} instead of {numbers_text(right[i][:6])}. It only runs "
-        "because W_k is square here; with d_k ≠ d_model it fails with a shape error.",
+        result_name=_("{name}, row “{query}”", name="K", query=lab.query_label),
+        verdict=_(
+            "X W_kᵀ multiplies by the rows of W_k instead of its columns: the key of “{query}” becomes {wrong} "
+            "instead of {right}. It only runs because W_k is square here; with d_k ≠ d_model it fails with a shape "
+            "error.",
+            query=lab.query_label,
+            wrong=numbers_text(wrong[i][:6]),
+            right=numbers_text(right[i][:6]),
+        ),
     )
 
 
 def other_run(lab) -> Evidence:
     wrong, right = mistakes.printed_from_another_run()
-    Q, K, _ = ac.SCALING_EXAMPLE.tensors()  # (3, 2) each
+    Q, K, _V = ac.SCALING_EXAMPLE.tensors()  # (3, 2) each
     return Evidence(
         given=torch.cat([Q, K], dim=-1),  # (3, 4)
         given_rows=ac.SCALING_EXAMPLE.tokens,
         given_cols=tuple(dimension_labels(2, "Q d")) + tuple(dimension_labels(2, "K d")),
-        given_name=f"Q and K as {tutorial_name('003')} prints them",
+        given_name=_("Q and K as the “{tutorial}” tutorial prints them", tutorial=TUTORIALS["003"][0]),
         wrong=wrong.unsqueeze(0),
         right=right.unsqueeze(0),
-        rows=("row 3",),
+        rows=(_("row 3"),),
         cols=ac.SCALING_EXAMPLE.tokens,
-        result_name="weights[2] as the tutorial prints it",
-        verdict=f"{tutorial_name('003', capital=True)} prints row 3 of the weights as "
-        f"{numbers_text(wrong)}, but its own Q and K give {numbers_text(right)}: the printed numbers "
-        "come from another run (unseeded random inputs). Print and compute in the same run, with a seed.",
+        result_name=_("weights[2] as the tutorial prints it"),
+        verdict=_(
+            "The “{tutorial}” tutorial prints row 3 of the weights as {wrong}, but its own Q and K give {right}: the "
+            "printed numbers come from another run (unseeded random inputs). Print and compute in the same run, with "
+            "a seed.",
+            tutorial=TUTORIALS["003"][0],
+            wrong=numbers_text(wrong),
+            right=numbers_text(right),
+        ),
     )
 
 
@@ -254,22 +303,39 @@ def forgotten_w_o(lab) -> Evidence:
         given=_row(lab.X, i),
         given_rows=(lab.query_label,),
         given_cols=cols,
-        given_name=f"X, row “{lab.query_label}” ({plural(h, 'head')})",
+        given_name=(
+            _("X, row “{query}” ({h} head)", query=lab.query_label, h=h)
+            if h == 1
+            else _("X, row “{query}” ({h} heads)", query=lab.query_label, h=h)
+        ),
         wrong=_row(wrong, i),
         right=_row(right, i),
         rows=(lab.query_label,),
         cols=cols,
-        result_name=f"the returned output, row “{lab.query_label}”",
-        verdict=f"Without W_o each of the {h} heads keeps its own {plural(lab.d_model // h, 'column')}: nothing "
-        "mixes what the heads found, and the layer loses d_model² learnable weights.",
+        result_name=_("{name}, row “{query}”", name=_("the returned output"), query=lab.query_label),
+        verdict=(
+            _(
+                "Without W_o each of the {h} heads keeps its own {d} column: nothing mixes what the heads found, and "
+                "the layer loses d_model² learnable weights.",
+                h=h,
+                d=lab.d_model // h,
+            )
+            if lab.d_model // h == 1
+            else _(
+                "Without W_o each of the {h} heads keeps its own {d} columns: nothing mixes what the heads found, "
+                "and the layer loses d_model² learnable weights.",
+                h=h,
+                d=lab.d_model // h,
+            )
+        ),
     )
 
 
 EXHIBITS: tuple[Exhibit, ...] = (
     Exhibit(
         "wrong-axis",
-        "Softmax over the wrong axis",
-        f"{tutorial_name('004')} (and section 2.2.5 of {tutorial_name('002')})",
+        N_("Softmax over the wrong axis"),
+        N_("the “{t004}” tutorial (and section 2.2.5 of the “{t002}” tutorial)"),
         "scores = X @ X.T\nweights = torch.softmax(scores, dim=0)\ncontext = weights @ X",
         "scores = X @ X.T\nweights = torch.softmax(scores, dim=-1)\ncontext = weights @ X",
         1,
@@ -278,8 +344,8 @@ EXHIBITS: tuple[Exhibit, ...] = (
     ),
     Exhibit(
         "divide-by-sum",
-        "Dividing by the sum instead of softmax",
-        f"the first attempt of {tutorial_name('000')}",
+        N_("Dividing by the sum instead of softmax"),
+        N_("the first attempt of the “{t000}” tutorial"),
         "scores = X @ X.T\nweights = scores / scores.sum(dim=-1, keepdim=True)\ncontext = weights @ X",
         "scores = X @ X.T\nweights = torch.softmax(scores, dim=-1)\ncontext = weights @ X",
         1,
@@ -288,8 +354,8 @@ EXHIBITS: tuple[Exhibit, ...] = (
     ),
     Exhibit(
         "no-scaling",
-        "No scaling by √d_k",
-        "the simplified attention of the first three tutorials",
+        N_("No scaling by √d_k"),
+        N_("the simplified attention of the first three tutorials"),
         "scores = Q @ K.T\nweights = torch.softmax(scores, dim=-1)\ncontext = weights @ V",
         "scores = Q @ K.T / math.sqrt(d_k)\nweights = torch.softmax(scores, dim=-1)\ncontext = weights @ V",
         0,
@@ -298,8 +364,8 @@ EXHIBITS: tuple[Exhibit, ...] = (
     ),
     Exhibit(
         "sqrt-d-model",
-        "√d_model instead of √d_k in a head",
-        "multi-head code that reuses d_model",
+        N_("√d_model instead of √d_k in a head"),
+        N_("multi-head code that reuses d_model"),
         "Q_h, K_h = split_heads(Q, h)[0], split_heads(K, h)[0]\nscores = Q_h @ K_h.T / math.sqrt(d_model)\n"
         "weights = torch.softmax(scores, dim=-1)",
         "Q_h, K_h = split_heads(Q, h)[0], split_heads(K, h)[0]\nscores = Q_h @ K_h.T / math.sqrt(d_model // h)\n"
@@ -310,8 +376,8 @@ EXHIBITS: tuple[Exhibit, ...] = (
     ),
     Exhibit(
         "mask-after-softmax",
-        "Masking after softmax",
-        "a common shortcut",
+        N_("Masking after softmax"),
+        N_("a common shortcut"),
         "weights = torch.softmax(scores, dim=-1)\nweights = weights * causal_mask\ncontext = weights @ V",
         "scores = scores.masked_fill(~causal_mask, float('-inf'))\nweights = torch.softmax(scores, dim=-1)\n"
         "context = weights @ V",
@@ -321,8 +387,8 @@ EXHIBITS: tuple[Exhibit, ...] = (
     ),
     Exhibit(
         "inverted-mask",
-        "The inverted boolean mask",
-        "PyTorch SDPA (True = may attend) vs nn.MultiheadAttention (True = blocked)",
+        N_("The inverted boolean mask"),
+        N_("PyTorch SDPA (True = may attend) vs nn.MultiheadAttention (True = blocked)"),
         "blocked = ~torch.tril(torch.ones(T, T, dtype=torch.bool))  # MHA's convention\n"
         "out = F.scaled_dot_product_attention(Q, K, V, attn_mask=blocked)",
         "allowed = torch.tril(torch.ones(T, T, dtype=torch.bool))  # SDPA's convention\n"
@@ -333,8 +399,8 @@ EXHIBITS: tuple[Exhibit, ...] = (
     ),
     Exhibit(
         "half-precision",
-        "-1e9 in float16",
-        "mask constants copied into mixed-precision code",
+        N_("-1e9 in float16"),
+        N_("mask constants copied into mixed-precision code"),
         "scores = (Q @ K.T).half()\nscores = scores.masked_fill(~mask, -1e9)\nweights = torch.softmax(scores, dim=-1)",
         "scores = (Q @ K.T).half()\nscores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)\n"
         "weights = torch.softmax(scores.float(), dim=-1)",
@@ -344,8 +410,8 @@ EXHIBITS: tuple[Exhibit, ...] = (
     ),
     Exhibit(
         "keys-transposed",
-        "X W_kᵀ instead of X W_k",
-        f"{tutorial_name('002')}, section 2.2.4",
+        N_("X W_kᵀ instead of X W_k"),
+        N_("the “{t002}” tutorial, section 2.2.4"),
         "Q = X @ W_q\nK = X @ W_k.T\nscores = Q @ K.T",
         "Q = X @ W_q\nK = X @ W_k\nscores = Q @ K.T",
         1,
@@ -354,8 +420,8 @@ EXHIBITS: tuple[Exhibit, ...] = (
     ),
     Exhibit(
         "other-run",
-        "Printed values from another run",
-        f"{tutorial_name('003')}, last cells",
+        N_("Printed values from another run"),
+        N_("the “{t003}” tutorial, last cells"),
         "Q, K = torch.randn(3, 2), torch.randn(3, 2)\nweights = torch.softmax(Q @ K.T / math.sqrt(2), dim=-1)\n"
         "print(weights[2])",
         "torch.manual_seed(0)\nQ, K = torch.randn(3, 2), torch.randn(3, 2)\n"
@@ -366,8 +432,8 @@ EXHIBITS: tuple[Exhibit, ...] = (
     ),
     Exhibit(
         "forgotten-w-o",
-        "Forgetting W_o",
-        "hand-written multi-head attention",
+        N_("Forgetting W_o"),
+        N_("hand-written multi-head attention"),
         "heads = [attention(X @ W_q[:, s], X @ W_k[:, s], X @ W_v[:, s]) for s in slices]\n"
         "concat = torch.cat(heads, dim=-1)\nreturn concat",
         "heads = [attention(X @ W_q[:, s], X @ W_k[:, s], X @ W_v[:, s]) for s in slices]\n"
@@ -384,7 +450,7 @@ def exhibit(item: Exhibit, lab, number: int) -> None:
     heading = st.empty()  # filled last: it names the bug only once the learner has answered
     lab = replace(lab, X=lab.X.float())  # the museum's bugs are float32 bugs (hand edits run in float64)
     evidence = item.evidence(lab)
-    st.markdown("**The code**")
+    st.markdown(_("**The code**"))
     st.code(item.wrong_code, language="python", line_numbers=True, wrap_lines=True)
     symptom(evidence, number)
     picture = st.container()  # filled once the answer (if any) is known: the picture names the bug after it
@@ -395,7 +461,10 @@ def exhibit(item: Exhibit, lab, number: int) -> None:
     if entry["tries"]:
         verdict(item, entry)
         reveal(item, evidence, number)
-    title = f"Exhibit {number}: {item.title}" if entry["tries"] else f"Exhibit {number}"
+    if entry["tries"]:
+        title = _("Exhibit {number}: {title}", number=number, title=item.name)
+    else:
+        title = _("Exhibit {number}", number=number)
     heading.subheader(title, anchor=f"exhibit-{number}")
 
 
@@ -403,20 +472,23 @@ def symptom(evidence: Evidence, number: int) -> None:
     """What the code is given and, beside it, what it gives: the buggy numbers, nothing that names the bug."""
     given_column, result_column = st.columns(2)
     with given_column:
-        st.markdown(f"**It is given** {evidence.given_name}")
+        st.markdown(_("**It is given** {name}", name=evidence.given_name))
         drawing.table(
             evidence.given,
             evidence.given_rows,
             evidence.given_cols,
-            alt_text=f"Exhibit {number}: what the code is given",
+            alt_text=_("Exhibit {number}: what the code is given", number=number),
         )
     with result_column:
-        st.markdown(f"**It gives** {evidence.result_name}")
+        st.markdown(_("**It gives** {name}", name=evidence.result_name))
         if isinstance(evidence.wrong, str):
             st.code(evidence.wrong, language="text", wrap_lines=True)
         else:
             drawing.table(
-                evidence.wrong, evidence.rows, evidence.cols, alt_text=f"Exhibit {number}: what the code gives"
+                evidence.wrong,
+                evidence.rows,
+                evidence.cols,
+                alt_text=_("Exhibit {number}: what the code gives", number=number),
             )
 
 
@@ -427,11 +499,11 @@ def spot_the_bug(item: Exhibit, number: int) -> dict:
         return entry
     slot = st.empty()  # the form, gone as soon as it is answered: the first answer counts
     with slot.container(), st.form(key=f"exf:museum:exhibit-{number}", border=True):
-        choice = st.radio("Spot the bug: which line is wrong?", item.options, index=None, key=f"ex:museum:{number}")
-        submitted = st.form_submit_button("Check", icon=":material/task_alt:")
+        choice = st.radio(_("Spot the bug: which line is wrong?"), item.options, index=None, key=f"ex:museum:{number}")
+        submitted = st.form_submit_button(_("Check"), icon=":material/task_alt:")
     if submitted:
         if choice is None:
-            st.warning("Pick a line first.", icon=":material/edit:")
+            st.warning(_("Pick a line first."), icon=":material/edit:")
         else:
             entry = progress.note_try(PAGE, item.key, choice == item.answer)
             entry["choice"] = choice
@@ -442,26 +514,37 @@ def spot_the_bug(item: Exhibit, number: int) -> dict:
 def verdict(item: Exhibit, entry: dict) -> None:
     """The learner's answer and whether it was right, on screen for as long as the session keeps it."""
     if entry["correct"]:
-        st.success(f"Right: {item.answer}.", icon=":material/check:")
+        st.success(_("Right: {answer}.", answer=item.answer), icon=":material/check:")
     else:
-        st.error(f"Not this one: you picked {entry.get('choice')}; the bug is {item.answer}.", icon=":material/close:")
+        st.error(
+            _(
+                "Not this one: you picked {choice}; the bug is {answer}.",
+                choice=entry.get("choice"),
+                answer=item.answer,
+            ),
+            icon=":material/close:",
+        )
 
 
 def reveal(item: Exhibit, evidence: Evidence, number: int) -> None:
     """Drawn only after an answer: where the bug comes from, the fix, the right numbers and why."""
-    st.caption(f"Where you meet it: {item.source}.")
-    st.markdown("**The fix**")
+    st.caption(_("Where you meet it: {source}.", source=item.source))
+    st.markdown(_("**The fix**"))
     st.code(item.right_code, language="python", line_numbers=True, wrap_lines=True)
     if isinstance(evidence.wrong, str) or evidence.wrong.shape != evidence.right.shape:
-        st.markdown(f"**What it should be:** {evidence.result_name}")
-        drawing.table(evidence.right, evidence.rows, evidence.cols, alt_text=f"{item.title}: right result")
+        st.markdown(_("**What it should be:** {name}", name=evidence.result_name))
+        drawing.table(
+            evidence.right, evidence.rows, evidence.cols, alt_text=_("{title}: right result", title=item.name)
+        )
     else:  # one table, the bug's rows right above the right ones: each column compares one number
-        st.markdown(f"**What the bug gives and what it should be:** {evidence.result_name}")
+        st.markdown(_("**What the bug gives and what it should be:** {name}", name=evidence.result_name))
         both = torch.cat([evidence.wrong, evidence.right.to(evidence.wrong.dtype)])  # (2 rows, cols)
-        labels = [f"bug: {row}" for row in evidence.rows] + [f"right: {row}" for row in evidence.rows]
-        drawing.table(both, labels, evidence.cols, alt_text=f"{item.title}: wrong and right results")
+        labels = [_("bug: {row}", row=row) for row in evidence.rows] + [
+            _("right: {row}", row=row) for row in evidence.rows
+        ]
+        drawing.table(both, labels, evidence.cols, alt_text=_("{title}: wrong and right results", title=item.name))
     st.markdown(evidence.verdict)
-    drawing.show_code(item.function, title=f"Show the code of exhibit {number}")
+    drawing.show_code(item.function, title=_("Show the code of exhibit {number}", number=number))
 
 
 MUSEUM_PANEL_PX = 260  # a heatmap of the museum fits a 390 px phone: cells of 43 px at 6 tokens, values printed
@@ -487,22 +570,23 @@ def wrong_axis_picture(lab, number: int, *, answered: bool) -> None:
     phone, one colour scale for both (named in the caption above them)."""
     wrong, right = mistakes.softmax_wrong_axis(ac.attention_scores(lab.X, lab.X))
     shared = drawing.weights_domain(wrong, right) if answered else drawing.weights_domain(wrong)
-    st.caption(
-        f"Rows: query, columns: key; row “{lab.query_label}” outlined. Colours: {charts.weights_legend(shared)}"
-        + (", shared by both." if answered else ".")
-    )
+    values = {"query": lab.query_label, "legend": charts.weights_legend(shared)}
+    if answered:
+        st.caption(_("Rows: query, columns: key; row “{query}” outlined. Colours: {legend}, shared by both.", **values))
+    else:
+        st.caption(_("Rows: query, columns: key; row “{query}” outlined. Colours: {legend}.", **values))
     if not answered:
-        museum_heatmap(wrong, lab, "It gives: every row of weights", shared)
+        museum_heatmap(wrong, lab, _("It gives: every row of weights"), shared)
         return
     left, right_column = st.columns(2)
     with left:
-        museum_heatmap(wrong, lab, "softmax(dim=0): columns sum to 1", shared)
+        museum_heatmap(wrong, lab, _("softmax(dim=0): columns sum to 1"), shared)
     with right_column:
-        museum_heatmap(right, lab, "softmax(dim=-1): rows sum to 1", shared)
+        museum_heatmap(right, lab, _("softmax(dim=-1): rows sum to 1"), shared)
     drawing.download_csv(
         to_frame(wrong, lab.labels, lab.labels),
         f"exhibit_{number}_wrong_axis_weights.csv",
-        label="Download the wrong-axis weights as CSV",
+        label=_("Download the wrong-axis weights as CSV"),
     )
 
 
@@ -514,18 +598,24 @@ def scorecard() -> str:
         if not entry["tries"]:
             open_.append(str(number))
         elif entry["correct"]:
-            right.append(f"{number} ({item.title})")
+            right.append(_("{number} ({title})", number=number, title=item.name))
         else:
-            wrong.append(f"{number} ({item.title})")
+            wrong.append(_("{number} ({title})", number=number, title=item.name))
     parts = [
-        f"Bugs spotted in this session: **{len(right)} of {len(right) + len(wrong)}** answered.",
-        f"Spotted: {_exhibits(right)}." if right else "",
-        f"Missed: {_exhibits(wrong)}." if wrong else "",
-        f"Not answered yet: {_exhibits(open_)}." if open_ else "",
+        _(
+            "Bugs spotted in this session: **{right} of {answered}** answered.",
+            right=len(right),
+            answered=len(right) + len(wrong),
+        ),
+        _exhibits(right, N_("Spotted: exhibit {exhibits}."), N_("Spotted: exhibits {exhibits}.")),
+        _exhibits(wrong, N_("Missed: exhibit {exhibits}."), N_("Missed: exhibits {exhibits}.")),
+        _exhibits(open_, N_("Not answered yet: exhibit {exhibits}."), N_("Not answered yet: exhibits {exhibits}.")),
     ]
     return "  \n".join(part for part in parts if part)
 
 
-def _exhibits(names: list[str]) -> str:
-    """'exhibit 3' or 'exhibits 1, 4, 7'."""
-    return f"{'exhibit' if len(names) == 1 else 'exhibits'} {', '.join(names)}"
+def _exhibits(names: list[str], one: str, several: str) -> str:
+    """'Spotted: exhibit 3.' or 'Spotted: exhibits 1, 4, 7.' (``one`` or ``several``, translated here); '' for none."""
+    if not names:
+        return ""
+    return _(one if len(names) == 1 else several, exhibits=", ".join(names))
