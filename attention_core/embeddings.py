@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from attention_core.i18n import _
+
 MAX_TOKENS = 1024  # hard limit: longer sentences are refused with a message
 MAX_D_MODEL = 64  # embeddings wider than this are refused
 MAX_ABS_VALUE = 100.0  # the one limit on hand-edited cells (the sidebar's editor and links); see value_limit_text
@@ -25,14 +27,26 @@ MAX_SEED_DIGITS = 19  # 2**63 - 1 has 19 digits
 def tokenize(text: str) -> list[str]:
     """Split on white space, keeping punctuation with its word ("can't" is one token)."""
     if not isinstance(text, str):
-        raise ValueError("The sentence must be text.")
+        raise ValueError(_("The sentence must be text."))
     if len(text) > MAX_SENTENCE_CHARS:
-        raise ValueError(f"The sentence has {len(text):,} characters; the lab reads at most {MAX_SENTENCE_CHARS:,}.")
+        raise ValueError(
+            _(
+                "The sentence has {count} characters; the lab reads at most {limit}.",
+                count=f"{len(text):,}",
+                limit=f"{MAX_SENTENCE_CHARS:,}",
+            )
+        )
     tokens = text.split()
     if not tokens:
-        raise ValueError("The sentence is empty: type at least one word.")
+        raise ValueError(_("The sentence is empty: type at least one word."))
     if len(tokens) > MAX_TOKENS:
-        raise ValueError(f"The sentence has {len(tokens):,} tokens; the lab handles at most {MAX_TOKENS:,}.")
+        raise ValueError(
+            _(
+                "The sentence has {count} tokens; the lab handles at most {limit}.",
+                count=f"{len(tokens):,}",
+                limit=f"{MAX_TOKENS:,}",
+            )
+        )
     return tokens
 
 
@@ -50,18 +64,18 @@ def vocabulary_ids(tokens: Sequence[str]) -> list[int]:
 def check_d_model(d_model: int) -> int:
     """Refuse an embedding size the lab cannot draw or that makes no sense."""
     if isinstance(d_model, bool) or not isinstance(d_model, int | np.integer):
-        raise ValueError("The embedding size d_model must be a whole number.")
+        raise ValueError(_("The embedding size d_model must be a whole number."))
     if not 1 <= d_model <= MAX_D_MODEL:
-        raise ValueError(f"The embedding size d_model must be between 1 and {MAX_D_MODEL}.")
+        raise ValueError(_("The embedding size d_model must be between 1 and {limit}.", limit=MAX_D_MODEL))
     return int(d_model)
 
 
 def check_seed(seed: int) -> int:
     """Seeds are whole numbers from 0 to 2**63 - 1, as torch.Generator accepts."""
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise ValueError("The seed must be a whole number.")
+        raise ValueError(_("The seed must be a whole number."))
     if not 0 <= seed < 2**63:
-        raise ValueError("The seed must be a whole number from 0 to 9,223,372,036,854,775,807.")
+        raise ValueError(_("The seed must be a whole number from 0 to 9,223,372,036,854,775,807."))
     return int(seed)
 
 
@@ -74,7 +88,10 @@ def parse_seed(text: str) -> int:
     cleaned = str(text).strip().replace(",", "").replace("_", "")
     if not (cleaned.isascii() and cleaned.isdigit()) or len(cleaned) > MAX_SEED_DIGITS:
         raise ValueError(
-            f"The seed must be a whole number written with the digits 0 to 9, such as 0 or 42, not {str(text)[:30]!r}."
+            _(
+                "The seed must be a whole number written with the digits 0 to 9, such as 0 or 42, not {typed}.",
+                typed=repr(str(text)[:30]),
+            )
         )
     return check_seed(int(cleaned))
 
@@ -95,37 +112,47 @@ def one_hot_embeddings(tokens: Sequence[str], dtype: torch.dtype = torch.float32
     vocab = distinct_tokens(tokens)
     if len(vocab) > MAX_D_MODEL:
         raise ValueError(
-            f"One-hot needs one dimension per distinct word: {len(vocab)} words is more than "
-            f"the {MAX_D_MODEL} dimensions the lab allows. Use random embeddings instead."
+            _(
+                "One-hot needs one dimension per distinct word: {count} words is more than the {limit} dimensions "
+                "the lab allows. Use random embeddings instead.",
+                count=len(vocab),
+                limit=MAX_D_MODEL,
+            )
         )
     return torch.eye(len(vocab), dtype=dtype)[vocabulary_ids(tokens)]  # (V, V) -> (T, V)
 
 
 def _cell_to_float(value: object, row: int, col: int) -> float:
     """One cell of an edited matrix as a float, or a ValueError naming the cell."""
-    where = f"row {row + 1}, column {col + 1}"
+    at = {"row": row + 1, "col": col + 1}
     if value is None or (isinstance(value, str) and not value.strip()):
-        raise ValueError(f"The cell at {where} is empty: every cell needs a number.")
+        raise ValueError(_("The cell at row {row}, column {col} is empty: every cell needs a number.", **at))
     if isinstance(value, bool | np.bool_):
-        raise ValueError(f"The cell at {where} is true/false, not a number.")
+        raise ValueError(_("The cell at row {row}, column {col} is true/false, not a number.", **at))
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise ValueError(f"The cell at {where} holds {str(value)[:20]!r}, which is not a number.") from None
+        held = repr(str(value)[:20])
+        message = _("The cell at row {row}, column {col} holds {held}, which is not a number.", held=held, **at)
+        raise ValueError(message) from None
     if math.isnan(number):
-        raise ValueError(f"The cell at {where} is empty or NaN (not a number): type a number.")
+        raise ValueError(_("The cell at row {row}, column {col} is empty or NaN (not a number): type a number.", **at))
     if math.isinf(number):
-        raise ValueError(f"The cell at {where} is infinite: type a finite number.")
+        raise ValueError(_("The cell at row {row}, column {col} is infinite: type a finite number.", **at))
     if abs(number) > MAX_ABS_VALUE:
-        raise ValueError(f"The cell at {where} is {number:g}; {value_limit_text()}")
+        limit = value_limit_text()
+        raise ValueError(
+            _("The cell at row {row}, column {col} is {number}; {limit}", number=f"{number:g}", limit=limit, **at)
+        )
     return number
 
 
 def value_limit_text() -> str:
     """The one sentence stating the limit on hand-edited values (errors and the editor's caption use it)."""
-    return (
-        f"keep values within ±{MAX_ABS_VALUE:g}: within that range the lab computes hand edits in float64 and every "
-        "digit it shows is right; far beyond it the scores grow so large that even float64 rounds them visibly."
+    return _(
+        "keep values within ±{limit}: within that range the lab computes hand edits in float64 and every digit it "
+        "shows is right; far beyond it the scores grow so large that even float64 rounds them visibly.",
+        limit=f"{MAX_ABS_VALUE:g}",
     )
 
 
@@ -137,14 +164,26 @@ def validate_embedding_matrix(
         values = values.to_numpy(dtype=object)  # a DataFrame from st.data_editor
     array = np.asarray(values, dtype=object)
     if array.size == 0:
-        raise ValueError("The embedding matrix is empty: it needs one row per token.")
+        raise ValueError(_("The embedding matrix is empty: it needs one row per token."))
     if array.ndim != 2:
-        raise ValueError("The embedding matrix must be a table: one row per token, one column per dimension.")
+        raise ValueError(_("The embedding matrix must be a table: one row per token, one column per dimension."))
     rows, cols = array.shape
     if rows != n_tokens:
-        raise ValueError(f"The matrix has {rows} rows but the sentence has {n_tokens} tokens: one row per token.")
+        raise ValueError(
+            _(
+                "The matrix has {rows} rows but the sentence has {tokens} tokens: one row per token.",
+                rows=rows,
+                tokens=n_tokens,
+            )
+        )
     if d_model is not None and cols != d_model:
-        raise ValueError(f"The matrix has {cols} columns but d_model is {d_model}: one column per dimension.")
+        raise ValueError(
+            _(
+                "The matrix has {cols} columns but d_model is {d_model}: one column per dimension.",
+                cols=cols,
+                d_model=d_model,
+            )
+        )
     check_d_model(cols)
     numbers = [[_cell_to_float(array[i, j], i, j) for j in range(cols)] for i in range(rows)]
     return torch.tensor(numbers, dtype=dtype)  # (T, d_model)
