@@ -23,6 +23,7 @@ import re
 
 import pandas as pd
 
+from attention_core.i18n import N_, _
 from attention_core.numbers import (
     DECIMALS,
     HUGE,
@@ -77,8 +78,23 @@ __all__ = [
 ]
 
 
+# The nouns the pages count, each as two whole phrases (issue 39): a language without plurals (Chinese) writes both
+# alike, and a count reads in the learner's language wherever ``plural`` puts it (a page's _() placeholder).
+PLURALS = {
+    "token": (N_("{n} token"), N_("{n} tokens")),
+    "head": (N_("{n} head"), N_("{n} heads")),
+    "column": (N_("{n} column"), N_("{n} columns")),
+    "layer": (N_("{n} layer"), N_("{n} layers")),
+    "piece": (N_("{n} piece"), N_("{n} pieces")),
+    "step": (N_("{n} step"), N_("{n} steps")),
+}
+
+
 def plural(n: int, noun: str) -> str:
-    """'1 token', '6 tokens'."""
+    """'1 token', '6 tokens' (in the learner's language for a noun of PLURALS; any other noun in English)."""
+    if noun in PLURALS:
+        one, many = PLURALS[noun]
+        return _(one if n == 1 else many, n=n)
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
@@ -154,7 +170,8 @@ def spreadsheet_safe(value: object) -> object:
 def csv_text(frame: pd.DataFrame) -> str:
     """The CSV of a table whose labels and text cells are the learner's: no cell opens as a formula."""
     columns = [
-        column if pd.api.types.is_numeric_dtype(column) else column.map(spreadsheet_safe) for _, column in frame.items()
+        column if pd.api.types.is_numeric_dtype(column) else column.map(spreadsheet_safe)
+        for _name, column in frame.items()
     ]
     safe = pd.concat(columns, axis=1) if columns else frame.copy()
     safe.columns = frame.columns
