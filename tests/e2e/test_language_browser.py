@@ -45,6 +45,11 @@ def test_the_picker_switches_to_chinese_and_the_language_survives_a_reload_and_a
     chinese = wait_title(page, chinese=True)
     assert chinese != english
     no_exception(page)
+    # Each sidebar choice still shows its value: a radio whose labels change shows none checked unless set again.
+    groups = page.locator("[data-testid='stSidebar'] [data-testid='stRadio']")
+    assert groups.count() >= 2
+    for index in range(groups.count()):
+        assert groups.nth(index).locator("input[type=radio]:checked").count() == 1, index
     screenshot(page, "language-zh-scores")
 
     page.reload()  # the address keeps lang=zh

@@ -73,10 +73,20 @@ def _write_address(language: str) -> None:
         st.query_params[KEY] = language
 
 
+# Choices drawn with a translated format_func that are not bound controls (their keys are not url_controls'): the
+# weights colour scale.
+CHOICE_KEYS = ("weights_scale",)
+
+
 def _changed() -> None:
-    """The learner picked a language: the address says so, and its choices are written in the new language."""
+    """The learner picked a language: the address says so, its choices are written in the new language, and every
+    choice's value is set again: a radio whose options change their labels shows no option checked otherwise (the
+    browser keeps its old labels' state; a value set through the session state is drawn as set)."""
     _write_address(st.session_state[KEY])
     url_controls.relabel()
+    for key in [*url_controls.choice_keys(), *CHOICE_KEYS]:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
 
 
 def picker() -> str:

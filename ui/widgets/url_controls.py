@@ -296,6 +296,11 @@ def translate_arrived(key: str, spec: Choice) -> None:
         params.set_initial_query_params_from_current()
 
 
+def choice_keys() -> list[str]:
+    """The keys of the bound choices drawn in this session."""
+    return list(st.session_state.get(CHOICES, {}))
+
+
 def relabel() -> None:
     """The learner changed the language: every choice in the address is written as it is shown now, drawn on this
     page or not, so a copied link opens the same choices in the new language."""
