@@ -401,11 +401,10 @@ def _link_values() -> dict[str, str]:
     keys = [key for key in (*URL_KEYS, EDITS_KEY) if key in st.query_params]
     repeated = [key for key in keys if len(st.query_params.get_all(key)) > 1]
     if repeated:
+        repeats = [_("{key}= {count} times", key=key, count=len(st.query_params.get_all(key))) for key in repeated]
         st.session_state[REPEAT_NOTE_KEY] = _(
             "This link gives {repeats}; the lab uses the last one ({used}).",
-            repeats=", ".join(
-                _("{key}= {count} times", key=key, count=len(st.query_params.get_all(key))) for key in repeated
-            ),
+            repeats=", ".join(repeats),
             used=", ".join(f"{key} = {st.query_params.get(key, '')[:40]!r}" for key in repeated),
         )
     return {key: st.query_params.get(key, "") for key in keys}
