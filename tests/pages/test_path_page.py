@@ -159,7 +159,7 @@ def test_a_stop_refers_only_to_stops_of_the_path_and_has_no_idle_control(number)
         c
         for c in controls
         if not str(c.key or "").startswith(("whole_lesson",))
-        and c.key not in {"example", "embedding", "seed", "d_model", "query", "sentence", "weights_scale"}
+        and c.key not in {"example", "embedding", "seed", "d_model", "query", "sentence", "weights_scale", "lang"}
     ]
     assert not main_controls, [c.key for c in main_controls]
 
