@@ -8,6 +8,8 @@ sentence a learner can act on.
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -24,8 +26,39 @@ MAX_SENTENCE_CHARS = 60_000  # a sentence longer than this is refused before it 
 MAX_SEED_DIGITS = 19  # 2**63 - 1 has 19 digits
 
 
+# Characters written without spaces between words (Chinese, Japanese kana, Korean syllables): one token each.
+CJK_CHARACTER = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af\U00020000-\U0002ffff]")
+
+
+def wide_punctuation(character: str) -> bool:
+    """Punctuation outside ASCII (。，、：“” …): dropped around Chinese characters."""
+    return not character.isascii() and unicodedata.category(character).startswith("P")
+
+
+def split_cjk(word: str) -> list[str]:
+    """A space-separated word of a sentence with Chinese (Japanese, Korean) characters, as tokens: each such character
+    is a token, wide punctuation is dropped, and a run of other characters ("NLP", "GPT-2") stays one token, with its
+    ASCII punctuation as in English."""
+    tokens: list[str] = []
+    run = ""
+    for character in word:
+        if CJK_CHARACTER.match(character) or wide_punctuation(character):
+            if run:
+                tokens.append(run)
+            run = ""
+            if CJK_CHARACTER.match(character):
+                tokens.append(character)
+        else:
+            run += character
+    if run:
+        tokens.append(run)
+    return tokens
+
+
 def tokenize(text: str) -> list[str]:
-    """Split on white space, keeping punctuation with its word ("can't" is one token)."""
+    """Split on white space, keeping punctuation with its word ("can't" is one token). A sentence with Chinese
+    (Japanese, Korean) characters, written without spaces between words, is split by split_cjk: one token per such
+    character, wide punctuation (。，“”) dropped ("我爱 NLP。" -> 我, 爱, NLP)."""
     if not isinstance(text, str):
         raise ValueError(_("The sentence must be text."))
     if len(text) > MAX_SENTENCE_CHARS:
@@ -37,6 +70,8 @@ def tokenize(text: str) -> list[str]:
             )
         )
     tokens = text.split()
+    if CJK_CHARACTER.search(text):
+        tokens = [token for word in tokens for token in split_cjk(word)]
     if not tokens:
         raise ValueError(_("The sentence is empty: type at least one word."))
     if len(tokens) > MAX_TOKENS:

@@ -176,3 +176,22 @@ def test_validate_names_a_nullable_empty_cell():
     frame = pd.DataFrame({"d1": pd.array([1.0, None], dtype="Float64")})
     with pytest.raises(ValueError, match="row 2, column 1"):
         validate_embedding_matrix(frame, 2)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "tokens"),
+    [
+        ("猫坐在垫子上。", ["猫", "坐", "在", "垫", "子", "上"]),  # one token per character, wide punctuation dropped
+        ("我爱 NLP。", ["我", "爱", "NLP"]),  # a Latin run stays one token
+        ("“注意力”是什么？", ["注", "意", "力", "是", "什", "么"]),
+        ("GPT-2的注意力", ["GPT-2", "的", "注", "意", "力"]),  # with its ASCII punctuation, as in English
+        ("the cat — sat.", ["the", "cat", "—", "sat."]),  # no Chinese character: split at spaces, as before
+    ],
+)
+def test_a_chinese_sentence_is_split_one_token_per_character(sentence, tokens):
+    assert tokenize(sentence) == tokens
+
+
+def test_punctuation_between_chinese_words_is_dropped_and_alone_it_stays_as_written():
+    assert tokenize("你好 ，。 世界") == ["你", "好", "世", "界"]
+    assert tokenize("。") == ["。"]  # no Chinese character: split at spaces, as before

@@ -256,3 +256,14 @@ def test_every_page_reads_in_chinese_with_the_same_numbers(name):
     left = english_left(chinese)
     assert not left, f"{len(left)} English runs in zh: {left[:12]}"
     assert shown_numbers(chinese) == shown_numbers(english)
+
+
+@pytest.mark.parametrize("name", ["scores", "softmax", "masking", "multi_head", "pipeline"])
+def test_a_chinese_sentence_works_as_the_input(name):
+    """Lessons 1-9 split a Chinese sentence one token per character (attention_core.embeddings.split_cjk)."""
+    from tests.apptest_helpers import assert_clean, lab_input, open_page, sentence_params
+    from ui import registry
+
+    at = open_page(registry.BY_NAME[name].path, {"lang": "zh", **sentence_params("猫坐在垫子上。")})
+    assert_clean(at)
+    assert lab_input(at).tokens == ("猫", "坐", "在", "垫", "子", "上")
