@@ -40,6 +40,7 @@ import torch
 
 from attention_core import independent
 from attention_core.attention import apply_mask, attention_scores, context_vectors, scale_scores, softmax
+from attention_core.i18n import _
 from attention_core.reference import Agreement, agreement
 from attention_core.rope import rope_angles, rotate_pairs
 
@@ -414,12 +415,20 @@ def release_freed_memory() -> None:
 def encode(model: SmolModel, text: str, max_tokens: int = MAX_TOKENS) -> tuple[int, ...]:
     """The prompt's token ids (no BOS: SmolLM2 adds none); ValueError if empty or too long."""
     if len(text) > MAX_CHARACTERS:
-        raise ValueError(f"The prompt has {len(text):,} characters; at most {MAX_CHARACTERS:,} are read.")
+        raise ValueError(
+            _(
+                "The prompt has {count} characters; at most {limit} are read.",
+                count=f"{len(text):,}",
+                limit=f"{MAX_CHARACTERS:,}",
+            )
+        )
     ids = tuple(model.tokenizer.encode(text, add_special_tokens=False).ids)
     if not ids:
-        raise ValueError("The prompt is empty: type at least one word.")
+        raise ValueError(_("The prompt is empty: type at least one word."))
     if len(ids) > max_tokens:
-        raise ValueError(f"The prompt has {len(ids)} tokens; this lesson runs at most {max_tokens}.")
+        raise ValueError(
+            _("The prompt has {count} tokens; this lesson runs at most {limit}.", count=len(ids), limit=max_tokens)
+        )
     return ids
 
 
@@ -889,7 +898,7 @@ def prefill(model: SmolModel, ids) -> tuple[torch.Tensor, list[LayerCache]]:
     """Run the prompt once, filling the KV cache: (last position's logits (V,), one LayerCache per layer)."""
     config = model.config
     empty = torch.empty(config.num_kv_heads, 0, config.head_dim)
-    caches = [LayerCache(empty, empty) for _ in model.layers]
+    caches = [LayerCache(empty, empty) for _layer in model.layers]
     return decode_step(model, ids, caches, 0), caches
 
 
@@ -920,7 +929,7 @@ def generate(
     logits, caches = prefill(model, ids)
     position = len(ids)
     out: list[GeneratedToken] = []
-    for _ in range(steps):
+    for _step in range(steps):
         probabilities = next_token_distribution(logits, temperature, top_k)  # (V,)
         if greedy:
             chosen = int(torch.argmax(probabilities))
