@@ -34,6 +34,7 @@ from attention_core.exercises.base import (
     tolerance,
     top_index,
 )
+from attention_core.i18n import N_, _
 from attention_core.numbers import result_text, rounded_text, written_value
 from attention_core.reference import Agreement
 from attention_core.rope import pair_angles, pair_norms, rope_frequencies
@@ -61,9 +62,9 @@ def head_row_table(hand: sm.HeadByHand, pieces: tuple[str, ...], model_row: torc
         {
             "q·k": hand.scores.tolist(),
             "÷ √64": hand.scaled_scores.tolist(),
-            "masked": masked,
-            "weight (by hand)": hand.weights.tolist(),
-            "weight (model)": model_row.tolist(),
+            _("masked"): masked,
+            _("weight (by hand)"): hand.weights.tolist(),
+            _("weight (model)"): model_row.tolist(),
         },
         index=list(pieces),
     )
@@ -72,7 +73,7 @@ def head_row_table(hand: sm.HeadByHand, pieces: tuple[str, ...], model_row: torc
 def context_table(hand: sm.HeadByHand, model_context: torch.Tensor) -> pd.DataFrame:
     """The context vector weights @ v by hand beside the model's, one row per dimension d1..d64."""
     return pd.DataFrame(
-        {"by hand": hand.context.tolist(), "model": model_context.tolist()},
+        {_("by hand"): hand.context.tolist(), _("model"): model_context.tolist()},
         index=[f"d{i + 1}" for i in range(hand.context.numel())],
     )
 
@@ -116,14 +117,14 @@ def rotation_table(rotation: Rotation, pairs: int = SHOWN_PAIRS) -> pd.DataFrame
     return pd.DataFrame(
         {
             "θ_i": rotation.theta[shown].tolist(),
-            "m·θ_i (wrapped)": wrapped(rotation.turned)[shown].tolist(),
-            "angle before": rotation.angle_before[shown].tolist(),
-            "angle after": rotation.angle_after[shown].tolist(),
-            "after − before (wrapped)": wrapped(turned)[shown].tolist(),
-            "length before": rotation.norm_before[shown].tolist(),
-            "length after": rotation.norm_after[shown].tolist(),
+            _("m·θ_i (wrapped)"): wrapped(rotation.turned)[shown].tolist(),
+            _("angle before"): rotation.angle_before[shown].tolist(),
+            _("angle after"): rotation.angle_after[shown].tolist(),
+            _("after − before (wrapped)"): wrapped(turned)[shown].tolist(),
+            _("length before"): rotation.norm_before[shown].tolist(),
+            _("length after"): rotation.norm_after[shown].tolist(),
         },
-        index=[f"pair {i + 1}" for i in range(min(pairs, rotation.theta.numel()))],
+        index=[_("pair {n}", n=i + 1) for i in range(min(pairs, rotation.theta.numel()))],
     )
 
 
@@ -137,8 +138,8 @@ def head_grid_frame(figure: torch.Tensor) -> pd.DataFrame:
     layers, heads = figure.shape
     return pd.DataFrame(
         figure.tolist(),
-        index=[f"layer {i + 1}" for i in range(layers)],
-        columns=[f"head {j + 1}" for j in range(heads)],
+        index=[_("layer {n}", n=i + 1) for i in range(layers)],
+        columns=[_("head {n}", n=j + 1) for j in range(heads)],
     )
 
 
@@ -153,20 +154,21 @@ def ranked_heads(figure: torch.Tensor, count: int = RANKED_HEADS) -> list[tuple[
 
 def head_name(layer: int, head: int) -> str:
     """'layer 6, head 3' from 0-based indices."""
-    return f"layer {layer + 1}, head {head + 1}"
+    return _("layer {layer}, head {head}", layer=layer + 1, head=head + 1)
 
 
 def ranked_table(patterns: sm.HeadPatterns, count: int = RANKED_HEADS) -> pd.DataFrame:
     """The strongest heads by each figure, side by side: rank, head, figure."""
     columns: dict[str, list] = {}
-    for name, figure in (
-        ("sink", patterns.sink),
-        ("previous token", patterns.previous),
-        ("induction", patterns.induction),
+    for head_column, figure_column, figure in (
+        (_("sink: head"), _("sink: figure"), patterns.sink),
+        (_("previous token: head"), _("previous token: figure"), patterns.previous),
+        (_("induction: head"), _("induction: figure"), patterns.induction),
     ):
         ranked = ranked_heads(figure, count)
-        columns[f"{name}: head"] = [head_name(layer, head) for layer, head, _ in ranked] + [""] * (count - len(ranked))
-        columns[f"{name}: figure"] = [value for _, _, value in ranked] + [float("nan")] * (count - len(ranked))
+        missing = count - len(ranked)
+        columns[head_column] = [head_name(layer, head) for layer, head, _value in ranked] + [""] * missing
+        columns[figure_column] = [value for _layer, _head, value in ranked] + [float("nan")] * missing
     return pd.DataFrame(columns, index=[f"#{i + 1}" for i in range(count)])
 
 
@@ -205,10 +207,10 @@ def cache_table(size: CacheSize, tokens: tuple[int, ...] = (1, 1024, 8192)) -> p
     """Cache bytes for a few sequence lengths, GQA beside MHA (whole numbers)."""
     return pd.DataFrame(
         {
-            f"GQA ({size.kv_heads} key/value heads), bytes": [size.gqa_bytes * t for t in tokens],
-            f"full MHA ({size.heads} key/value heads), bytes": [size.mha_bytes * t for t in tokens],
+            _("GQA ({n} key/value heads), bytes", n=size.kv_heads): [size.gqa_bytes * t for t in tokens],
+            _("full MHA ({n} key/value heads), bytes", n=size.heads): [size.mha_bytes * t for t in tokens],
         },
-        index=[f"{t:,} tokens" for t in tokens],
+        index=[_("{count} tokens", count=f"{t:,}") for t in tokens],
     )
 
 
@@ -249,7 +251,7 @@ class SmolMaterial:
 
 
 def _head(layer: int, head: int) -> str:
-    return f"layer {layer + 1}, head {head + 1}"
+    return head_name(layer, head)
 
 
 def _ranked(figure: torch.Tensor, count: int = 5) -> list[tuple[int, int, float]]:
@@ -286,11 +288,18 @@ def next_token_exercises(m: SmolMaterial) -> list[Exercise]:
         Exercise(
             id="next-top",
             kind="choice",
-            prompt="Which piece does SmolLM2 find most likely to come next after your prompt (temperature 1)? The "
-            "table gives the logits of the pieces it finds most likely.",
+            prompt=_(
+                "Which piece does SmolLM2 find most likely to come next after your prompt (temperature 1)? The "
+                "table gives the logits of the pieces it finds most likely."
+            ),
             answer=pieces[0],
-            hint="Softmax keeps the order of the logits: the largest logit z gets the largest probability.",
-            solution=f"Logits {logits}: the largest is {quote(pieces[0])}'s; as probabilities at t = 1: {listed}.",
+            hint=_("Softmax keeps the order of the logits: the largest logit z gets the largest probability."),
+            solution=_(
+                "Logits {logits}: the largest is {piece}'s; as probabilities at t = 1: {listed}.",
+                logits=logits,
+                piece=quote(pieces[0]),
+                listed=listed,
+            ),
             options=tuple(sorted(set(pieces[:4]))),
             uses=shown_numbers(m.next_logits),
             reveals=shown_numbers(raw),  # the column “p at t = 1”: drawn once this is settled
@@ -299,15 +308,27 @@ def next_token_exercises(m: SmolMaterial) -> list[Exercise]:
             id="next-topk",
             kind="numeric",
             prompt=asked(
-                f"With top-k = {k} at temperature 1, only the {k} pieces of the table stay, and their probabilities "
-                f"are divided by their total. From the column “p at t = 1”, compute the new probability of "
-                f"{quote(pieces[0])}, then check it in the column “p at t, top-k”.",
+                _(
+                    "With top-k = {k} at temperature 1, only the {k} pieces of the table stay, and their "
+                    "probabilities are divided by their total. From the column “{raw_column}”, compute the new "
+                    "probability of {piece}, then check it in the column “{kept_column}”.",
+                    k=k,
+                    raw_column=_("p at t = 1"),
+                    piece=quote(pieces[0]),
+                    kept_column=_("p at t, top-k"),
+                ),
                 within,
             ),
             answer=answer,
-            hint=f"p({pieces[0]}) / (the sum of the {k} probabilities at t = 1).",
-            solution=f"{fmt(raw[0])} / ({' + '.join(fmt(v) for v in kept)}) = {fmt(answer)}: above the "
-            f"{fmt(raw[0])} it had, since every other piece's share is given to these {k}.",
+            hint=_("p({piece}) / (the sum of the {k} probabilities at t = 1).", piece=pieces[0], k=k),
+            solution=_(
+                "{top} / ({kept}) = {answer}: above the {top} it had, since every other piece's share is given to "
+                "these {k}.",
+                top=fmt(raw[0]),
+                kept=" + ".join(fmt(v) for v in kept),
+                answer=fmt(answer),
+                k=k,
+            ),
             tolerance=within,
             uses=shown_numbers(kept),
         ),
@@ -326,14 +347,23 @@ def head_exercise(m: SmolMaterial, rng: random.Random) -> Exercise:
     return Exercise(
         id="head-top",
         kind="choice",
-        prompt=f"In {where}, which piece does the query {quote(m.labels[h.query])} attend to most? Its scaled "
-        "scores are in the table above.",
+        prompt=_(
+            "In {where}, which piece does the query {query} attend to most? Its scaled scores are in the table above.",
+            where=where,
+            query=quote(m.labels[h.query]),
+        ),
         answer=m.labels[top],
-        hint="Softmax keeps the order of the scores: the largest scaled score gets the largest weight (only pieces "
-        "up to the query can be seen).",
-        solution=f"Scores of row {quote(m.labels[h.query])}: {labelled_values(m.labels[: h.query + 1], seen)}; "
-        f"weights {labelled_values(m.labels[: h.query + 1], row[: h.query + 1])}: the largest is "
-        f"{quote(m.labels[top])}.",
+        hint=_(
+            "Softmax keeps the order of the scores: the largest scaled score gets the largest weight (only pieces "
+            "up to the query can be seen)."
+        ),
+        solution=_(
+            "Scores of row {query}: {scores}; weights {weights}: the largest is {top}.",
+            query=quote(m.labels[h.query]),
+            scores=labelled_values(m.labels[: h.query + 1], seen),
+            weights=labelled_values(m.labels[: h.query + 1], row[: h.query + 1]),
+            top=quote(m.labels[top]),
+        ),
         options=options,
         uses=shown_numbers(seen),
         reveals=shown_numbers(row[: h.query + 1]),  # the query's row of weights: the heatmap, drawn once settled
@@ -353,13 +383,18 @@ def head_sink_exercise(m: SmolMaterial) -> list[Exercise]:
             id="head-sink",
             kind="numeric",
             prompt=asked(
-                f"The sink figure of {where} is the mean weight on the first piece {quote(m.labels[0])}, over every "
-                f"query after it (rows 2 to {len(m.labels)}). Compute it from the heatmap's first column, then check "
-                "it under the heatmap.",
+                _(
+                    "The sink figure of {where} is the mean weight on the first piece {first}, over every query after "
+                    "it (rows 2 to {last}). Compute it from the heatmap's first column, then check it under the "
+                    "heatmap.",
+                    where=where,
+                    first=quote(m.labels[0]),
+                    last=len(m.labels),
+                ),
                 within,
             ),
             answer=answer,
-            hint=f"Add the first column's weights from row 2 down and divide by {column.numel()}.",
+            hint=_("Add the first column's weights from row 2 down and divide by {n}.", n=column.numel()),
             solution=f"({' + '.join(fmt(float(w)) for w in column)}) / {column.numel()} = {fmt(answer)}.",
             tolerance=within,
             uses=shown_numbers(column),
@@ -374,29 +409,49 @@ def by_hand_exercises(m: SmolMaterial, rng: random.Random) -> list[Exercise]:
     j = rng.randrange(h.query + 1)
     dot, scaled = float(h.scores[j]), float(h.scaled_scores[j])
     within = tolerance(SHOWN_HALF_UNIT / 8)
+    kv_heads = tuple(_("key/value head {n}", n=i + 1) for i in range(m.num_kv_heads))
     return [
         Exercise(
             id="hand-gqa",
             kind="choice",
-            prompt=f"SmolLM2 has {m.num_heads} query heads but only {m.num_kv_heads} key/value heads. Which "
-            f"key/value head does query head {h.head + 1} read its keys and values from?",
-            answer=f"key/value head {h.kv_head + 1}",
-            hint=f"Query heads are grouped in threes: heads 1-{group} share key/value head 1, and so on.",
-            solution=f"Head {h.head + 1} is in group ⌊{h.head} / {group}⌋ + 1 = {h.kv_head + 1} (counting heads "
-            "from 0 inside the brackets).",
-            options=tuple(f"key/value head {i + 1}" for i in range(m.num_kv_heads)),
+            prompt=_(
+                "SmolLM2 has {heads} query heads but only {kv_heads} key/value heads. Which key/value head does query "
+                "head {head} read its keys and values from?",
+                heads=m.num_heads,
+                kv_heads=m.num_kv_heads,
+                head=h.head + 1,
+            ),
+            answer=_("key/value head {n}", n=h.kv_head + 1),
+            hint=_(
+                "Query heads are grouped in threes: heads 1-{group} share key/value head 1, and so on.", group=group
+            ),
+            solution=_(
+                "Head {head} is in group ⌊{index} / {group}⌋ + 1 = {kv_head} (counting heads from 0 inside the "
+                "brackets).",
+                head=h.head + 1,
+                index=h.head,
+                group=group,
+                kv_head=h.kv_head + 1,
+            ),
+            options=kv_heads,
+            option_labels=kv_heads,  # exercises_for keeps the English options as the graded values
         ),
         Exercise(
             id="hand-scaled",
             kind="numeric",
             prompt=asked(
-                f"The table gives q·k = {fmt(dot)} for the query {quote(m.labels[h.query])} and the key "
-                f"{quote(m.labels[j])}. Compute the scaled score the softmax receives (d_k = 64).",
+                _(
+                    "The table gives q·k = {dot} for the query {query} and the key {key}. Compute the scaled score "
+                    "the softmax receives (d_k = 64).",
+                    dot=fmt(dot),
+                    query=quote(m.labels[h.query]),
+                    key=quote(m.labels[j]),
+                ),
                 within,
             ),
             answer=scaled,
-            hint="Divide by √d_k = √64 = 8.",
-            solution=f"{fmt(dot)} / 8 = {fmt(scaled)} (column “÷ √64”).",
+            hint=_("Divide by √d_k = √64 = 8."),
+            solution=_("{dot} / 8 = {scaled} (column “÷ √64”).", dot=fmt(dot), scaled=fmt(scaled)),
             tolerance=within,
             uses=shown_numbers(dot),
         ),
@@ -413,11 +468,12 @@ def rope_angle_text(position: int, theta: float, turned: float, wrapped: float) 
     line = f"{position} × {fmt(theta)} = {result_text(product, turned, bold=False)}"
     turns = round((turned - wrapped) / (2 * math.pi))  # whole turns taken off
     if turns == 0:
-        return f"{line}, already in −π … π"
+        return _("{line}, already in −π … π", line=line)
     brought = written_value(rounded_text(product)) - turns * written_value(TWO_PI)
-    return (
-        f"{line}; brought into −π … π: {rounded_text(product)} − {turns} × {TWO_PI} = "
-        f"{result_text(brought, wrapped, bold=False)}"
+    return _(
+        "{line}; brought into −π … π: {sum}",
+        line=line,
+        sum=f"{rounded_text(product)} − {turns} × {TWO_PI} = {result_text(brought, wrapped, bold=False)}",
     )
 
 
@@ -427,32 +483,48 @@ def rope_exercises(m: SmolMaterial) -> list[Exercise]:
     theta, turned = float(r.theta[1]), float(r.turned[1])
     wrapped = math.atan2(math.sin(turned), math.cos(turned))
     within = tolerance(r.position * SHOWN_HALF_UNIT)
+    shift_options = (_("stay the same"), _("all grow"), _("all shrink"), _("change unpredictably"))
     return [
         Exercise(
             id="rope-angle",
             kind="numeric",
             prompt=asked(
-                f"The query {quote(m.labels[r.position])} sits at position m = {r.position} (RoPE counts from 0). "
-                f"Pair 2 turns by θ_2 = {fmt(theta)} radians per position. By what angle is it turned, brought "
-                "into −π … π (add or subtract 2π until it is)?",
+                _(
+                    "The query {query} sits at position m = {m} (RoPE counts from 0). Pair 2 turns by θ_2 = {theta} "
+                    "radians per position. By what angle is it turned, brought into −π … π (add or subtract 2π until "
+                    "it is)?",
+                    query=quote(m.labels[r.position]),
+                    m=r.position,
+                    theta=fmt(theta),
+                ),
                 within,
             ),
             answer=wrapped,
-            hint="m × θ_2, then subtract 2π (6.2832) as often as needed.",
-            solution=f"{rope_angle_text(r.position, theta, turned, wrapped)} (row “pair 2”, column “m·θ_i (wrapped)”).",
+            hint=_("m × θ_2, then subtract 2π (6.2832) as often as needed."),
+            solution=_(
+                "{working} (row “{row}”, column “{column}”).",
+                working=rope_angle_text(r.position, theta, turned, wrapped),
+                row=_("pair {n}", n=2),
+                column=_("m·θ_i (wrapped)"),
+            ),
             tolerance=within,
             uses=shown_numbers(theta),
         ),
         Exercise(
             id="rope-shift",
             kind="what-if",
-            prompt="What if every position of the prompt were shifted by 100 (the first token at position 100, "
-            "not 0)? The scores q·k of every head would …",
-            answer="stay the same",
-            hint="RoPE turns q at m and k at n; their dot product depends on the angle between them.",
-            solution="q turned by m θ and k by n θ meet at the angle (m − n) θ: the same when both move by 100. The "
-            "check on this step shifts the real model's positions and compares every score.",
-            options=("stay the same", "all grow", "all shrink", "change unpredictably"),
+            prompt=_(
+                "What if every position of the prompt were shifted by 100 (the first token at position 100, not 0)? "
+                "The scores q·k of every head would …"
+            ),
+            answer=_("stay the same"),
+            hint=_("RoPE turns q at m and k at n; their dot product depends on the angle between them."),
+            solution=_(
+                "q turned by m θ and k by n θ meet at the angle (m − n) θ: the same when both move by 100. The check "
+                "on this step shifts the real model's positions and compares every score."
+            ),
+            options=shift_options,
+            option_labels=shift_options,  # exercises_for keeps the English options as the graded values
         ),
     ]
 
@@ -461,32 +533,49 @@ def pattern_exercises(m: SmolMaterial, rng: random.Random) -> list[Exercise]:
     """The strongest attention sink on the prompt, and the strongest induction head on the repeated prompt: each from
     the weights its figure averages (the page lists them for the five strongest heads, in layer order)."""
     items = []
-    for name, figure, rows, what, where in (
-        ("sink", m.patterns.sink, m.first_piece, "puts the most weight on the first piece (an attention sink), on "
-         "your prompt", "its weights on the first piece, one per query after it"),
-        ("induction", m.repeated.induction, m.induction_rows, "is the strongest induction head on the repeated "
-         "prompt", "its weights on the piece after each query's earlier copy"),
-    ):  # fmt: skip
+    sink_prompt = N_(
+        "Which of these heads puts the most weight on the first piece (an attention sink), on your prompt? The table "
+        "of the sink figure lists, for each head, its weights on the first piece, one per query after it: the figure "
+        "is their mean."
+    )
+    induction_prompt = N_(
+        "Which of these heads is the strongest induction head on the repeated prompt? The table of the induction "
+        "figure lists, for each head, its weights on the piece after each query's earlier copy: the figure is their "
+        "mean."
+    )
+    for name, figure, rows, prompt in (
+        ("sink", m.patterns.sink, m.first_piece, sink_prompt),
+        ("induction", m.repeated.induction, m.induction_rows, induction_prompt),
+    ):
         ranked = _ranked(figure)
         lower = [item for item in ranked[1:] if item[2] <= ranked[0][2] - DISTINCT] if ranked else []
         if not lower or rows is None or rows.shape[-1] == 0:  # the top figures tie at 4 decimals: no fair question
             continue
         chosen = [ranked[0], *rng.sample(lower, min(3, len(lower)))]
-        names = [_head(layer, head) for layer, head, _ in chosen]
+        names = [_head(layer, head) for layer, head, _value in chosen]
+        # the options in the order of their English names (the graded values, sorted), in every language
+        order = sorted(range(len(chosen)), key=lambda i: f"layer {chosen[i][0] + 1}, head {chosen[i][1] + 1}")
+        options = tuple(names[i] for i in order)
         items.append(
             Exercise(
                 id=f"patterns-{name}",
                 kind="choice",
-                prompt=f"Which of these heads {what}? The table of the {name} figure lists, for each head, {where}: "
-                "the figure is their mean.",
+                prompt=_(prompt),
                 answer=names[0],
-                hint="Compare the rows' means (their sums, as every row has as many weights).",
-                solution="; ".join(f"{n}: mean {fmt(v)}" for n, (_, _, v) in zip(names, chosen, strict=True))
-                + f": {names[0]}.",
-                options=tuple(sorted(names)),
+                hint=_("Compare the rows' means (their sums, as every row has as many weights)."),
+                solution=_(
+                    "{means}: {top}.",
+                    means="; ".join(
+                        _("{head}: mean {value}", head=n, value=fmt(v))
+                        for n, (_layer, _head_index, v) in zip(names, chosen, strict=True)
+                    ),
+                    top=names[0],
+                ),
+                options=options,
+                option_labels=options,
                 # what ranks the options (the ranked table, the heatmaps) is drawn once this is settled; the figures
                 # are not ``reveals``: a saturated sink's figure, 1.0000, is each of its weights as well
-                uses=shown_numbers(*[rows[layer, head] for layer, head, _ in chosen]),
+                uses=shown_numbers(*[rows[layer, head] for layer, head, _value in chosen]),
             )
         )
     return items
