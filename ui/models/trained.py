@@ -19,13 +19,14 @@ import streamlit as st
 import torch
 
 from attention_core import trained_model as tm
+from attention_core.i18n import N_, _
 from runtime import memory
 from runtime.cache import process_cache
 from ui import charts
 from ui.format import format_number
 
 FOLDER_VARIABLE = "ATTENTION_LAB_MODEL_DIR"
-EXPLANATION = (
+EXPLANATION = N_(  # shown in the sidebar through _()
     "Trained embeddings: each word gets all-MiniLM-L6-v2's own input embedding (384 numbers learned in "
     "training; a word the tokenizer splits into pieces gets the average of its pieces). A principal component "
     "analysis fitted once on the model's whole 30,522-piece vocabulary keeps the d_model directions along which "
@@ -42,14 +43,18 @@ def folder_setting() -> str:
 
 LIFETIME = "all-MiniLM-L6-v2"  # its name in runtime.memory
 
+# The spinners of the cached functions below are drawn by the functions' bodies, which run only on a miss: a
+# decorator's show_spinner text is fixed when the module is imported, so it could not follow the learner's language.
 
-@st.cache_resource(show_spinner="Loading all-MiniLM-L6-v2…", max_entries=2)
+
+@st.cache_resource(show_spinner=False, max_entries=2)
 def _load(folder: str) -> tm.TrainedModel | str:
     """The loaded model, or the reason it cannot be used (cached either way: no retry storm)."""
-    try:
-        return tm.load_model(folder or None)
-    except tm.ModelUnavailable as error:
-        return str(error)
+    with st.spinner(_("Loading all-MiniLM-L6-v2…")):
+        try:
+            return tm.load_model(folder or None)
+        except tm.ModelUnavailable as error:
+            return str(error)
 
 
 def model() -> tm.TrainedModel:
@@ -61,10 +66,12 @@ def model() -> tm.TrainedModel:
     return loaded
 
 
-@st.cache_resource(show_spinner="Fitting a PCA on the model's vocabulary…", max_entries=2)
+@st.cache_resource(show_spinner=False, max_entries=2)
 def _pca(folder: str) -> tm.VocabularyPCA:
     """The vocabulary PCA of the loaded model's input word embeddings."""
-    return tm.fit_vocabulary_pca(model().model.word_embeddings)
+    embeddings = model().model.word_embeddings
+    with st.spinner(_("Fitting a PCA on the model's vocabulary…")):
+        return tm.fit_vocabulary_pca(embeddings)
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
@@ -87,30 +94,38 @@ def sidebar_embeddings(tokens: tuple[str, ...], d_model: int) -> torch.Tensor:
     try:
         return embeddings(tokens, d_model)
     except tm.ModelUnavailable as error:
-        raise ValueError(f"Trained embeddings are unavailable: {error}") from error
+        raise ValueError(_("Trained embeddings are unavailable: {reason}", reason=error)) from error
 
 
 # A forward of 128 pieces holds about 6 MB (72 heads of 128 x 128 weights and the hidden states): 8 sentences
 # are 50 MB; the other caches below hold a few kilobytes per sentence.
-@st.cache_data(max_entries=8, show_spinner="Running the sentence through the model…")
+@st.cache_data(max_entries=8, show_spinner=False)
 def forward(sentence: str) -> tm.Forward:
     """The sentence through the model (ValueError if refused), cached per sentence."""
-    return tm.run_forward(model(), sentence)
+    loaded = model()
+    with st.spinner(_("Running the sentence through the model…")):
+        return tm.run_forward(loaded, sentence)
 
 
-@st.cache_data(max_entries=32, show_spinner="Checking every head against independent code…")
+@st.cache_data(max_entries=32, show_spinner=False)
 def independent_check(sentence: str) -> tm.IndependentCheck:
     """All 72 heads by hand, and the lab's forward, against attention_core.independent (a few kilobytes)."""
-    return tm.independent_check(model().model, forward(sentence))
+    loaded, result = model().model, forward(sentence)
+    with st.spinner(_("Checking every head against independent code…")):
+        return tm.independent_check(loaded, result)
 
+
+# the lesson's step with the grid of every head (a step name: ui.registry's "Try this" opens it by this name)
+EXPLORER_STEP = N_("All 72 heads")
+assert f"All {tm.ALL_HEADS} heads" == EXPLORER_STEP, "the step name follows the model's size"
 
 # how a pattern's key reads in a sentence ("put most weight on the next piece")
-PATTERN_WORDS = {
+PATTERN_WORDS = {  # shown through _()
     "CLS": "[CLS]",
     "SEP": "[SEP]",
-    "previous": "the previous piece",
-    "next": "the next piece",
-    "same": "the piece itself",
+    "previous": N_("the previous piece"),
+    "next": N_("the next piece"),
+    "same": N_("the piece itself"),
 }
 CLAIM_PATTERNS = ("previous", "next", "CLS")  # the heads the "Try this" box opens
 
@@ -198,12 +213,12 @@ def grid_spec(sentence: str, pick: str, labelled: bool = True) -> dict:
     forward_result = forward(sentence)
     cells = tm.grid_frame(forward_result.attentions)
     cells = cells.astype({"layer": "int8", "head": "int8", "row_pos": "int16", "col_pos": "int16", "value": "float32"})
-    texts = head_labels(sentence) if labelled else [["" for _ in row] for row in head_labels(sentence)]
+    texts = head_labels(sentence) if labelled else [["" for _label in row] for row in head_labels(sentence)]
     labels = tm.label_frame(texts)  # the label texts, with their figures
     chart = charts.all_heads_grid(cells, labels, len(forward_result.pieces), pick=pick)
     with alt.data_transformers.enable("default", max_rows=None):  # validated in tests/test_pages.py, not per build
         spec = chart.to_dict(validate=False)
-    spec, _ = charts.split_data(spec)  # the label layers inline; the cells layers read the top-level data
+    spec, _data = charts.split_data(spec)  # the label layers inline; the cells layers read the top-level data
     return {**spec, "data": {"name": GRID_CELLS}, "datasets": {GRID_CELLS: charts.arrow_bytes(cells)}}
 
 
