@@ -21,6 +21,7 @@ import torch
 
 from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
+from attention_core.i18n import _
 from attention_core.smollm2_lesson import SmolMaterial
 from attention_core.tables import token_labels
 from runtime import memory
@@ -46,14 +47,18 @@ def file_setting() -> str:
 
 LIFETIME = "SmolLM2"  # its name in runtime.memory
 
+# The spinners of the cached functions below are drawn by the functions' bodies, which run only on a miss: a
+# decorator's show_spinner text is fixed when the module is imported, so it could not follow the learner's language.
 
-@st.cache_resource(show_spinner="Loading SmolLM2-135M…", max_entries=1)
+
+@st.cache_resource(show_spinner=False, max_entries=1)
 def _load(path: str) -> sm.SmolModel | str:
     """The loaded model, or the reason it cannot be used (cached either way: no retry storm)."""
-    try:
-        return sm.load_model(path or None)
-    except sm.ModelUnavailable as error:
-        return str(error)
+    with st.spinner(_("Loading SmolLM2-135M…")):
+        try:
+            return sm.load_model(path or None)
+        except sm.ModelUnavailable as error:
+            return str(error)
 
 
 def model() -> sm.SmolModel:
@@ -101,24 +106,28 @@ def next_token(prompt: str, temperature: float = 1.0, top_k: int | None = None) 
     return sm.next_token(model(), forward(prompt).logits[-1], temperature, top_k)
 
 
-@st.cache_data(max_entries=64, show_spinner="Generating token by token…")
+@st.cache_data(max_entries=64, show_spinner=False)
 def generate(
     prompt: str, steps: int, greedy: bool = True, temperature: float = 1.0, top_k: int | None = None, seed: int = 0
 ) -> tuple[sm.GeneratedToken, ...]:
     """A continuation with the KV cache: greedy, or sampled with the seed."""
-    return sm.generate(model(), encode(prompt), steps, greedy=greedy, temperature=temperature, top_k=top_k, seed=seed)
+    with st.spinner(_("Generating token by token…")):
+        ids = encode(prompt)
+        return sm.generate(model(), ids, steps, greedy=greedy, temperature=temperature, top_k=top_k, seed=seed)
 
 
-@st.cache_data(max_entries=16, show_spinner="Checking the KV cache against recomputing…")
+@st.cache_data(max_entries=16, show_spinner=False)
 def kv_cache_check(prompt: str, steps: int = 4) -> sm.CacheCheck:
     """Cached decoding against a full recompute at every step, on the real model."""
-    return sm.kv_cache_check(model(), encode(prompt), steps)
+    with st.spinner(_("Checking the KV cache against recomputing…")):
+        return sm.kv_cache_check(model(), encode(prompt), steps)
 
 
-@st.cache_data(max_entries=16, show_spinner="Shifting every position…")
+@st.cache_data(max_entries=16, show_spinner=False)
 def rope_shift_check(prompt: str, offset: int = 100) -> sm.ShiftCheck:
     """RoPE's relative property on the real model: the prompt's scores at positions 0.. and offset..."""
-    return sm.rope_shift_check(model(), encode(prompt), offset)
+    with st.spinner(_("Shifting every position…")):
+        return sm.rope_shift_check(model(), encode(prompt), offset)
 
 
 @process_cache(32, 2 * MB)
@@ -198,8 +207,8 @@ def induction_weights(prompt: str) -> tuple[torch.Tensor, list[tuple[int, int]]]
     (L, h, Q), with the (query, key) pairs (0-based): the induction figure is their mean."""
     repeated = repeated_forward(prompt)
     pairs = sm.induction_targets(repeated.ids)
-    queries = torch.tensor([q for q, _ in pairs], dtype=torch.long)  # (Q,)
-    keys = torch.tensor([k for _, k in pairs], dtype=torch.long)  # (Q,)
+    queries = torch.tensor([q for q, _key in pairs], dtype=torch.long)  # (Q,)
+    keys = torch.tensor([k for _query, k in pairs], dtype=torch.long)  # (Q,)
     return repeated.attentions[:, :, queries, keys], pairs  # (L, h, Q)
 
 
