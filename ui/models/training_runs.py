@@ -28,6 +28,7 @@ import streamlit as st
 import torch
 
 from attention_core import training as tr
+from attention_core.i18n import _
 
 MAX_RUNS = 32  # finished runs kept by the server (a run is tens to a few hundred kB)
 MAX_BYTES = 64 * 2**20  # and at most this many bytes of them
@@ -117,7 +118,7 @@ class RunStore:
 
     def bytes(self) -> int:
         with self._lock:
-            return sum(size for _, size in self._runs.values())
+            return sum(size for _run, size in self._runs.values())
 
     def clear(self) -> None:
         """Forget every finished run (runs training go on)."""
@@ -138,9 +139,9 @@ class RunStore:
         with self._lock:
             self._runs[settings] = (run, size)
             self._runs.move_to_end(settings)
-            total = sum(size for _, size in self._runs.values())
+            total = sum(size for _run, size in self._runs.values())
             while len(self._runs) > self.max_runs or (total > self.max_bytes and len(self._runs) > 1):
-                _, (_, dropped) = self._runs.popitem(last=False)
+                _settings, (_run, dropped) = self._runs.popitem(last=False)
                 total -= dropped
 
     def flight(self, settings: tr.TrainingSettings) -> Flight:
@@ -220,15 +221,17 @@ def train_with_progress(settings: tr.TrainingSettings, watch=None) -> tr.Trainin
 
     Settings the server has trained already are replayed from its store, step by step, quickly."""
     flight = store.flight(settings)
-    with st.status(f"Training for {settings.steps} steps…", expanded=True) as status:
-        bar = st.progress(0.0, text="step 0")
+    with st.status(_("Training for {steps} steps…", steps=settings.steps), expanded=True) as status:
+        bar = st.progress(0.0, text=_("step {step}", step=0))
         live = st.empty()  # the latest snapshot's attention, redrawn in place
         last_draw, last_watch = [0.0], [0.0]
 
         def progress(step: int, steps: int, loss: float) -> None:
             now = time.perf_counter()
             if now - last_draw[0] > 0.1 or step == steps:  # at most 10 updates a second
-                bar.progress(step / steps, text=f"step {step} of {steps} · loss {loss:.4f}")
+                bar.progress(
+                    step / steps, text=_("step {step} of {steps} · loss {loss:.4f}", step=step, steps=steps, loss=loss)
+                )
                 last_draw[0] = now
 
         def on_snapshot(snapshot: tr.Snapshot) -> None:
@@ -243,12 +246,14 @@ def train_with_progress(settings: tr.TrainingSettings, watch=None) -> tr.Trainin
         run = follow(flight, progress, on_snapshot, pause=REPLAY_PAUSE if flight.replay else 0.0)
         seconds = time.perf_counter() - start
         if flight.replay:
-            label = (
-                f"Trained {len(run.losses)} steps (replayed in {seconds:.1f} s: this server trained these settings "
-                "before, and the same settings always give the same run)"
+            label = _(
+                "Trained {steps} steps (replayed in {seconds:.1f} s: this server trained these settings before, and "
+                "the same settings always give the same run)",
+                steps=len(run.losses),
+                seconds=seconds,
             )
         else:
-            label = f"Trained {len(run.losses)} steps in {seconds:.1f} s"
+            label = _("Trained {steps} steps in {seconds:.1f} s", steps=len(run.losses), seconds=seconds)
         status.update(label=label, state="error" if run.diverged_at is not None else "complete", expanded=False)
     record(settings, run)
     return run
@@ -302,5 +307,5 @@ def _untrained(*fields) -> tuple[torch.Tensor, tr.Snapshot]:
 def example_targets(task: str, seed: int) -> torch.Tensor:
     """The held-out example's targets (T,): what each of its positions must predict, tr.IGNORE where nothing is
     scored (the example is the first held-out sequence, as ``untrained`` and every run show it)."""
-    _, targets = tr.make_batch(task, tr.HELD_OUT, torch.Generator().manual_seed(seed + 1))  # (HELD_OUT, T)
+    _inputs, targets = tr.make_batch(task, tr.HELD_OUT, torch.Generator().manual_seed(seed + 1))  # (HELD_OUT, T)
     return targets[0]  # (T,)
