@@ -30,6 +30,8 @@ KEPT = (
     "logit", "d_model", "d_k", "d_v", "Adam", "SGD",
 )  # fmt: skip
 HIDDEN = [
+    re.compile(r"<(style|script)\b.*?</\1>", re.S | re.I),  # CSS and scripts: never read
+    re.compile(r"/\*.*?\*/", re.S),  # CSS comments outside a style tag (st.html's)
     re.compile(r"```.*?```", re.S),  # code blocks
     re.compile(r"`[^`]*`"),  # inline code
     re.compile(r"\$\$.*?\$\$", re.S),  # display formulas

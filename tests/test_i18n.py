@@ -267,3 +267,23 @@ def test_a_chinese_sentence_works_as_the_input(name):
     at = open_page(registry.BY_NAME[name].path, {"lang": "zh", **sentence_params("猫坐在垫子上。")})
     assert_clean(at)
     assert lab_input(at).tokens == ("猫", "坐", "在", "垫", "子", "上")
+
+
+def stepped_names() -> list[str]:
+    from tests.pages.test_steps import STEPPED
+
+    return [lesson.name for lesson in STEPPED]
+
+
+@pytest.mark.parametrize("name", stepped_names())
+def test_a_stepped_view_reads_in_chinese(name):
+    """The step bar, Back / Next and the step's own text, as first drawn (step 2 of each stepped lesson)."""
+    from tests.apptest_helpers import open_page
+    from tests.i18n_text import english_left
+    from ui import registry
+
+    at = open_page(registry.BY_NAME[name].path, {"lang": "zh", "step": "2"})
+    assert not at.exception, [error.value for error in at.exception]
+    assert at.query_params["step"] == "2"
+    left = english_left(at)
+    assert not left, f"{len(left)} English runs in zh: {left[:12]}"
