@@ -17,6 +17,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 from attention_core.attention import apply_mask, attention_scores, context_vectors, scale_scores, softmax
+from attention_core.i18n import _
 from attention_core.masks import causal_mask
 from attention_core.reference import Agreement, agreement, sdpa_reference
 from attention_core.training import HALF, TinyTransformer, heads_of, join_heads
@@ -91,7 +92,7 @@ def reference_context(X: torch.Tensor, W_q, W_k, W_v) -> torch.Tensor:
 
 def cache_checks(steps: list[CacheStep], X: torch.Tensor, W_q, W_k, W_v) -> dict[str, Agreement]:
     """The cached and the recomputed context, each against PyTorch's SDPA with the causal mask."""
-    _, context = recomputed_attention(X, W_q, W_k, W_v)  # (T, d_v)
+    _weights, context = recomputed_attention(X, W_q, W_k, W_v)  # (T, d_v)
     cached_context = torch.stack([step.context for step in steps])  # (T, d_v)
     reference = reference_context(X, W_q, W_k, W_v)  # (T, d_v)
     return {
@@ -170,10 +171,12 @@ def generate(model: TinyTransformer, prompt: torch.Tensor, new_tokens: int) -> G
     """Greedy decoding: feed the prompt token by token, then append the most likely token new_tokens times."""
     T_max = model.position_embedding.num_embeddings
     if not 1 <= prompt.shape[0] <= T_max or prompt.shape[0] + new_tokens > T_max:
-        raise ValueError(f"The model knows {T_max} positions: prompt plus new tokens must fit in {T_max}.")
+        raise ValueError(
+            _("The model knows {count} positions: prompt plus new tokens must fit in {count}.", count=T_max)
+        )
     L, h = len(model.layers), model.layers[0].num_heads
     d_k = model.layers[0].W_q.shape[1] // h
-    caches = [{"K": torch.zeros(1, h, 0, d_k), "V": torch.zeros(1, h, 0, d_k)} for _ in range(L)]
+    caches = [{"K": torch.zeros(1, h, 0, d_k), "V": torch.zeros(1, h, 0, d_k)} for _layer in range(L)]
     tokens, logits, lengths = list(prompt.tolist()), [], []
     T = prompt.shape[0] + new_tokens
     weights = torch.zeros(L, h, T, T)
@@ -187,7 +190,7 @@ def generate(model: TinyTransformer, prompt: torch.Tensor, new_tokens: int) -> G
             if t + 1 == len(tokens) and len(tokens) < T:
                 tokens.append(int(step_logits.argmax()))
         sequence = torch.tensor(tokens)  # (T,)
-        full_logits, _ = model(sequence.unsqueeze(0))  # (1, T, V)
+        full_logits, _weights = model(sequence.unsqueeze(0))  # (1, T, V)
     return Generation(sequence, prompt.shape[0], torch.stack(logits), full_logits[0], lengths, weights)
 
 
@@ -273,10 +276,10 @@ def measure_attention(T: int, d_k: int, seed: int = 0, repeats: int = 3) -> tupl
     allocator pools) that are not attention's. Time it on one torch thread, as the app runs: with two, a busy
     machine made each run wait for the other thread, and the fastest of 3 read a hundred times the work."""
     generator = torch.Generator().manual_seed(seed)
-    Q, K, V = (torch.randn(T, d_k, generator=generator) for _ in range(3))  # (T, d_k) each
+    Q, K, V = (torch.randn(T, d_k, generator=generator) for _matrix in range(3))  # (T, d_k) each
     causal_head(Q, K, V)  # untimed: the first run's one-off costs are not attention's
     best = math.inf
-    for _ in range(repeats):
+    for _repeat in range(repeats):
         start = time.perf_counter()
         causal_head(Q, K, V)  # (T, d_k)
         best = min(best, time.perf_counter() - start)
@@ -353,7 +356,10 @@ def online_frame(steps: list[OnlineStep]) -> pd.DataFrame:
     """One row per block: its keys, its max, the running max before and after, the rescale, the sums."""
     return pd.DataFrame(
         {
-            "block": [f"{s.block + 1}: keys {s.start + 1}–{s.start + len(s.values)}" for s in steps],  # from 1
+            "block": [  # counted from 1, its keys in the learner's language (the column names are keys: see the page)
+                _("{block}: keys {first}–{last}", block=s.block + 1, first=s.start + 1, last=s.start + len(s.values))
+                for s in steps
+            ],
             "block max": [s.block_max for s in steps],
             "m before": [s.old_max for s in steps],
             "m after": [s.new_max for s in steps],
