@@ -16,6 +16,7 @@ import torch
 
 from attention_core.attention import AttentionSteps, attention, project_qkv
 from attention_core.embeddings import check_seed
+from attention_core.i18n import _
 from attention_core.masks import block_query_row, causal_mask, no_mask
 from attention_core.projections import random_matrix, random_output_projection, random_projections
 
@@ -37,11 +38,15 @@ class MultiHeadSteps:
 def head_size(d_model: int, num_heads: int) -> int:
     """d_k = d_model / h, or a ValueError when h does not divide d_model."""
     if num_heads < 1:
-        raise ValueError("There must be at least one head.")
+        raise ValueError(_("There must be at least one head."))
     if d_model % num_heads:
         raise ValueError(
-            f"d_model = {d_model} cannot be split into {num_heads} equal heads: "
-            f"choose a number of heads that divides {d_model}."
+            _(
+                "d_model = {d_model} cannot be split into {heads} equal heads: choose a number of heads that divides "
+                "{d_model}.",
+                d_model=d_model,
+                heads=num_heads,
+            )
         )
     return d_model // num_heads
 
