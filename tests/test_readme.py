@@ -77,3 +77,10 @@ def test_every_benchmarks_run_flag_shown_is_one_it_accepts():
     texts = README + BENCHMARKS.read_text(encoding="utf-8")
     shown = {flag for line in texts.splitlines() if "benchmarks.run" in line for flag in re.findall(r"--[\w-]+", line)}
     assert shown and shown <= accepted, shown - accepted
+
+
+def test_the_chinese_readme_runs_and_tests_with_the_same_commands():
+    """README.zh.md (issue 39) gives the same run and test commands as README.md, so it cannot drift from CI."""
+    chinese = (ROOT / "README.zh.md").read_text(encoding="utf-8")
+    assert code_lines(chinese) == [line for line in code_lines(README) if "pip install" in line]
+    assert "?lang=zh" in chinese and "http://localhost:8501" in chinese
