@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import torch
 
+from attention_core.i18n import _
+
 MIN_TEMPERATURE = 1e-3  # colder is an argmax in all but name; near 1e-45, s / t overflows to inf and gives NaN
 
 
@@ -77,7 +79,7 @@ def apply_mask(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
 def check_temperature(temperature: float) -> float:
     """The temperature itself, or a ValueError below MIN_TEMPERATURE (1e-3)."""
     if not temperature >= MIN_TEMPERATURE:
-        raise ValueError(f"The temperature must be at least {MIN_TEMPERATURE:g}.")
+        raise ValueError(_("The temperature must be at least {minimum}.", minimum=f"{MIN_TEMPERATURE:g}"))
     return temperature
 
 
