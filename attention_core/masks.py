@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from attention_core.attention import AttentionSteps, apply_mask, self_attention, softmax
+from attention_core.i18n import _
 
 LARGE_NEGATIVE = -1e9
 
@@ -33,7 +34,9 @@ def padding_mask(T: int, padded: Iterable[int]) -> torch.Tensor:
     keep = torch.ones(T, dtype=torch.bool)  # (T,)
     for j in padded:
         if not 0 <= j < T:
-            raise ValueError(f"Padding position {j + 1} is outside the sentence of {T} tokens.")
+            raise ValueError(
+                _("Padding position {position} is outside the sentence of {T} tokens.", position=j + 1, T=T)
+            )
         keep[j] = False
     return keep.unsqueeze(0).expand(T, T).clone()  # (1, T) -> (T, T)
 
@@ -41,7 +44,7 @@ def padding_mask(T: int, padded: Iterable[int]) -> torch.Tensor:
 def sliding_window_mask(T: int, window: int) -> torch.Tensor:
     """mask[i, j] = (i - window < j <= i): a token sees itself and the window - 1 tokens before it."""
     if window < 1:
-        raise ValueError("The window must hold at least 1 token (the token itself).")
+        raise ValueError(_("The window must hold at least 1 token (the token itself)."))
     i = torch.arange(T).unsqueeze(1)  # (T, 1)
     j = torch.arange(T).unsqueeze(0)  # (1, T)
     return (j <= i) & (j > i - window)  # (T, T)
@@ -169,7 +172,9 @@ def pad_to_length(
     """tokens + [PAD] * (length - T), and X with a zero row (or ``pad_vector``) for each [PAD]."""
     T, d_model = X.shape
     if length < T:
-        raise ValueError(f"Padding can only lengthen the sentence: {length} is shorter than its {T} tokens.")
+        raise ValueError(
+            _("Padding can only lengthen the sentence: {length} is shorter than its {T} tokens.", length=length, T=T)
+        )
     pad = X.new_zeros(d_model) if pad_vector is None else pad_vector.to(X.dtype)  # (d_model,)
     rows = pad.expand(length - T, d_model)  # (length - T, d_model)
     return Padded((*tokens, *[PAD] * (length - T)), torch.cat([X, rows]), tuple(range(T, length)))
