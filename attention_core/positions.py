@@ -14,6 +14,7 @@ import torch
 
 from attention_core.attention import self_attention
 from attention_core.embeddings import check_d_model, check_seed
+from attention_core.i18n import _
 from attention_core.reference import Agreement, agreement, sdpa_agreement
 
 BASE = 10_000.0  # the wavelength base of "Attention Is All You Need"
@@ -51,7 +52,13 @@ def learned_positions(T: int, d_model: int, seed: int, dtype: torch.dtype = torc
     """P[pos] = row pos of a seeded N(0, 1) table of MAX_POSITIONS rows (a stand-in for a trained one); (T, d_model)."""
     d_model, seed = check_d_model(d_model), check_seed(seed)
     if T > MAX_POSITIONS:
-        raise ValueError(f"A learned position table has a fixed number of rows: {MAX_POSITIONS} here, not {T}.")
+        raise ValueError(
+            _(
+                "A learned position table has a fixed number of rows: {rows} here, not {T}.",
+                rows=MAX_POSITIONS,
+                T=T,
+            )
+        )
     generator = torch.Generator().manual_seed(seed ^ 0x9051)
     table = torch.randn(MAX_POSITIONS, d_model, generator=generator, dtype=torch.float64)  # (MAX_POSITIONS, d_model)
     return table[:T].to(dtype)  # (T, d_model): row pos never depends on T
@@ -66,7 +73,7 @@ def check_permutation(perm: Sequence[int] | torch.Tensor, T: int) -> torch.Tenso
     """perm as a (T,) long tensor, or a ValueError unless it holds each position 0..T-1 exactly once."""
     values = [int(p) for p in (perm.tolist() if isinstance(perm, torch.Tensor) else perm)]
     if sorted(values) != list(range(T)):
-        raise ValueError(f"An order must list each of the positions 0 to {T - 1} exactly once.")
+        raise ValueError(_("An order must list each of the positions 0 to {last} exactly once.", last=T - 1))
     return torch.tensor(values, dtype=torch.long)  # (T,)
 
 
@@ -89,10 +96,10 @@ def parse_order(text: str, T: int) -> torch.Tensor:
     from 0, or a ValueError."""
     parts = text.replace(",", " ").split()
     if not all(part.isdigit() for part in parts):
-        raise ValueError("Type the new order as positions counted from 1, separated by spaces, e.g. '3 1 2'.")
+        raise ValueError(_("Type the new order as positions counted from 1, separated by spaces, e.g. '3 1 2'."))
     positions = [int(part) for part in parts]
     if sorted(positions) != list(range(1, T + 1)):
-        raise ValueError(f"An order must list each of the positions 1 to {T} exactly once.")
+        raise ValueError(_("An order must list each of the positions 1 to {last} exactly once.", last=T))
     return check_permutation([p - 1 for p in positions], T)  # (T,)
 
 
