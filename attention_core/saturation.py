@@ -16,6 +16,7 @@ import torch
 
 from attention_core.attention import AttentionSteps, attention, row_entropy, scale_scores, softmax
 from attention_core.embeddings import check_seed
+from attention_core.i18n import _
 from attention_core.presets import SCALING_EXAMPLE
 from attention_core.projections import Comparison, compare_with_printed, random_matrix
 
@@ -59,7 +60,7 @@ def d_k_grid(extra: int | None = None, largest: int = 256) -> tuple[int, ...]:
 def _check_samples(n_samples: int) -> int:
     """A sample count the simulation can afford."""
     if not 2 <= n_samples <= MAX_SAMPLES:
-        raise ValueError(f"The number of samples must be between 2 and {MAX_SAMPLES:,}.")
+        raise ValueError(_("The number of samples must be between 2 and {limit}.", limit=f"{MAX_SAMPLES:,}"))
     return n_samples
 
 
