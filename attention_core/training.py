@@ -25,13 +25,14 @@ from torch.nn import functional as F
 
 from attention_core.attention import apply_mask, attention_scores, context_vectors, scale_scores, softmax
 from attention_core.heads import head_size, merge_heads, split_heads
+from attention_core.i18n import N_
 from attention_core.masks import causal_mask
 
 IGNORE = -100  # target of a position that is not scored (cross_entropy's ignore_index)
-TASKS = {
-    "previous": "Copy the previous token",
-    "reverse": "Reverse the sequence",
-    "induction": "Induction: … A B … A → B",
+TASKS = {  # task -> its name, translated where shown
+    "previous": N_("Copy the previous token"),
+    "reverse": N_("Reverse the sequence"),
+    "induction": N_("Induction: … A B … A → B"),
 }
 VOCAB = 12  # symbols a..l; the reverse task adds a separator "|"
 LENGTH = 8  # tokens per sequence for previous and induction; reverse: 4 symbols, "|", 3 outputs

@@ -770,18 +770,24 @@ def slot():
 
 
 # The five tutorials the lab teaches from, named by their example (a learner never sees their file numbers);
-# key -> (name, what it teaches). The keys are the presets' internal ids.
+# key -> (name, what it teaches: translated where shown). The keys are the presets' internal ids.
 TUTORIALS = {
     "000": (
         "How self attention works in Transformer",
-        "scores by dot products, dividing by the sum vs softmax, a context vector by a loop, then the matrix form",
+        N_("scores by dot products, dividing by the sum vs softmax, a context vector by a loop, then the matrix form"),
     ),
-    "001": ("I can't find the light switch", "the same three steps for the query “light”, then for all tokens with @"),
-    "002": ("Your journey starts with one step", "trainable W_q, W_k, W_v: queries, keys, values, weights, context"),
-    "003": ("scaled_dot_product", "Q, K and V given directly: Q Kᵀ / √d_k, masking, row sums and column sums"),
+    "001": (
+        "I can't find the light switch",
+        N_("the same three steps for the query “light”, then for all tokens with @"),
+    ),
+    "002": (
+        "Your journey starts with one step",
+        N_("trainable W_q, W_k, W_v: queries, keys, values, weights, context"),
+    ),
+    "003": ("scaled_dot_product", N_("Q, K and V given directly: Q Kᵀ / √d_k, masking, row sums and column sums")),
     "004": (
         "Self Attention is good",
-        "numpy only: loops first, then matrices, on one-hot vectors and seeded random ones",
+        N_("numpy only: loops first, then matrices, on one-hot vectors and seeded random ones"),
     ),
 }
 
