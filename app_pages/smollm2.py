@@ -33,27 +33,6 @@ FIGURES = (  # the heatmap titles of the three figures' tabs
     N_("The previous figure of every head"),
     N_("The induction figure of every head"),
 )
-# the column names the lesson's tables show (attention_core's frames name them in English)
-SHOWN_COLUMNS = (
-    N_("÷ √64"),
-    N_("masked"),
-    N_("weight (by hand)"),
-    N_("weight (model)"),
-    N_("by hand"),
-    N_("model"),
-    N_("m·θ_i (wrapped)"),
-    N_("angle before"),
-    N_("angle after"),
-    N_("after − before (wrapped)"),
-    N_("length before"),
-    N_("length after"),
-    N_("sink: head"),
-    N_("sink: figure"),
-    N_("previous token: head"),
-    N_("previous token: figure"),
-    N_("induction: head"),
-    N_("induction: figure"),
-)
 
 
 def render(lab: LabInput) -> None:
@@ -129,11 +108,6 @@ def keep_picks() -> None:
 def piece_count(count: int) -> str:
     """'1 piece', '12 pieces' in the learner's language."""
     return _("{count} piece", count=count) if count == 1 else _("{count} pieces", count=count)
-
-
-def shown_column(name: str) -> str:
-    """A column of attention_core's frames as the learner reads it (its name in the current language)."""
-    return _(name) if name in SHOWN_COLUMNS else name
 
 
 def pieces_text(pieces: tuple[str, ...]) -> str:
@@ -505,14 +479,14 @@ def by_hand_step(prompt, model, result, labels, picked, asks, pick_step: str) ->
             )
         )
         page.table(
-            sl.head_row_table(hand, labels, result.attentions[layer, head, query]).rename(columns=shown_column),
+            sl.head_row_table(hand, labels, result.attentions[layer, head, query]),
             alt_text=_("The query's row by hand"),
         )
         verdicts(prompt, hand)
         with st.expander(_("q and k before and after RoPE, and the context vector (64 numbers each)")):
             page.table(vectors_frame(hand, labels), alt_text=_("q and k before and after RoPE"))
             page.table(
-                sl.context_table(hand, result.contexts[layer, head, query]).rename(columns=shown_column),
+                sl.context_table(hand, result.contexts[layer, head, query]),
                 alt_text=_("The context vector"),
             )
     page.show_code(sm.head_by_hand)
@@ -631,9 +605,7 @@ m = {position}.
             gap=format_number(sl.rotation_gap(rotation)),
         )
     )
-    table = sl.rotation_table(rotation)
-    table.index = [_("pair {number}", number=i + 1) for i in range(len(table))]
-    page.table(table.rename(columns=shown_column), alt_text=_("RoPE on the query's first pairs"))
+    page.table(sl.rotation_table(rotation), alt_text=_("RoPE on the query's first pairs"))
     st.markdown(
         _(
             "**Why it encodes relative position.** q turned by mθ and k turned by nθ meet at the angle (m − n)θ, so "
@@ -691,7 +663,7 @@ Three figures per head, each a mean weight measured on the text, not a label:
     ranked = sl.ranked_table(sm.HeadPatterns(mine.sink, mine.previous, twice.induction, twice.induction_queries))
     st.markdown(_("The figures, every head ranked:"))
     page.frame_table(
-        ranked.map(lambda v: format_number(v) if isinstance(v, float) else v).rename(columns=shown_column),
+        ranked.map(lambda v: format_number(v) if isinstance(v, float) else v),
         hide_index=False,
     )
     tabs = st.tabs([_("Sink"), _("Previous token"), _("Induction")])
@@ -730,7 +702,7 @@ def figure_weights(prompt: str, labels: tuple[str, ...], mine: sm.HeadPatterns, 
         st.markdown(_(what))
         page.table(
             torch.stack([weights[layer, head] for layer, head in heads]),
-            [_("layer {layer}, head {head}", layer=layer + 1, head=head + 1) for layer, head in heads],
+            [sl.head_name(layer, head) for layer, head in heads],
             list(columns),
             alt_text=_(alt),
         )
