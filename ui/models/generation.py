@@ -77,21 +77,8 @@ bytes = **{gqa_bytes:,} bytes**.
         rf"2 \times {size.layers} \times {size.kv_heads} \times {size.d_k} \times {size.bytes_per_number}"
         rf" = {size.gqa_bytes}\ \text{{{unit}}}"
     )
-    drawing.frame_table(cache_table(size), hide_index=False)
+    drawing.frame_table(sl.cache_table(size), hide_index=False)
     return SmolCacheMaterial(model.config, size.bytes_per_number)
-
-
-def cache_table(size: sl.CacheSize, tokens: tuple[int, ...] | None = None) -> pd.DataFrame:
-    """``sl.cache_table`` (its default lengths, or ``tokens``) with its columns and rows named in the learner's
-    language."""
-    tokens = sl.cache_table.__defaults__[0] if tokens is None else tokens
-    table = sl.cache_table(size, tokens)
-    table.columns = [
-        _("GQA ({kv_heads} key/value heads), bytes", kv_heads=size.kv_heads),
-        _("full MHA ({heads} key/value heads), bytes", heads=size.heads),
-    ]
-    table.index = [_("{tokens:,} tokens", tokens=count) for count in tokens]
-    return table
 
 
 def gqa_answers(material: SmolCacheMaterial) -> None:
@@ -106,7 +93,7 @@ def gqa_answers(material: SmolCacheMaterial) -> None:
             saving=format_number(size.saving, 0),
         )
     )
-    drawing.frame_table(cache_table(size, CACHE_TOKENS), hide_index=False)
+    drawing.frame_table(sl.cache_table(size, CACHE_TOKENS), hide_index=False)
 
 
 def cache_check_step() -> None:
