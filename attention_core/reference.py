@@ -14,6 +14,7 @@ import torch.nn.functional as F
 
 from attention_core.attention import AttentionSteps
 from attention_core.heads import MultiHeadSteps
+from attention_core.i18n import N_, _
 
 
 def sdpa_reference(
@@ -130,7 +131,7 @@ def tolerance_for(*tensors: torch.Tensor) -> float:
 
 def tolerance_text(tolerance: float = TOLERANCE[torch.float32]) -> str:
     """The agreement test in words, for a page: '|ours − reference| ≤ 4e-06 × the largest |reference| ...'."""
-    return f"|ours − reference| ≤ {tolerance:g} × the largest |reference| in every cell"
+    return _("|ours − reference| ≤ {tolerance} × the largest |reference| in every cell", tolerance=f"{tolerance:g}")
 
 
 @dataclass(frozen=True)
@@ -154,11 +155,15 @@ class Agreement:
     @property
     def verdict(self) -> str:
         """'exactly equal', 'equal up to float32 rounding' (or float64) or 'different', by the tolerance."""
-        if self.exact:
-            return "exactly equal"
+        if self.exact:  # English values (compared in code), marked for the page that shows them with _()
+            return N_("exactly equal")
         if self.close:
-            return f"equal up to {self.precision} rounding"
-        return "different"
+            return (
+                N_("equal up to float64 rounding")
+                if self.precision == "float64"
+                else N_("equal up to float32 rounding")
+            )
+        return N_("different")
 
 
 def agreement(a: torch.Tensor, b: torch.Tensor, *, tolerance: float | None = None) -> Agreement:
