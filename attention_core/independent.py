@@ -32,6 +32,8 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from attention_core.i18n import N_
+
 REFERENCE = "torch.nn.functional.scaled_dot_product_attention"  # the reference function, as the pages name it
 
 
@@ -160,9 +162,9 @@ class Comparison:
     @property
     def verdict(self) -> str:
         """'exactly equal', 'equal up to float32 rounding' or 'different'."""
-        if self.exact:
-            return "exactly equal"
-        return "equal up to float32 rounding" if self.close else "different"
+        if self.exact:  # English values (compared in code), marked for the page that shows them with _()
+            return N_("exactly equal")
+        return N_("equal up to float32 rounding") if self.close else N_("different")
 
 
 def compare(compared: str, ours: torch.Tensor, reference: torch.Tensor, allowed: float) -> Comparison:
