@@ -27,6 +27,8 @@ import math
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 
+from attention_core.i18n import _
+
 DECIMALS = 4
 TINY = 10.0**-DECIMALS  # below this (and not 0) a cell goes scientific: 4 decimals would print 0.0000
 HUGE = 1e6  # from this on a cell goes scientific: never a 37-digit number
@@ -112,7 +114,7 @@ def result_text(written: Decimal, exact: float, bold: bool = True) -> str:
     shown = rounded_text(written)
     unrounded = format_number(exact)
     text = f"**{shown}**" if bold else shown
-    return text if unrounded == shown else f"{text} (unrounded: {unrounded})"
+    return text if unrounded == shown else _("{result} (unrounded: {unrounded})", result=text, unrounded=unrounded)
 
 
 def _finite(*values: float) -> bool:
@@ -120,7 +122,9 @@ def _finite(*values: float) -> bool:
 
 
 def _cut_text(count: int, together: str) -> str:
-    return f"… ({count} more {'term' if count == 1 else 'terms'}, together {together})"
+    if count == 1:
+        return _("… (1 more term, together {together})", together=together)
+    return _("… ({count} more terms, together {together})", count=count, together=together)
 
 
 def _signed_terms(texts_: Sequence[str]) -> str:
@@ -170,7 +174,7 @@ def products_sum_text(left, right, total: float, limit: int = MAX_TERMS, bold: b
     pairs = [(format_number(x), format_number(y)) for x, y in zip(a, b, strict=True)]
     shown = " + ".join(f"({x} × {y})" for x, y in pairs[:limit])
     if not _finite(total, *a, *b):
-        more = f" + … ({len(pairs) - limit} more)" if len(pairs) > limit else ""
+        more = " + " + _("… ({count} more)", count=len(pairs) - limit) if len(pairs) > limit else ""
         return f"{shown}{more} = {_bold(format_number(total), bold)}"
     with localcontext(_context()):
         written = sum((written_value(x) * written_value(y) for x, y in pairs[:limit]), Decimal(0))
@@ -231,7 +235,7 @@ def weighted_vectors_text(
     if len(w) != len(rows):
         raise ValueError(f"{len(w)} weights and {len(rows)} vectors")
     if not w:  # every term masked away
-        return f"(none) = {_bold(vector_text(exact, entries), bold)}"
+        return f"{_('(none)')} = {_bold(vector_text(exact, entries), bold)}"
     terms = [f"{format_number(x)} × {vector_text(v, entries)}" for x, v in zip(w[:limit], rows[:limit], strict=True)]
     if not _finite(*w, *exact, *(x for row in rows for x in row)):
         more = " + …" if len(w) > limit else ""
@@ -255,7 +259,10 @@ def weighted_vectors_text(
             written = [s + written_value(format_number(together[e])) for e, s in enumerate(written)]
     shown = "[" + ", ".join(rounded_text(v) for v in written) + (", …" if len(exact) > entries else "") + "]"
     unrounded = vector_text(exact, entries)
-    result = _bold(shown, bold) if unrounded == shown else f"{_bold(shown, bold)} (unrounded: {unrounded})"
+    bolded = _bold(shown, bold)
+    result = (
+        bolded if unrounded == shown else _("{result} (unrounded: {unrounded})", result=bolded, unrounded=unrounded)
+    )
     return " + ".join(terms) + f" = {result}"
 
 
