@@ -15,6 +15,7 @@ import torch
 
 from attention_core.attention import column_softmax, self_attention
 from attention_core.embeddings import _cell_to_float, check_seed
+from attention_core.i18n import _
 from attention_core.presets import JOURNEY
 
 MAX_D_K = 64
@@ -40,9 +41,9 @@ def random_matrix(
 def random_projections(d_model: int, d_k: int, seed: int, dtype: torch.dtype = torch.float32) -> Projections:
     """W_q, W_k, W_v drawn in that order from one seeded generator; each (d_model, d_k)."""
     if not 1 <= d_k <= MAX_D_K:
-        raise ValueError(f"d_k must be between 1 and {MAX_D_K}.")
+        raise ValueError(_("d_k must be between 1 and {limit}.", limit=MAX_D_K))
     generator = torch.Generator().manual_seed(check_seed(seed))
-    W_q, W_k, W_v = (random_matrix(d_model, d_k, generator, dtype) for _ in range(3))
+    W_q, W_k, W_v = (random_matrix(d_model, d_k, generator, dtype) for _matrix in range(3))
     return Projections(W_q, W_k, W_v)
 
 
@@ -71,17 +72,26 @@ def validate_projection_matrix(
         values = values.to_numpy(dtype=object)  # a DataFrame from st.data_editor
     array = np.asarray(values, dtype=object)
     if array.ndim != 2 or array.size == 0:
-        raise ValueError(f"{name} must be a table with {d_in} rows and {d_out} columns.")
+        raise ValueError(
+            _("{name} must be a table with {rows} rows and {cols} columns.", name=name, rows=d_in, cols=d_out)
+        )
     if array.shape != (d_in, d_out):
         rows, cols = array.shape
         raise ValueError(
-            f"{name} is {rows} × {cols} but must be {d_in} × {d_out}: one row per input dimension "
-            f"(d_model = {d_in}), one column per output dimension (d_k = {d_out})."
+            _(
+                "{name} is {rows} × {cols} but must be {d_in} × {d_out}: one row per input dimension (d_model = "
+                "{d_in}), one column per output dimension (d_k = {d_out}).",
+                name=name,
+                rows=rows,
+                cols=cols,
+                d_in=d_in,
+                d_out=d_out,
+            )
         )
     try:
         numbers = [[_cell_to_float(array[i, j], i, j) for j in range(d_out)] for i in range(d_in)]
     except ValueError as error:
-        raise ValueError(f"{name}: {error}") from None
+        raise ValueError(_("{name}: {reason}", name=name, reason=error)) from None
     return torch.tensor(numbers, dtype=dtype)  # (d_in, d_out)
 
 
