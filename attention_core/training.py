@@ -25,7 +25,7 @@ from torch.nn import functional as F
 
 from attention_core.attention import apply_mask, attention_scores, context_vectors, scale_scores, softmax
 from attention_core.heads import head_size, merge_heads, split_heads
-from attention_core.i18n import N_
+from attention_core.i18n import N_, _
 from attention_core.masks import causal_mask
 
 IGNORE = -100  # target of a position that is not scored (cross_entropy's ignore_index)
@@ -66,19 +66,26 @@ DEFAULTS = {
 }
 
 
+LIMIT_ERRORS = {
+    "layers": N_("The number of layers must be from {low} to {high}."),
+    "heads": N_("The number of heads must be from {low} to {high}."),
+    "steps": N_("The number of steps must be from {low} to {high}."),
+}
+
+
 def check_settings(settings: TrainingSettings) -> None:
     """ValueError with a sentence a learner understands when a setting is out of its limits."""
     if settings.task not in TASKS:
         raise ValueError(f"Unknown task {settings.task!r}: choose one of {', '.join(TASKS)}.")
     if not 0 <= settings.seed <= SEED_LIMIT:
-        raise ValueError(f"The seed must be a whole number from 0 to {SEED_LIMIT}.")
+        raise ValueError(_("The seed must be a whole number from 0 to {limit}.", limit=SEED_LIMIT))
     for name in ("layers", "heads", "steps"):
         low, high = LIMITS[name]
         if not low <= getattr(settings, name) <= high:
-            raise ValueError(f"The number of {name} must be from {low} to {high}.")
+            raise ValueError(_(LIMIT_ERRORS[name], low=low, high=high))
     low, high = LIMITS["learning_rate"]
     if not (math.isfinite(settings.learning_rate) and low <= settings.learning_rate <= high):
-        raise ValueError(f"The learning rate must be from {low:g} to {high:g}.")
+        raise ValueError(_("The learning rate must be from {low} to {high}.", low=f"{low:g}", high=f"{high:g}"))
     head_size(D_MODEL, settings.heads)
 
 
@@ -276,7 +283,7 @@ class TinyTransformer(nn.Module):
         super().__init__()
         self.token_embedding = embedding(vocab_size, d_model, generator)
         self.position_embedding = embedding(T, d_model, generator)
-        self.layers = nn.ModuleList(AttentionLayer(d_model, num_heads, mlp, generator) for _ in range(layers))
+        self.layers = nn.ModuleList(AttentionLayer(d_model, num_heads, mlp, generator) for _layer in range(layers))
         self.norm = nn.LayerNorm(d_model)
         self.unembed = linear(d_model, vocab_size, generator)
 
@@ -340,7 +347,7 @@ def masked_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
 def accuracy(model: TinyTransformer, tokens: torch.Tensor, targets: torch.Tensor) -> float:
     """Fraction of scored positions where the most likely token is the target."""
     with torch.no_grad():
-        logits, _ = model(tokens)  # (B, T, V)
+        logits, _weights = model(tokens)  # (B, T, V)
     scored = targets != IGNORE  # (B, T)
     return float((logits.argmax(dim=-1) == targets)[scored].float().mean())
 
@@ -358,7 +365,7 @@ def snapshot_steps(steps: int, count: int = SNAPSHOTS) -> list[int]:
 def take_snapshot(model: TinyTransformer, step: int, example: torch.Tensor, held_out, loss: float) -> Snapshot:
     """The model's attention on the example and its held-out accuracy at this step."""
     with torch.no_grad():
-        _, weights = model(example.unsqueeze(0))  # (L, 1, h, T, T)
+        _logits, weights = model(example.unsqueeze(0))  # (L, 1, h, T, T)
     return Snapshot(step, weights[:, 0].clone(), loss, accuracy(model, *held_out))
 
 
@@ -368,7 +375,7 @@ def untrained_snapshot(settings: TrainingSettings) -> tuple[torch.Tensor, Snapsh
     held_out = make_batch(settings.task, HELD_OUT, torch.Generator().manual_seed(settings.seed + 1))
     model = build_model(settings)
     with torch.no_grad():
-        logits, _ = model(held_out[0])  # (B, T, V)
+        logits, _weights = model(held_out[0])  # (B, T, V)
     example = held_out[0][0]  # (T,)
     return example, take_snapshot(model, 0, example, held_out, float(masked_loss(logits, held_out[1])))
 
@@ -389,7 +396,7 @@ def train(settings: TrainingSettings, progress=None, on_snapshot=None) -> Traini
     last_good, last_loss = copy.deepcopy(model.state_dict()), float("nan")
     for step in range(settings.steps + 1):
         tokens, targets = make_batch(settings.task, BATCH, batches)  # (B, T), (B, T)
-        logits, _ = model(tokens)  # (B, T, V)
+        logits, _weights = model(tokens)  # (B, T, V)
         loss = masked_loss(logits, targets)
         value = float(loss.detach())
         if diverged(value, run.losses[0] if run.losses else value):
