@@ -544,7 +544,7 @@ def weight_matrices(lab: LabInput, steps: AttentionSteps, scale: bool) -> None:
             "Check: the context vectors against PyTorch's torch.nn.functional.scaled_dot_product_attention on the "
             "same Q, K, V: largest difference {difference}, **{verdict}** ({tolerance}).",
             difference=format_number(check.max_difference),
-            verdict=check.verdict,
+            verdict=_(check.verdict),
             tolerance=tolerance_text(check.tolerance),
         )
     )
