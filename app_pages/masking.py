@@ -595,7 +595,7 @@ def all_contexts(labels: tuple[str, ...], steps: ac.AttentionSteps, active: torc
             "Check: largest |context − F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)| = {difference}: "
             "**{verdict}** (fully masked rows included).",
             difference=format_number(check.max_difference),
-            verdict=check.verdict,
+            verdict=_(check.verdict),
         )
     )
 
