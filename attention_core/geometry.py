@@ -17,6 +17,7 @@ import torch
 
 from attention_core import loops
 from attention_core.attention import contributions
+from attention_core.i18n import N_
 from attention_core.tables import dimension_labels
 
 Method = Literal["pca", "first two"]
@@ -94,9 +95,9 @@ def project_2d(X: torch.Tensor, context: torch.Tensor, method: Method = "pca") -
     """The same map for both: (M - mean) @ basis for PCA, else M[:, :2]."""
     if method == "pca" and can_use_pca(X):
         mean, basis, share = pca_basis(X)
-        titles = ("principal direction 1", "principal direction 2")
+        titles = (N_("principal direction 1"), N_("principal direction 2"))  # translated where shown
         return Picture2D(pca_project(X, mean, basis), pca_project(context, mean, basis), "pca", titles, share)
-    titles = ("d1", "d2") if X.shape[-1] >= 2 else ("d1", "(none: d_model is 1)")
+    titles = ("d1", "d2") if X.shape[-1] >= 2 else ("d1", N_("(none: d_model is 1)"))
     return Picture2D(first_two_dims(X), first_two_dims(context), "first two", titles, None)
 
 
