@@ -767,10 +767,14 @@ def scatter_2d(
         alt.Tooltip("y:Q", title=y_title, format=".4f"),
     ]
     encoding = {"x": alt.X("x:Q", title=x_title, scale=x_scale), "y": alt.Y("y:Q", title=y_title, scale=y_scale)}
+    # the data say 'input' / 'context' (the arrows pair them); the legend says it in the learner's language
+    shown_kind = f"datum.label == 'input' ? {_('input')!r} : datum.label == 'context' ? {_('context')!r} : datum.label"
+    kinds = alt.Legend(labelExpr=shown_kind)
+    shapes = alt.Shape("kind:N", legend=kinds)
     points = (
         alt.Chart(data)
         .mark_point(filled=True, size=90)
-        .encode(**encoding, tooltip=tooltip, color=alt.Color("kind:N", title=_("vector")), shape=alt.Shape("kind:N"))
+        .encode(**encoding, tooltip=tooltip, color=alt.Color("kind:N", title=_("vector"), legend=kinds), shape=shapes)
     )
     labels = (
         alt.Chart(spaced_labels(data))
