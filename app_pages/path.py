@@ -42,7 +42,7 @@ def render(lab: LabInput) -> None:
         __file__,
         {
             N_("Start"): lambda: start(lab, s),
-            "Q, K, V": lambda: qkv_stop(lab, s),
+            N_("Q, K, V"): lambda: qkv_stop(lab, s),
             N_("Scores"): lambda: scores_stop(lab, s),
             "√d_k": lambda: scaling_stop(lab, s),
             N_("Softmax"): lambda: softmax_stop(lab, s),

@@ -358,7 +358,7 @@ def right_pattern(settings: tr.TrainingSettings) -> None:
             scored=len(scored),
             count=len(labels),
             batch=tr.BATCH,
-            terms=f"{len(scored) * tr.BATCH:,}",
+            terms=format(len(scored) * tr.BATCH, ","),
         )
     )
 
@@ -406,7 +406,7 @@ def watch_attention(settings: tr.TrainingSettings, snapshot: tr.Snapshot) -> Non
             "as the model learns.",
             step=snapshot.step,
             layer=last_layer + 1,
-            accuracy=f"{snapshot.accuracy:.0%}",
+            accuracy=format(snapshot.accuracy, ".0%"),
         ),
     )
 
@@ -444,8 +444,8 @@ def divergence(run: tr.TrainingRun) -> None:
             "{rate} is too large. Training stopped; the results below are the last good snapshot (step {last}). "
             "Try a smaller learning rate.",
             step=run.diverged_at,
-            factor=f"{tr.DIVERGENCE_FACTOR:g}",
-            rate=f"{run.settings.learning_rate:g}",
+            factor=format(tr.DIVERGENCE_FACTOR, "g"),
+            rate=format(run.settings.learning_rate, "g"),
             last=run.snapshots[-1].step,
         ),
         icon=":material/error:",
@@ -496,7 +496,7 @@ def scrub(run: tr.TrainingRun) -> None:
             "At step {step}: loss {loss}, held-out accuracy {accuracy}.",
             step=chosen,
             loss=format_number(snapshot.loss),
-            accuracy=f"{snapshot.accuracy:.1%}",
+            accuracy=format(snapshot.accuracy, ".1%"),
         )
     )
     attention_beside_ideal(run.settings.task, run.example, snapshot)
