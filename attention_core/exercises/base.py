@@ -5,6 +5,10 @@ with the public functions of ``attention_core``. The same input always gives the
 seed is a SHA-256 of the tokens, X and the lesson's name, never Python's ``hash``); a new input gives
 new ones. A lesson's generator is named in the lesson registry (``ui.registry``).
 
+The text a learner reads is translated (``attention_core.i18n``) when a generator runs; what is graded, hashed or
+compared stays in English: an exercise's id is a hash of its English question (``exercises_for``), and a choice's
+options are English values with their shown text in ``option_labels``.
+
 Numeric answers are asked to 3 decimals; the tolerance is half a unit in that decimal plus what reading
 the page's 4-decimal operands can add, so a guess (1/T, 0, 1, a neighbouring cell) fails unless it is
 the answer. Written arithmetic in a solution follows the lab's one rule (``attention_core.numbers``).
@@ -23,6 +27,8 @@ from typing import Literal
 
 import torch
 
+from attention_core import i18n
+from attention_core.i18n import _
 from attention_core.numbers import MAX_TERMS, format_number, products_sum_text, rounded_text, written_value
 
 Kind = Literal["numeric", "choice", "what-if"]
@@ -46,10 +52,17 @@ class Exercise:
     # The numbers that give the answer away (a numeric answer itself, the weights a "which is largest?" compares):
     # a step draws them only after the exercise is settled (ui.widgets.exercises.settled). Empty: the answer alone.
     reveals: tuple[float, ...] = ()
+    option_labels: tuple[str, ...] = ()  # what each option reads in the learner's language (empty: as it is)
 
     @property
     def is_choice(self) -> bool:
         return bool(self.options)
+
+    def option_text(self, option: str) -> str:
+        """An option (one of ``options``, the graded value) as the learner reads it."""
+        if self.option_labels and option in self.options:
+            return self.option_labels[self.options.index(option)]
+        return option
 
     @property
     def given_away_by(self) -> tuple[float, ...]:
@@ -89,20 +102,20 @@ def parse_number(text: object) -> tuple[float | None, str]:
     """
     raw = "" if text is None else str(text).strip()
     if not raw:
-        return None, "Type a number first."
+        return None, _("Type a number first.")
     cleaned = raw.replace(" ", "").replace("−", "-")
     note = ""
     if "," in cleaned and "." not in cleaned and cleaned.count(",") == 1:
         cleaned = cleaned.replace(",", ".")
-        note = f"Read {raw!r} as {cleaned} (a comma taken as the decimal mark)."
+        note = _("Read {typed} as {read} (a comma taken as the decimal mark).", typed=repr(raw), read=cleaned)
     try:
         value = float(cleaned)
     except ValueError:
-        return None, f"{raw[:40]!r} is not a number: type digits such as 0.25 or -1.5."
+        return None, _("{typed} is not a number: type digits such as 0.25 or -1.5.", typed=repr(raw[:40]))
     if math.isnan(value):
-        return None, "NaN is not an answer here: type a number such as 0.25."
+        return None, _("NaN is not an answer here: type a number such as 0.25.")
     if math.isinf(value) or abs(value) > MAX_ANSWER:
-        return None, f"{raw[:40]!r} is far too large to be the answer: check for a typo."
+        return None, _("{typed} is far too large to be the answer: check for a typo.", typed=repr(raw[:40]))
     return value, note
 
 
@@ -110,17 +123,18 @@ def check_answer(exercise: Exercise, answer: object) -> Check:
     """Compare an answer with the exercise's, within its tolerance; 'invalid' leaves the exercise open."""
     if exercise.is_choice:
         if answer is None or str(answer) not in exercise.options:
-            return Check("invalid", "Pick one of the options first.")
+            return Check("invalid", _("Pick one of the options first."))
         right = str(answer) == exercise.answer
-        return Check("correct" if right else "wrong", "Right." if right else "Not this one.")
+        return Check("correct" if right else "wrong", _("Right.") if right else _("Not this one."))
     value, note = parse_number(answer)
     if value is None:
         return Check("invalid", note)
     right = abs(value - float(exercise.answer)) <= exercise.tolerance + 1e-9
+    within = f"{exercise.tolerance:g}"
     if right:
-        verdict = f"Right (within ±{exercise.tolerance:g})." if exercise.tolerance else "Right."
+        verdict = _("Right (within ±{within}).", within=within) if exercise.tolerance else _("Right.")
     else:
-        verdict = f"Not quite: more than ±{exercise.tolerance:g} away." if exercise.tolerance else "Not quite."
+        verdict = _("Not quite: more than ±{within} away.", within=within) if exercise.tolerance else _("Not quite.")
     message = " ".join(part for part in (note, verdict) if part)
     return Check("correct" if right else "wrong", message, note)
 
@@ -160,7 +174,9 @@ def quote(label: str) -> str:
 def joined(parts: list[str], separator: str) -> str:
     """The first MAX_TERMS parts joined, and how many more there are."""
     shown = separator.join(parts[:MAX_TERMS])
-    return shown + (f"{separator}… ({len(parts) - MAX_TERMS} more)" if len(parts) > MAX_TERMS else "")
+    if len(parts) <= MAX_TERMS:
+        return shown
+    return shown + separator + _("… ({count} more)", count=len(parts) - MAX_TERMS)
 
 
 def other_key(rng: random.Random, T: int, i: int) -> int:
@@ -179,13 +195,18 @@ def pick_options(labels, right: int, rng: random.Random, n: int = 4) -> tuple[st
     return tuple(labels[j] for j in chosen)
 
 
+def shown_options(options) -> tuple[str, ...]:
+    """The options (English values, marked with N_) as the learner reads them: ``Exercise.option_labels``."""
+    return tuple(_(option) for option in options)
+
+
 def labelled_values(labels, row: torch.Tensor) -> str:
     return joined([f"{quote(label)} {fmt(float(w))}" for label, w in zip(labels, row.tolist(), strict=True)], ", ")
 
 
 def cell_place(table: str, row: str, column: str) -> str:
     """Where a number stands on the page: 'the table “Q for all tokens” above (row “starts”, column q2)'."""
-    return f"the table {quote(table)} above (row {quote(row)}, column {column})"
+    return _("the table {table} above (row {row}, column {column})", table=quote(table), row=quote(row), column=column)
 
 
 # --- tolerance: half a unit in the asked decimal, plus what reading the screen can add -------------
@@ -216,7 +237,12 @@ def tolerance(slack: float = 0.0) -> float:
 
 
 def asked(prompt: str, within: float) -> str:
-    return f"{prompt} Give it to {ASKED_DECIMALS} decimals (within ±{within:.4f})."
+    return _(
+        "{prompt} Give it to {decimals} decimals (within ±{within}).",
+        prompt=prompt,
+        decimals=ASKED_DECIMALS,
+        within=f"{within:.4f}",
+    )
 
 
 def shown_numbers(*groups) -> tuple[float, ...]:
@@ -262,16 +288,32 @@ def exercises_for(lesson: str, generator: Generator | None, inp: ExerciseInput) 
     """The exercises ``generator`` makes for the lesson named ``lesson`` on this input (none without a generator).
 
     The query is not part of the seed: another query changes only the questions that are about the query, and
-    each question's id is its content's, so the others keep their ids (and the learner's answer).
+    each question's id is its content's, so the others keep their ids (and the learner's answer). The content is
+    the English one in every language (the generator runs in English first, with the same seed): an id, an
+    answer, a choice's options and a tolerance are the same whatever language the learner reads.
     """
     if generator is None:
         return ()
-    rng = random.Random(input_seed(inp.labels, inp.X, lesson, *inp.material_key))
-    return tuple(replace(exercise, id=f"{exercise.id}-{content_tag(exercise)}") for exercise in generator(inp, rng))
+    seed = input_seed(inp.labels, inp.X, lesson, *inp.material_key)
+    with i18n.using(i18n.SOURCE_LANGUAGE):
+        english = generator(inp, random.Random(seed))
+    shown = english if i18n.current() == i18n.SOURCE_LANGUAGE else generator(inp, random.Random(seed))
+    return tuple(
+        replace(
+            item,
+            id=f"{source.id}-{content_tag(source)}",
+            answer=source.answer,
+            options=source.options,
+            tolerance=source.tolerance,
+            uses=source.uses,
+            reveals=source.reveals,
+        )
+        for source, item in zip(english, shown, strict=True)
+    )
 
 
 def content_tag(exercise: Exercise) -> str:
-    """Ten hex digits of a stable hash of what the learner sees and is checked against."""
+    """Ten hex digits of a stable hash of what the learner sees and is checked against (in English)."""
     digest = hashlib.sha256()
     for part in (exercise.prompt, *exercise.options, repr(exercise.answer), repr(exercise.tolerance)):
         digest.update(part.encode())
