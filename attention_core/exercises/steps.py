@@ -25,11 +25,13 @@ from attention_core.exercises.base import (
     products_text,
     quote,
     shown_numbers,
+    shown_options,
     softmax_slack,
     tolerance,
     top_index,
     written_total,
 )
+from attention_core.i18n import N_, _
 from attention_core.numbers import exp_text, quotient_text, result_text, sum_text, written_value
 from attention_core.similarity import cosine_similarity, lengths
 
@@ -68,17 +70,22 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     doubled_within = tolerance(2 * SHOWN_HALF_UNIT)
     norms = lengths(X)  # (T,)
     cosines = cosine_similarity(X[i], X)  # (T,)
+    place = cell_place(_("Attention scores X Xᵀ"), L[i], quote(L[j]))  # where today's score stands
     score, top_score, double_key = (
         Exercise(
             id="score",
             kind="numeric",
             prompt=asked(
-                f"From the table “Embeddings X”, compute the score of the query {quote(L[i])} with the key "
-                f"{quote(L[j])} (x_i · x_j). The step-by-step table appears once you have answered.",
+                _(
+                    "From the table “Embeddings X”, compute the score of the query {query} with the key {key} "
+                    "(x_i · x_j). The step-by-step table appears once you have answered.",
+                    query=quote(L[i]),
+                    key=quote(L[j]),
+                ),
                 within,
             ),
             answer=s,
-            hint="Multiply the two embeddings entry by entry and add the products.",
+            hint=_("Multiply the two embeddings entry by entry and add the products."),
             solution=f"{products_text(X[i].tolist(), X[j].tolist(), s)}.",
             tolerance=within,
             uses=shown_numbers(X[i], X[j]),
@@ -86,12 +93,19 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
         Exercise(
             id="top-score",
             kind="choice",
-            prompt=f"Which key has the highest score for the query {quote(L[i])}? Use x_q · x_j = |x_q| |x_j| cos θ "
-            "with the lengths and cosines of the table above; the dot products appear once you have answered.",
+            prompt=_(
+                "Which key has the highest score for the query {query}? Use x_q · x_j = |x_q| |x_j| cos θ with the "
+                "lengths and cosines of the table above; the dot products appear once you have answered.",
+                query=quote(L[i]),
+            ),
             answer=L[top],
-            hint="Multiply |x_q| (the query's own length) by each token's length and cosine, and compare.",
-            solution=f"The scores of row {quote(L[i])} are {labelled_values(L, scores[i])}: the largest is "
-            f"{quote(L[top])}.",
+            hint=_("Multiply |x_q| (the query's own length) by each token's length and cosine, and compare."),
+            solution=_(
+                "The scores of row {query} are {scores}: the largest is {top}.",
+                query=quote(L[i]),
+                scores=labelled_values(L, scores[i]),
+                top=quote(L[top]),
+            ),
             options=pick_options(L, top, rng),
             uses=shown_numbers(norms, cosines),
             reveals=shown_numbers(scores[i]),
@@ -100,13 +114,17 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="double-key",
             kind="what-if",
             prompt=asked(
-                f"What if the key vector of {quote(L[j])} were doubled (the query stays)? What would the score of "
-                f"{quote(L[i])} with {quote(L[j])} become? Today's score stands in "
-                f"{cell_place('Attention scores X Xᵀ', L[i], quote(L[j]))}.",
+                _(
+                    "What if the key vector of {key} were doubled (the query stays)? What would the score of {query} "
+                    "with {key} become? Today's score stands in {place}.",
+                    key=quote(L[j]),
+                    query=quote(L[i]),
+                    place=place,
+                ),
                 doubled_within,
             ),
             answer=2 * s,
-            hint="The dot product is linear: scaling one vector scales the score by the same factor.",
+            hint=_("The dot product is linear: scaling one vector scales the score by the same factor."),
             solution=f"q · (2k) = 2 (q · k) = 2 × {fmt(s)} = {result_text(2 * written_value(fmt(s)), 2 * s, False)}.",
             tolerance=doubled_within,
             uses=shown_numbers(s),
@@ -116,6 +134,8 @@ def scores_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
 
 
 WHAT_IF_TEMPERATURE = 0.1  # the lowest temperature the softmax page's slider offers
+SHIFT_OPTIONS = (N_("all grow"), N_("all shrink"), N_("stay exactly the same"), N_("move towards 1/T"))
+SCALING_OPTIONS = (N_("with scaling"), N_("without scaling"), N_("equal"))  # the answer is one of these values
 
 
 def softmax_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
@@ -139,28 +159,40 @@ def softmax_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="weight",
             kind="numeric",
             prompt=asked(
-                f"From the scores of the row {quote(L[i])} (the table above), compute the attention weight of the key "
-                f"{quote(L[j])}. The worked softmax appears once you have answered.",
+                _(
+                    "From the scores of the row {query} (the table above), compute the attention weight of the key "
+                    "{key}. The worked softmax appears once you have answered.",
+                    query=quote(L[i]),
+                    key=quote(L[j]),
+                ),
                 within,
             ),
             answer=float(weights[j]),
-            hint="Take exp of every score in the row (subtract the row's largest score first), then divide by their "
-            "sum.",
-            solution=f"Scores of the row: {labelled_values(L, row)}. Minus the largest, exponentiated: "
-            f"{joined(exp_lines, '; ')}; "
-            "their sum is "
-            f"{sum_text(exps.tolist(), float(exps.sum()), bold=False)}; "
-            f"{quotient_text(float(exps[j]), exp_sum, float(weights[j]), bold=False)}.",
+            hint=_(
+                "Take exp of every score in the row (subtract the row's largest score first), then divide by their sum."
+            ),
+            solution=_(
+                "Scores of the row: {scores}. Minus the largest, exponentiated: {exps}; their sum is {total}; "
+                "{weight}.",
+                scores=labelled_values(L, row),
+                exps=joined(exp_lines, "; "),
+                total=sum_text(exps.tolist(), float(exps.sum()), bold=False),
+                weight=quotient_text(float(exps[j]), exp_sum, float(weights[j]), bold=False),
+            ),
             tolerance=within,
             uses=shown_numbers(row),
         ),
         Exercise(
             id="top-weight",
             kind="choice",
-            prompt=f"Which key gets the most attention from the query {quote(L[i])}?",
+            prompt=_("Which key gets the most attention from the query {query}?", query=quote(L[i])),
             answer=L[top],
-            hint="Softmax keeps the order of the scores: the largest score gets the largest weight.",
-            solution=f"Weights of the row: {labelled_values(L, weights)}: the largest is {quote(L[top])}.",
+            hint=_("Softmax keeps the order of the scores: the largest score gets the largest weight."),
+            solution=_(
+                "Weights of the row: {weights}: the largest is {top}.",
+                weights=labelled_values(L, weights),
+                top=quote(L[top]),
+            ),
             options=pick_options(L, top, rng),
             uses=shown_numbers(row),
             reveals=shown_numbers(weights),
@@ -169,29 +201,50 @@ def softmax_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="temperature",
             kind="what-if",
             prompt=asked(
-                f"What if the temperature went down to {t:g} (scores divided by {t:g} before softmax)? What would the "
-                f"weight of {quote(L[top])} for the query {quote(L[i])} become? Set the slider “Temperature t” to "
-                f"{t:g} "
-                "to check your answer.",
+                _(
+                    "What if the temperature went down to {t} (scores divided by {t} before softmax)? What would the "
+                    "weight of {key} for the query {query} become? Set the slider “Temperature t” to {t} to check "
+                    "your answer.",
+                    t=f"{t:g}",
+                    key=quote(L[top]),
+                    query=quote(L[i]),
+                ),
                 hot_within,
             ),
             answer=float(hot[top]),
-            hint="A small temperature stretches the gaps between scores, so the largest score takes almost everything.",
-            solution=f"Scores / {t:g}: {joined([fmt(float(s) / t) for s in row], ', ')}; "
-            f"softmax gives {labelled_values(L, hot)}, so {quote(L[top])} gets {fmt(float(hot[top]))}.",
+            hint=_(
+                "A small temperature stretches the gaps between scores, so the largest score takes almost everything."
+            ),
+            solution=_(
+                "Scores / {t}: {scores}; softmax gives {weights}, so {key} gets {weight}.",
+                t=f"{t:g}",
+                scores=joined([fmt(float(s) / t) for s in row], ", "),
+                weights=labelled_values(L, hot),
+                key=quote(L[top]),
+                weight=fmt(float(hot[top])),
+            ),
             tolerance=hot_within,
             uses=shown_numbers(row),
         ),
         Exercise(
             id="shift",
             kind="what-if",
-            prompt=f"What if {shift:g} were added to every score of the row {quote(L[i])}? Its weights would … (The "
-            "explanation and the demonstration appear once you have answered.)",
-            answer="stay exactly the same",
-            hint="exp(s + c) = exp(s) · exp(c): the same factor appears above and below the fraction line.",
-            solution=f"Every exp(s_j + {shift:g}) is exp(s_j) × {fmt(math.exp(shift))}; the factor cancels, so the "
-            f"weights stay {labelled_values(L, weights)}.",
-            options=("all grow", "all shrink", "stay exactly the same", "move towards 1/T"),
+            prompt=_(
+                "What if {shift} were added to every score of the row {query}? Its weights would … (The explanation "
+                "and the demonstration appear once you have answered.)",
+                shift=f"{shift:g}",
+                query=quote(L[i]),
+            ),
+            answer=SHIFT_OPTIONS[2],
+            hint=_("exp(s + c) = exp(s) · exp(c): the same factor appears above and below the fraction line."),
+            solution=_(
+                "Every exp(s_j + {shift}) is exp(s_j) × {factor}; the factor cancels, so the weights stay {weights}.",
+                shift=f"{shift:g}",
+                factor=fmt(math.exp(shift)),
+                weights=labelled_values(L, weights),
+            ),
+            options=SHIFT_OPTIONS,
+            option_labels=shown_options(SHIFT_OPTIONS),
         ),
     ]
 
@@ -214,14 +267,21 @@ def context_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="context-entry",
             kind="numeric",
             prompt=asked(
-                f"From the weights of the row {quote(L[i])} and column v d{d + 1} of the values V = X (the table "
-                f"above), compute entry d{d + 1} of the context vector of {quote(L[i])}. The context vector appears "
-                "once you have answered.",
+                _(
+                    "From the weights of the row {query} and column v d{d} of the values V = X (the table above), "
+                    "compute entry d{d} of the context vector of {query}. The context vector appears once you have "
+                    "answered.",
+                    query=quote(L[i]),
+                    d=d + 1,
+                ),
                 within,
             ),
             answer=value,
-            hint=f"Multiply each token's weight (row {quote(L[i])}) by entry d{d + 1} of its value vector and add "
-            "them.",
+            hint=_(
+                "Multiply each token's weight (row {query}) by entry d{d} of its value vector and add them.",
+                query=quote(L[i]),
+                d=d + 1,
+            ),
             solution=f"{products_text(w.tolist(), X[:, d].tolist(), value)}.",
             tolerance=within,
             uses=shown_numbers(w, X[:, d]),
@@ -229,13 +289,21 @@ def context_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
         Exercise(
             id="top-contributor",
             kind="choice",
-            prompt=f"Which token adds the most to entry d{d + 1} of the context vector of {quote(L[i])} (the largest "
-            f"w_j × x_j,d{d + 1}, sign included)? The weights and the values are in the table above; what each token "
-            "adds appears once you have answered.",
+            prompt=_(
+                "Which token adds the most to entry d{d} of the context vector of {query} (the largest "
+                "w_j × x_j,d{d}, sign included)? The weights and the values are in the table above; what each token "
+                "adds appears once you have answered.",
+                d=d + 1,
+                query=quote(L[i]),
+            ),
             answer=L[top],
-            hint=f"Multiply each token's weight by its value in column d{d + 1}, and find the largest product.",
-            solution=f"What each token adds to entry d{d + 1}: {labelled_values(L, pieces)}: the largest is "
-            f"{quote(L[top])}.",
+            hint=_("Multiply each token's weight by its value in column d{d}, and find the largest product.", d=d + 1),
+            solution=_(
+                "What each token adds to entry d{d}: {pieces}: the largest is {top}.",
+                d=d + 1,
+                pieces=labelled_values(L, pieces),
+                top=quote(L[top]),
+            ),
             options=pick_options(L, top, rng),
             uses=shown_numbers(w, X[:, d]),
             reveals=shown_numbers(pieces),
@@ -244,15 +312,24 @@ def context_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="uniform",
             kind="what-if",
             prompt=asked(
-                f"What if every weight of the row {quote(L[i])} were 1/T = 1/{T}? What would entry d{d + 1} of its "
-                "context vector be?",
+                _(
+                    "What if every weight of the row {query} were 1/T = 1/{T}? What would entry d{d} of its context "
+                    "vector be?",
+                    query=quote(L[i]),
+                    T=T,
+                    d=d + 1,
+                ),
                 uniform_within,
             ),
             answer=uniform,
-            hint="Equal weights make the weighted sum a plain average.",
-            solution=f"The average of column d{d + 1} over all {T} tokens: "
-            f"{sum_text(X[:, d].tolist(), float(X[:, d].sum()), bold=False)}; "
-            f"{quotient_text(float(written_total(X[:, d].tolist())), str(T), uniform, bold=False)}.",
+            hint=_("Equal weights make the weighted sum a plain average."),
+            solution=_(
+                "The average of column d{d} over all {T} tokens: {total}; {average}.",
+                d=d + 1,
+                T=T,
+                total=sum_text(X[:, d].tolist(), float(X[:, d].sum()), bold=False),
+                average=quotient_text(float(written_total(X[:, d].tolist())), str(T), uniform, bold=False),
+            ),
             tolerance=uniform_within,
             uses=shown_numbers(X[:, d]),
         ),
@@ -282,12 +359,17 @@ def qkv_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="query-entry",
             kind="numeric",
             prompt=asked(
-                f"With {shown.origin}, compute entry q{c + 1} of the query of {quote(L[i])} from its row of X and "
-                f"column q{c + 1} of W_q (both above). Its q, k and v appear once you have answered.",
+                _(
+                    "With {origin}, compute entry q{c} of the query of {query} from its row of X and column q{c} of "
+                    "W_q (both above). Its q, k and v appear once you have answered.",
+                    origin=_(shown.origin),
+                    c=c + 1,
+                    query=quote(L[i]),
+                ),
                 within,
             ),
             answer=value,
-            hint=f"q = x W_q: entry q{c + 1} is x dotted with column q{c + 1} of W_q.",
+            hint=_("q = x W_q: entry q{c} is x dotted with column q{c} of W_q.", c=c + 1),
             solution=f"{products_text(X[i].tolist(), params.W_q[:, c].tolist(), value)}.",
             tolerance=within,
             uses=shown_numbers(X[i], params.W_q[:, c]),
@@ -295,31 +377,49 @@ def qkv_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
         Exercise(
             id="shape-q",
             kind="choice",
-            prompt=f"X is ({len(L)}, {d_model}) and W_q is ({d_model}, {d_k}). What is the shape of Q = X W_q?",
+            prompt=_(
+                "X is ({T}, {d_model}) and W_q is ({d_model}, {d_k}). What is the shape of Q = X W_q?",
+                T=len(L),
+                d_model=d_model,
+                d_k=d_k,
+            ),
             answer=shape,
-            hint="(rows of the left) × (columns of the right).",
-            solution=f"({len(L)}, {d_model}) @ ({d_model}, {d_k}) → {shape}: one query row per token.",
+            hint=_("(rows of the left) × (columns of the right)."),
+            solution=_(
+                "({T}, {d_model}) @ ({d_model}, {d_k}) → {shape}: one query row per token.",
+                T=len(L),
+                d_model=d_model,
+                d_k=d_k,
+                shape=shape,
+            ),
             options=options,
         ),
         Exercise(
             id="parameters",
             kind="numeric",
-            prompt=f"How many learned numbers are in W_q, W_k and W_v together (d_model = {d_model}, d_k = {d_k}, "
-            "as above)? Give the exact count.",
+            prompt=_(
+                "How many learned numbers are in W_q, W_k and W_v together (d_model = {d_model}, d_k = {d_k}, as "
+                "above)? Give the exact count.",
+                d_model=d_model,
+                d_k=d_k,
+            ),
             answer=float(count),
-            hint="Each W has d_model rows and d_k columns.",
+            hint=_("Each W has d_model rows and d_k columns."),
             solution=f"3 × {d_model} × {d_k} = {count}.",
         ),
         Exercise(
             id="same-q-k",
             kind="what-if",
             prompt=asked(
-                f"What if W_k were replaced by W_q (so K = Q)? What would the score of {quote(L[i])} with itself be "
-                f"(before scaling)? Its query is the row {quote(L[i])} of “Q for all tokens” above.",
+                _(
+                    "What if W_k were replaced by W_q (so K = Q)? What would the score of {query} with itself be "
+                    "(before scaling)? Its query is the row {query} of “Q for all tokens” above.",
+                    query=quote(L[i]),
+                ),
                 diag_within,
             ),
             answer=diag,
-            hint="With K = Q the score of a token with itself is q · q, the squared length of its query.",
+            hint=_("With K = Q the score of a token with itself is q · q, the squared length of its query."),
             solution=f"q · q = {products_text(Q[i].tolist(), Q[i].tolist(), diag)}.",
             tolerance=diag_within,
             uses=shown_numbers(Q[i]),
@@ -343,7 +443,6 @@ def scaling_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     row = scaled.scores[i]  # (T,): q · k_j, the same with scaling or without
     root = math.sqrt(d_k)
     within = tolerance(SHOWN_HALF_UNIT / root)
-    switched = "off" if shown.scale else "on"
     other_weight = float(other.weights[i, top])
     other_within = tolerance(softmax_slack(other_weight))
     return [
@@ -351,25 +450,46 @@ def scaling_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="scaled-score",
             kind="numeric",
             prompt=asked(
-                f"With {shown.origin} and d_k = {d_k} (the slider of the step “Your input”), the score q · k of "
-                f"{quote(L[i])} with {quote(L[j])} is {fmt(s)} (the row of {quote(L[i])}, key by key). What is it "
-                "after dividing by √d_k? The divided scores and the weights appear once you have answered.",
+                _(
+                    "With {origin} and d_k = {d_k} (the slider of the step “Your input”), the score q · k of {query} "
+                    "with {key} is {score} (the row of {query}, key by key). What is it after dividing by √d_k? The "
+                    "divided scores and the weights appear once you have answered.",
+                    origin=_(shown.origin),
+                    d_k=d_k,
+                    query=quote(L[i]),
+                    key=quote(L[j]),
+                    score=fmt(s),
+                ),
                 within,
             ),
             answer=t,
             hint=f"√{d_k} = {fmt(root)}.",
-            solution=f"{quotient_text(s, f'√{d_k}', t, bold=False)}, with √{d_k} = {fmt(root)}.",
+            solution=_(
+                "{quotient}, with √{d_k} = {root}.",
+                quotient=quotient_text(s, f"√{d_k}", t, bold=False),
+                d_k=d_k,
+                root=fmt(root),
+            ),
             tolerance=within,
             uses=shown_numbers(s),
         ),
         Exercise(
             id="sharper",
             kind="choice",
-            prompt=f"For the query {quote(L[i])}, is the largest weight bigger with scaling or without it?",
-            answer="without scaling" if sharp > flat + 1e-12 else ("with scaling" if flat > sharp + 1e-12 else "equal"),
-            hint="Dividing by √d_k > 1 shrinks the gaps between scores; smaller gaps mean flatter weights.",
-            solution=f"Largest weight with scaling {fmt(flat)}, without scaling {fmt(sharp)}.",
-            options=("with scaling", "without scaling", "equal"),
+            prompt=_(
+                "For the query {query}, is the largest weight bigger with scaling or without it?", query=quote(L[i])
+            ),
+            answer=SCALING_OPTIONS[1]
+            if sharp > flat + 1e-12
+            else (SCALING_OPTIONS[0] if flat > sharp + 1e-12 else SCALING_OPTIONS[2]),
+            hint=_("Dividing by √d_k > 1 shrinks the gaps between scores; smaller gaps mean flatter weights."),
+            solution=_(
+                "Largest weight with scaling {scaled}, without scaling {unscaled}.",
+                scaled=fmt(flat),
+                unscaled=fmt(sharp),
+            ),
+            options=SCALING_OPTIONS,
+            option_labels=shown_options(SCALING_OPTIONS),
             uses=shown_numbers(row),
             reveals=shown_numbers(flat, sharp),
         ),
@@ -377,15 +497,34 @@ def scaling_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="scaling-switched",
             kind="what-if",
             prompt=asked(
-                f"What if scaling were switched {switched}? What would the weight of {quote(L[top])} for the query "
-                f"{quote(L[i])} be? The row of {quote(L[i])}, key by key, has the scores q · k_j (divided by "
-                f"√d_k = {fmt(root)} where scaling is on).",
+                (
+                    _(
+                        "What if scaling were switched off? What would the weight of {key} for the query {query} be? "
+                        "The row of {query}, key by key, has the scores q · k_j (divided by √d_k = {root} where "
+                        "scaling is on).",
+                        key=quote(L[top]),
+                        query=quote(L[i]),
+                        root=fmt(root),
+                    )
+                    if shown.scale
+                    else _(
+                        "What if scaling were switched on? What would the weight of {key} for the query {query} be? "
+                        "The row of {query}, key by key, has the scores q · k_j (divided by √d_k = {root} where "
+                        "scaling is on).",
+                        key=quote(L[top]),
+                        query=quote(L[i]),
+                        root=fmt(root),
+                    )
+                ),
                 other_within,
             ),
             answer=other_weight,
-            hint="Softmax of the row's scores: divided by √d_k with scaling, as they are without.",
-            solution=f"Scores softmax sees: {labelled_values(L, other.scaled_scores[i])}; softmax: "
-            f"{labelled_values(L, other.weights[i])}.",
+            hint=_("Softmax of the row's scores: divided by √d_k with scaling, as they are without."),
+            solution=_(
+                "Scores softmax sees: {scores}; softmax: {weights}.",
+                scores=labelled_values(L, other.scaled_scores[i]),
+                weights=labelled_values(L, other.weights[i]),
+            ),
             tolerance=other_within,
             uses=shown_numbers(row),
         ),
