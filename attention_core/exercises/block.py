@@ -21,10 +21,12 @@ from attention_core.exercises.base import (
     products_text,
     quote,
     shown_numbers,
+    shown_options,
     softmax_slack,
     tolerance,
     top_index,
 )
+from attention_core.i18n import N_, _
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,16 @@ class PositionsShown:
     E: torch.Tensor  # (T, d_model) sinusoidal encodings
 
 
+HEADS_OPTIONS = (N_("grows"), N_("shrinks"), N_("stays the same"))
+REVERSED_OPTIONS = (N_("stay the same"), N_("grow"), N_("shrink"))  # and "become 1/T", with T written
+SHUFFLED_OPTIONS = (
+    N_("the same vector, in another row"),
+    N_("a different vector"),
+    N_("all zeros"),
+    N_("the average of X"),
+)
+
+
 def masking_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     """Lesson 6: one weight under the page's mask, the row's non-zero count, and its largest weight."""
     if not isinstance(inp.material, MaskedShown):
@@ -77,37 +89,65 @@ def masking_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             id="masked-weight",
             kind="numeric",
             prompt=asked(
-                f"With {shown.mask_name} (chosen in the step “Choose a mask”), what is the weight of {quote(L[j])} "
-                f"for the query {quote(L[i])}? "
-                f"Compute it from the masked scores of {quote(L[i])} above; the table “Masked attention weights” "
-                "follows once you have answered.",
+                _(
+                    "With {mask} (chosen in the step “Choose a mask”), what is the weight of {key} for the query "
+                    "{query}? Compute it from the masked scores of {query} above; the table “Masked attention "
+                    "weights” follows once you have answered.",
+                    mask=_(shown.mask_name),
+                    key=quote(L[j]),
+                    query=quote(L[i]),
+                ),
                 within,
             ),
             answer=weight,
-            hint="Only the keys the mask allows compete: take exp of their scaled scores and divide by their sum; a "
-            "blocked key (−∞) gets exactly 0.",
-            solution=f"Masked scaled scores: {labelled_values(L, steps.masked_scores[i])}; softmax: "
-            f"{labelled_values(L, steps.weights[i])}.",
+            hint=_(
+                "Only the keys the mask allows compete: take exp of their scaled scores and divide by their sum; a "
+                "blocked key (−∞) gets exactly 0."
+            ),
+            solution=_(
+                "Masked scaled scores: {scores}; softmax: {weights}.",
+                scores=labelled_values(L, steps.masked_scores[i]),
+                weights=labelled_values(L, steps.weights[i]),
+            ),
             tolerance=within,
             uses=shown_numbers(steps.masked_scores[i]),
         ),
         Exercise(
             id="non-zero",
             kind="what-if",
-            prompt=f"With {shown.mask_name}, how many non-zero weights does the row of {quote(L[i])} have? What if the "
-            "mask were switched off: would that count change? Give the count with this mask. Exact count.",
+            prompt=_(
+                "With {mask}, how many non-zero weights does the row of {query} have? What if the mask were switched "
+                "off: would that count change? Give the count with this mask. Exact count.",
+                mask=_(shown.mask_name),
+                query=quote(L[i]),
+            ),
             answer=float(non_zero),
-            hint="Count the keys the mask lets this query see (True in the mask's row).",
-            solution=f"The mask's row {quote(L[i])} allows {int(mask[i].sum())} of {T} keys, so {non_zero} weights are "
-            f"non-zero; the other {T - non_zero} are exactly 0 (without a mask all {T} would be non-zero).",
+            hint=_("Count the keys the mask lets this query see (True in the mask's row)."),
+            solution=_(
+                "The mask's row {query} allows {allowed} of {T} keys, so {non_zero} weights are non-zero; the other "
+                "{zero} are exactly 0 (without a mask all {T} would be non-zero).",
+                query=quote(L[i]),
+                allowed=int(mask[i].sum()),
+                T=T,
+                non_zero=non_zero,
+                zero=T - non_zero,
+            ),
         ),
         Exercise(
             id="masked-top",
             kind="choice",
-            prompt=f"With {shown.mask_name}, which key gets the most attention from {quote(L[i])}?",
+            prompt=_(
+                "With {mask}, which key gets the most attention from {query}?",
+                mask=_(shown.mask_name),
+                query=quote(L[i]),
+            ),
             answer=L[top],
-            hint="Only the keys the mask allows compete; the largest of their scores wins.",
-            solution=f"Weights of the row: {labelled_values(L, steps.weights[i])}: the largest is {quote(L[top])}.",
+            hint=_("Only the keys the mask allows compete; the largest of their scores wins."),
+            solution=_(
+                "Weights of the row: {weights}: the largest is {top}.",
+                weights=labelled_values(L, steps.weights[i]),
+                top=quote(L[top]),
+            ),
             options=pick_options(L, top, rng) if T > 1 else (L[0],),
             uses=shown_numbers(steps.masked_scores[i]),
             reveals=shown_numbers(steps.weights[i, allowed]),  # the weights compared (a blocked key's 0 is the mask's)
@@ -135,37 +175,64 @@ def multi_head_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercis
         Exercise(
             id="head-size",
             kind="numeric",
-            prompt=f"This layer has d_model = {d_model} and h = {h} heads (chosen above): how many numbers does each "
-            "head's query have (d_k)? Exact count.",
+            prompt=_(
+                "This layer has d_model = {d_model} and h = {h} heads (chosen above): how many numbers does each "
+                "head's query have (d_k)? Exact count.",
+                d_model=d_model,
+                h=h,
+            ),
             answer=float(d_k),
-            hint="Each head gets an equal share of the d_model columns.",
+            hint=_("Each head gets an equal share of the d_model columns."),
             solution=f"d_k = d_model / h = {d_model} / {h} = {d_k}.",
         ),
         Exercise(
             id="head-weight",
             kind="numeric",
             prompt=asked(
-                f"From the row of head {head + 1} in the table “Scaled scores of {quote(L[i])} in every head”, what "
-                f"weight does the query {quote(L[i])} give the key {quote(L[j])} in head {head + 1}? The heatmaps of "
-                "every head's weights follow once you have answered.",
+                _(
+                    "From the row of head {head} in the table “Scaled scores of {query} in every head”, what weight "
+                    "does the query {query} give the key {key} in head {head}? The heatmaps of every head's weights "
+                    "follow once you have answered.",
+                    head=head + 1,
+                    query=quote(L[i]),
+                    key=quote(L[j]),
+                ),
                 within,
             ),
             answer=w,
-            hint=f"Head {head + 1} uses its own {d_k} columns of W_q, W_k and W_v, and divides by √{d_k}.",
-            solution=f"Head {head + 1}, row {quote(L[i])}: scaled scores "
-            f"{labelled_values(L, heads[head].masked_scores[i])}; weights "
-            f"{labelled_values(L, heads[head].weights[i])}.",
+            hint=_(
+                "Head {head} uses its own {d_k} columns of W_q, W_k and W_v, and divides by √{d_k}.",
+                head=head + 1,
+                d_k=d_k,
+            ),
+            solution=_(
+                "Head {head}, row {query}: scaled scores {scores}; weights {weights}.",
+                head=head + 1,
+                query=quote(L[i]),
+                scores=labelled_values(L, heads[head].masked_scores[i]),
+                weights=labelled_values(L, heads[head].weights[i]),
+            ),
             tolerance=within,
             uses=shown_numbers(heads[head].masked_scores[i]),
         ),
         Exercise(
             id="concat-shape",
             kind="choice",
-            prompt=f"Each of the {h} heads outputs a ({len(L)}, {d_k}) context. What is the shape of their "
-            "concatenation?",
+            prompt=_(
+                "Each of the {h} heads outputs a ({T}, {d_k}) context. What is the shape of their concatenation?",
+                h=h,
+                T=len(L),
+                d_k=d_k,
+            ),
             answer=f"({len(L)}, {d_model})",
-            hint="The heads are put side by side, column after column.",
-            solution=f"{h} × ({len(L)}, {d_k}) side by side → ({len(L)}, {h} × {d_k}) = ({len(L)}, {d_model}).",
+            hint=_("The heads are put side by side, column after column."),
+            solution=_(
+                "{h} × ({T}, {d_k}) side by side → ({T}, {h} × {d_k}) = ({T}, {d_model}).",
+                h=h,
+                T=len(L),
+                d_k=d_k,
+                d_model=d_model,
+            ),
             options=tuple(
                 sorted({f"({len(L)}, {d_model})", f"({h}, {len(L)}, {d_k})", f"({len(L)}, {len(L)})", f"({d_k}, {h})"})
             ),
@@ -173,12 +240,17 @@ def multi_head_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercis
         Exercise(
             id="one-head-params",
             kind="what-if",
-            prompt=f"What if the layer used 1 head instead of {h}? Its number of weights (W_q, W_k, W_v, W_o, no "
-            "biases) …",
-            answer="stays the same",
-            hint="Splitting into heads slices the same matrices; it does not add any.",
-            solution=f"4 × d_model² = 4 × {d_model}² = {count} whatever the number of heads.",
-            options=("grows", "shrinks", "stays the same"),
+            prompt=_(
+                "What if the layer used 1 head instead of {h}? Its number of weights (W_q, W_k, W_v, W_o, no biases) …",
+                h=h,
+            ),
+            answer=HEADS_OPTIONS[2],
+            hint=_("Splitting into heads slices the same matrices; it does not add any."),
+            solution=_(
+                "4 × d_model² = 4 × {d_model}² = {count} whatever the number of heads.", d_model=d_model, count=count
+            ),
+            options=HEADS_OPTIONS,
+            option_labels=shown_options(HEADS_OPTIONS),
         ),
     ]
 
@@ -200,37 +272,61 @@ def positions_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise
         Exercise(
             id="reversed-weight",
             kind="what-if",
-            prompt=f"What if the sentence were reversed (no positional encoding, the same seeded W_q, W_k, W_v)? The "
-            f"weight {quote(L[i])} gives {quote(L[j])}, {fmt(before)} now in the panel “X (no positions)”, would …",
-            answer="stay the same",
-            hint="Without positions, attention only sees the vectors: moving the words moves rows and columns "
-            "together.",
-            solution=f"Before: {fmt(before)} (panel “X (no positions)”); after reversing the rows and columns move "
-            f"together, so {quote(L[i])} still gives {quote(L[j])} {fmt(before)}.",
-            options=("stay the same", "grow", "shrink", f"become 1/{T}"),
+            prompt=_(
+                "What if the sentence were reversed (no positional encoding, the same seeded W_q, W_k, W_v)? The "
+                "weight {query} gives {key}, {weight} now in the panel “X (no positions)”, would …",
+                query=quote(L[i]),
+                key=quote(L[j]),
+                weight=fmt(before),
+            ),
+            answer=REVERSED_OPTIONS[0],
+            hint=_(
+                "Without positions, attention only sees the vectors: moving the words moves rows and columns together."
+            ),
+            solution=_(
+                "Before: {weight} (panel “X (no positions)”); after reversing the rows and columns move together, so "
+                "{query} still gives {key} {weight}.",
+                weight=fmt(before),
+                query=quote(L[i]),
+                key=quote(L[j]),
+            ),
+            options=(*REVERSED_OPTIONS, f"become 1/{T}"),
+            option_labels=(*shown_options(REVERSED_OPTIONS), _("become 1/{T}", T=T)),
             uses=shown_numbers(before),
         ),
         Exercise(
             id="shuffled-context",
             kind="choice",
-            prompt=f"Without positions, what happens to the output of {quote(L[i])} when the words are shuffled?",
-            answer="the same vector, in another row",
-            hint="Self-attention is permutation-equivariant.",
-            solution=f"Every weight and value moves with its token, so the output of {quote(L[i])} is unchanged: "
-            "compare the tables “A(P X)” and “P A(X)” above.",
-            options=("the same vector, in another row", "a different vector", "all zeros", "the average of X"),
+            prompt=_(
+                "Without positions, what happens to the output of {query} when the words are shuffled?",
+                query=quote(L[i]),
+            ),
+            answer=SHUFFLED_OPTIONS[0],
+            hint=_("Self-attention is permutation-equivariant."),
+            solution=_(
+                "Every weight and value moves with its token, so the output of {query} is unchanged: compare the "
+                "tables “A(P X)” and “P A(X)” above.",
+                query=quote(L[i]),
+            ),
+            options=SHUFFLED_OPTIONS,
+            option_labels=shown_options(SHUFFLED_OPTIONS),
             reveals=shown_numbers(steps.context[i]),  # its output, before and after the shuffle
         ),
         Exercise(
             id="sinusoid",
             kind="numeric",
             prompt=asked(
-                f"What is entry d1 of the sinusoidal encoding of position {pos + 1} ({quote(L[pos])}, pos = {pos} in "
-                "the formula)? The table “Sinusoidal position encodings E” follows once you have answered.",
+                _(
+                    "What is entry d1 of the sinusoidal encoding of position {position} ({token}, pos = {pos} in the "
+                    "formula)? The table “Sinusoidal position encodings E” follows once you have answered.",
+                    position=pos + 1,
+                    token=quote(L[pos]),
+                    pos=pos,
+                ),
                 pe_within,
             ),
             answer=pe,
-            hint="Entry d1 (2i = 0) is sin(pos / 10000⁰) = sin(pos), with pos in radians.",
+            hint=_("Entry d1 (2i = 0) is sin(pos / 10000⁰) = sin(pos), with pos in radians."),
             solution=f"sin({pos}) = {fmt(pe)}.",
             tolerance=pe_within,
         ),
@@ -252,19 +348,23 @@ def pipeline_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
     top = top_index(diagonal)
     within = tolerance(dot_slack(concat[i], W_o[:, c]))
     causal_count = T * (T + 1) // 2
-    head_name = f"head {shown.followed_head + 1}" if len(shown.steps.heads) > 1 else "the head"
+    head_name = _("head {head}", head=shown.followed_head + 1) if len(shown.steps.heads) > 1 else _("the head")
     return [
         Exercise(
             id="output-entry",
             kind="numeric",
             prompt=asked(
-                f"From the row {quote(L[i])} of “Concatenated heads” (stage 8) and column d{c + 1} of “W_o” (stage 9), "
-                f"compute entry d{c + 1} of the block's output for {quote(L[i])}; “Output of the block” follows once "
-                "you have answered.",
+                _(
+                    "From the row {query} of “Concatenated heads” (stage 8) and column d{c} of “W_o” (stage 9), "
+                    "compute entry d{c} of the block's output for {query}; “Output of the block” follows once you "
+                    "have answered.",
+                    query=quote(L[i]),
+                    c=c + 1,
+                ),
                 within,
             ),
             answer=value,
-            hint=f"output = concat W_o: the concatenated row dotted with column d{c + 1} of W_o.",
+            hint=_("output = concat W_o: the concatenated row dotted with column d{c} of W_o.", c=c + 1),
             solution=f"{products_text(concat[i].tolist(), W_o[:, c].tolist(), value)}.",
             tolerance=within,
             uses=shown_numbers(concat[i], W_o[:, c]),
@@ -272,12 +372,21 @@ def pipeline_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
         Exercise(
             id="self-attention",
             kind="choice",
-            prompt=f"From the masked scores of {head_name} above, predict which token will give itself the largest "
-            "weight (the largest diagonal entry of the weights, which follow once you have answered).",
+            prompt=_(
+                "From the masked scores of {head} above, predict which token will give itself the largest weight (the "
+                "largest diagonal entry of the weights, which follow once you have answered).",
+                head=head_name,
+            ),
             answer=L[top],
-            hint="A token keeps much of its weight when its own score stands well above the other scores of its row "
-            "(softmax of each row); a row with fewer keys left by the mask has fewer to share with.",
-            solution=f"Diagonal of the weights: {labelled_values(L, diagonal)}: the largest is {quote(L[top])}.",
+            hint=_(
+                "A token keeps much of its weight when its own score stands well above the other scores of its row "
+                "(softmax of each row); a row with fewer keys left by the mask has fewer to share with."
+            ),
+            solution=_(
+                "Diagonal of the weights: {diagonal}: the largest is {top}.",
+                diagonal=labelled_values(L, diagonal),
+                top=quote(L[top]),
+            ),
             options=pick_options(L, top, rng),
             uses=shown_numbers(head.masked_scores),
             reveals=shown_numbers(diagonal),
@@ -285,10 +394,23 @@ def pipeline_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
         Exercise(
             id="causal-count",
             kind="what-if",
-            prompt=f"What if {'the' if shown.masked else 'a'} causal mask were {'kept' if shown.masked else 'added'}? "
-            f"How many of the {T}×{T} weights of one head would be non-zero? Exact count.",
+            prompt=_(
+                "What if the causal mask were kept? How many of the {T}×{T} weights of one head would be non-zero? "
+                "Exact count.",
+                T=T,
+            )
+            if shown.masked
+            else _(
+                "What if a causal mask were added? How many of the {T}×{T} weights of one head would be non-zero? "
+                "Exact count.",
+                T=T,
+            ),
             answer=float(causal_count),
-            hint="Row 1 keeps 1 key, row 2 keeps 2 keys, …, row T keeps all T.",
-            solution=f"Row k keeps k keys; the counts 1 to {T} add up to {T} × ({T} + 1) / 2 = {causal_count}.",
+            hint=_("Row 1 keeps 1 key, row 2 keeps 2 keys, …, row T keeps all T."),
+            solution=_(
+                "Row k keeps k keys; the counts 1 to {T} add up to {T} × ({T} + 1) / 2 = {count}.",
+                T=T,
+                count=causal_count,
+            ),
         ),
     ]
