@@ -21,9 +21,11 @@ from attention_core.exercises.base import (
     pick_options,
     quote,
     shown_numbers,
+    shown_options,
     tolerance,
     top_index,
 )
+from attention_core.i18n import N_, _
 from attention_core.numbers import exp_text, result_text, rounded_text, sum_text, written_value
 
 
@@ -61,6 +63,11 @@ class GenerationMaterial:
     block_size: int
 
 
+BIAS_OPTIONS = (N_("stay the same"), N_("all become 1/T"), N_("move towards [CLS]"), N_("change unpredictably"))
+FUTURE_OPTIONS = (N_("yes, once trained"), N_("yes, a little"), N_("no: the key is in its future"))
+CACHE_OPTIONS = (N_("none: earlier rows never change"), N_("the last row only"), N_("all of them"))
+
+
 def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     """Lesson 10: the shown head's favourite key, its label, the query row's entropy, and dropping b_k."""
     from attention_core import trained_model as tm  # only this lesson needs it
@@ -72,7 +79,7 @@ def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
     T = len(P)
     layer, head = inp.material.layer, inp.material.head
     i = min(inp.material.query, T - 1)
-    where = f"layer {layer + 1}, head {head + 1} (the head shown above)"
+    where = _("layer {layer}, head {head} (the head shown above)", layer=layer + 1, head=head + 1)
     params = tm.head_params(inp.material.model, layer, head)
     X = forward.hidden_states[layer]  # (T, d_model)
     steps = tm.head_by_hand(X, params)
@@ -91,12 +98,23 @@ def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
         Exercise(
             id="trained-top",
             kind="choice",
-            prompt=f"In {where} of all-MiniLM-L6-v2, which piece does the query {quote(P[i])} attend to most?",
+            prompt=_(
+                "In {where} of all-MiniLM-L6-v2, which piece does the query {query} attend to most?",
+                where=where,
+                query=quote(P[i]),
+            ),
             answer=P[top],
-            hint="Softmax keeps the order of the scores: the largest scaled score of the query's row gets the "
-            "largest weight.",
-            solution=f"Scaled scores of row {quote(P[i])}: {labelled_values(P, steps.scaled_scores[i])}; weights "
-            f"{labelled_values(P, row)}: the largest is {quote(P[top])}.",
+            hint=_(
+                "Softmax keeps the order of the scores: the largest scaled score of the query's row gets the largest "
+                "weight."
+            ),
+            solution=_(
+                "Scaled scores of row {query}: {scores}; weights {weights}: the largest is {top}.",
+                query=quote(P[i]),
+                scores=labelled_values(P, steps.scaled_scores[i]),
+                weights=labelled_values(P, row),
+                top=quote(P[top]),
+            ),
             options=pick_options(P, top, rng),
             uses=shown_numbers(steps.scaled_scores[i]),
             reveals=shown_numbers(row),  # the query's row of weights: drawn once this is settled
@@ -104,43 +122,75 @@ def trained_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
         Exercise(
             id="trained-label",
             kind="choice",
-            prompt=f"Which label does {where} get on this sentence, by the labelling rules of the step “What heads "
-            "do” (the hint sums them up)?",
+            prompt=_(
+                "Which label does {where} get on this sentence, by the labelling rules of the step “What heads do” "
+                "(the hint sums them up)?",
+                where=where,
+            ),
             answer=label,
-            hint=f"Average over the queries the weight on [CLS], [SEP], the previous, next and same piece; "
-            f"a share of at least {tm.LABEL_SHARE:g} names the head, else look at the entropy.",
-            solution=f"Mean shares: {', '.join(f'{name} {fmt(value)}' for name, value in shares.items())}; "
-            f"mean row entropy {fmt(float(ac.row_entropy(weights).mean()))} of ln T = {fmt(math.log(T))}: "
-            f"the label is {quote(label)}.",
+            hint=_(
+                "Average over the queries the weight on [CLS], [SEP], the previous, next and same piece; a share of "
+                "at least {share} names the head, else look at the entropy.",
+                share=f"{tm.LABEL_SHARE:g}",
+            ),
+            solution=_(
+                "Mean shares: {shares}; mean row entropy {entropy} of ln T = {uniform}: the label is {label}.",
+                shares=", ".join(f"{_(name)} {fmt(value)}" for name, value in shares.items()),
+                entropy=fmt(float(ac.row_entropy(weights).mean())),
+                uniform=fmt(math.log(T)),
+                label=quote(_(label)),
+            ),
             options=tm.HEAD_LABELS,
+            option_labels=shown_options(tm.HEAD_LABELS),
             reveals=(tm.head_summary(forward.attentions[layer, head]).share,),  # the figure behind the label
         ),
         Exercise(
             id="trained-entropy",
             kind="numeric",
             prompt=asked(
-                f"From the row of the query {quote(P[i])} in {where}, compute its entropy −Σ w ln w (in nats), then "
-                "check it under the row's table.",
+                _(
+                    "From the row of the query {query} in {where}, compute its entropy −Σ w ln w (in nats), then check "
+                    "it under the row's table.",
+                    query=quote(P[i]),
+                    where=where,
+                ),
                 entropy_within,
             ),
             answer=entropy,
-            hint=f"Add −w ln w over the row's {T} weights (a weight of 0 adds 0); a uniform row would give ln {T}.",
-            solution=f"Weights {labelled_values(P, row)}; −Σ w ln w = {fmt(entropy)} "
-            f"(uniform: ln {T} = {fmt(math.log(T))}).",
+            hint=_(
+                "Add −w ln w over the row's {T} weights (a weight of 0 adds 0); a uniform row would give ln {T}.", T=T
+            ),
+            solution=_(
+                "Weights {weights}; −Σ w ln w = {entropy} (uniform: ln {T} = {uniform}).",
+                weights=labelled_values(P, row),
+                entropy=fmt(entropy),
+                T=T,
+                uniform=fmt(math.log(T)),
+            ),
             tolerance=entropy_within,
             uses=shown_numbers(row),
         ),
         Exercise(
             id="trained-no-bias",
             kind="what-if",
-            prompt=f"What if the key bias b_k of {where} were dropped (K = X W_k instead of X W_k + b_k)? "
-            f"The weights of the query {quote(P[i])} would …",
-            answer="stay the same",
-            hint="The bias adds q · b_k to the score of every key of the row: the same number for every key.",
-            solution=f"q · b_k / √{tm.D_K} = {fmt(bias_term)} is added to every score of row {quote(P[i])}; softmax "
-            "ignores a constant added to a whole row (recomputed without b_k: the weights move by at most "
-            f"{fmt(gap)}).",
-            options=("stay the same", "all become 1/T", "move towards [CLS]", "change unpredictably"),
+            prompt=_(
+                "What if the key bias b_k of {where} were dropped (K = X W_k instead of X W_k + b_k)? The weights of "
+                "the query {query} would …",
+                where=where,
+                query=quote(P[i]),
+            ),
+            answer=BIAS_OPTIONS[0],
+            hint=_("The bias adds q · b_k to the score of every key of the row: the same number for every key."),
+            solution=_(
+                "q · b_k / √{d_k} = {term} is added to every score of row {query}; softmax ignores a constant added "
+                "to a whole row (recomputed without b_k: the weights move by at most {gap}).",
+                d_k=tm.D_K,
+                term=fmt(bias_term),
+                query=quote(P[i]),
+                gap=fmt(gap),
+            ),
+            options=BIAS_OPTIONS,
+            option_labels=shown_options(BIAS_OPTIONS),
         ),
     ]
 
@@ -168,50 +218,80 @@ def training_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
         Exercise(
             id="ideal-key",
             kind="choice",
-            prompt=f"{tr.TASKS[settings.task]}: in the right pattern, which key should the query {quote(labels[q])} "
-            "attend to (in the last layer)?",
+            prompt=_(
+                "{task}: in the right pattern, which key should the query {query} attend to (in the last layer)?",
+                task=_(tr.TASKS[settings.task]),
+                query=quote(labels[q]),
+            ),
             answer=labels[right],
-            hint="Ask what the query must predict, and which earlier position holds that token.",
-            solution=f"Query {quote(labels[q])} must predict the token at {quote(labels[right])}, so its row of the "
-            "right "
-            "pattern is 1 there and 0 elsewhere.",
+            hint=_("Ask what the query must predict, and which earlier position holds that token."),
+            solution=_(
+                "Query {query} must predict the token at {key}, so its row of the right pattern is 1 there and 0 "
+                "elsewhere.",
+                query=quote(labels[q]),
+                key=quote(labels[right]),
+            ),
             options=pick_options(labels[: q + 1], right, rng),
         ),
         Exercise(
             id="uniform-closeness",
             kind="what-if",
             prompt=asked(
-                "What if every query spread its weight evenly over the keys the causal mask lets it see? What would "
-                "the mean weight on the right key (over the scored queries) be?",
+                _(
+                    "What if every query spread its weight evenly over the keys the causal mask lets it see? What "
+                    "would the mean weight on the right key (over the scored queries) be?"
+                ),
                 tolerance(),
             ),
             answer=uniform_close,
-            hint="The query at position p (counted from 1) sees keys 1 to p, so each gets 1/p; average that over the "
-            "scored queries.",
-            solution=f"Scored positions {', '.join(str(s + 1) for s in scored)}: mean of "
-            f"{joined([f'1/{s + 1}' for s in scored], ', ')} = {fmt(uniform_close)}.",
+            hint=_(
+                "The query at position p (counted from 1) sees keys 1 to p, so each gets 1/p; average that over the "
+                "scored queries."
+            ),
+            solution=_(
+                "Scored positions {positions}: mean of {terms} = {mean}.",
+                positions=", ".join(str(s + 1) for s in scored),
+                terms=joined([f"1/{s + 1}" for s in scored], ", "),
+                mean=fmt(uniform_close),
+            ),
             tolerance=tolerance(),
         ),
         Exercise(
             id="causal-future",
             kind="what-if",
-            prompt=f"The model is causal. Can the query {quote(labels[ahead])} put any weight on the key "
-            f"{quote(labels[ahead + 1])}?",
-            answer="no: the key is in its future",
-            hint="Compare the two positions: a causal mask hides every key after the query.",
-            solution=f"Key {ahead + 2} comes after query {ahead + 1}: its score is −∞ before softmax, so its weight is "
-            "exactly 0 at every step of training.",
-            options=("yes, once trained", "yes, a little", "no: the key is in its future"),
+            prompt=_(
+                "The model is causal. Can the query {query} put any weight on the key {key}?",
+                query=quote(labels[ahead]),
+                key=quote(labels[ahead + 1]),
+            ),
+            answer=FUTURE_OPTIONS[2],
+            hint=_("Compare the two positions: a causal mask hides every key after the query."),
+            solution=_(
+                "Key {key} comes after query {query}: its score is −∞ before softmax, so its weight is exactly 0 at "
+                "every step of training.",
+                key=ahead + 2,
+                query=ahead + 1,
+            ),
+            options=FUTURE_OPTIONS,
+            option_labels=shown_options(FUTURE_OPTIONS),
         ),
         Exercise(
             id="batch-scored",
             kind="numeric",
-            prompt=f"Each training step's batch holds {tr.BATCH} sequences built like the example (the same "
-            "positions scored). Over how many scored positions N does one batch's loss average? Exact count.",
+            prompt=_(
+                "Each training step's batch holds {batch} sequences built like the example (the same positions "
+                "scored). Over how many scored positions N does one batch's loss average? Exact count.",
+                batch=tr.BATCH,
+            ),
             answer=float(tr.BATCH * len(scored)),
-            hint="Count the positions of the example whose target is not '·', then multiply by the sequences.",
-            solution=f"Scored: positions {', '.join(str(s + 1) for s in scored)}, {len(scored)} per sequence; "
-            f"{len(scored)} × {tr.BATCH} = {tr.BATCH * len(scored)}.",
+            hint=_("Count the positions of the example whose target is not '·', then multiply by the sequences."),
+            solution=_(
+                "Scored: positions {positions}, {count} per sequence; {count} × {batch} = {total}.",
+                positions=", ".join(str(s + 1) for s in scored),
+                count=len(scored),
+                batch=tr.BATCH,
+                total=tr.BATCH * len(scored),
+            ),
         ),
     ]
     if len(snapshots) > 1 and snapshots[0].step != snapshots[-1].step:
@@ -223,13 +303,28 @@ def training_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
             Exercise(
                 id="closer",
                 kind="choice",
-                prompt=f"Layer {last_layer + 1}, head {head + 1}: is its pattern closer to the right one at step "
-                f"{first.step} or at step {last.step}?",
+                prompt=_(
+                    "Layer {layer}, head {head}: is its pattern closer to the right one at step {first} or at step "
+                    "{last}?",
+                    layer=last_layer + 1,
+                    head=head + 1,
+                    first=first.step,
+                    last=last.step,
+                ),
                 answer=answer,
-                hint="Training lowers the loss; for this task that means more weight on the key holding what each "
-                "query must predict. The held-out accuracy of the step “Train it” says how far it got.",
-                solution=f"Weight on the right key: {fmt(start)} at step {first.step}, {fmt(end)} at step {last.step}.",
+                hint=_(
+                    "Training lowers the loss; for this task that means more weight on the key holding what each "
+                    "query must predict. The held-out accuracy of the step “Train it” says how far it got."
+                ),
+                solution=_(
+                    "Weight on the right key: {start} at step {first}, {end} at step {last}.",
+                    start=fmt(start),
+                    first=first.step,
+                    end=fmt(end),
+                    last=last.step,
+                ),
                 options=(f"step {first.step}", f"step {last.step}"),
+                option_labels=(_("step {step}", step=first.step), _("step {step}", step=last.step)),
                 reveals=(start, end),  # the weights on the right key at both steps (the step slider shows them)
             )
         )
@@ -261,21 +356,40 @@ def generation_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercis
         Exercise(
             id="cache-numbers",
             kind="numeric",
-            prompt=f"After step {t + 1} (the new token {quote(L[t])}, the step slider above), how many numbers do "
-            "the K "
-            f"and V caches hold together (d_k = {d_k}, d_v = {d_v})? Exact count.",
+            prompt=_(
+                "After step {step} (the new token {token}, the step slider above), how many numbers do the K and V "
+                "caches hold together (d_k = {d_k}, d_v = {d_v})? Exact count.",
+                step=t + 1,
+                token=quote(L[t]),
+                d_k=d_k,
+                d_v=d_v,
+            ),
             answer=float(cached_numbers),
-            hint="One K row and one V row per token so far.",
-            solution=f"{t + 1} tokens × (d_k + d_v) = {t + 1} × ({d_k} + {d_v}) = {cached_numbers}.",
+            hint=_("One K row and one V row per token so far."),
+            solution=_(
+                "{n} tokens × (d_k + d_v) = {n} × ({d_k} + {d_v}) = {count}.",
+                n=t + 1,
+                d_k=d_k,
+                d_v=d_v,
+                count=cached_numbers,
+            ),
         ),
         Exercise(
             id="step-top",
             kind="choice",
-            prompt=f"At step {t + 1}, which cached key gets the most weight from the new token {quote(L[t])}'s query?",
+            prompt=_(
+                "At step {step}, which cached key gets the most weight from the new token {token}'s query?",
+                step=t + 1,
+                token=quote(L[t]),
+            ),
             answer=L[top],
-            hint="Only the keys of steps 1 to t are in the cache; the largest scaled score q · k / √d_k wins.",
-            solution=f"Scores q · k / √{d_k}: {labelled_values(L[: t + 1], steps[t].scores)}; weights "
-            f"{labelled_values(L[: t + 1], steps[t].weights)}.",
+            hint=_("Only the keys of steps 1 to t are in the cache; the largest scaled score q · k / √d_k wins."),
+            solution=_(
+                "Scores q · k / √{d_k}: {scores}; weights {weights}.",
+                d_k=d_k,
+                scores=labelled_values(L[: t + 1], steps[t].scores),
+                weights=labelled_values(L[: t + 1], steps[t].weights),
+            ),
             options=pick_options(L[: t + 1], top, rng),
             uses=shown_numbers(steps[t].scores),
             reveals=shown_numbers(steps[t].weights),  # the weights compared (the step draws them once settled)
@@ -284,24 +398,46 @@ def generation_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercis
         Exercise(
             id="double-length",
             kind="what-if",
-            prompt=f"What if the sequence had {2 * T} tokens instead of {T}? How many multiply-adds would one head "
-            f"need in total without the cache (d_model = {d_model}, d_k = {d_k}, d_v = {d_v})? Exact count.",
+            prompt=_(
+                "What if the sequence had {doubled} tokens instead of {T}? How many multiply-adds would one head need "
+                "in total without the cache (d_model = {d_model}, d_k = {d_k}, d_v = {d_v})? Exact count.",
+                doubled=2 * T,
+                T=T,
+                d_model=d_model,
+                d_k=d_k,
+                d_v=d_v,
+            ),
             answer=float(doubled),
-            hint="Step n (n tokens so far) redoes every projection and the whole n × n scores and context.",
-            solution=f"Σ over n = 1..{2 * T} of n · {d_model}·(2·{d_k} + {d_v}) + n² · ({d_k} + {d_v}) = {doubled:,}; "
-            f"with the cache it would be {doubled_cached:,}.",
+            hint=_("Step n (n tokens so far) redoes every projection and the whole n × n scores and context."),
+            solution=_(
+                "Σ over n = 1..{length} of n · {d_model}·(2·{d_k} + {d_v}) + n² · ({d_k} + {d_v}) = {total}; with the "
+                "cache it would be {cached}.",
+                length=2 * T,
+                d_model=d_model,
+                d_k=d_k,
+                d_v=d_v,
+                total=f"{doubled:,}",
+                cached=f"{doubled_cached:,}",
+            ),
         ),
         Exercise(
             id="cache-unchanged",
             kind="what-if",
-            prompt=f"What if the token at step {t + 1} had been another word? Which rows already in the cache would "
-            "change?",
-            answer="none: earlier rows never change",
-            hint="A cache row depends only on its own token: k_j = x_j W_k.",
-            solution=f"Rows 1 to {t} are x_j W_k and x_j W_v of earlier tokens: the new token only appends row {t + 1}."
+            prompt=_(
+                "What if the token at step {step} had been another word? Which rows already in the cache would change?",
+                step=t + 1,
+            ),
+            answer=CACHE_OPTIONS[0],
+            hint=_("A cache row depends only on its own token: k_j = x_j W_k."),
+            solution=_(
+                "Rows 1 to {last} are x_j W_k and x_j W_v of earlier tokens: the new token only appends row {new}.",
+                last=t,
+                new=t + 1,
+            )
             if t
-            else "At step 1 the cache is empty before the new row is appended.",
-            options=("none: earlier rows never change", "the last row only", "all of them"),
+            else _("At step 1 the cache is empty before the new row is appended."),
+            options=CACHE_OPTIONS,
+            option_labels=shown_options(CACHE_OPTIONS),
         ),
     ]
 
@@ -328,14 +464,17 @@ def running_sum_exercise(label: str, online: list, b: int, block_size: int) -> E
     slack = sum(2 * SHOWN_HALF_UNIT * t for t in terms)  # s_j and m′ read at 4 decimals
     operands: tuple[float, ...] = (step.new_max, *scores)
     if b == 0:  # the sum starts empty: l′ is the block's terms alone
-        carried_line = "The sum is empty before block 1 (l = 0)"
+        carried_line = _("The sum is empty before block 1 (l = 0)")
     else:
         old_sum, rescale = online[b - 1].running_sum, math.exp(step.old_max - step.new_max)
         shown_rescale = float(rounded_text(written_exp(step.old_max, step.new_max)))
         product = written_value(fmt(old_sum)) * written_value(fmt(shown_rescale))
-        carried_line = (
-            f"The sum so far, rescaled: e^(m − m′) = {exp_text(step.old_max, step.new_max, rescale)}, and "
-            f"{fmt(old_sum)} × {fmt(shown_rescale)} = {result_text(product, old_sum * rescale, bold=False)}"
+        carried_line = _(
+            "The sum so far, rescaled: e^(m − m′) = {rescale}, and {old_sum} × {factor} = {product}",
+            rescale=exp_text(step.old_max, step.new_max, rescale),
+            old_sum=fmt(old_sum),
+            factor=fmt(shown_rescale),
+            product=result_text(product, old_sum * rescale, bold=False),
         )
         written = [float(rounded_text(product)), *written]
         slack += SHOWN_HALF_UNIT * rescale + 2 * SHOWN_HALF_UNIT * old_sum * rescale  # l, m and m′ read
@@ -345,17 +484,28 @@ def running_sum_exercise(label: str, online: list, b: int, block_size: int) -> E
         id="running-sum",
         kind="numeric",
         prompt=asked(
-            f"Online softmax of the query {quote(label)}'s row in blocks of {block_size} keys (the tables under "
-            f"“Online softmax, block by block”): block {b + 1} holds the query's own key. From the running sum l and "
-            "the maximum m before it, its new maximum m′ and its scores, compute the running sum after it: "
-            "l′ = l · e^(m − m′) + Σ e^(s_j − m′) over the block's keys.",
+            _(
+                "Online softmax of the query {query}'s row in blocks of {size} keys (the tables under “Online softmax, "
+                "block by block”): block {block} holds the query's own key. From the running sum l and the maximum m "
+                "before it, its new maximum m′ and its scores, compute the running sum after it: "
+                "l′ = l · e^(m − m′) + Σ e^(s_j − m′) over the block's keys.",
+                query=quote(label),
+                size=block_size,
+                block=b + 1,
+            ),
             within,
         ),
         answer=step.running_sum,
-        hint="Rescale the sum so far by e^(m − m′) (before block 1, l = 0), then add e^(s_j − m′) for each score of "
-        "the block (a masked key, −∞, adds 0).",
-        solution=f"{carried_line}. The block's terms: {term_lines}. "
-        f"l′ = {sum_text(written, step.running_sum, bold=False)}.",
+        hint=_(
+            "Rescale the sum so far by e^(m − m′) (before block 1, l = 0), then add e^(s_j − m′) for each score of the "
+            "block (a masked key, −∞, adds 0)."
+        ),
+        solution=_(
+            "{carried}. The block's terms: {terms}. l′ = {total}.",
+            carried=carried_line,
+            terms=term_lines,
+            total=sum_text(written, step.running_sum, bold=False),
+        ),
         tolerance=within,
         uses=shown_numbers(operands),
     )
@@ -394,10 +544,10 @@ def smol_cache_exercises(m: SmolCacheMaterial, rng: random.Random) -> list[Exerc
     group = c.group_size
     options = sorted({1, 2 * group, group, c.num_heads})
     what_ifs = (
-        ("its cache were stored in float32 (4 bytes per number) instead", c.num_kv_heads, 4),
-        (f"all {c.num_heads} query heads shared one key/value head (multi-query attention)", 1, b),
-        (f"it used full multi-head attention ({c.num_heads} key/value heads) with float32 (4 bytes per number)",
-         c.num_heads, 4),
+        (_("its cache were stored in float32 (4 bytes per number) instead"), c.num_kv_heads, 4),
+        (_("all {heads} query heads shared one key/value head (multi-query attention)", heads=c.num_heads), 1, b),
+        (_("it used full multi-head attention ({heads} key/value heads) with float32 (4 bytes per number)",
+           heads=c.num_heads), c.num_heads, 4),
     )  # fmt: skip
     change, kv_heads, number_bytes = rng.choice(what_ifs)
     changed = sm.kv_cache_bytes_per_token(c, number_bytes, kv_heads=kv_heads)
@@ -405,31 +555,53 @@ def smol_cache_exercises(m: SmolCacheMaterial, rng: random.Random) -> list[Exerc
         Exercise(
             id="gqa-tokens",
             kind="numeric",
-            prompt=f"The step gives SmolLM2's cache growth per token with grouped-query attention. How many bytes do "
-            f"the keys and values of {_grouped(tokens)} tokens take in the cache? Exact count, digits only.",
+            prompt=_(
+                "The step gives SmolLM2's cache growth per token with grouped-query attention. How many bytes do the "
+                "keys and values of {tokens} tokens take in the cache? Exact count, digits only.",
+                tokens=_grouped(tokens),
+            ),
             answer=float(per_token * tokens),
-            hint="Bytes per token (the bold figure above) times the number of tokens.",
-            solution=f"{_grouped(per_token)} bytes per token × {_grouped(tokens)} tokens = "
-            f"{_grouped(per_token * tokens)} bytes.",
+            hint=_("Bytes per token (the bold figure above) times the number of tokens."),
+            solution=_(
+                "{per_token} bytes per token × {tokens} tokens = {total} bytes.",
+                per_token=_grouped(per_token),
+                tokens=_grouped(tokens),
+                total=_grouped(per_token * tokens),
+            ),
         ),
         Exercise(
             id="gqa-group",
             kind="choice",
-            prompt="In SmolLM2, how many query heads share one key/value head?",
+            prompt=_("In SmolLM2, how many query heads share one key/value head?"),
             answer=str(group),
-            hint="Divide the query heads by the key/value heads.",
-            solution=f"{c.num_heads} query heads / {c.num_kv_heads} key/value heads = {group} per key/value head: that "
-            f"is also why full multi-head attention's cache is {group} times as large.",
+            hint=_("Divide the query heads by the key/value heads."),
+            solution=_(
+                "{heads} query heads / {kv_heads} key/value heads = {group} per key/value head: that is also why full "
+                "multi-head attention's cache is {group} times as large.",
+                heads=c.num_heads,
+                kv_heads=c.num_kv_heads,
+                group=group,
+            ),
             options=tuple(str(n) for n in options),
         ),
         Exercise(
             id="gqa-what-if",
             kind="what-if",
-            prompt=f"What if {change}? How many bytes would SmolLM2's cache grow by per token? Exact count, "
-            "digits only.",
+            prompt=_(
+                "What if {change}? How many bytes would SmolLM2's cache grow by per token? Exact count, digits only.",
+                change=change,
+            ),
             answer=float(changed),
-            hint="2 (K and V) × layers × key/value heads × head size × bytes per number, with the changed factor.",
-            solution=f"2 × {c.num_layers} × {kv_heads} × {c.head_dim} × {number_bytes} = {_grouped(changed)} bytes "
-            f"per token, against {_grouped(per_token)} as the model is.",
+            hint=_("2 (K and V) × layers × key/value heads × head size × bytes per number, with the changed factor."),
+            solution=_(
+                "2 × {layers} × {kv_heads} × {head_dim} × {bytes} = {changed} bytes per token, against {per_token} as "
+                "the model is.",
+                layers=c.num_layers,
+                kv_heads=kv_heads,
+                head_dim=c.head_dim,
+                bytes=number_bytes,
+                changed=_grouped(changed),
+                per_token=_grouped(per_token),
+            ),
         ),
     ]
