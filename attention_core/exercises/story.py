@@ -24,16 +24,18 @@ from attention_core.exercises.base import (
     products_text,
     quote,
     shown_numbers,
+    shown_options,
     softmax_slack,
     tolerance,
 )
+from attention_core.i18n import N_, _
 from attention_core.numbers import quotient_text, sum_text
 from attention_core.story import D_K, NextStop, Story, TrainedStop, top_word_piece
 
-ORDER_OPTIONS = (
-    "Exactly the same numbers, only in another row",
-    "Slightly different numbers",
-    "Completely different numbers",
+ORDER_OPTIONS = (  # English values (graded); shown through _()
+    N_("Exactly the same numbers, only in another row"),
+    N_("Slightly different numbers"),
+    N_("Completely different numbers"),
 )
 
 
@@ -70,8 +72,12 @@ def q_entry(s: Story, L, rng: random.Random) -> Exercise:
     i, d = s.query, rng.randrange(D_K)
     return dot_question(
         "q-entry",
-        f"entry q{d + 1} of the query of {quote(L[i])}: the row {quote(L[i])} of X times column {d + 1} of W_q.",
-        "Multiply the two lists of numbers entry by entry and add the products.",
+        _(
+            "entry q{d} of the query of {query}: the row {query} of X times column {d} of W_q.",
+            d=d + 1,
+            query=quote(L[i]),
+        ),
+        _("Multiply the two lists of numbers entry by entry and add the products."),
         s.X[i],  # (d_model,)
         s.weights_.W_q[:, d],  # (d_model,)
         float(s.Q[i, d]),
@@ -87,9 +93,15 @@ def score(s: Story, L, rng: random.Random) -> Exercise:
     return Exercise(
         id="score",
         kind="numeric",
-        prompt=asked(f"the score of the query {quote(L[i])} with the key {quote(L[j])}: q · k.", within),
+        prompt=asked(
+            _("the score of the query {query} with the key {key}: q · k.", query=quote(L[i]), key=quote(L[j])), within
+        ),
         answer=value,
-        hint=f"q is the row {quote(L[i])} of Q, k the row {quote(L[j])} of K: multiply entry by entry, add.",
+        hint=_(
+            "q is the row {query} of Q, k the row {key} of K: multiply entry by entry, add.",
+            query=quote(L[i]),
+            key=quote(L[j]),
+        ),
         solution=f"{products_text(s.Q[i].tolist(), s.K[j].tolist(), value)}.",
         tolerance=within,
         uses=shown_numbers(s.Q[i], s.K[j]),
@@ -107,7 +119,12 @@ def scaled(s: Story, L, rng: random.Random) -> Exercise:
         id="scaled",
         kind="numeric",
         prompt=asked(
-            f"Divide the score of {quote(L[i])} with {quote(L[j])} by √d_k = √{D_K}: what does softmax receive?",
+            _(
+                "Divide the score of {query} with {key} by √d_k = √{d_k}: what does softmax receive?",
+                query=quote(L[i]),
+                key=quote(L[j]),
+                d_k=D_K,
+            ),
             within,
         ),
         answer=value,
@@ -129,14 +146,20 @@ def weight(s: Story, L, rng: random.Random) -> Exercise:
         id="weight",
         kind="numeric",
         prompt=asked(
-            f"Softmax divides each exponential by their sum. What weight does the query {quote(L[i])} give "
-            f"the key {quote(L[j])}?",
+            _(
+                "Softmax divides each exponential by their sum. What weight does the query {query} give the key {key}?",
+                query=quote(L[i]),
+                key=quote(L[j]),
+            ),
             within,
         ),
         answer=value,
-        hint=f"Add the row's exponentials, then divide the one of {quote(L[j])} by that sum.",
-        solution=f"Sum: {sum_text(s.exps.tolist(), total, bold=False)}; "
-        f"{quotient_text(float(s.exps[j]), fmt(total), value, bold=False)}.",
+        hint=_("Add the row's exponentials, then divide the one of {key} by that sum.", key=quote(L[j])),
+        solution=_(
+            "Sum: {total}; {weight}.",
+            total=sum_text(s.exps.tolist(), total, bold=False),
+            weight=quotient_text(float(s.exps[j]), fmt(total), value, bold=False),
+        ),
         tolerance=within,
         uses=shown_numbers(s.exps),
         reveals=shown_numbers(s.attn[i, j]),
@@ -155,15 +178,24 @@ def masked_weight(s: Story, L, rng: random.Random) -> Exercise:
         id="masked-weight",
         kind="numeric",
         prompt=asked(
-            f"With the causal mask, {quote(L[i])} may look only at itself and the tokens before it. Its blocked "
-            f"weights are gone and the rest are shared out again so they sum to 1. What weight does {quote(L[j])} "
-            "get now?",
+            _(
+                "With the causal mask, {query} may look only at itself and the tokens before it. Its blocked weights "
+                "are gone and the rest are shared out again so they sum to 1. What weight does {key} get now?",
+                query=quote(L[i]),
+                key=quote(L[j]),
+            ),
             within,
         ),
         answer=value,
-        hint=f"Add the weights of the tokens it may still see, then divide the weight of {quote(L[j])} by that sum.",
-        solution=f"Visible weights: {sum_text(visible.tolist(), float(visible.sum()), bold=False)}; "
-        f"{quotient_text(float(row[j]), fmt(float(visible.sum())), value, bold=False)}.",
+        hint=_(
+            "Add the weights of the tokens it may still see, then divide the weight of {key} by that sum.",
+            key=quote(L[j]),
+        ),
+        solution=_(
+            "Visible weights: {total}; {weight}.",
+            total=sum_text(visible.tolist(), float(visible.sum()), bold=False),
+            weight=quotient_text(float(row[j]), fmt(float(visible.sum())), value, bold=False),
+        ),
         tolerance=within,
         uses=shown_numbers(visible),
         reveals=shown_numbers(s.masked_attn[i, j]),
@@ -175,9 +207,13 @@ def context_entry(s: Story, L, rng: random.Random) -> Exercise:
     i, d = s.query, rng.randrange(D_K)
     return dot_question(
         "context",
-        f"entry {d + 1} of the context vector of {quote(L[i])}: each token's weight times entry {d + 1} of its "
-        "value vector, added up.",
-        f"Pair the weights of the row {quote(L[i])} with column v{d + 1} of V, token by token.",
+        _(
+            "entry {d} of the context vector of {query}: each token's weight times entry {d} of its value vector, "
+            "added up.",
+            d=d + 1,
+            query=quote(L[i]),
+        ),
+        _("Pair the weights of the row {query} with column v{d} of V, token by token.", query=quote(L[i]), d=d + 1),
         s.attn[i],  # (T,)
         s.V[:, d],  # (T,)
         float(s.context[i, d]),
@@ -189,9 +225,12 @@ def output_entry(s: Story, L, rng: random.Random) -> Exercise:
     i, d = s.query, rng.randrange(s.d_model)
     return dot_question(
         "output",
-        f"entry d{d + 1} of the output of {quote(L[i])}: its concatenated row [head 1 | head 2] times column "
-        f"d{d + 1} of W_o.",
-        f"{s.concat.shape[1]} products: the concatenated row entry by entry with the column of W_o.",
+        _(
+            "entry d{d} of the output of {query}: its concatenated row [head 1 | head 2] times column d{d} of W_o.",
+            d=d + 1,
+            query=quote(L[i]),
+        ),
+        _("{count} products: the concatenated row entry by entry with the column of W_o.", count=s.concat.shape[1]),
         s.concat[i],  # (h d_k,)
         s.weights_.W_o[:, d],  # (h d_k,)
         float(s.output[i, d]),
@@ -204,12 +243,18 @@ def reordered(s: Story, L, rng: random.Random) -> Exercise:
     return Exercise(
         id="order",
         kind="choice",
-        prompt=f"The same block runs on the sentence in reverse order. What happens to the output of {quote(L[i])}?",
+        prompt=_(
+            "The same block runs on the sentence in reverse order. What happens to the output of {query}?",
+            query=quote(L[i]),
+        ),
         answer=ORDER_OPTIONS[0],
-        hint="Every score compares two vectors; nothing in Q Kᵀ, softmax or the weighted sum reads a position.",
-        solution="Attention mixes a set of vectors: reorder them and each output moves with its token, unchanged. "
-        "The block cannot tell “dog bites man” from “man bites dog” unless positions are added to X.",
+        hint=_("Every score compares two vectors; nothing in Q Kᵀ, softmax or the weighted sum reads a position."),
+        solution=_(
+            "Attention mixes a set of vectors: reorder them and each output moves with its token, unchanged. The "
+            "block cannot tell “dog bites man” from “man bites dog” unless positions are added to X."
+        ),
         options=ORDER_OPTIONS,
+        option_labels=shown_options(ORDER_OPTIONS),
         reveals=shown_numbers(s.reordered_output),
     )
 
@@ -220,11 +265,20 @@ def one_line_count(s: Story, L, rng: random.Random) -> Exercise:
     return Exercise(
         id="one-line",
         kind="numeric",
-        prompt=f"softmax(Q Kᵀ / √d_k) V for the {s.T} tokens of this sentence: how many numbers does it return "
-        f"(head 1, d_k = {D_K})?",
+        prompt=_(
+            "softmax(Q Kᵀ / √d_k) V for the {T} tokens of this sentence: how many numbers does it return (head 1, "
+            "d_k = {d_k})?",
+            T=s.T,
+            d_k=D_K,
+        ),
         answer=float(count),
-        hint="softmax(Q Kᵀ / √d_k) is T × T; times V (T × d_k) gives T rows of d_k numbers.",
-        solution=f"(T × T) @ (T × d_k) = {s.T} × {D_K} = {count} numbers: one context vector per token.",
+        hint=_("softmax(Q Kᵀ / √d_k) is T × T; times V (T × d_k) gives T rows of d_k numbers."),
+        solution=_(
+            "(T × T) @ (T × d_k) = {T} × {d_k} = {count} numbers: one context vector per token.",
+            T=s.T,
+            d_k=D_K,
+            count=count,
+        ),
         tolerance=0.0,
         reveals=shown_numbers(s.one_line),
     )
@@ -240,18 +294,31 @@ def trained_question(m: TrainedStop, rng: random.Random) -> Exercise:
     """The trained-model stop: predict which word piece the chosen head makes the query look at most."""
     top = top_word_piece(m.row, m.query)
     candidates = [j for j in range(1, len(m.pieces) - 1) if j != m.query] or [m.query]
-    labels = [f"{m.pieces[j]} (piece {j + 1})" for j in range(len(m.pieces))]
+    labels = [f"{m.pieces[j]} (piece {j + 1})" for j in range(len(m.pieces))]  # the values (graded, hashed)
+    shown = {label: _("{piece} (piece {n})", piece=m.pieces[j], n=j + 1) for j, label in enumerate(labels)}
     options = pick_options([labels[j] for j in candidates], candidates.index(top) if top in candidates else 0, rng)
     return Exercise(
         id="trained",
         kind="choice",
-        prompt=f"Predict: in layer {m.layer + 1}, head {m.head + 1}, which piece does {quote(m.pieces[m.query])} "
-        "give the most weight, apart from itself, [CLS] and [SEP]?",
+        prompt=_(
+            "Predict: in layer {layer}, head {head}, which piece does {query} give the most weight, apart from "
+            "itself, [CLS] and [SEP]?",
+            layer=m.layer + 1,
+            head=m.head + 1,
+            query=quote(m.pieces[m.query]),
+        ),
         answer=labels[top],
-        hint="A trained head often links words that belong together: a word and its neighbour, or a verb and its "
-        "object.",
-        solution=f"{quote(m.pieces[top])} gets {fmt(float(m.row[top]))} of the weight of {quote(m.pieces[m.query])}.",
+        hint=_(
+            "A trained head often links words that belong together: a word and its neighbour, or a verb and its object."
+        ),
+        solution=_(
+            "{piece} gets {weight} of the weight of {query}.",
+            piece=quote(m.pieces[top]),
+            weight=fmt(float(m.row[top])),
+            query=quote(m.pieces[m.query]),
+        ),
         options=options,
+        option_labels=tuple(shown[option] for option in options),
         reveals=shown_numbers(m.row),
     )
 
@@ -267,10 +334,17 @@ def next_token_question(m: NextStop) -> Exercise:
     return Exercise(
         id="next-token",
         kind="choice",
-        prompt=f"Predict: which of these does SmolLM2 rank first as the next token after {quote(m.prompt)}?",
+        prompt=_(
+            "Predict: which of these does SmolLM2 rank first as the next token after {prompt}?",
+            prompt=quote(m.prompt),
+        ),
         answer=piece_label(m.pieces[0]),
-        hint="The model reads the last position's context vector, after 30 layers of attention.",
-        solution=f"{piece_label(m.pieces[0])}, with probability {fmt(m.probabilities[0])}.",
+        hint=_("The model reads the last position's context vector, after 30 layers of attention."),
+        solution=_(
+            "{piece}, with probability {probability}.",
+            piece=piece_label(m.pieces[0]),
+            probability=fmt(m.probabilities[0]),
+        ),
         options=options,
         reveals=shown_numbers(m.probabilities),
     )
