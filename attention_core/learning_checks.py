@@ -25,16 +25,19 @@ import torch
 
 import attention_core as ac
 from attention_core.exercises.base import Exercise, asked, products_text, tolerance
+from attention_core.i18n import N_, _
 from attention_core.numbers import exp_text, format_number, quotient_text, sum_text, vector_text, written_sum
 
 IDEAS = ("scores", "softmax", "context", "scaling", "masking")
-IDEA_LABELS = {
-    "scores": "Scores (dot products)",
-    "softmax": "Softmax (scores to weights)",
-    "context": "Context vectors (weighted sums)",
-    "scaling": "Scaling by √d_k",
-    "masking": "The causal mask",
+IDEA_LABELS = {  # English, marked: shown through _()
+    "scores": N_("Scores (dot products)"),
+    "softmax": N_("Softmax (scores to weights)"),
+    "context": N_("Context vectors (weighted sums)"),
+    "scaling": N_("Scaling by √d_k"),
+    "masking": N_("The causal mask"),
 }
+ORDINALS = {1: N_("first"), 2: N_("second"), 3: N_("third"), 4: N_("fourth"), 5: N_("fifth"), 6: N_("sixth")}
+ALL_WORDS = N_("all six words")  # an option of the masking question (graded in English, shown through _())
 FORMS = {  # each idea asked in one of two forms; a check and its matched check use the same form
     "scores": ("dot", "largest"),
     "softmax": ("weight", "shift"),
@@ -45,14 +48,25 @@ FORMS = {  # each idea asked in one of two forms; a check and its matched check 
 RESULTS = ("right", "wrong", "skipped")  # an idea's result in a check
 REVIEW_SIZE = 3
 REVIEW_GAPS = (1, 3, 7, 14, 30)  # days before review n + 1 (n reviews done), from the last review or the path's end
-SENTENCES = (  # six different words each, so a word names one position
-    ("the", "cat", "sat", "on", "my", "mat"),
-    ("a", "small", "dog", "chased", "the", "ball"),
-    ("we", "read", "one", "short", "book", "today"),
-    ("birds", "sing", "before", "the", "sun", "rises"),
-    ("my", "friend", "baked", "a", "lemon", "cake"),
-    ("rain", "fell", "on", "the", "quiet", "town"),
+# Six different words each, so a word names one position. A translation writes six different words too, separated
+# by spaces: the question about word n asks about the translation's word n (the graded values stay these words).
+SENTENCE_TEXTS = (
+    # TRANSLATORS: six different words separated by single spaces (a causal-mask question counts them).
+    N_("the cat sat on my mat"),
+    # TRANSLATORS: six different words separated by single spaces.
+    N_("a small dog chased the ball"),
+    # TRANSLATORS: six different words separated by single spaces.
+    N_("we read one short book today"),
+    # TRANSLATORS: six different words separated by single spaces.
+    N_("birds sing before the sun rises"),
+    # TRANSLATORS: six different words separated by single spaces.
+    N_("my friend baked a lemon cake"),
+    # TRANSLATORS: six different words separated by single spaces.
+    N_("rain fell on the quiet town"),
 )
+SENTENCES = tuple(tuple(text.split()) for text in SENTENCE_TEXTS)
+# TRANSLATORS: what separates the words of a list of words ("the, cat, sat"): a comma and a space in English.
+WORD_SEPARATOR = N_(", ")
 
 
 # --- numbers --------------------------------------------------------------------------------------------------
@@ -67,7 +81,7 @@ def stream(seed: int, *parts: object) -> random.Random:
 def halves(rng: random.Random, n: int, low: float = -2.0, high: float = 2.0) -> list[float]:
     """``n`` non-zero multiples of 0.5 from ``low`` to ``high``."""
     choices = [k / 2 for k in range(int(2 * low), int(2 * high) + 1) if k]
-    return [rng.choice(choices) for _ in range(n)]
+    return [rng.choice(choices) for _draw in range(n)]
 
 
 def tenths(rng: random.Random, n: int, low: float, high: float) -> list[float]:
@@ -93,14 +107,24 @@ def softmax_lines(scores: Sequence[float], j: int) -> str:
     lines = [exp_text(float(s), top, float(e)) for s, e in zip(row, exps, strict=True)]
     weight = float(softmax_row(scores)[j])
     shown = [float(e) for e, s in zip(exps, row, strict=True) if torch.isfinite(s)]
-    return (
-        f"{'; '.join(lines)}; their sum is {sum_text(shown, float(exps.sum()), bold=False)}; the weight is "
-        f"{quotient_text(float(exps[j]), written_sum(shown), weight, bold=False)}."
+    return _(
+        "{exps}; their sum is {total}; the weight is {weight}.",
+        exps="; ".join(lines),
+        total=sum_text(shown, float(exps.sum()), bold=False),
+        weight=quotient_text(float(exps[j]), written_sum(shown), weight, bold=False),
     )
 
 
+def sentence_words(words: tuple[str, ...]) -> tuple[str, ...]:
+    """A sentence of SENTENCES as the learner reads it: its translation's words (English if the translation does not
+    have as many different words)."""
+    shown = tuple(_(" ".join(words)).split())
+    return shown if len(set(shown)) == len(shown) == len(words) else words
+
+
 def ordinal(n: int) -> str:
-    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}[n]
+    """'first' … 'sixth', in the learner's language."""
+    return _(ORDINALS[n])
 
 
 # --- one generator per idea -----------------------------------------------------------------------------------
@@ -118,17 +142,22 @@ def scores_question(rng: random.Random, form: str) -> Exercise:
             id="scores-dot",
             kind="numeric",
             prompt=asked(
-                f"A query q = {vector_text(q)} meets a key k = {vector_text(k)}. What is their score q · k?", within
+                _(
+                    "A query q = {q} meets a key k = {k}. What is their score q · k?",
+                    q=vector_text(q),
+                    k=vector_text(k),
+                ),
+                within,
             ),
             answer=s,
-            hint="Multiply the two vectors entry by entry and add the products.",
+            hint=_("Multiply the two vectors entry by entry and add the products."),
             solution=f"q · k = {products_text(q, k, s)}.",
             tolerance=within,
             uses=(*q, *k),
         )
     q = halves(rng, 2, 0.5, 2.0)
     while True:
-        K = torch.tensor([halves(rng, 2) for _ in range(3)], dtype=torch.float64)  # (3, 2)
+        K = torch.tensor([halves(rng, 2) for _key in range(3)], dtype=torch.float64)  # (3, 2)
         scores = ac.attention_scores(vector(q).unsqueeze(0), K)[0]  # (1, 2) @ (2, 3) -> (3,)
         ranked = sorted(scores.tolist(), reverse=True)
         if ranked[0] - ranked[1] >= 0.5:
@@ -138,11 +167,16 @@ def scores_question(rng: random.Random, form: str) -> Exercise:
     return Exercise(
         id="scores-largest",
         kind="choice",
-        prompt=f"A query q = {vector_text(q)} and three keys: {keys}. Which key gets the highest score?",
+        prompt=_(
+            "A query q = {q} and three keys: {keys}. Which key gets the highest score?", q=vector_text(q), keys=keys
+        ),
         answer=f"k{top + 1}",
-        hint="Compute q · k for each key and compare.",
-        solution="; ".join(f"q · k{j + 1} = {products_text(q, K[j].tolist(), float(scores[j]))}" for j in range(3))
-        + f": the highest is k{top + 1}.",
+        hint=_("Compute q · k for each key and compare."),
+        solution=_(
+            "{scores}: the highest is {top}.",
+            scores="; ".join(f"q · k{j + 1} = {products_text(q, K[j].tolist(), float(scores[j]))}" for j in range(3)),
+            top=f"k{top + 1}",
+        ),
         options=("k1", "k2", "k3"),
         uses=(*q, *K.reshape(-1).tolist()),
     )
@@ -159,12 +193,15 @@ def softmax_question(rng: random.Random, form: str) -> Exercise:
             id="softmax-weight",
             kind="numeric",
             prompt=asked(
-                f"A query's scores for three keys are {vector_text(scores)}. What weight does softmax give the "
-                f"{ordinal(j + 1)} key?",
+                _(
+                    "A query's scores for three keys are {scores}. What weight does softmax give the {ordinal} key?",
+                    scores=vector_text(scores),
+                    ordinal=ordinal(j + 1),
+                ),
                 within,
             ),
             answer=float(weights[j]),
-            hint="Take e to the power of each score (minus the largest), then divide by their sum.",
+            hint=_("Take e to the power of each score (minus the largest), then divide by their sum."),
             solution=softmax_lines(scores, j),
             tolerance=within,
             uses=tuple(scores),
@@ -175,14 +212,24 @@ def softmax_question(rng: random.Random, form: str) -> Exercise:
         id="softmax-shift",
         kind="what-if",
         prompt=asked(
-            f"Softmax turns the scores {vector_text(scores)} into the weights {vector_text(weights)}. If "
-            f"{shift:g} is added to every score, what weight does the {ordinal(j + 1)} key get?",
+            _(
+                "Softmax turns the scores {scores} into the weights {weights}. If {shift} is added to every score, "
+                "what weight does the {ordinal} key get?",
+                scores=vector_text(scores),
+                weights=vector_text(weights),
+                shift=f"{shift:g}",
+                ordinal=ordinal(j + 1),
+            ),
             within,
         ),
         answer=float(shifted[j]),
-        hint="e^(s + c) = e^s × e^c: the same factor is above and below the fraction line.",
-        solution=f"The factor e^{shift:g} cancels, so every weight stays: the {ordinal(j + 1)} is "
-        f"{format_number(float(shifted[j]))}.",
+        hint=_("e^(s + c) = e^s × e^c: the same factor is above and below the fraction line."),
+        solution=_(
+            "The factor e^{shift} cancels, so every weight stays: the {ordinal} is {weight}.",
+            shift=f"{shift:g}",
+            ordinal=ordinal(j + 1),
+            weight=format_number(float(shifted[j])),
+        ),
         tolerance=within,
         uses=(*scores, *weights.tolist()),
     )
@@ -195,11 +242,9 @@ def context_question(rng: random.Random, form: str) -> Exercise:
         a = rng.randint(1, 7)
         b = rng.randint(1, 8 - a)
         w = [a / 10, b / 10, (10 - a - b) / 10]
-        what = f"gives the weights {vector_text(w)} to three keys"
     else:
         w = [0.25] * 4
-        what = "gives equal weights to its four keys"
-    V = torch.tensor([halves(rng, 2) for _ in w], dtype=torch.float64)  # (T, 2)
+    V = torch.tensor([halves(rng, 2) for _weight in w], dtype=torch.float64)  # (T, 2)
     e = rng.randrange(2)
     context = ac.context_vectors(vector(w).unsqueeze(0), V)[0]  # (1, T) @ (T, 2) -> (2,)
     values = ", ".join(f"v{j + 1} = {vector_text(V[j])}" for j in range(len(w)))
@@ -207,12 +252,25 @@ def context_question(rng: random.Random, form: str) -> Exercise:
         id=f"context-{form}",
         kind="numeric",
         prompt=asked(
-            f"A query {what}, whose values are {values}. What is the {ordinal(e + 1)} entry of its context vector?",
+            _(
+                "A query gives the weights {weights} to three keys, whose values are {values}. What is the {ordinal} "
+                "entry of its context vector?",
+                weights=vector_text(w),
+                values=values,
+                ordinal=ordinal(e + 1),
+            )
+            if form == "entry"
+            else _(
+                "A query gives equal weights to its four keys, whose values are {values}. What is the {ordinal} "
+                "entry of its context vector?",
+                values=values,
+                ordinal=ordinal(e + 1),
+            ),
             within,
         ),
         answer=float(context[e]),
-        hint="Multiply each value's entry by that key's weight and add them up.",
-        solution=f"Entry {e + 1}: {products_text(w, V[:, e].tolist(), float(context[e]))}.",
+        hint=_("Multiply each value's entry by that key's weight and add them up."),
+        solution=_("Entry {n}: {products}.", n=e + 1, products=products_text(w, V[:, e].tolist(), float(context[e]))),
         tolerance=within,
         uses=(*w, *V.reshape(-1).tolist()),
     )
@@ -229,12 +287,16 @@ def scaling_question(rng: random.Random, form: str) -> Exercise:
             id="scaling-scaled",
             kind="numeric",
             prompt=asked(
-                f"A query and a key of length d_k = {d_k} have the dot product {format_number(s)}. What score does "
-                "attention use after scaling?",
+                _(
+                    "A query and a key of length d_k = {d_k} have the dot product {dot}. What score does attention "
+                    "use after scaling?",
+                    d_k=d_k,
+                    dot=format_number(s),
+                ),
                 within,
             ),
             answer=scaled,
-            hint="Divide the dot product by the square root of d_k.",
+            hint=_("Divide the dot product by the square root of d_k."),
             solution=f"{quotient_text(s, f'√{d_k}', scaled, bold=False)}.",
             tolerance=within,
             uses=(s, float(d_k)),
@@ -247,15 +309,22 @@ def scaling_question(rng: random.Random, form: str) -> Exercise:
         id="scaling-peak",
         kind="numeric",
         prompt=asked(
-            f"Two keys score {vector_text(raw)} against a query, with d_k = {d_k}. After dividing the scores by "
-            "√d_k, what weight does softmax give the first key?",
+            _(
+                "Two keys score {scores} against a query, with d_k = {d_k}. After dividing the scores by √d_k, what "
+                "weight does softmax give the first key?",
+                scores=vector_text(raw),
+                d_k=d_k,
+            ),
             within,
         ),
         answer=weight,
-        hint="Divide both scores by √d_k first, then take the softmax.",
-        solution=f"Scaled: {quotient_text(raw[0], f'√{d_k}', float(scaled_scores[0]), bold=False)} and 0; "
-        f"{softmax_lines(scaled_scores.tolist(), 0)} Unscaled, the first key would get "
-        f"{format_number(float(softmax_row(raw)[0]))}: scaling lowers the peak.",
+        hint=_("Divide both scores by √d_k first, then take the softmax."),
+        solution=_(
+            "Scaled: {scaled} and 0; {softmax} Unscaled, the first key would get {unscaled}: scaling lowers the peak.",
+            scaled=quotient_text(raw[0], f"√{d_k}", float(scaled_scores[0]), bold=False),
+            softmax=softmax_lines(scaled_scores.tolist(), 0),
+            unscaled=format_number(float(softmax_row(raw)[0])),
+        ),
         tolerance=within,
         uses=(*raw, float(d_k)),
     )
@@ -267,17 +336,34 @@ def masking_question(rng: random.Random, form: str) -> Exercise:
         words = rng.choice(SENTENCES)
         i = rng.randrange(2, len(words) - 1)  # a word with words on both sides, not the second
         right = ", ".join(words[: i + 1])
-        options = [right, ", ".join(words[:i]), ", ".join(words[i:]), "all six words"]
+        options = [right, ", ".join(words[:i]), ", ".join(words[i:]), ALL_WORDS]
         rng.shuffle(options)
+        shown, separator = sentence_words(words), _(WORD_SEPARATOR)
+        labels = {  # each option (English, graded) as the learner reads it
+            right: separator.join(shown[: i + 1]),
+            ", ".join(words[:i]): separator.join(shown[:i]),
+            ", ".join(words[i:]): separator.join(shown[i:]),
+            ALL_WORDS: _(ALL_WORDS),
+        }
         return Exercise(
             id="masking-visible",
             kind="choice",
-            prompt=f"The sentence “{' '.join(words)}” goes through attention with a causal mask. Which words may "
-            f"“{words[i]}” attend to?",
+            prompt=_(
+                "The sentence “{sentence}” goes through attention with a causal mask. Which words may “{word}” attend "
+                "to?",
+                sentence=" ".join(shown),
+                word=shown[i],
+            ),
             answer=right,
-            hint="A causal mask blocks every key that comes after the query.",
-            solution=f"“{words[i]}” is word {i + 1}: it sees words 1 to {i + 1}, itself included ({right}).",
+            hint=_("A causal mask blocks every key that comes after the query."),
+            solution=_(
+                "“{word}” is word {n}: it sees words 1 to {n}, itself included ({right}).",
+                word=shown[i],
+                n=i + 1,
+                right=labels[right],
+            ),
             options=tuple(options),
+            option_labels=tuple(labels[option] for option in options),
         )
     within = tolerance()
     T = 4
@@ -286,18 +372,28 @@ def masking_question(rng: random.Random, form: str) -> Exercise:
     j = rng.randrange(i + 1)
     row = ac.apply_mask(vector(scores).unsqueeze(0), ac.causal_mask(T)[i : i + 1])[0]  # (1, T) -> (T,)
     weight = float(softmax_row(row.tolist())[j])
-    blocked = f"Key {T} is" if i + 2 == T else f"Keys {i + 2} to {T} are"
+    blocked = (
+        _("Key {key} is blocked (−∞, weight 0).", key=T)
+        if i + 2 == T
+        else _("Keys {first} to {last} are blocked (−∞, weight 0).", first=i + 2, last=T)
+    )
     return Exercise(
         id="masking-weight",
         kind="numeric",
         prompt=asked(
-            f"With a causal mask, token {i + 1} of {T} has the scores {vector_text(scores)} for keys 1 to {T}. "
-            f"What weight does key {j + 1} get?",
+            _(
+                "With a causal mask, token {token} of {T} has the scores {scores} for keys 1 to {T}. What weight does "
+                "key {key} get?",
+                token=i + 1,
+                T=T,
+                scores=vector_text(scores),
+                key=j + 1,
+            ),
             within,
         ),
         answer=weight,
-        hint=f"Keys after token {i + 1} are blocked: take the softmax over keys 1 to {i + 1} only.",
-        solution=f"{blocked} blocked (−∞, weight 0). {softmax_lines(row.tolist(), j)}",
+        hint=_("Keys after token {token} are blocked: take the softmax over keys 1 to {token} only.", token=i + 1),
+        solution=f"{blocked} {softmax_lines(row.tolist(), j)}",
         tolerance=within,
         uses=tuple(scores),
     )
@@ -369,15 +465,19 @@ def right_count(results: Mapping[str, str | bool]) -> int:
 
 def summary(before: Mapping[str, str], after: Mapping[str, str]) -> str:
     """'4 of 5 right, up from 2.': the check after the path against the one before it."""
-    now = f"{right_count(after)} of {len(after)} right"
+    right, total = right_count(after), len(after)
     if not before:
-        return f"{now} (there was no check before the path to compare with)."
+        return _(
+            "{right} of {total} right (there was no check before the path to compare with).", right=right, total=total
+        )
     if all(result == "skipped" for result in before.values()):
-        return f"{now} (you skipped the check before the path)."
+        return _("{right} of {total} right (you skipped the check before the path).", right=right, total=total)
     then = right_count(before)
-    if then == right_count(after):
-        return f"{now}, as before."
-    return f"{now}, {'up' if right_count(after) > then else 'down'} from {then}."
+    if then == right:
+        return _("{right} of {total} right, as before.", right=right, total=total)
+    if right > then:
+        return _("{right} of {total} right, up from {then}.", right=right, total=total, then=then)
+    return _("{right} of {total} right, down from {then}.", right=right, total=total, then=then)
 
 
 def next_review(finished: datetime.date, reviews: Sequence[datetime.date]) -> datetime.date:
