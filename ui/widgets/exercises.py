@@ -15,17 +15,20 @@ from __future__ import annotations
 
 import streamlit as st
 
+from attention_core import i18n
 from attention_core.exercises import Exercise, ExerciseInput, check_answer, exercises_for, material_fingerprint
+from attention_core.i18n import N_, _
 from ui import registry
 from ui.format import format_number, learner_text
 from ui.widgets import progress
 
-KIND_LABELS = {"numeric": "Compute", "choice": "Choose", "what-if": "What if?"}
+KIND_LABELS = {"numeric": N_("Compute"), "choice": N_("Choose"), "what-if": N_("What if?")}  # shown through _()
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_exercises(
     lesson: str,
+    language: str,
     labels: tuple[str, ...],
     values: tuple[float, ...],
     shape: tuple[int, int],
@@ -37,7 +40,8 @@ def cached_exercises(
     """The lesson's exercises for this input, generated once per input (plain arguments as the key).
 
     ``_material`` (what the page shows: not hashed, leading underscore) is determined by ``material_key``,
-    which is part of the key. X keeps the page's precision (hand edits run in float64).
+    which is part of the key. X keeps the page's precision (hand edits run in float64). ``language`` (the learner's,
+    ``i18n.current()``) keys the text: the ids, answers and options are the same in every language.
     """
     import torch
 
@@ -56,6 +60,7 @@ def lesson_exercises(page: str, lab, *, material: object = None, material_key: t
         material_key = (material_fingerprint(material),)
     return cached_exercises(
         registry.lesson_for(page).name,
+        i18n.current(),
         tuple(lab.labels),
         tuple(X.reshape(-1).tolist()),
         tuple(X.shape),
@@ -69,7 +74,7 @@ def lesson_exercises(page: str, lab, *, material: object = None, material_key: t
 def answer_text(exercise: Exercise) -> str:
     """The right answer as shown after the learner commits."""
     if exercise.is_choice:  # a token label: the learner's text, drawn in Markdown
-        return learner_text(exercise.answer)
+        return learner_text(exercise.option_text(exercise.answer))
     value = float(exercise.answer)
     if exercise.tolerance == 0 and value == int(value):  # an exact count, whole (11,520,000, never 1.152e+07)
         return f"{int(value):,}"
@@ -82,9 +87,9 @@ def exercises_section(
     *,
     material: object = None,
     material_key: tuple = (),
-    made_from: str = "the input in the sidebar",
+    made_from: str = N_("the input in the sidebar"),
     places: tuple[str, ...] | None = None,
-    heading: str = "Check yourself",
+    heading: str = N_("Check yourself"),
     note: bool = True,
 ) -> bool:
     """A 'Check yourself' section: the lesson's exercises with their forms, feedback and progress; returns whether
@@ -94,25 +99,32 @@ def exercises_section(
     their numbers; None asks them all. Lessons 10-12 compute their own material (a forward pass, a training
     run, a generation source) and pass it with the plain values that determine it (``material_key``). The path
     names its section ``heading`` and leaves out the ``note`` under it (where the questions come from, the count).
+    ``heading`` and ``made_from`` are shown through ``_()``: an English constant marked with N_, or text already
+    translated.
     """
     lesson = registry.lesson_for(page).name
     exercises = lesson_exercises(lesson, lab, material=material, material_key=material_key)
     record_asked(lesson, places, exercises)
     asked = [(n, ex) for n, ex in enumerate(exercises, 1) if places is None or place_name(ex) in places]
-    st.session_state[f"_exercises_shown:{lesson}"] = tuple(ex for _, ex in asked)  # what this step shows
+    st.session_state[f"_exercises_shown:{lesson}"] = tuple(ex for _number, ex in asked)  # what this step shows
     if not asked:
         return True
-    st.subheader(heading, anchor=False)
+    st.subheader(_(heading), anchor=False)
     caption = st.empty()  # filled after the forms, so it counts this run's answer too
     for number, exercise in asked:
         exercise_card(lesson, number, exercise)
     answered, correct = progress.counts(lesson)
     if note:
         caption.caption(
-            f"Predict first, then check. These questions are made from {made_from}: a new input "
-            f"gives new ones. This lesson so far: {correct} right of {answered} answered."
+            _(
+                "Predict first, then check. These questions are made from {made_from}: a new input gives new ones. "
+                "This lesson so far: {correct} right of {answered} answered.",
+                made_from=_(made_from),
+                correct=correct,
+                answered=answered,
+            )
         )
-    return all(settled(lesson, exercise) for _, exercise in asked)
+    return all(settled(lesson, exercise) for _number, exercise in asked)
 
 
 def settled(lesson: str, exercise: Exercise) -> bool:
@@ -155,7 +167,7 @@ def record_asked(lesson: str, places: tuple[str, ...] | None, exercises: tuple[E
 def exercise_card(lesson: str, number: int, exercise: Exercise) -> None:
     """One exercise: the prompt, a form to answer it, then the verdict, the hint and the solution as earned."""
     with st.container(border=True):
-        st.markdown(f"**{number}. {KIND_LABELS[exercise.kind]}** {exercise.prompt}")
+        st.markdown(f"**{number}. {_(KIND_LABELS[exercise.kind])}** {exercise.prompt}")
         verdict = answer_form(lesson, exercise)
         entry = progress.record(lesson, exercise.id)
         if verdict is not None and verdict.status == "invalid":
@@ -163,16 +175,21 @@ def exercise_card(lesson: str, number: int, exercise: Exercise) -> None:
         elif verdict is not None and verdict.status == "wrong":
             st.error(learner_text(verdict.message), icon=":material/close:")
         if entry["correct"]:
-            within = f" (within ±{exercise.tolerance:g})" if exercise.tolerance else ""
+            answer = answer_text(exercise)
+            right = (
+                _("Right: **{answer}** (within ±{within}).", answer=answer, within=f"{exercise.tolerance:g}")
+                if exercise.tolerance
+                else _("Right: **{answer}**.", answer=answer)
+            )
             note = f" {learner_text(verdict.note)}" if verdict is not None and verdict.note else ""
-            st.success(f"Right: **{answer_text(exercise)}**{within}.{note}", icon=":material/check:")
+            st.success(f"{right}{note}", icon=":material/check:")
         elif entry["tries"] == 1 and not entry["revealed"]:
-            st.info(f"Hint: {exercise.hint}", icon=":material/lightbulb:")
+            st.info(_("Hint: {hint}", hint=exercise.hint), icon=":material/lightbulb:")
         if settled(lesson, exercise):
             solution(exercise)
         else:
             st.button(
-                "Show me the answer",
+                _("Show me the answer"),
                 key=f"exs:{lesson}:{exercise.id}",
                 on_click=progress.note_revealed,
                 args=(lesson, exercise.id),
@@ -206,32 +223,39 @@ def answer_form(lesson: str, exercise: Exercise):
     with st.form(key=f"exf:{lesson}:{place_name(exercise)}", border=False):
         if exercise.is_choice:
             answer = st.radio(  # radio options are Markdown: a token label is the learner's text
-                "Your answer", exercise.options, index=None, key=answer_key(lesson, exercise), format_func=learner_text
+                _("Your answer"),
+                exercise.options,  # the English values (graded); each shown in the learner's language
+                index=None,
+                key=answer_key(lesson, exercise),
+                format_func=lambda option: learner_text(exercise.option_text(option)),
             )
         else:
             answer = st.text_input(
-                "Your answer",
+                _("Your answer"),
                 key=answer_key(lesson, exercise),
-                placeholder="a number, e.g. 0.25",
+                placeholder=_("a number, e.g. 0.25"),
                 max_chars=60,
-                help="A dot or a comma as the decimal mark."
-                + (
-                    f" Within ±{exercise.tolerance:g} counts as right."
-                    if exercise.tolerance
-                    else " An exact whole number."
-                ),
+                help=_(
+                    "A dot or a comma as the decimal mark. Within ±{within} counts as right.",
+                    within=f"{exercise.tolerance:g}",
+                )
+                if exercise.tolerance
+                else _("A dot or a comma as the decimal mark. An exact whole number."),
             )
-        submitted = st.form_submit_button("Check", icon=":material/task_alt:")
-    last_key = f"exv:{lesson}:{exercise.id}"  # the last verdict stays on screen across reruns
+        submitted = st.form_submit_button(_("Check"), icon=":material/task_alt:")
+    # The last answer checked stays on screen across reruns: kept as typed, its verdict written again each run (in
+    # the learner's language of that run).
+    last_key = f"exv:{lesson}:{exercise.id}"
     if not submitted:
-        return st.session_state.get(last_key)
+        last = st.session_state.get(last_key)
+        return None if last is None else check_answer(exercise, last[0])
     verdict = check_answer(exercise, answer)
     if verdict.status != "invalid":
         progress.note_try(lesson, exercise.id, verdict.status == "correct")
-    st.session_state[last_key] = verdict
+    st.session_state[last_key] = (answer,)
     return verdict
 
 
 def solution(exercise: Exercise) -> None:
     """The worked solution with the real numbers."""
-    st.markdown(f"**Answer: {answer_text(exercise)}.** {exercise.solution}")
+    st.markdown(_("**Answer: {answer}.** {solution}", answer=answer_text(exercise), solution=exercise.solution))
