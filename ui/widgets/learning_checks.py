@@ -23,6 +23,7 @@ import streamlit as st
 
 from attention_core import learning_checks as core
 from attention_core.exercises import Exercise, check_answer
+from attention_core.i18n import N_, _
 from ui import drawing
 from ui.format import learner_text
 from ui.widgets import progress
@@ -31,8 +32,13 @@ from ui.widgets.exercises import answer_text
 SEED = 17  # the checks' numbers: the same for everyone, so a reload or another browser asks the same questions
 TODAY_KEY = "_learning_checks_today"  # tests only: an ISO date that stands in for today (no widget has this key)
 PROBLEMS_KEY = "lc:problems"  # {form name: [(question number, why its answer could not be read)]}
-RESULT_WORDS = {"right": "right", "wrong": "wrong", "skipped": "skipped"}
-TITLES = {"pre": "Before the path: five quick questions", "post": "After the path: the matching check"}
+RESULT_WORDS = {"right": N_("right"), "wrong": N_("wrong"), "skipped": N_("skipped")}  # shown through _()
+TITLES = {"pre": N_("Before the path: five quick questions"), "post": N_("After the path: the matching check")}
+WEEKDAYS = (N_("Monday"), N_("Tuesday"), N_("Wednesday"), N_("Thursday"), N_("Friday"), N_("Saturday"), N_("Sunday"))
+MONTHS = (
+    N_("January"), N_("February"), N_("March"), N_("April"), N_("May"), N_("June"),
+    N_("July"), N_("August"), N_("September"), N_("October"), N_("November"), N_("December"),
+)  # fmt: skip
 
 
 def today() -> datetime.date:
@@ -49,7 +55,7 @@ def questions(which: str) -> tuple[tuple[str, Exercise], ...]:
 
 def review_questions(day: datetime.date) -> tuple[tuple[str, Exercise], ...]:
     """The review of ``day``: the same three questions all day, other ones another day."""
-    answered = [exercise.prompt for which in ("pre", "post") for _, exercise in questions(which)]
+    answered = [exercise.prompt for which in ("pre", "post") for _idea, exercise in questions(which)]
     return core.review(core.IDEAS, day.toordinal(), avoid=answered)  # the path teaches all five ideas
 
 
@@ -62,17 +68,26 @@ def answer_key(form: str, idea: str) -> str:
 
 def answer_widget(form: str, number: int, idea: str, exercise: Exercise) -> None:
     """One question and its answer box (inside the caller's form)."""
-    st.markdown(f"**{number}. {core.IDEA_LABELS[idea]}.** {exercise.prompt}")
-    label = f"Your answer to question {number}"
+    st.markdown(f"**{number}. {_(core.IDEA_LABELS[idea])}.** {exercise.prompt}")
+    label = _("Your answer to question {number}", number=number)
     if exercise.is_choice:
-        st.radio(label, exercise.options, index=None, key=answer_key(form, idea), format_func=learner_text)
+        st.radio(
+            label,
+            exercise.options,  # the English values (graded); each shown in the learner's language
+            index=None,
+            key=answer_key(form, idea),
+            format_func=lambda option: learner_text(exercise.option_text(option)),
+        )
     else:
         st.text_input(
             label,
             key=answer_key(form, idea),
-            placeholder="a number, e.g. 0.25",
+            placeholder=_("a number, e.g. 0.25"),
             max_chars=60,
-            help=f"A dot or a comma as the decimal mark. Within ±{exercise.tolerance:g} counts as right.",
+            help=_(
+                "A dot or a comma as the decimal mark. Within ±{within} counts as right.",
+                within=f"{exercise.tolerance:g}",
+            ),
         )
 
 
@@ -111,37 +126,49 @@ def skip_check(which: str) -> None:
 
 def show_problems(form: str) -> None:
     for number, message in st.session_state.get(PROBLEMS_KEY, {}).get(form, []):
-        st.warning(f"Question {number}: {learner_text(message)}", icon=":material/edit:")
+        st.warning(
+            _("Question {number}: {problem}", number=number, problem=learner_text(message)), icon=":material/edit:"
+        )
 
 
 def check_form(which: str) -> None:
     """The five questions of a check in one form, then the skip button."""
     with st.container(border=True):
-        st.markdown(f"**{TITLES[which]}**")
+        st.markdown(f"**{_(TITLES[which])}**")
         if which == "pre":
             st.caption(
-                "One question for each idea of the path, to see what you know now. The same check with other "
-                "numbers comes at the end, so you can see what you learned. Leave a question blank if you do not "
-                "know. Nothing leaves your browser."
+                _(
+                    "One question for each idea of the path, to see what you know now. The same check with other "
+                    "numbers comes at the end, so you can see what you learned. Leave a question blank if you do not "
+                    "know. Nothing leaves your browser."
+                )
             )
         else:
             st.caption(
-                "The same five ideas as the check before the path, with other numbers. Leave a question blank if "
-                "you do not know."
+                _(
+                    "The same five ideas as the check before the path, with other numbers. Leave a question blank if "
+                    "you do not know."
+                )
             )
         show_problems(which)
         with st.form(key=f"lc:{which}-form", border=False):
             for number, (idea, exercise) in enumerate(questions(which), 1):
                 answer_widget(which, number, idea, exercise)
-            st.form_submit_button("Check my answers", icon=":material/task_alt:", on_click=submit_check, args=(which,))
-        st.button("Skip the check", key=f"lc:{which}-skip", on_click=skip_check, args=(which,))
+            st.form_submit_button(
+                _("Check my answers"), icon=":material/task_alt:", on_click=submit_check, args=(which,)
+            )
+        st.button(_("Skip the check"), key=f"lc:{which}-skip", on_click=skip_check, args=(which,))
 
 
 # --- the checks around the path -------------------------------------------------------------------------------
 
 
 def per_idea_line(results: dict[str, str]) -> str:
-    return "; ".join(f"{core.IDEA_LABELS[idea]}: {RESULT_WORDS[results[idea]]}" for idea in core.IDEAS) + "."
+    pairs = [
+        _("{idea}: {result}", idea=_(core.IDEA_LABELS[idea]), result=_(RESULT_WORDS[results[idea]]))
+        for idea in core.IDEAS
+    ]
+    return _("{results}.", results="; ".join(pairs))
 
 
 def pre_check() -> None:
@@ -152,11 +179,13 @@ def pre_check() -> None:
         return
     with st.container(border=True):
         if all(result == "skipped" for result in pre.values()):
-            st.markdown("You skipped the check before the path. The check at the end still shows what you know.")
+            st.markdown(_("You skipped the check before the path. The check at the end still shows what you know."))
             return
-        st.markdown(f"**Your check before the path: {core.right_count(pre)} of {len(pre)} right.**")
+        st.markdown(
+            _("**Your check before the path: {right} of {total} right.**", right=core.right_count(pre), total=len(pre))
+        )
         st.markdown(per_idea_line(pre))
-        st.caption("The path explains each idea. The check at the end asks them again with other numbers.")
+        st.caption(_("The path explains each idea. The check at the end asks them again with other numbers."))
 
 
 def post_check() -> None:
@@ -168,16 +197,19 @@ def post_check() -> None:
 
 
 def results_frame(pre: dict[str, str], post: dict[str, str]) -> pd.DataFrame:
-    """One row per idea: the result before and after the path ("not taken" where that check is missing)."""
+    """One row per idea: the result before and after the path ("not taken" where that check is missing), in the
+    learner's language."""
+    idea_column, before_column, after_column = _("idea"), _("before the path"), _("after the path")
+    not_taken = _("not taken")
     rows = [
         {
-            "idea": core.IDEA_LABELS[idea],
-            "before the path": RESULT_WORDS[pre[idea]] if pre else "not taken",
-            "after the path": RESULT_WORDS[post[idea]] if post else "not taken",
+            idea_column: _(core.IDEA_LABELS[idea]),
+            before_column: _(RESULT_WORDS[pre[idea]]) if pre else not_taken,
+            after_column: _(RESULT_WORDS[post[idea]]) if post else not_taken,
         }
         for idea in core.IDEAS
     ]
-    return pd.DataFrame(rows).set_index("idea")
+    return pd.DataFrame(rows).set_index(idea_column)
 
 
 def results() -> None:
@@ -185,14 +217,22 @@ def results() -> None:
     record = progress.checks()
     pre, post = record["pre"], record["post"]
     with st.container(border=True):
-        st.markdown("**Your result, idea by idea**")
-        drawing.frame_table(results_frame(pre, post), alt="Each idea's result before and after the path")
+        st.markdown(_("**Your result, idea by idea**"))
+        drawing.frame_table(results_frame(pre, post), alt=_("Each idea's result before and after the path"))
         if post:
             st.markdown(f"**{core.summary(pre, post)}**")
-            with st.expander("The answers of the check after the path"):
+            with st.expander(_("The answers of the check after the path")):
                 for number, (idea, exercise) in enumerate(questions("post"), 1):
-                    st.markdown(f"**{number}. {core.IDEA_LABELS[idea]}: {answer_text(exercise)}.** {exercise.solution}")
-        st.caption("Come back tomorrow or later: the overview then offers a 3-question review, to help it stay.")
+                    st.markdown(
+                        _(
+                            "**{number}. {idea}: {answer}.** {solution}",
+                            number=number,
+                            idea=_(core.IDEA_LABELS[idea]),
+                            answer=answer_text(exercise),
+                            solution=exercise.solution,
+                        )
+                    )
+        st.caption(_("Come back tomorrow or later: the overview then offers a 3-question review, to help it stay."))
 
 
 def note_path_finished() -> None:
@@ -224,10 +264,12 @@ def submit_review(day_text: str) -> None:
 
 
 def day_text(day: datetime.date, today_: datetime.date) -> str:
-    """'Saturday 29 November (in 3 days)'."""
+    """'Saturday 29 November (in 3 days)', in the learner's language."""
     days = (day - today_).days
-    when = "tomorrow" if days == 1 else f"in {days} days"
-    return f"{day:%A} {day.day} {day:%B} ({when})"
+    weekday, month = _(WEEKDAYS[day.weekday()]), _(MONTHS[day.month - 1])
+    if days == 1:
+        return _("{weekday} {day} {month} (tomorrow)", weekday=weekday, day=day.day, month=month)
+    return _("{weekday} {day} {month} (in {days} days)", weekday=weekday, day=day.day, month=month, days=days)
 
 
 def review_offer() -> None:
@@ -247,29 +289,37 @@ def review_offer() -> None:
 def review_form(day: datetime.date) -> None:
     form = f"review-{day.isoformat()}"
     with st.container(border=True):
-        st.markdown("**Welcome back: a 3-question review of what you did**")
+        st.markdown(_("**Welcome back: a 3-question review of what you did**"))
         st.caption(
-            "Recalling an idea a few days later helps it stay. Three questions from the 15-minute path, with new "
-            "numbers."
+            _(
+                "Recalling an idea a few days later helps it stay. Three questions from the 15-minute path, with new "
+                "numbers."
+            )
         )
         show_problems(form)
         with st.form(key=f"lc:{form}-form", border=False):
             for number, (idea, exercise) in enumerate(review_questions(day), 1):
                 answer_widget(form, number, idea, exercise)
             st.form_submit_button(
-                "Check my answers", icon=":material/task_alt:", on_click=submit_review, args=(day.isoformat(),)
+                _("Check my answers"), icon=":material/task_alt:", on_click=submit_review, args=(day.isoformat(),)
             )
 
 
 def review_result(day: datetime.date, done: dict[str, bool], due: datetime.date) -> None:
     with st.container(border=True):
-        st.markdown(f"**Today's review: {core.right_count(done)} of {len(done)} right.**")
+        st.markdown(_("**Today's review: {right} of {total} right.**", right=core.right_count(done), total=len(done)))
         for number, (idea, exercise) in enumerate(review_questions(day), 1):
             if idea not in done:
                 continue
-            verdict = "Right" if done[idea] else "Not this time"
+            values = {
+                "number": number,
+                "idea": _(core.IDEA_LABELS[idea]),
+                "answer": answer_text(exercise),
+                "solution": exercise.solution,
+            }
             st.markdown(
-                f"{number}. {core.IDEA_LABELS[idea]}: {verdict}. The answer is **{answer_text(exercise)}**: "
-                f"{exercise.solution}"
+                _("{number}. {idea}: Right. The answer is **{answer}**: {solution}", **values)
+                if done[idea]
+                else _("{number}. {idea}: Not this time. The answer is **{answer}**: {solution}", **values)
             )
-        st.caption(f"The next review is offered on {day_text(due, day)}.")
+        st.caption(_("The next review is offered on {day}.", day=day_text(due, day)))
