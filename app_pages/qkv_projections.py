@@ -463,12 +463,12 @@ def reproduced_002(lab: LabInput, params: Projections) -> None:
     page.table(
         pd.DataFrame(
             {_("largest |lab − printed|"): [c.max_difference for c in comparisons]},
-            index=[c.name for c in comparisons],
+            index=[_(c.name) for c in comparisons],  # named as ui.drawing.printed_beside_ours names them
         ),
         alt_text=_("Largest difference between the lab and the journey tutorial's printed matrices"),
     )
     st.caption(_("Differences below 0.0005 are rounding: the journey tutorial prints 4 decimals."))
-    for tab, comparison in zip(st.tabs([c.name for c in comparisons[3:]]), comparisons[3:], strict=True):
+    for tab, comparison in zip(st.tabs([_(c.name) for c in comparisons[3:]]), comparisons[3:], strict=True):
         columns = labels if comparison.ours.shape[1] == lab.T else dimension_labels(comparison.ours.shape[1], "c")
         with tab:
             page.printed_beside_ours(comparison, labels, columns, page.tutorial_name("002"))
