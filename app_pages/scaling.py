@@ -307,7 +307,7 @@ def printout_differences(comparisons: list[Comparison]) -> None:
     page.table(
         pd.DataFrame(
             {_("largest |lab − printed|"): [c.max_difference for c in comparisons]},
-            index=[c.name for c in comparisons],
+            index=[_(c.name) for c in comparisons],  # named as ui.drawing.printed_beside_ours names them
         ),
         alt_text=_("Largest difference between the lab and the tutorial's printed numbers"),
     )
@@ -317,7 +317,7 @@ def printout_differences(comparisons: list[Comparison]) -> None:
 def beside_printout(comparisons: list[Comparison]) -> None:
     """Some steps for all three queries, beside the tutorial's printout, one tab each."""
     labels = list(SCALING_EXAMPLE.tokens)
-    for tab, comparison in zip(st.tabs([c.name for c in comparisons]), comparisons, strict=True):
+    for tab, comparison in zip(st.tabs([_(c.name) for c in comparisons]), comparisons, strict=True):
         columns = labels if comparison.ours.shape[1] == len(labels) else dimension_labels(2, "c")
         with tab:
             page.printed_beside_ours(comparison, labels, columns, page.tutorial_name("003"))
