@@ -348,9 +348,8 @@ def shapes(X_model: torch.Tensor, num_heads: int, d_k: int) -> None:
     )
     steps_and_shapes = head_shapes(T, d_model, num_heads)
     rows = "".join(f"| {_(step).replace('_', chr(92) + '_')} | {shape} |\n" for step, shape in steps_and_shapes)
-    st.markdown(
-        f"| {_('step')} | {_('shape')} |\n|---|---|\n" + rows
-    )  # a markdown table: one cheap element, not st.table
+    step_title, shape_title = _("step"), _("shape")
+    st.markdown(f"| {step_title} | {shape_title} |\n|---|---|\n" + rows)  # a markdown table: one cheap element
 
 
 def split_queries(labels: tuple[str, ...], X_model: torch.Tensor, params, num_heads: int, d_k: int) -> None:
