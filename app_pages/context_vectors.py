@@ -350,8 +350,8 @@ def precision_verdict(
     tolerance = tolerance_text(checks["context"].tolerance)
     verdicts = _(
         "context **{context}**, weights **{weights}**",
-        context=checks["context"].verdict,
-        weights=checks["weights"].verdict,
+        context=_(checks["context"].verdict),
+        weights=_(checks["weights"].verdict),
     )
     if all(check.exact for check in checks.values()):
         why = _(

@@ -327,7 +327,7 @@ def continuation_controls(prompt: str) -> None:
         st.caption(_("Press the button: the model writes {count} pieces, one at a time.", count=CONTINUE_TOKENS))
         return
     tokens = smol.generate(prompt, CONTINUE_TOKENS, how == "greedy", temperature, top_k, int(seed))
-    st.markdown(f"**{learner_text(prompt)}**{learner_text(''.join(t.piece for t in tokens))}")
+    st.markdown(f"**{learner_text(prompt)}**{learner_text(smol.continuation_text(tokens))}")
     page.table(
         pd.DataFrame(
             {_("its probability"): [t.probability for t in tokens]},

@@ -619,7 +619,7 @@ def stability_section(lab: LabInput, scores: torch.Tensor, weights: torch.Tensor
             naive_sum=format_number(demo.naive_sum),
             difference=format_number(check.max_difference),
             relative=format_number(check.relative_difference),
-            verdict=check.verdict,
+            verdict=_(check.verdict),
             tolerance=tolerance_text(check.tolerance),
         )
     )

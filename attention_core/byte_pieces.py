@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 ELLIPSIS = "…"
 
@@ -37,35 +38,68 @@ def piece_bytes(token: str) -> bytes:
 
 
 def utf8_length(lead: int) -> int:
-    """How many bytes a UTF-8 character starting with byte ``lead`` takes (1 for a byte that cannot start one)."""
-    if lead >= 0xF0:
-        return 4
-    if lead >= 0xE0:
-        return 3
-    if lead >= 0xC0:
+    """How many bytes a UTF-8 character starting with byte ``lead`` takes (0 for a byte that cannot start one)."""
+    if lead < 0x80:
+        return 1
+    if 0xC2 <= lead <= 0xDF:
         return 2
-    return 1
+    if 0xE0 <= lead <= 0xEF:
+        return 3
+    if 0xF0 <= lead <= 0xF4:
+        return 4
+    return 0
 
 
-def characters(data: bytes) -> list[tuple[int, int, str]]:
-    """The characters of ``data`` with their byte spans: (start, end, text). A byte that is not part of a valid
-    character is its own entry, written as "<0xNN>"."""
+def continuation(byte: int) -> bool:
+    """Whether ``byte`` continues a UTF-8 character (10xxxxxx)."""
+    return 0x80 <= byte <= 0xBF
+
+
+def bytes_text(data: bytes) -> str:
+    """Bytes that are not a whole character, named: "<0xE6 0xB3>"."""
+    return "<" + " ".join(f"0x{byte:02X}" for byte in data) + ">"
+
+
+@dataclass(frozen=True)
+class Character:
+    """A character of the bytes (``kind`` "whole"), or bytes that make none: the first bytes of one the data cuts
+    off ("head"), the last bytes of one that began before the data ("tail"), a byte that is not UTF-8 ("stray")."""
+
+    start: int
+    end: int
+    text: str
+    kind: str
+
+
+def characters(data: bytes) -> list[Character]:
+    """The characters of ``data`` in order, with their byte spans."""
     found = []
     start = 0
     while start < len(data):
-        end = min(start + utf8_length(data[start]), len(data))
-        try:
-            text = data[start:end].decode("utf-8")
-        except UnicodeDecodeError:
+        lead = data[start]
+        if continuation(lead):
             end = start + 1
-            text = f"<0x{data[start]:02X}>"
-        found.append((start, end, text))
+            while end < len(data) and continuation(data[end]) and end - start < 3:
+                end += 1
+            found.append(Character(start, end, bytes_text(data[start:end]), "tail" if start == 0 else "stray"))
+        elif utf8_length(lead) == 0:
+            end = start + 1
+            found.append(Character(start, end, bytes_text(data[start:end]), "stray"))
+        else:
+            end = min(start + utf8_length(lead), len(data))
+            try:
+                found.append(Character(start, end, data[start:end].decode("utf-8"), "whole"))
+            except UnicodeDecodeError:
+                head = end == len(data) and all(continuation(byte) for byte in data[start + 1 : end])
+                end = end if head else start + 1
+                found.append(Character(start, end, bytes_text(data[start:end]), "head" if head else "stray"))
         start = end
     return found
 
 
 def readable_pieces(pieces: Sequence[bytes]) -> list[str]:
-    """Each piece as text: the characters its bytes belong to, with "…" where a character is cut at its edge."""
+    """Each piece as text: the characters its bytes belong to, with "…" where a character goes on past its edge
+    (bytes that make no whole character in all the pieces are named: "<0xE6 0xB3>…")."""
     bounds = []
     start = 0
     for piece in pieces:
@@ -74,11 +108,11 @@ def readable_pieces(pieces: Sequence[bytes]) -> list[str]:
     spans = characters(b"".join(pieces))
     shown = []
     for low, high in bounds:
-        touched = [(start, end, text) for start, end, text in spans if start < high and end > low]
-        text = "".join(text for _start, _end, text in touched)
-        if touched and touched[0][0] < low:
+        touched = [span for span in spans if span.start < high and span.end > low]
+        text = "".join(span.text for span in touched)
+        if touched and (touched[0].start < low or touched[0].kind == "tail"):
             text = ELLIPSIS + text
-        if touched and touched[-1][1] > high:
+        if touched and (touched[-1].end > high or touched[-1].kind == "head"):
             text = text + ELLIPSIS
         shown.append(text)
     return shown
@@ -91,4 +125,4 @@ def cut_characters(pieces: Sequence[bytes]) -> bool:
     for piece in pieces[:-1]:
         position += len(piece)
         edges.add(position)
-    return any(start < edge < end for start, end, _text in characters(b"".join(pieces)) for edge in edges)
+    return any(span.start < edge < span.end for span in characters(b"".join(pieces)) for edge in edges)

@@ -38,9 +38,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from attention_core import independent
+from attention_core import byte_pieces, independent
 from attention_core.attention import apply_mask, attention_scores, context_vectors, scale_scores, softmax
-from attention_core.i18n import _
+from attention_core.i18n import N_, _
 from attention_core.reference import Agreement, agreement
 from attention_core.rope import rope_angles, rotate_pairs
 
@@ -437,6 +437,19 @@ def piece_text(model: SmolModel, token_id: int) -> str:
     return model.tokenizer.decode([int(token_id)], skip_special_tokens=False)
 
 
+def readable_pieces(model: SmolModel, ids, context=()) -> tuple[str, ...]:
+    """The pieces of ``ids`` as a learner reads them, after the ``context`` ids (attention_core.byte_pieces): a piece
+    that holds part of a character's bytes shows the character with "…" where it is cut (a Chinese character is 3
+    bytes), never "�"."""
+    every = [int(i) for i in (*context, *ids)]
+    tokens = [model.tokenizer.id_to_token(i) for i in every]
+    decoder = byte_pieces.byte_decoder()
+    if any(token is None or any(character not in decoder for character in token) for token in tokens):
+        return tuple(piece_text(model, i) for i in ids)  # a special token spelled outside the byte alphabet
+    shown = byte_pieces.readable_pieces([byte_pieces.piece_bytes(token) for token in tokens])
+    return tuple(shown[len(every) - len(tuple(ids)) :])
+
+
 def decode(model: SmolModel, ids) -> str:
     """Token ids back to text."""
     return model.tokenizer.decode([int(i) for i in ids], skip_special_tokens=False)
@@ -657,7 +670,7 @@ def forward(
     out_logits = output_logits(model, rows, work) if len(rows) else torch.empty(0, config.vocab_size)  # (T_out, V)
     return Forward(
         ids=ids,
-        pieces=tuple(piece_text(model, i) for i in ids),
+        pieces=readable_pieces(model, ids),
         positions=positions,
         layer_inputs=torch.stack(inputs),  # (L, T, d_model)
         scores=torch.stack(scores) if keep_scores else torch.empty(0),  # (L, h, T, T)
@@ -819,7 +832,7 @@ def independent_check(model: SmolModel, result: Forward, hand: HeadByHand) -> In
     tolerance = ROUNDINGS * FLOAT32_UNIT * score_bound
     largest_weight, largest_value = independent.largest(weights), float(reference.value_bounds[hand.head, hand.query])
     weights_allowed, context_allowed = tolerance * largest_weight, CONTEXT_TOLERANCE * largest_value
-    row, size = f"the row of {weights.numel()} weights", f"the context vector ({context.numel()} numbers)"
+    row, size = {"count": weights.numel()}, {"count": context.numel()}  # the values of the comparisons' names
     model_row = result.attentions[hand.layer, hand.head, hand.query]  # (T,)
     model_context = result.contexts[hand.layer, hand.head, hand.query]  # (d_k,)
     return IndependentCheck(
@@ -828,10 +841,22 @@ def independent_check(model: SmolModel, result: Forward, hand: HeadByHand) -> In
         largest_weight=largest_weight,
         largest_value=largest_value,
         comparisons=(
-            independent.compare(f"by hand: {row}", hand.weights, weights, weights_allowed),
-            independent.compare(f"by hand: {size}", hand.context, context, context_allowed),
-            independent.compare(f"the model's forward: {row}", model_row, weights, weights_allowed),
-            independent.compare(f"the model's forward: {size}", model_context, context, context_allowed),
+            independent.compare(
+                N_("by hand: the row of {count} weights"), hand.weights, weights, weights_allowed, **row
+            ),
+            independent.compare(
+                N_("by hand: the context vector ({count} numbers)"), hand.context, context, context_allowed, **size
+            ),
+            independent.compare(
+                N_("the model's forward: the row of {count} weights"), model_row, weights, weights_allowed, **row
+            ),
+            independent.compare(
+                N_("the model's forward: the context vector ({count} numbers)"),
+                model_context,
+                context,
+                context_allowed,
+                **size,
+            ),
         ),
     )
 
@@ -875,7 +900,7 @@ def next_token(
     ids = tuple(int(i) for i in top.indices)
     return NextToken(
         ids=ids,
-        pieces=tuple(piece_text(model, i) for i in ids),
+        pieces=tuple(readable_pieces(model, [i])[0] for i in ids),  # each read alone: a candidate for the next piece
         probabilities=tuple(float(p) for p in top.values),
         raw_probabilities=tuple(float(raw[i]) for i in ids),
         temperature=float(temperature),
@@ -938,7 +963,8 @@ def generate(
         out.append(GeneratedToken(chosen, piece_text(model, chosen), float(probabilities[chosen]), position))
         logits = decode_step(model, [chosen], caches, position)
         position += 1
-    return tuple(out)
+    shown = readable_pieces(model, [token.id for token in out], context=ids)  # a character cut between steps reads
+    return tuple(dataclasses.replace(token, piece=piece) for token, piece in zip(out, shown, strict=True))
 
 
 @dataclass(frozen=True)

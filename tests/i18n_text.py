@@ -27,7 +27,7 @@ KEPT = (
     "Transformer Explainer", "BertViz", "GPT-2", "GPT", "BERT", "LLaMA", "Llama", "Vaswani et al.",
     "Attention Is All You Need", "softmax", "RoPE", "GQA", "KV", "GGUF", "Q4_K", "Q6_K", "Q8_0", "safetensors",
     "Streamlit", "CSV", "JSON", "nn.MultiheadAttention", "scaled_dot_product_attention", "torch", "argmax", "logits",
-    "logit", "d_model", "d_k", "d_v", "Adam", "SGD",
+    "logit", "d_model", "d_k", "d_v", "Adam", "SGD", "True", "False",
 )  # fmt: skip
 HIDDEN = [
     re.compile(r"<(style|script)\b.*?</\1>", re.S | re.I),  # CSS and scripts: never read
@@ -40,10 +40,11 @@ HIDDEN = [
     re.compile(r"\"[^\"]*\""),
     re.compile(r"https?://\S+"),
     re.compile(r":material/[a-z_]+:"),
-    re.compile(r"<[^>]+>"),  # HTML tags (a table's markup)
     re.compile(r"&[a-z]+;|&#\d+;"),
 ]
-PROSE = re.compile(r"[A-Za-z][A-Za-z'’-]*(?:[ ,;:]+[A-Za-z][A-Za-z'’-]*){2,}")  # three English words in a row
+# Three English words in a row (of two letters or more: a toy vocabulary's "b l a" is data, not prose).
+PROSE = re.compile(r"[A-Za-z][A-Za-z'’-]+(?:[ ,;:]+[A-Za-z][A-Za-z'’-]+){2,}")
+TAG = re.compile(r"<[^>]+>")
 TEXT_FIELDS = ("body", "label", "help", "placeholder", "caption", "title", "text")
 
 
@@ -111,9 +112,12 @@ def page_texts(at: AppTest) -> list[str]:
 
 
 def english_prose(text: str, tokens: tuple[str, ...] = ()) -> list[str]:
-    """The runs of English words in ``text`` once what stays English is taken out."""
+    """The runs of English words in ``text`` once what stays English is taken out. HTML (a table) is read cell by
+    cell: the tokens in a row of cells are data, not a sentence."""
     for pattern in HIDDEN:
         text = pattern.sub(" ", text)
+    if TAG.search(text):
+        return [run for part in TAG.split(text) for run in english_prose(part, tokens)]
     for name in sorted([*KEPT, *tokens], key=len, reverse=True):
         if name:
             text = re.sub(rf"(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])", " ", text)
@@ -124,10 +128,12 @@ def english_left(at: AppTest) -> list[str]:
     """The English prose a page still shows (the input's sentence and the examples' sentences allowed: they are the
     input, as the numbers are)."""
     from attention_core.presets import PRESETS_BY_KEY
+    from attention_core.trained_model import PUBLISHED_SENTENCES
 
     state = at.session_state
     lab = state["_lab_input"] if "_lab_input" in state else None  # noqa: SIM401 (AppTest state has no get)
-    tokens = tuple(preset.name for preset in PRESETS_BY_KEY.values()) + ((" ".join(lab.tokens),) if lab else ())
+    examples = (*(preset.name for preset in PRESETS_BY_KEY.values()), *PUBLISHED_SENTENCES)  # an English model's input
+    tokens = examples + ((" ".join(lab.tokens),) if lab else ())
     found: list[str] = []
     for text in page_texts(at):
         found += english_prose(text, tokens)

@@ -44,3 +44,42 @@ def test_every_cut_of_a_text_shows_each_character(text):
         assert "".join(shown).replace("…", "").replace(" ", "") != ""
         assert all("�" not in piece for piece in shown)
         assert shown[0].rstrip("…") and text.startswith(shown[0].rstrip("…"))
+
+
+def test_a_piece_alone_that_holds_part_of_a_character_names_its_bytes():
+    """A next-token candidate read alone: the start or the end of a character, said so ("…"), never "�"."""
+    assert bp.readable_pieces([ZHU_YI[:2]]) == ["<0xE6 0xB3>…"]
+    assert bp.readable_pieces([ZHU_YI[4:]]) == ["…<0x84 0x8F>"]
+    assert bp.readable_pieces([b" ", ZHU_YI[:1]]) == [" ", "<0xE6>…"]
+
+
+@pytest.fixture(scope="module")
+def smol():
+    from attention_core import smollm2 as sm
+
+    return sm.load_model()
+
+
+def test_smollm2s_pieces_of_a_chinese_prompt_read_without_replacement_characters(smol):
+    from attention_core import smollm2 as sm
+
+    prompt = "注意力是什么？"
+    ids = sm.encode(smol, prompt)
+    plain = [sm.piece_text(smol, i) for i in ids]
+    shown = sm.readable_pieces(smol, ids)
+    assert any("�" in piece for piece in plain)  # decoded one by one, pieces of a character print as "�"
+    assert not any("�" in piece for piece in shown)
+    assert "".join(piece.replace("…", "") for piece in shown).startswith("注")
+    assert set("注意力是什么？") <= set("".join(shown))
+    english = smol.tokenizer.encode(" the cat sat").ids
+    assert sm.readable_pieces(smol, english) == tuple(sm.piece_text(smol, i) for i in english)  # unchanged
+
+
+def test_smollm2s_generated_pieces_read_in_the_context_of_the_prompt(smol):
+    from attention_core import smollm2 as sm
+
+    ids = smol.tokenizer.encode("中文：注意力").ids
+    tokens = sm.generate(smol, ids, 4)
+    assert not any("�" in token.piece for token in tokens)
+    whole = sm.readable_pieces(smol, [*ids, *(token.id for token in tokens)])
+    assert tuple(token.piece for token in tokens) == whole[len(ids) :]

@@ -187,7 +187,8 @@ def test_lang_in_the_url_opens_chinese_and_the_picker_says_so():
     picker = at.sidebar.selectbox(key="lang")
     assert picker.value == "zh" and picker.label == "语言 · Language"
     assert at.query_params["lang"] == "zh"
-    picker.set_value("en").run()
+    with i18n.using("zh"):  # AppTest formats the other widgets' options in this thread: in the session's language
+        picker.set_value("en").run()
     assert "lang" not in at.query_params and at.sidebar.selectbox(key="lang").label == "Language"
 
 
@@ -208,9 +209,10 @@ def test_the_language_is_kept_in_the_book_and_comes_back_without_a_link():
     from tests.apptest_helpers import open_page
     from ui.widgets import progress
 
-    chinese = open_page("app_pages/scores.py", {"lang": "zh", "step": "1"})
-    chinese.session_state["_progress_store_loaded"] = True
-    chinese.run()  # a later run writes the book (the first one only reads the browser's)
+    with i18n.using("zh"):  # AppTest formats a widget's options in this thread: in the session's language
+        chinese = open_page("app_pages/scores.py", {"lang": "zh", "step": "1"})
+        chinese.session_state["_progress_store_loaded"] = True
+        chinese.run()  # a later run writes the book (the first one only reads the browser's)
     written = json.loads(chinese.session_state["_progress_store_written"])
     assert written["language"] == "zh" and progress.parse_file(json.dumps(written))["language"] == "zh"
     with pytest.raises(progress.ProgressFileError, match="language"):
@@ -219,7 +221,7 @@ def test_the_language_is_kept_in_the_book_and_comes_back_without_a_link():
     fresh = open_page("app_pages/scores.py", {"step": "1"})
     fresh.session_state["_progress_store_loaded"] = True
     fresh.session_state[progress.STORED_LANGUAGE_KEY] = "zh"  # what merge() leaves for the picker
-    fresh.run()
+    fresh.run()  # English until this run adopts zh
     assert fresh.sidebar.selectbox(key="lang").value == "zh"
 
     linked = open_page("app_pages/scores.py", {"step": "1", "lang": "en"})
@@ -251,7 +253,8 @@ def test_every_page_reads_in_chinese_with_the_same_numbers(name):
 
     path = registry.BY_NAME[name].path
     english = answered(path, {})
-    chinese = answered(path, {"lang": "zh"})
+    with i18n.using("zh"):  # AppTest formats a widget's options in this thread: in the session's language
+        chinese = answered(path, {"lang": "zh"})
     assert not chinese.exception, [error.value for error in chinese.exception]
     left = english_left(chinese)
     assert not left, f"{len(left)} English runs in zh: {left[:12]}"
@@ -264,7 +267,8 @@ def test_a_chinese_sentence_works_as_the_input(name):
     from tests.apptest_helpers import assert_clean, lab_input, open_page, sentence_params
     from ui import registry
 
-    at = open_page(registry.BY_NAME[name].path, {"lang": "zh", **sentence_params("猫坐在垫子上。")})
+    with i18n.using("zh"):
+        at = open_page(registry.BY_NAME[name].path, {"lang": "zh", **sentence_params("猫坐在垫子上。")})
     assert_clean(at)
     assert lab_input(at).tokens == ("猫", "坐", "在", "垫", "子", "上")
 
@@ -282,7 +286,8 @@ def test_a_stepped_view_reads_in_chinese(name):
     from tests.i18n_text import english_left
     from ui import registry
 
-    at = open_page(registry.BY_NAME[name].path, {"lang": "zh", "step": "2"})
+    with i18n.using("zh"):  # AppTest formats a widget's options in this thread: in the session's language
+        at = open_page(registry.BY_NAME[name].path, {"lang": "zh", "step": "2"})
     assert not at.exception, [error.value for error in at.exception]
     assert at.query_params["step"] == "2"
     left = english_left(at)

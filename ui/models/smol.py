@@ -116,6 +116,11 @@ def generate(
         return sm.generate(model(), ids, steps, greedy=greedy, temperature=temperature, top_k=top_k, seed=seed)
 
 
+def continuation_text(tokens: tuple[sm.GeneratedToken, ...]) -> str:
+    """The generated pieces as one text (decoded together: a character cut between two pieces is whole here)."""
+    return sm.decode(model(), [token.id for token in tokens])
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def kv_cache_check(prompt: str, steps: int = 4) -> sm.CacheCheck:
     """Cached decoding against a full recompute at every step, on the real model."""
