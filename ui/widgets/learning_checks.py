@@ -68,7 +68,9 @@ def answer_key(form: str, idea: str) -> str:
 
 def answer_widget(form: str, number: int, idea: str, exercise: Exercise) -> None:
     """One question and its answer box (inside the caller's form)."""
-    st.markdown(f"**{number}. {_(core.IDEA_LABELS[idea])}.** {exercise.prompt}")
+    st.markdown(
+        _("**{number}. {idea}.** {prompt}", number=number, idea=_(core.IDEA_LABELS[idea]), prompt=exercise.prompt)
+    )
     label = _("Your answer to question {number}", number=number)
     if exercise.is_choice:
         st.radio(
@@ -168,7 +170,8 @@ def per_idea_line(results: dict[str, str]) -> str:
         _("{idea}: {result}", idea=_(core.IDEA_LABELS[idea]), result=_(RESULT_WORDS[results[idea]]))
         for idea in core.IDEAS
     ]
-    return _("{results}.", results="; ".join(pairs))
+    # TRANSLATORS: what separates the ideas' results in a line ("Scores (dot products): right; Softmax …").
+    return _("{results}.", results=_("; ").join(pairs))
 
 
 def pre_check() -> None:
