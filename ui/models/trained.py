@@ -18,6 +18,7 @@ import altair as alt
 import streamlit as st
 import torch
 
+from attention_core import i18n
 from attention_core import trained_model as tm
 from attention_core.i18n import N_, _
 from runtime import memory
@@ -206,9 +207,10 @@ GRID_CELLS, HIGHLIGHT_DATA = "cells", "highlight"  # the grid's named datasets: 
 
 
 @process_cache(16)
-def grid_spec(sentence: str, pick: str, labelled: bool = True) -> dict:
-    """The all-heads grid's Vega-Lite spec, built once per sentence: the cells in the named dataset GRID_CELLS
-    as Arrow bytes (converted once, not per rerun), the label layers inline (``labelled`` False: blank, while a
+def grid_spec(sentence: str, pick: str, labelled: bool = True, language: str = i18n.SOURCE_LANGUAGE) -> dict:
+    """The all-heads grid's Vega-Lite spec, built once per sentence and language (its description and tooltips
+    are in the learner's language, ``language``: i18n.current()): the cells in the named dataset GRID_CELLS as
+    Arrow bytes (converted once, not per rerun), the label layers inline (``labelled`` False: blank, while a
     question asks for a head's label)."""
     forward_result = forward(sentence)
     cells = tm.grid_frame(forward_result.attentions)
@@ -232,7 +234,7 @@ def highlight_layer() -> dict:
 
 def grid_with_highlight(sentence: str, pick: str, layer: int, head: int, labelled: bool = True) -> dict:
     """The grid's spec with the chosen head framed; only the frame's dataset differs from head to head."""
-    spec = grid_spec(sentence, pick, labelled)
+    spec = grid_spec(sentence, pick, labelled, i18n.current())
     frame = charts.arrow_bytes(charts.grid_highlight_frame(layer, head))
     datasets = {**spec["datasets"], HIGHLIGHT_DATA: frame}
     return {**spec, "layer": [*spec["layer"], highlight_layer()], "datasets": datasets}
