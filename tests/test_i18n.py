@@ -136,6 +136,27 @@ def rebinds_underscore(tree: ast.AST) -> list[int]:
     return lines
 
 
+def untranslatable_calls(tree: ast.AST) -> list[int]:
+    """Lines where _() or N_() is given something Babel cannot extract: an f-string, a variable, a concatenation
+    with a name (``_(LABELS[key])`` of an N_-marked constant is fine: its text was marked where it is defined)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "N_") and node.args:
+            message = node.args[0]
+            if isinstance(message, ast.JoinedStr) or (node.func.id == "N_" and not isinstance(message, ast.Constant)):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_no_message_is_an_f_string():
+    bad = {
+        str(path.relative_to(ROOT)): lines
+        for path in translating_modules()
+        if (lines := untranslatable_calls(ast.parse(path.read_text())))
+    }
+    assert not bad, f"an f-string message cannot be translated: write _('… {{name}} …', name=value): {bad}"
+
+
 def test_no_translating_module_rebinds_underscore():
     modules = translating_modules()
     assert len(modules) >= 3
