@@ -32,8 +32,6 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from attention_core.i18n import N_
-
 REFERENCE = "torch.nn.functional.scaled_dot_product_attention"  # the reference function, as the pages name it
 
 
@@ -149,10 +147,12 @@ def llama_layer(
 class Comparison:
     """The lab's numbers against the reference's: the largest difference, the largest the check allows, the verdict."""
 
-    compared: str  # what was compared, as the page says it
+    compared: str  # what was compared, in English (the template filled in with ``values``)
     max_difference: float  # max |lab - reference| over every number compared (NaN if the lab's has a NaN)
     allowed: float  # the largest difference taken for float32 rounding
     exact: bool  # every number the same as the reference's
+    template: str = ""  # ``compared`` before its values went in (marked N_ by the caller), empty without values
+    values: tuple[tuple[str, object], ...] = ()  # the template's named values
 
     @property
     def close(self) -> bool:
@@ -162,15 +162,18 @@ class Comparison:
     @property
     def verdict(self) -> str:
         """'exactly equal', 'equal up to float32 rounding' or 'different'."""
-        if self.exact:  # English values (compared in code), marked for the page that shows them with _()
-            return N_("exactly equal")
-        return N_("equal up to float32 rounding") if self.close else N_("different")
+        if self.exact:  # English values (compared in code; reference.Agreement marks them N_), shown with _()
+            return "exactly equal"
+        return "equal up to float32 rounding" if self.close else "different"
 
 
-def compare(compared: str, ours: torch.Tensor, reference: torch.Tensor, allowed: float) -> Comparison:
-    """The lab's tensor against the reference's, number by number (the same shape)."""
+def compare(compared: str, ours: torch.Tensor, reference: torch.Tensor, allowed: float, **values: object) -> Comparison:
+    """The lab's tensor against the reference's, number by number (the same shape). ``compared`` names it in
+    English, a template (marked N_) when ``values`` fill its named placeholders."""
     gaps = (ours.double() - reference.double()).abs()  # NaN where ours is NaN
-    return Comparison(compared, float(gaps.max()), float(allowed), bool((gaps == 0).all()))
+    named = compared.format(**values) if values else compared
+    template, pairs = (compared, tuple(values.items())) if values else ("", ())
+    return Comparison(named, float(gaps.max()), float(allowed), bool((gaps == 0).all()), template, pairs)
 
 
 def largest(x: torch.Tensor) -> float:
