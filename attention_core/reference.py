@@ -129,6 +129,14 @@ def tolerance_for(*tensors: torch.Tensor) -> float:
     return TOLERANCE[torch.float64 if all(t.dtype == torch.float64 for t in tensors) else torch.float32]
 
 
+def compared_text(comparison) -> str:
+    """What an ``independent.Comparison`` compared, in the learner's language: its template (marked N_ where it is
+    made) with its values, else its name. Done when shown, so a cached check stays in English."""
+    if comparison.template:
+        return _(comparison.template, **dict(comparison.values))
+    return _(comparison.compared)
+
+
 def tolerance_text(tolerance: float = TOLERANCE[torch.float32]) -> str:
     """The agreement test in words, for a page: '|ours − reference| ≤ 4e-06 × the largest |reference| ...'."""
     return _("|ours − reference| ≤ {tolerance} × the largest |reference| in every cell", tolerance=f"{tolerance:g}")
