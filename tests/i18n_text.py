@@ -13,6 +13,7 @@ translation's judge: a word such as "softmax" or "d_k" alone is not prose.
 from __future__ import annotations
 
 import contextlib
+import html
 import json
 import re
 import sys
@@ -118,6 +119,7 @@ def english_prose(text: str, tokens: tuple[str, ...] = ()) -> list[str]:
         text = pattern.sub(" ", text)
     if TAG.search(text):
         return [run for part in TAG.split(text) for run in english_prose(part, tokens)]
+    text = html.unescape(text)
     for name in sorted([*KEPT, *tokens], key=len, reverse=True):
         if name:
             text = re.sub(rf"(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])", " ", text)
@@ -132,7 +134,8 @@ def english_left(at: AppTest) -> list[str]:
 
     state = at.session_state
     lab = state["_lab_input"] if "_lab_input" in state else None  # noqa: SIM401 (AppTest state has no get)
-    examples = (*(preset.name for preset in PRESETS_BY_KEY.values()), *PUBLISHED_SENTENCES)  # an English model's input
+    published = (*PUBLISHED_SENTENCES, *(sentence.rstrip(".!?") for sentence in PUBLISHED_SENTENCES))
+    examples = (*(preset.name for preset in PRESETS_BY_KEY.values()), *published)  # an English model's input
     tokens = examples + ((" ".join(lab.tokens),) if lab else ())
     found: list[str] = []
     for text in page_texts(at):
