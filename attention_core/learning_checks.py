@@ -118,7 +118,8 @@ def softmax_lines(scores: Sequence[float], j: int) -> str:
 def sentence_words(words: tuple[str, ...]) -> tuple[str, ...]:
     """A sentence of SENTENCES as the learner reads it: its translation's words (English if the translation does not
     have as many different words)."""
-    shown = tuple(_(" ".join(words)).split())
+    sentence = " ".join(words)  # its msgid (one of SENTENCE_TEXTS)
+    shown = tuple(_(sentence).split())
     return shown if len(set(shown)) == len(shown) == len(words) else words
 
 
