@@ -348,7 +348,18 @@ def pipeline_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
     top = top_index(diagonal)
     within = tolerance(dot_slack(concat[i], W_o[:, c]))
     causal_count = T * (T + 1) // 2
-    head_name = _("head {head}", head=shown.followed_head + 1) if len(shown.steps.heads) > 1 else _("the head")
+    self_prompt = (
+        _(
+            "From the masked scores of head {head} above, predict which token will give itself the largest weight "
+            "(the largest diagonal entry of the weights, which follow once you have answered).",
+            head=shown.followed_head + 1,
+        )
+        if len(shown.steps.heads) > 1
+        else _(
+            "From the masked scores of the head above, predict which token will give itself the largest weight (the "
+            "largest diagonal entry of the weights, which follow once you have answered)."
+        )
+    )
     return [
         Exercise(
             id="output-entry",
@@ -372,11 +383,7 @@ def pipeline_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]
         Exercise(
             id="self-attention",
             kind="choice",
-            prompt=_(
-                "From the masked scores of {head} above, predict which token will give itself the largest weight (the "
-                "largest diagonal entry of the weights, which follow once you have answered).",
-                head=head_name,
-            ),
+            prompt=self_prompt,
             answer=L[top],
             hint=_(
                 "A token keeps much of its weight when its own score stands well above the other scores of its row "
