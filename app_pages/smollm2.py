@@ -67,6 +67,14 @@ def render(lab: LabInput) -> None:
             pieces=pieces_text(result.pieces),
         )
     )
+    if smol.cuts_characters(result):
+        st.caption(
+            _(
+                "SmolLM2 cuts text into pieces of bytes, and a Chinese character takes 3 bytes in UTF-8, so one "
+                "character can be split over two or three pieces: “注…” holds the start of 注, “…注” its end, and "
+                "“…注意…” the end of one character and the start of the next."
+            )
+        )
     layer, head, query = current_head(labels)
     whole = whole_lesson()  # one page: the 270 heads and the picked one side by side
     material = smol.material(prompt, layer, head, query)

@@ -437,17 +437,30 @@ def piece_text(model: SmolModel, token_id: int) -> str:
     return model.tokenizer.decode([int(token_id)], skip_special_tokens=False)
 
 
+def piece_bytes(model: SmolModel, ids) -> list[bytes] | None:
+    """Each id's bytes (None if a special token is spelled outside the byte alphabet)."""
+    tokens = [model.tokenizer.id_to_token(int(i)) for i in ids]
+    decoder = byte_pieces.byte_decoder()
+    if any(token is None or any(character not in decoder for character in token) for token in tokens):
+        return None
+    return [byte_pieces.piece_bytes(token) for token in tokens]
+
+
+def cuts_characters(model: SmolModel, ids) -> bool:
+    """Whether a character of the text is split between two of its pieces (a Chinese character is 3 bytes)."""
+    pieces = piece_bytes(model, ids)
+    return pieces is not None and byte_pieces.cut_characters(pieces)
+
+
 def readable_pieces(model: SmolModel, ids, context=()) -> tuple[str, ...]:
     """The pieces of ``ids`` as a learner reads them, after the ``context`` ids (attention_core.byte_pieces): a piece
     that holds part of a character's bytes shows the character with "…" where it is cut (a Chinese character is 3
     bytes), never "�"."""
     every = [int(i) for i in (*context, *ids)]
-    tokens = [model.tokenizer.id_to_token(i) for i in every]
-    decoder = byte_pieces.byte_decoder()
-    if any(token is None or any(character not in decoder for character in token) for token in tokens):
+    pieces = piece_bytes(model, every)
+    if pieces is None:
         return tuple(piece_text(model, i) for i in ids)  # a special token spelled outside the byte alphabet
-    shown = byte_pieces.readable_pieces([byte_pieces.piece_bytes(token) for token in tokens])
-    return tuple(shown[len(every) - len(tuple(ids)) :])
+    return tuple(byte_pieces.readable_pieces(pieces)[len(every) - len(tuple(ids)) :])
 
 
 def decode(model: SmolModel, ids) -> str:

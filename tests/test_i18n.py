@@ -313,3 +313,18 @@ def test_a_stepped_view_reads_in_chinese(name):
     assert at.query_params["step"] == "2"
     left = english_left(at)
     assert not left, f"{len(left)} English runs in zh: {left[:12]}"
+
+
+def test_smollm2_reads_a_chinese_prompt_without_replacement_characters():
+    """Lesson 11 with a Chinese prompt: its pieces show the characters they belong to, "…" where one is cut, and a
+    sentence says why (attention_core.byte_pieces)."""
+    from tests.apptest_helpers import assert_clean, open_page
+    from tests.i18n_text import page_texts
+
+    with i18n.using("zh"):
+        at = open_page("app_pages/smollm2.py", {"lang": "zh", "step": "1", "smol_prompt": "注意力是"})
+    assert_clean(at)
+    texts = " ".join(page_texts(at))
+    assert "�" not in texts
+    assert "注… │ …注" in texts
+    assert any("一个汉字在 UTF-8 中占 3 个字节" in str(caption.value) for caption in at.caption)

@@ -116,6 +116,11 @@ def generate(
         return sm.generate(model(), ids, steps, greedy=greedy, temperature=temperature, top_k=top_k, seed=seed)
 
 
+def cuts_characters(result: sm.Forward) -> bool:
+    """Whether the prompt has a character split between two pieces (its pieces then show "…")."""
+    return sm.cuts_characters(model(), result.ids)
+
+
 def continuation_text(tokens: tuple[sm.GeneratedToken, ...]) -> str:
     """The generated pieces as one text (decoded together: a character cut between two pieces is whole here)."""
     return sm.decode(model(), [token.id for token in tokens])
