@@ -284,6 +284,16 @@ def pieces_section(forward: tm.Forward) -> None:
         )
     )
     st.code("  ".join(forward.pieces), language=None, wrap_lines=True)
+    unknown = tm.unknown_pieces(forward)
+    if unknown:
+        st.caption(
+            _(
+                "[UNK] stands for {count} of your characters or words that the model's vocabulary does not have "
+                "(it was built mostly from English text, with few Chinese characters): the model sees them all as "
+                "the same piece.",
+                count=unknown,
+            )
+        )
     split = tm.split_words(forward)
     if split:
         shown = "; ".join(

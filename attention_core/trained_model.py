@@ -219,6 +219,11 @@ def run_forward(trained: TrainedModel, sentence: str) -> Forward:
     )
 
 
+def unknown_pieces(forward: Forward) -> int:
+    """How many of the sentence's pieces are [UNK]: text the vocabulary does not have."""
+    return sum(piece == bert.UNKNOWN_PIECE for piece in forward.pieces)
+
+
 def split_words(forward: Forward) -> dict[int, list[str]]:
     """The sidebar words the tokenizer split into several pieces: word index -> its pieces."""
     groups: dict[int, list[str]] = {}

@@ -328,3 +328,15 @@ def test_smollm2_reads_a_chinese_prompt_without_replacement_characters():
     assert "�" not in texts
     assert "注… │ …注" in texts
     assert any("一个汉字在 UTF-8 中占 3 个字节" in str(caption.value) for caption in at.caption)
+
+
+def test_lesson_10_says_what_unk_means_for_a_chinese_sentence():
+    from tests.apptest_helpers import assert_clean, open_page, sentence_params
+
+    with i18n.using("zh"):
+        at = open_page("app_pages/trained_model.py", {"lang": "zh", **sentence_params("猫坐在垫子上")})
+    assert_clean(at)
+    notes = " ".join(str(caption.value) for caption in at.caption)
+    assert "[UNK] 代表你的输入中有" in notes and "主要" in notes
+    english = open_page("app_pages/trained_model.py")
+    assert not any("[UNK] stands for" in str(caption.value) for caption in english.caption)
