@@ -299,7 +299,9 @@ def _read_tokens(example: str) -> list[str]:
         key="sentence",
         bind="query-params",
         help=_(
-            "Words are split at spaces; punctuation stays with its word. 1 to {most} tokens.", most=f"{MAX_TOKENS:,}"
+            "Words are split at spaces; punctuation stays with its word. In Chinese (or Japanese, Korean) each "
+            "character is a token and punctuation is dropped. 1 to {most} tokens.",
+            most=f"{MAX_TOKENS:,}",
         ),
     )
     st.sidebar.caption(_("A shared link contains the sentence you type here."))
