@@ -9,7 +9,7 @@ from attention_core import cell_math, i18n, independent
 from attention_core import smollm2 as sm
 from attention_core import smollm2_lesson as sl
 from attention_core.i18n import N_, _
-from attention_core.reference import tolerance_text
+from attention_core.reference import compared_text, tolerance_text
 from attention_core.tables import to_frame
 from ui import charts, page
 from ui.models import smol
@@ -572,7 +572,7 @@ def comparison_table(comparisons: tuple[independent.Comparison, ...]) -> pd.Data
             _("allowed"): [format_number(c.allowed) for c in comparisons],
             _("verdict"): [_(c.verdict) for c in comparisons],
         },
-        index=pd.Index([_(c.compared) for c in comparisons], name=_("compared with the reference")),
+        index=pd.Index([compared_text(c) for c in comparisons], name=_("compared with the reference")),
     )
 
 
