@@ -30,10 +30,12 @@ import threading
 # What lab.py imports (tested) and what every lesson page imports next (pandas, Altair, pyarrow).
 MODULES = (
     "torch",
+    "attention_core.i18n",
     "runtime.browser_store",
     "runtime.collector",
     "ui.format",
     "ui.widgets.inputs",
+    "ui.widgets.language",
     "ui.registry",
     "runtime.memory",
     "runtime.preload",
