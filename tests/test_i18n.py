@@ -297,22 +297,30 @@ def test_a_chinese_sentence_works_as_the_input(name):
 def stepped_names() -> list[str]:
     from tests.pages.test_steps import STEPPED
 
-    return [lesson.name for lesson in STEPPED]
+    return [lesson.name for lesson in STEPPED] + ["path", "mistakes"]  # the path and the museum step too
 
 
 @pytest.mark.parametrize("name", stepped_names())
-def test_a_stepped_view_reads_in_chinese(name):
-    """The step bar, Back / Next and the step's own text, as first drawn (step 2 of each stepped lesson)."""
+def test_every_step_of_every_lesson_opens_in_chinese(name):
+    """Each step from its link in zh, as first drawn: no exception, the step bar on it, no English prose (the step bar,
+    Back / Next and the step's own text)."""
     from tests.apptest_helpers import open_page
     from tests.i18n_text import english_left
     from ui import registry
 
-    with i18n.using("zh"):  # AppTest formats a widget's options in this thread: in the session's language
-        at = open_page(registry.BY_NAME[name].path, {"lang": "zh", "step": "2"})
-    assert not at.exception, [error.value for error in at.exception]
-    assert at.query_params["step"] == "2"
-    left = english_left(at)
-    assert not left, f"{len(left)} English runs in zh: {left[:12]}"
+    path = registry.BY_NAME[name].path
+    count = None
+    step = 1
+    while count is None or step <= count:
+        with i18n.using("zh"):  # AppTest formats a widget's options in this thread: in the session's language
+            at = open_page(path, {"lang": "zh", "step": str(step)})
+        assert not at.exception, (step, [error.value for error in at.exception])
+        bar = at.segmented_control(key=f"stepbar:{name}")
+        count = len(bar.options)
+        assert bar.value == step and at.query_params["step"] == str(step)
+        left = english_left(at)
+        assert not left, f"step {step}: {len(left)} English runs in zh: {left[:12]}"
+        step += 1
 
 
 def test_smollm2_reads_a_chinese_prompt_without_replacement_characters():
