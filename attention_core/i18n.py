@@ -64,6 +64,14 @@ def name(language: str) -> str:
     return catalog(language).gettext(SOURCE_NAME)
 
 
+HTML_LANGUAGES = {"zh": "zh-Hans"}  # a catalog's code -> the page's lang attribute, where the two differ
+
+
+def html_language(language: str) -> str:
+    """The BCP 47 tag a page in ``language`` declares (``<html lang>``): "zh" is written in Simplified characters."""
+    return HTML_LANGUAGES.get(language, language.replace("_", "-"))
+
+
 def set_source(source: Callable[[], str | None]) -> None:
     """Where the current learner's language comes from when no :func:`using` is in force (the app's session)."""
     _SOURCE[:] = [source]

@@ -2,11 +2,12 @@
 attributes.
 
 One tiny inline component (components v2, no iframe), drawn once per run in the sidebar (its element hidden), keeps
-two things of the main area right as the page changes:
+three things right as the page changes:
 
 - a formula, chart, table or code block wider (or a table taller) than its box scrolls (ui.drawing.PAGE_CSS; a
   "Show the code" line longer than the column): while it does, it is focusable (tabindex 0), so a keyboard can
   scroll it (axe's scrollable-region-focusable); a box that fits is no tab stop;
+- the page's language (``<html lang>``) is the learner's ("zh-Hans" in Chinese), for a screen reader's voice;
 - on a phone the step bar (ui.page) is one row that scrolls sideways (PAGE_CSS): the step picked is scrolled into
   the middle of it whenever another step is picked (and only then, so the learner's own scrolling stays).
 
@@ -19,6 +20,8 @@ live region by ui.widgets.keyboard_grid's script, which also draws the keyboard'
 from __future__ import annotations
 
 import streamlit as st
+
+from attention_core import i18n
 
 KEY = "lab_a11y"  # the component's key: ui.drawing.PAGE_CSS hides its element (.st-key-lab_a11y)
 
@@ -43,7 +46,9 @@ function picked_in_view(bar) {
   bar.scrollLeft += inner.left - outer.left - (outer.width - inner.width) / 2;
 }
 
-export default function () {
+export default function (component) {
+  const lang = component && component.data && component.data.lang;
+  if (lang && document.documentElement.lang !== lang) document.documentElement.lang = lang;  // a screen reader's voice
   if (window.__attentionLabA11y) return;  // one observer per page, whichever run mounted it first
   let queued = false;
   const mark = () => {
@@ -73,6 +78,7 @@ _marker = st.components.v2.component("attention_lab_a11y", js=A11Y_JS, css=":hos
 
 
 def mount() -> None:
-    """The script above, in the sidebar (its element hidden by the page's style); once per run, at the same place."""
+    """The script above, in the sidebar (its element hidden by the page's style); once per run, at the same place. It
+    also sets the page's language (``<html lang>``) to the learner's, so a screen reader reads Chinese as Chinese."""
     with st.sidebar:
-        _marker(key=KEY, height=0)
+        _marker(key=KEY, data={"lang": i18n.html_language(i18n.current())}, height=0)
