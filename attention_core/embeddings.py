@@ -37,21 +37,19 @@ def wide_punctuation(character: str) -> bool:
 
 def split_cjk(word: str) -> list[str]:
     """A space-separated word of a sentence with Chinese (Japanese, Korean) characters, as tokens: each such character
-    is a token, wide punctuation is dropped, and a run of other characters ("NLP", "GPT-2") stays one token, with its
-    ASCII punctuation as in English."""
+    is a token, punctuation is dropped (wide, or a half-width run of it: "你好,世界."), and a run of other characters
+    ("NLP", "GPT-2") stays one token, with its ASCII punctuation as in English."""
     tokens: list[str] = []
     run = ""
-    for character in word:
-        if CJK_CHARACTER.match(character) or wide_punctuation(character):
-            if run:
-                tokens.append(run)
+    for character in word + " ":  # a space ends the last run
+        if CJK_CHARACTER.match(character) or wide_punctuation(character) or character == " ":
+            if run and not all(unicodedata.category(mark).startswith("P") for mark in run):
+                tokens.append(run)  # a run of punctuation alone (",", "!", ':"' typed half-width) is dropped
             run = ""
             if CJK_CHARACTER.match(character):
                 tokens.append(character)
         else:
             run += character
-    if run:
-        tokens.append(run)
     return tokens
 
 

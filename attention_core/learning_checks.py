@@ -426,13 +426,18 @@ def pre_check(seed: int) -> tuple[Exercise, ...]:
     return tuple(question(idea, form_for(seed, idea), stream(seed, "pre", idea)) for idea in IDEAS)
 
 
+def same_question(one: Exercise, other: Exercise) -> bool:
+    """Whether two questions ask the same: same answer from the same numbers (whatever the language they are in)."""
+    return (one.answer, one.uses) == (other.answer, other.uses)
+
+
 def post_check(seed: int) -> tuple[Exercise, ...]:
     """The matched check after the path: each idea in the same form as ``pre_check(seed)``, other numbers."""
     matched = []
     for idea, before in zip(IDEAS, pre_check(seed), strict=True):
         rng = stream(seed, "post", idea)
         after = question(idea, form_for(seed, idea), rng)
-        while after.prompt == before.prompt:  # the same numbers by chance: draw again from the same stream
+        while same_question(after, before):  # the same numbers by chance: draw again from the same stream
             after = question(idea, form_for(seed, idea), rng)
         matched.append(after)
     return tuple(matched)
@@ -441,7 +446,7 @@ def post_check(seed: int) -> tuple[Exercise, ...]:
 def review(ideas: Iterable[str], seed: int, avoid: Iterable[str] = ()) -> tuple[tuple[str, Exercise], ...]:
     """(idea, question) for up to REVIEW_SIZE of ``ideas`` (different ideas, in IDEAS order), fresh numbers: never
     a question whose prompt is in ``avoid`` (the checks the learner already answered)."""
-    known, avoided = set(ideas), set(avoid)
+    known, avoided = set(ideas), set(avoid)  # prompts in the learner's language, as shown
     if not known <= set(IDEAS):
         raise ValueError(f"unknown ideas: {sorted(known - set(IDEAS))}")
     rng = stream(seed, "review")

@@ -185,6 +185,8 @@ def test_validate_names_a_nullable_empty_cell():
         ("我爱 NLP。", ["我", "爱", "NLP"]),  # a Latin run stays one token
         ("“注意力”是什么？", ["注", "意", "力", "是", "什", "么"]),
         ("GPT-2的注意力", ["GPT-2", "的", "注", "意", "力"]),  # with its ASCII punctuation, as in English
+        ("你好,世界.", ["你", "好", "世", "界"]),  # half-width punctuation alone is dropped too
+        ('他说:"好"!', ["他", "说", "好"]),
         ("the cat — sat.", ["the", "cat", "—", "sat."]),  # no Chinese character: split at spaces, as before
     ],
 )

@@ -348,3 +348,11 @@ def test_lesson_10_says_what_unk_means_for_a_chinese_sentence():
     assert "[UNK] 代表你的输入中有" in notes and "主要" in notes
     english = open_page("app_pages/trained_model.py")
     assert not any("[UNK] stands for" in str(caption.value) for caption in english.caption)
+
+
+@pytest.mark.parametrize(("typed", "value"), [("０．２５", 0.25), ("－0.5", -0.5), ("0。25", 0.25), ("１２", 12.0)])
+def test_a_chinese_keyboards_numbers_are_read(typed, value):
+    """Full-width digits, point and minus (a Chinese input method's) and 。 read as the ASCII ones."""
+    from attention_core.exercises.base import parse_number
+
+    assert parse_number(typed)[0] == value

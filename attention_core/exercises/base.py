@@ -20,6 +20,7 @@ import dataclasses
 import hashlib
 import math
 import random
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -103,7 +104,8 @@ def parse_number(text: object) -> tuple[float | None, str]:
     raw = "" if text is None else str(text).strip()
     if not raw:
         return None, _("Type a number first.")
-    cleaned = raw.replace(" ", "").replace("−", "-")
+    # A Chinese keyboard's full-width digits, point and minus (０．２５, －1) are the ASCII ones; 。 is a point too.
+    cleaned = unicodedata.normalize("NFKC", raw).replace(" ", "").replace("−", "-").replace("。", ".")
     note = ""
     if "," in cleaned and "." not in cleaned and cleaned.count(",") == 1:
         cleaned = cleaned.replace(",", ".")

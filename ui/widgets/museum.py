@@ -506,7 +506,7 @@ def spot_the_bug(item: Exhibit, number: int) -> dict:
             st.warning(_("Pick a line first."), icon=":material/edit:")
         else:
             entry = progress.note_try(PAGE, item.key, choice == item.answer)
-            entry["choice"] = choice
+            entry["choice"] = item.options.index(choice)  # its place: shown in the language of the page that shows it
             slot.empty()
     return entry
 
@@ -519,7 +519,7 @@ def verdict(item: Exhibit, entry: dict) -> None:
         st.error(
             _(
                 "Not this one: you picked {choice}; the bug is {answer}.",
-                choice=entry.get("choice"),
+                choice=item.options[entry["choice"]] if isinstance(entry.get("choice"), int) else entry.get("choice"),
                 answer=item.answer,
             ),
             icon=":material/close:",
