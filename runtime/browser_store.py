@@ -64,7 +64,9 @@ _mount = st.components.v2.component("attention_lab_progress_store", js=JS, css=C
 
 
 def receive(text: object) -> None:
-    """The value the browser had (a string, "" when none): checked, merged into the book, then marked written."""
+    """The value the browser had (a string, "" when none): checked, merged into the book, then marked written. Its
+    language is taken on the session's first read only: another tab's later write does not switch this tab."""
+    first = not st.session_state.get(LOADED)
     st.session_state[LOADED] = True
     if not isinstance(text, str) or not text:
         return
@@ -73,6 +75,8 @@ def receive(text: object) -> None:
     except progress.ProgressFileError:
         return  # a damaged or foreign value: start from this session's book, which the next write replaces it with
     progress.merge(data)
+    if not first:
+        st.session_state.pop(progress.STORED_LANGUAGE_KEY, None)
 
 
 def _on_stored() -> None:

@@ -356,3 +356,60 @@ def test_a_chinese_keyboards_numbers_are_read(typed, value):
     from attention_core.exercises.base import parse_number
 
     assert parse_number(typed)[0] == value
+
+
+def test_a_stored_language_never_overrides_the_learners_pick():
+    """The stored language is taken as the session starts (or from a loaded file), never after the learner picked."""
+    from tests.apptest_helpers import open_page
+    from ui.widgets import progress
+
+    at = open_page("app_pages/scores.py", {"step": "1"})
+    at.sidebar.selectbox(key="lang").set_value("zh").run()
+    with i18n.using("zh"):  # AppTest formats the drawn (Chinese) widgets' options in this thread
+        at.sidebar.selectbox(key="lang").set_value("en").run()  # picked: English
+    at.session_state[progress.STORED_LANGUAGE_KEY] = "zh"
+    at.run()
+    assert at.sidebar.selectbox(key="lang").value == "en"
+
+
+def read_twice() -> None:
+    """An app that receives a stored book as a session starts, then the same book as another tab's write."""
+    import json
+
+    import streamlit as st
+
+    from runtime import browser_store
+    from ui.widgets import progress
+
+    book = json.dumps({"version": progress.VERSION, "lessons": {}, "visited": ["scores"], "language": "zh"})
+    browser_store.receive(book)
+    first = st.session_state.pop(progress.STORED_LANGUAGE_KEY, None)
+    browser_store.receive(book)
+    st.write(f"{first}|{st.session_state.get(progress.STORED_LANGUAGE_KEY)}")
+
+
+def test_another_tabs_write_does_not_switch_the_language():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(read_twice).run()
+    assert not at.exception
+    assert at.markdown[0].value == "zh|None"
+
+
+@pytest.mark.parametrize(
+    ("page", "key", "english", "value"),
+    [
+        ("app_pages/masking.py", "masking_type", "Sliding window", "sliding window"),  # read through linked() too
+        ("app_pages/qkv_projections.py", "qkv_source", "Edit by hand", "edited"),  # only its radio reads it
+    ],
+)
+def test_a_lesson_choice_in_an_english_link_opens_in_chinese(page, key, english, value):
+    """A link made in English opened with lang=zh keeps its choice, and the address then holds it as the Chinese
+    page shows it (url_controls: Streamlit alone seeds a bound choice only from a label shown now)."""
+    from tests.apptest_helpers import assert_clean, open_page
+
+    with i18n.using("zh"):
+        at = open_page(page, {"lang": "zh", "view": "all", key: english})
+        assert_clean(at)
+        assert at.session_state[key] == value
+        assert at.query_params[key] == _(english) != english

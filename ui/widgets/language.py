@@ -19,6 +19,7 @@ from ui.widgets import progress, url_controls
 KEY = "lang"  # the session state's key and the URL's parameter
 ARRIVED = "_lang_arrived"  # this session has read the address's lang= (once)
 NOTE = "_lang_note"  # the sentence about a lang= the lab does not speak, shown once
+PICKED = "_lang_picked"  # the learner has picked a language in this session: a stored one no longer overrides it
 
 
 def _session_language() -> str | None:
@@ -37,11 +38,15 @@ def arrived_with_language() -> bool:
 
 
 def _adopt_stored() -> None:
-    """The language a stored book or a loaded progress file names (``ui.widgets.progress.merge``), unless the
-    session's link named one; a language this lab lacks is ignored."""
+    """The language a stored book (read as the session starts) or a loaded progress file names
+    (``ui.widgets.progress.merge``): taken unless the session's link named one or the learner has picked one here;
+    a language this lab lacks is ignored. Taking it changes the language as the picker would."""
     language = st.session_state.pop(progress.STORED_LANGUAGE_KEY, None)
-    if not arrived_with_language() and language in i18n.languages():
+    if arrived_with_language() or st.session_state.get(PICKED) or language not in i18n.languages():
+        return
+    if language != st.session_state.get(KEY):
         st.session_state[KEY] = language
+        _changed(picked=False)
 
 
 def _read_address() -> None:
@@ -78,10 +83,12 @@ def _write_address(language: str) -> None:
 CHOICE_KEYS = ("weights_scale",)
 
 
-def _changed() -> None:
+def _changed(picked: bool = True) -> None:
     """The learner picked a language: the address says so, its choices are written in the new language, and every
     choice's value is set again: a radio whose options change their labels shows no option checked otherwise (the
     browser keeps its old labels' state; a value set through the session state is drawn as set)."""
+    if picked:
+        st.session_state[PICKED] = True
     _write_address(st.session_state[KEY])
     url_controls.relabel()
     for key in [*url_controls.choice_keys(), *CHOICE_KEYS]:

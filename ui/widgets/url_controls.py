@@ -266,8 +266,10 @@ def _write(key: str, spec: Spec, value: Any, declared: Any) -> None:
     with get_session_state().query_params() as params:
         texts = params.get_all(key)
         try:
-            if texts and spec.read(texts[-1]) == value:
-                return
+            if texts and (
+                texts[-1] == spec.written(value) if isinstance(spec, Choice) else spec.read(texts[-1]) == value
+            ):
+                return  # a choice as shown now: one in another language is written again in this one
         except ValueError:
             pass
         params.set_corrected_value(key, spec.written(value), "string_value")
@@ -285,12 +287,19 @@ def translate_arrived(key: str, spec: Choice) -> None:
         return
     st.session_state[f"_translated:{key}"] = True
     raw = st.query_params.get(key)
-    if raw is None or raw in spec.labels():
+    if raw is not None:
+        _in_this_language(key, spec, raw)
+
+
+def _in_this_language(key: str, spec: Choice, raw: str) -> None:
+    """A link's choice written in another language, written as the choice shows it now, before Streamlit seeds the
+    widget from the address (Streamlit reads only the labels shown now, and drops any other without a word)."""
+    if raw in spec.labels():
         return
     try:
         value = spec.read(raw)
     except ValueError:
-        return  # not a choice in any language: Streamlit keeps the default, and the sidebar says so
+        return  # not a choice in any language: the control's note (or the sidebar's) says so
     with get_session_state().query_params() as params:
         params.set_corrected_value(key, spec.written(value), "string_value")
         params.set_initial_query_params_from_current()
@@ -316,6 +325,8 @@ def _bound(widget: str, label: str, key: str, spec: Spec, declared: Any, contain
     if isinstance(spec, Choice):
         register(key, spec, declared)
     texts = _arrived(key)
+    if texts and len(texts) == 1 and isinstance(spec, Choice):
+        _in_this_language(key, spec, texts[0])
     problem = _problem(key, label, spec, texts) if texts else None
     if problem:
         _drop(key)
