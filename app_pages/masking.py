@@ -10,6 +10,7 @@ import streamlit as st
 import torch
 
 import attention_core as ac
+from attention_core import i18n
 from attention_core.exercises import MaskedShown
 from attention_core.i18n import N_, _
 from attention_core.masks import (
@@ -24,6 +25,7 @@ from attention_core.masks import (
     blocked_weight,
     fully_masked_rows,
     mask_by_kind,
+    mask_phrase,
     masked_attention,
     masking_methods,
     method_differences,
@@ -200,7 +202,9 @@ def masking_exercises(lab: LabInput, masked: MaskedAttention, choice: MaskChoice
     return exercises_section(
         __file__,
         lab,
-        material=MaskedShown(tuple(lab.labels), masked.active, masked.steps, mask_name(choice), lab.query_index),
+        material=MaskedShown(
+            tuple(lab.labels), masked.active, masked.steps, mask_name(choice), lab.query_index, choice=choice
+        ),
         places=places,
     )
 
@@ -241,32 +245,15 @@ def fully_masked_step(lab: LabInput, masked: MaskedAttention, choice: MaskChoice
 
 
 def mask_name(choice: MaskChoice) -> str:
-    """The mask the weights use, as the exercises name it (English: it is part of their material; the page shows
-    ``mask_label``)."""
-    if not choice.enabled:
-        return "the mask switched off"
-    name = {
-        "none": "no mask",
-        "causal": "the causal mask",
-        "padding": f"the padding mask ({choice.pads} [PAD])",
-        "sliding window": f"the sliding-window mask (w = {choice.window})",
-    }[choice.kind]
-    return f"{name} and the row of the query blocked" if choice.demo_row else name
+    """The mask the weights use, as the exercises' material names it: in English, whatever the page's language (the
+    exercises' ids hash it; they show it with ``mask_label``)."""
+    with i18n.using(i18n.SOURCE_LANGUAGE):
+        return mask_phrase(choice)
 
 
 def mask_label(choice: MaskChoice) -> str:
-    """The mask the weights use, as the page names it, in the learner's language (``mask_name`` in English)."""
-    if not choice.enabled:
-        return _("the mask switched off")
-    if choice.kind == "none":
-        name = _("no mask")
-    elif choice.kind == "causal":
-        name = _("the causal mask")
-    elif choice.kind == "padding":
-        name = _("the padding mask ({pads} [PAD])", pads=choice.pads)
-    else:
-        name = _("the sliding-window mask (w = {window})", window=choice.window)
-    return _("{mask} and the row of the query blocked", mask=name) if choice.demo_row else name
+    """The mask the weights use, as the page names it, in the learner's language."""
+    return mask_phrase(choice)
 
 
 def with_padding(lab: LabInput, padded: Padded) -> LabInput:

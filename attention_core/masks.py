@@ -194,6 +194,22 @@ class MaskChoice:
     demo_row: bool  # True: the query's row is blocked entirely (a fully masked row)
 
 
+def mask_phrase(choice: MaskChoice) -> str:
+    """The mask the weights use inside a sentence, in the learner's language: "the causal mask", "the padding mask
+    (2 [PAD])", "the mask switched off"."""
+    if not choice.enabled:
+        return _("the mask switched off")
+    if choice.kind == "none":
+        name = _("no mask")
+    elif choice.kind == "causal":
+        name = _("the causal mask")
+    elif choice.kind == "padding":
+        name = _("the padding mask ({pads} [PAD])", pads=choice.pads)
+    else:
+        name = _("the sliding-window mask (w = {window})", window=choice.window)
+    return _("{mask} and the row of the query blocked", mask=name) if choice.demo_row else name
+
+
 @dataclass(frozen=True)
 class MaskedAttention:
     """Lesson 6's state: the padded input, the chosen mask, the mask the weights use, every step, the empty rows."""

@@ -413,3 +413,19 @@ def test_a_lesson_choice_in_an_english_link_opens_in_chinese(page, key, english,
         assert_clean(at)
         assert at.session_state[key] == value
         assert at.query_params[key] == _(english) != english
+
+
+def test_lesson_6s_questions_name_every_mask_in_chinese():
+    """The masking exercises name the mask as the page does (masks.mask_phrase), padding and window included; their
+    ids are the English ones."""
+    from tests.apptest_helpers import assert_clean, open_page
+
+    params = {"view": "all", "masking_type": "Padding", "masking_pads": "2"}
+    english = open_page("app_pages/masking.py", params)
+    with i18n.using("zh"):
+        chinese = open_page("app_pages/masking.py", {"lang": "zh", **params})
+    assert_clean(chinese)
+    asked_en, asked_zh = (at.session_state["_exercises:masking"] for at in (english, chinese))
+    assert [item.id for item in asked_en] == [item.id for item in asked_zh]
+    assert any("padding mask (2 [PAD])" in item.prompt for item in asked_en)
+    assert not any("padding mask" in item.prompt for item in asked_zh)

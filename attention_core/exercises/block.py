@@ -27,6 +27,7 @@ from attention_core.exercises.base import (
     top_index,
 )
 from attention_core.i18n import N_, _
+from attention_core.masks import MaskChoice, mask_phrase
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,14 @@ class MaskedShown:
     labels: tuple[str, ...]
     mask: torch.Tensor  # (T, T) True = may attend: the mask as applied (all True when switched off)
     steps: AttentionSteps
-    mask_name: str  # "the causal mask", "no mask (switched off)", ...
+    mask_name: str  # "the causal mask", "no mask (switched off)", ... in English (the ids hash the English text)
     query_index: int
+    choice: MaskChoice | None = None  # the settings that name the mask in the learner's language (masks.mask_phrase)
+
+
+def shown_mask(shown: MaskedShown) -> str:
+    """The mask inside a question, in the learner's language (the same words as ``mask_name`` in English)."""
+    return mask_phrase(shown.choice) if shown.choice is not None else _(shown.mask_name)
 
 
 @dataclass(frozen=True)
@@ -93,7 +100,7 @@ def masking_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
                     "With {mask} (chosen in the step “Choose a mask”), what is the weight of {key} for the query "
                     "{query}? Compute it from the masked scores of {query} above; the table “Masked attention "
                     "weights” follows once you have answered.",
-                    mask=_(shown.mask_name),
+                    mask=shown_mask(shown),
                     key=quote(L[j]),
                     query=quote(L[i]),
                 ),
@@ -118,7 +125,7 @@ def masking_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             prompt=_(
                 "With {mask}, how many non-zero weights does the row of {query} have? What if the mask were switched "
                 "off: would that count change? Give the count with this mask. Exact count.",
-                mask=_(shown.mask_name),
+                mask=shown_mask(shown),
                 query=quote(L[i]),
             ),
             answer=float(non_zero),
@@ -138,7 +145,7 @@ def masking_exercises(inp: ExerciseInput, rng: random.Random) -> list[Exercise]:
             kind="choice",
             prompt=_(
                 "With {mask}, which key gets the most attention from {query}?",
-                mask=_(shown.mask_name),
+                mask=shown_mask(shown),
                 query=quote(L[i]),
             ),
             answer=L[top],
