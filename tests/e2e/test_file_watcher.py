@@ -51,10 +51,9 @@ def test_a_page_edit_reloads_it_and_the_venv_is_not_watched(page, copied_app):
         overview = copied_app / "app_pages" / "overview.py"
         source = overview.read_text(encoding="utf-8")
         marker = "Edited while the server ran."
-        overview.write_text(
-            source.replace("    st.title(TITLE)\n", f'    st.title(TITLE)\n    st.caption("{marker}")\n', 1),
-            encoding="utf-8",
-        )
+        anchor = "    st.title(_(TITLE))\n"
+        assert anchor in source, "the overview's title line moved: edit this test's anchor"
+        overview.write_text(source.replace(anchor, f'{anchor}    st.caption("{marker}")\n', 1), encoding="utf-8")
         page.get_by_text(marker).wait_for(timeout=60_000)  # the poller notices the change and the page reruns
         screenshot(page, "file-watcher-edited")
     finally:
