@@ -12,9 +12,10 @@ A string with placeholders is written with named fields and ``str.format``'s rul
 so a translation can put the values in its own order. English is the source language: a string missing from a
 catalog reads in English.
 
-Which language a call translates to: the one :func:`using` sets in the current context (tests, a whole script run),
-else the one the app's language source says (the learner's choice in the session: ``ui`` sets the source as it
-imports, since the core never imports Streamlit), else English.
+Which language a call translates to: the one :func:`using` or :func:`set_language` sets in the current context (tests;
+a script run, where ``ui.widgets.language.picker`` sets it first thing), else the one the app's language source says
+(the learner's choice in the session, for a fragment's or a callback's thread: ``ui`` sets the source as it imports,
+since the core never imports Streamlit), else English.
 """
 
 from __future__ import annotations
@@ -83,6 +84,13 @@ def current() -> str:
     if chosen is None and _SOURCE:
         chosen = _SOURCE[0]()
     return chosen if chosen in languages() else SOURCE_LANGUAGE
+
+
+def set_language(language: str) -> None:
+    """Translate to ``language`` in this context from now on: the app sets it as each script run starts, so a call
+    reads one variable instead of the session (a thread that never set it, a fragment's or a callback's, asks the
+    app's source)."""
+    _CHOSEN.set(language)
 
 
 @contextlib.contextmanager

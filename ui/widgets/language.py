@@ -103,9 +103,11 @@ def picker() -> str:
     choices = i18n.languages()
     if st.session_state.get(KEY) not in choices:
         st.session_state[KEY] = i18n.SOURCE_LANGUAGE
+    i18n.set_language(st.session_state[KEY])  # this run's language: every _() after reads it at once
     label = _("Language")  # and in English beside another language's word: anyone finds the picker
     label = label if i18n.current() == i18n.SOURCE_LANGUAGE else f"{label} · Language"
     language = st.sidebar.selectbox(label, choices, format_func=i18n.name, key=KEY, on_change=_changed)
+    i18n.set_language(language)
     _write_address(language)
     return language
 
