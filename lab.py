@@ -29,7 +29,7 @@ def run() -> None:
     st.set_page_config(page_title="Attention Lab", page_icon="👁️", layout="wide")
     language.picker()  # first: every string after it is in the learner's language
     pages = {
-        lesson.name: st.Page(lesson.path, title=_(lesson.label), icon=lesson.icon, default=lesson.default)
+        lesson.name: st.Page(lesson.path, title=lesson.label, icon=lesson.icon, default=lesson.default)
         for lesson in registry.LESSONS
     }
     page = st.navigation(
