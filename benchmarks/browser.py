@@ -654,17 +654,25 @@ from runtime import collector
 from ui import drawing
 
 n, charts = int(st.query_params.get("n", "6")), int(st.query_params.get("charts", "1"))
+ask = st.query_params.get("ask") == "1"
 st.sidebar.selectbox("Query token", ["the", "cat", "sat", "on", "mat"])
 st.title("A step's floor")
 if st.button("Next: show or hide the heatmaps"):
     st.session_state.shown = not st.session_state.get("shown", False)
+if ask and st.session_state.get("shown", False):  # the least a stop of the path shows (issue 36: it asks first)
+    st.segmented_control("Step", [str(stop) for stop in range(1, 14)], default="3", key="bar")
+    st.markdown("Which token gets the most weight? Work it out from the numbers above, then check.")
+    with st.form("question"):
+        st.number_input("Your answer", value=None, format="%.4f")
+        st.form_submit_button("Check")
+    st.button("Show me the answer")
 if st.session_state.get("shown", False):
     labels = [f"w{{i}}" for i in range(n)]
     for chart in range(charts):
         scores = torch.randn(n, n, generator=torch.Generator().manual_seed(chart), dtype=torch.float64)  # (n, n)
         weights = torch.softmax(scores, dim=-1)  # (n, n)
         drawing.heatmap(weights, labels, labels, title=f"Attention weights {{chart + 1}}", highlight_row=labels[0])
-if not charts:  # no heatmap: the Next changes one word (a run that changes nothing draws nothing)
+if not charts and not ask:  # no heatmap: the Next changes one word (a run that changes nothing draws nothing)
     st.write("Shown." if st.session_state.get("shown", False) else "Hidden.")
 collector.freeze_after_imports()
 """
@@ -690,8 +698,8 @@ def step_change_floor(browser, url: str, trivial_pick: float) -> tuple[list[str]
         "| a Next that shows | first time (Vega loads) | then (median) | ratio | the Next that hides them (median) |",
         "|---|---:|---:|---:|---:|",
     ]
-    for tokens, charts in FLOOR_CASES:
-        page = open_page(browser, f"{url}/?n={tokens}&charts={charts}")
+    for tokens, charts, ask in [(*case, False) for case in FLOOR_CASES] + [(6, 0, True)]:
+        page = open_page(browser, f"{url}/?n={tokens}&charts={charts}" + ("&ask=1" if ask else ""))
         first = change_step(page)["ms"]
         hides, shows = [change_step(page)["ms"]], []
         for _ in range(FLOOR_REPEATS):
@@ -699,8 +707,12 @@ def step_change_floor(browser, url: str, trivial_pick: float) -> tuple[list[str]
             hides.append(change_step(page)["ms"])
         page.context.close()
         shown = statistics.median(shows)
-        floors[(tokens, charts)] = shown
-        what = f"{plural(charts, 'heatmap')} of {tokens} tokens" if charts else "no heatmap (the Next alone)"
+        if ask:  # not a floor: what the least question costs above the floor of no heatmap
+            bare = floors[(6, 0)]
+            what = f"no heatmap: a step bar, a sentence, a question form ({shown / bare:.1f}x the Next alone)"
+        else:
+            floors[(tokens, charts)] = shown
+            what = f"{plural(charts, 'heatmap')} of {tokens} tokens" if charts else "no heatmap (the Next alone)"
         lines.append(
             f"| {what} | {first:.0f} ms | {shown:.0f} ms "
             f"| {shown / trivial_pick:.1f} | {statistics.median(hides):.0f} ms |"
@@ -740,10 +752,26 @@ FIRST_PAGE_JS = """() => {
 
 
 FIRST_PAGE_RUNS = 5  # fresh servers, one after the other: the median is the figure
+# The floor of the first page: bare apps served the same way, each a part of what the lab's first page needs (a
+# Streamlit page, PyTorch's import, one of the lab's heatmaps drawn by ui.drawing). No page that shows a heatmap
+# computed with torch can be drawn sooner than the last of them.
+FIRST_PAGE_FLOORS = {
+    "a bare page (a title and a line)": "import streamlit as st\nst.title('Floor')\nst.write('A line.')\n",
+    "the same, importing torch": (
+        "import streamlit as st\nimport torch\nst.title('Floor')\nst.write(float(torch.ones(3).sum()))\n"
+    ),
+    "the same, with one of the lab's heatmaps (6 x 6, ui.drawing.heatmap)": (
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nimport streamlit as st\nimport torch\n"
+        "from ui import drawing\nst.title('Floor')\nlabels = [f'w{i}' for i in range(6)]\n"
+        "scores = torch.randn(6, 6, generator=torch.Generator().manual_seed(0), dtype=torch.float64)  # (6, 6)\n"
+        "drawing.heatmap(torch.softmax(scores, dim=-1), labels, labels, title='Attention weights')\n"
+    ),
+}
 
 
 def first_pages(browser, runs: int = FIRST_PAGE_RUNS) -> list[str]:
-    """``first_page`` on ``runs`` fresh servers: the first run's table, then every run's total and their median."""
+    """``first_page`` on ``runs`` fresh servers: the first run's table, then every run's total and their median;
+    then the floors (FIRST_PAGE_FLOORS), measured the same way in the same run."""
     totals, table = [], []
     for _ in range(runs):
         lines, total = first_page(browser)
@@ -751,7 +779,20 @@ def first_pages(browser, runs: int = FIRST_PAGE_RUNS) -> list[str]:
         totals.append(total)
     listed = ", ".join(f"{total:.2f}" for total in totals)
     median = statistics.median(totals)
-    return [*table, f"\nThe first page in {runs} runs: {listed} s; median {median:.2f} s (budget 4 s, issue 37)."]
+    floors = ["", f"The floor of the first page, {runs} fresh servers each (same run):", "",
+              "| bare app | runs (s) | median |", "|---|---|---:|"]  # fmt: skip
+    for name, code in FIRST_PAGE_FLOORS.items():
+        bare = []
+        for _ in range(runs):
+            with tempfile.TemporaryDirectory() as scratch:
+                (Path(scratch) / "streamlit_app.py").write_text(code)
+                bare.append(first_page(browser, "", Path(scratch))[1])
+        floors.append(f"| {name} | {', '.join(f'{t:.2f}' for t in bare)} | {statistics.median(bare):.2f} s |")
+    return [
+        *table,
+        f"\nThe first page in {runs} runs: {listed} s; median {median:.2f} s (budget 4 s, issue 37).",
+        *floors,
+    ]
 
 
 def first_page(browser, page_name: str = "scores", root: Path = ROOT) -> tuple[list[str], float]:

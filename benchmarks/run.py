@@ -113,15 +113,16 @@ def rerun_table() -> tuple[list[str], int, str]:
 
 
 def step_rerun_table(trivial: float, lessons: tuple | None = None) -> list[str]:
-    """Server rerun of every step of every stepped lesson (or of ``lessons``) at the default preset (budget 50 ms),
-    with its elements."""
+    """Server rerun of every step of every stepped lesson and of every stop of the 15-minute path (or of ``lessons``)
+    at the default preset (budget 50 ms), with its elements."""
     from tests.pages.test_steps import STEPPED, leaf_count
+    from ui import registry
 
     lines = [
         "| lesson | step | rerun | ratio to trivial | elements | within 50 ms |",
         "|---|---:|---:|---:|---:|---|",
     ]
-    for lesson in STEPPED if lessons is None else lessons:
+    for lesson in [*STEPPED, registry.BY_NAME["path"]] if lessons is None else lessons:
         step, count = 1, None
         while count is None or step <= count:
             at = AppTest.from_file(APP, default_timeout=120)
